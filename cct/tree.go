@@ -1,0 +1,315 @@
+package cct
+
+import (
+	"fmt"
+	"slices"
+)
+
+// A FrameID indexes Tree.Frames.
+type FrameID int32
+
+// A NodeID indexes Tree.Nodes. It doubles as IntroPerf's path id.
+type NodeID int32
+
+// RootID is the synthetic root; NoNode marks "no node" (the root's parent).
+const (
+	RootID NodeID = 0
+	NoNode NodeID = -1
+)
+
+// A Kind says what a node stands for.
+type Kind uint8
+
+const (
+	KindFunction Kind = iota // a stack frame
+	KindThread               // a thread (the root's children)
+	KindRoot                 // the synthetic root
+)
+
+// A Frame is the identity of a node among its siblings: two nodes under
+// matched parents are "the same" when their Frames are equal.
+type Frame struct {
+	// Function is the function name; for thread frames the thread name.
+	Function string
+	// File is the source file, script URL or module; for thread frames the
+	// process name.
+	File string
+	// CallSite is the caller's line at which this frame was called, in
+	// call-site mode (PARCS Section 2.1); 0 otherwise.
+	CallSite int64
+	// Ordinal numbers threads of the same name within one run (0, 1, ...).
+	Ordinal int32
+	Kind    Kind
+}
+
+// FrameInfo holds display attributes of a frame that are not part of its
+// identity: the first line and column seen and the raw (system) name.
+type FrameInfo struct {
+	Line, Column int64
+	SystemName   string
+}
+
+// A ValueType names a sample type the pprof way ("cpu", "nanoseconds").
+type ValueType struct{ Type, Unit string }
+
+func (v ValueType) String() string { return v.Type + "/" + v.Unit }
+
+// A Node is one calling context.
+type Node struct {
+	Frame  FrameID
+	Parent NodeID // NoNode for the root
+	// Depth is 0 for the root, 1 for threads, 2 for top-level functions.
+	Depth int32
+	// Children are in order of first execution.
+	Children []NodeID
+	// Self and Total have one entry per Tree.SampleTypes; Total is Self plus
+	// the children's totals.
+	Self, Total []int64
+	// Count is the number of instances (calls) where known, 0 otherwise.
+	Count int64
+}
+
+// A Tree is a calling-context tree. Build one with a Builder; after Finish
+// it is read-only by convention.
+type Tree struct {
+	SampleTypes []ValueType
+	// DefaultSampleType is the pprof default_sample_type, or "".
+	DefaultSampleType string
+	// Period and PeriodType come from the (first) profile.
+	PeriodType ValueType
+	Period     int64
+	// DurationNanos sums the inputs' durations, when known.
+	DurationNanos int64
+	// Profiles counts the profiles merged into the tree.
+	Profiles int
+
+	Frames    []Frame
+	FrameInfo []FrameInfo
+	Nodes     []Node
+
+	// Timeline holds one entry per timestamped sample, sorted by thread then
+	// time, when Options.Timeline was set and the input had timestamps.
+	Timeline []TimedSample
+
+	frameIdx map[Frame]FrameID
+	childIdx map[edge]NodeID
+	values   []int64 // slab for Self/Total
+}
+
+// A TimedSample is one sample in time: its thread node, its leaf node
+// (the full stack is the leaf's path) and its timestamp in nanoseconds.
+type TimedSample struct {
+	Thread NodeID
+	Leaf   NodeID
+	Time   int64
+	// Value is the sample's value of each sample type.
+	Value []int64
+}
+
+type edge struct {
+	parent NodeID
+	frame  FrameID
+}
+
+// New returns an empty tree (just the root) with the given sample types.
+func New(sampleTypes []ValueType) *Tree {
+	t := &Tree{
+		SampleTypes: slices.Clone(sampleTypes),
+		frameIdx:    map[Frame]FrameID{},
+		childIdx:    map[edge]NodeID{},
+	}
+	root := t.Intern(Frame{Function: "(root)", Kind: KindRoot}, FrameInfo{})
+	t.Nodes = append(t.Nodes, Node{Frame: root, Parent: NoNode, Self: t.alloc(), Total: t.alloc()})
+	return t
+}
+
+// alloc hands out a zeroed value slice from a slab, so a million nodes do
+// not mean two million small allocations.
+func (t *Tree) alloc() []int64 {
+	n := len(t.SampleTypes)
+	if n == 0 {
+		return nil
+	}
+	if len(t.values) < n {
+		t.values = make([]int64, max(n*4096, n))
+	}
+	v := t.values[:n:n]
+	t.values = t.values[n:]
+	return v
+}
+
+// Intern returns the id of a frame, adding it (with its display info) if new.
+func (t *Tree) Intern(f Frame, info FrameInfo) FrameID {
+	if id, ok := t.frameIdx[f]; ok {
+		return id
+	}
+	id := FrameID(len(t.Frames))
+	t.Frames = append(t.Frames, f)
+	t.FrameInfo = append(t.FrameInfo, info)
+	t.frameIdx[f] = id
+	return id
+}
+
+// FrameID returns the id of a frame, if the tree has it.
+func (t *Tree) FrameID(f Frame) (FrameID, bool) {
+	id, ok := t.frameIdx[f]
+	return id, ok
+}
+
+// Child returns the child of parent with the given frame, in O(1).
+func (t *Tree) Child(parent NodeID, f FrameID) (NodeID, bool) {
+	id, ok := t.childIdx[edge{parent, f}]
+	return id, ok
+}
+
+// AddChild returns the child of parent with frame f, appending a new child
+// (last in execution order) when there is none.
+func (t *Tree) AddChild(parent NodeID, f FrameID) NodeID {
+	if id, ok := t.childIdx[edge{parent, f}]; ok {
+		return id
+	}
+	id := NodeID(len(t.Nodes))
+	t.Nodes = append(t.Nodes, Node{
+		Frame:  f,
+		Parent: parent,
+		Depth:  t.Nodes[parent].Depth + 1,
+		Self:   t.alloc(),
+		Total:  t.alloc(),
+	})
+	t.Nodes[parent].Children = append(t.Nodes[parent].Children, id)
+	t.childIdx[edge{parent, f}] = id
+	return id
+}
+
+// Node returns a pointer to node id.
+func (t *Tree) Node(id NodeID) *Node { return &t.Nodes[id] }
+
+// FrameOf returns the frame of node id.
+func (t *Tree) FrameOf(id NodeID) Frame { return t.Frames[t.Nodes[id].Frame] }
+
+// Path returns the nodes from the first node below the root down to id
+// (IntroPerf Algorithm 1: path id → path). The root itself is not included.
+func (t *Tree) Path(id NodeID) []NodeID {
+	n := int(t.Nodes[id].Depth)
+	p := make([]NodeID, n)
+	for i := n - 1; i >= 0; i-- {
+		p[i] = id
+		id = t.Nodes[id].Parent
+	}
+	return p
+}
+
+// Lookup returns the node reached by following frames from the root
+// (IntroPerf Algorithm 1: path → path id).
+func (t *Tree) Lookup(path []FrameID) (NodeID, bool) {
+	id := RootID
+	for _, f := range path {
+		c, ok := t.Child(id, f)
+		if !ok {
+			return NoNode, false
+		}
+		id = c
+	}
+	return id, true
+}
+
+// ThreadOf returns the thread node above id (id itself for a thread), or
+// RootID for the root.
+func (t *Tree) ThreadOf(id NodeID) NodeID {
+	for id != RootID && t.Nodes[id].Depth > 1 {
+		id = t.Nodes[id].Parent
+	}
+	return id
+}
+
+// SampleIndex returns the index of the sample type named by s, which may be
+// "type", "type/unit" or "" for the default (DefaultSampleType if set, else
+// the last type, as pprof does).
+func (t *Tree) SampleIndex(s string) (int, error) {
+	if len(t.SampleTypes) == 0 {
+		return 0, fmt.Errorf("the profile has no sample types")
+	}
+	if s == "" {
+		s = t.DefaultSampleType
+		if s == "" {
+			return len(t.SampleTypes) - 1, nil
+		}
+	}
+	for i, st := range t.SampleTypes {
+		if st.Type == s || st.String() == s {
+			return i, nil
+		}
+	}
+	names := make([]string, len(t.SampleTypes))
+	for i, st := range t.SampleTypes {
+		names[i] = st.String()
+	}
+	return 0, fmt.Errorf("sample type %q not found: must be one of: %v", s, names)
+}
+
+// PreOrder returns all node ids in depth-first pre-order, children in
+// execution order. It is iterative, so any depth is safe.
+func (t *Tree) PreOrder() []NodeID {
+	out := make([]NodeID, 0, len(t.Nodes))
+	stack := []NodeID{RootID}
+	for len(stack) > 0 {
+		id := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		out = append(out, id)
+		ch := t.Nodes[id].Children
+		for i := len(ch) - 1; i >= 0; i-- {
+			stack = append(stack, ch[i])
+		}
+	}
+	return out
+}
+
+// ComputeTotals sets every node's Total to its Self plus its children's
+// totals. Children always have larger ids than their parents, so one
+// backward pass suffices.
+func (t *Tree) ComputeTotals() {
+	for i := range t.Nodes {
+		copy(t.Nodes[i].Total, t.Nodes[i].Self)
+	}
+	for i := len(t.Nodes) - 1; i > 0; i-- {
+		n := &t.Nodes[i]
+		p := t.Nodes[n.Parent].Total
+		for k, v := range n.Total {
+			p[k] += v
+		}
+	}
+}
+
+// Validate checks the tree's invariants: parent/child links agree, ids
+// increase from parent to child, depths are consistent, totals add up and
+// the child index is complete. It is meant for tests and debugging.
+func (t *Tree) Validate() error {
+	if len(t.Nodes) == 0 || t.Nodes[0].Parent != NoNode {
+		return fmt.Errorf("tree has no root")
+	}
+	sum := make([]int64, len(t.SampleTypes))
+	for i := range t.Nodes {
+		n := &t.Nodes[i]
+		id := NodeID(i)
+		if len(n.Self) != len(t.SampleTypes) || len(n.Total) != len(t.SampleTypes) {
+			return fmt.Errorf("node %d: %d/%d values for %d sample types", i, len(n.Self), len(n.Total), len(t.SampleTypes))
+		}
+		copy(sum, n.Self)
+		for _, c := range n.Children {
+			cn := &t.Nodes[c]
+			if cn.Parent != id || c <= id || cn.Depth != n.Depth+1 {
+				return fmt.Errorf("node %d: child %d has parent %d, depth %d", i, c, cn.Parent, cn.Depth)
+			}
+			if got, ok := t.childIdx[edge{id, cn.Frame}]; !ok || got != c {
+				return fmt.Errorf("node %d: child %d missing from the index", i, c)
+			}
+			for k, v := range cn.Total {
+				sum[k] += v
+			}
+		}
+		if !slices.Equal(sum, n.Total) {
+			return fmt.Errorf("node %d (%s): total %v != self + children %v", i, t.Frames[n.Frame].Function, n.Total, sum)
+		}
+	}
+	return nil
+}

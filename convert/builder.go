@@ -1,0 +1,156 @@
+package convert
+
+import (
+	"github.com/ctdiff/ctdiff/internal/labels"
+	"github.com/google/pprof/profile"
+)
+
+// A Frame is one stack frame as a converter sees it.
+type Frame struct {
+	// Name is the function name shown to users and used for matching.
+	Name string
+	// SystemName is the raw name from the source when it differs from Name
+	// (e.g. async-profiler's "run_[j]" frame-kind suffix, a mangled symbol).
+	SystemName string
+	// File is the source file, script URL, or module for native frames.
+	File string
+	// Line and Column are 1-based; 0 means unknown. For a caller frame, Line
+	// is the call site's line where the source has it.
+	Line, Column int64
+}
+
+// SampleMeta is the per-sample context a converter knows.
+type SampleMeta struct {
+	Thread, Process string
+	PID, TID        int64
+	HasPID, HasTID  bool
+	// Time is the sample's timestamp in nanoseconds; HasTime says it is set.
+	Time    int64
+	HasTime bool
+	// Labels are further string labels (e.g. labels.State).
+	Labels map[string]string
+}
+
+// A Builder assembles a pprof profile from frames and samples, interning
+// functions and locations so converters deal only with names. It writes no
+// mappings: ctdiff's converters produce symbolized locations.
+type Builder struct {
+	p      *profile.Profile
+	funcs  map[funcKey]*profile.Function
+	locs   map[locKey]*profile.Location
+	labels map[threadKey]map[string][]string
+}
+
+type funcKey struct{ name, system, file string }
+
+type locKey struct {
+	fn           *profile.Function
+	line, column int64
+}
+
+type threadKey struct {
+	thread, process, extra string
+}
+
+// NewBuilder starts a profile with the given sample types, in order.
+func NewBuilder(sampleTypes ...*profile.ValueType) *Builder {
+	return &Builder{
+		p:      &profile.Profile{SampleType: sampleTypes},
+		funcs:  map[funcKey]*profile.Function{},
+		locs:   map[locKey]*profile.Location{},
+		labels: map[threadKey]map[string][]string{},
+	}
+}
+
+// Profile returns the profile built so far. Set its PeriodType, Period,
+// TimeNanos, DurationNanos and Comments directly.
+func (b *Builder) Profile() *profile.Profile { return b.p }
+
+// Location returns the interned location of a frame.
+func (b *Builder) Location(f Frame) *profile.Location {
+	fn := b.function(f)
+	k := locKey{fn, f.Line, f.Column}
+	if l, ok := b.locs[k]; ok {
+		return l
+	}
+	l := &profile.Location{
+		ID:   uint64(len(b.p.Location) + 1),
+		Line: []profile.Line{{Function: fn, Line: f.Line, Column: f.Column}},
+	}
+	b.p.Location = append(b.p.Location, l)
+	b.locs[k] = l
+	return l
+}
+
+func (b *Builder) function(f Frame) *profile.Function {
+	sys := f.SystemName
+	if sys == "" {
+		sys = f.Name
+	}
+	k := funcKey{f.Name, sys, f.File}
+	if fn, ok := b.funcs[k]; ok {
+		return fn
+	}
+	fn := &profile.Function{ID: uint64(len(b.p.Function) + 1), Name: f.Name, SystemName: sys, Filename: f.File}
+	b.p.Function = append(b.p.Function, fn)
+	b.funcs[k] = fn
+	return fn
+}
+
+// Add appends a sample. stack is leaf first, as in pprof; values has one
+// entry per sample type. The slices are retained: do not reuse them.
+func (b *Builder) Add(stack []*profile.Location, values []int64, m SampleMeta) {
+	s := &profile.Sample{Location: stack, Value: values, Label: b.threadLabels(m)}
+	if m.HasTime || m.HasPID || m.HasTID {
+		s.NumLabel = make(map[string][]int64, 3)
+		s.NumUnit = make(map[string][]string, 1)
+		if m.HasTime {
+			s.NumLabel[labels.Timestamp] = []int64{m.Time}
+			s.NumUnit[labels.Timestamp] = []string{labels.TimestampUnit}
+		}
+		if m.HasPID {
+			s.NumLabel[labels.PID] = []int64{m.PID}
+		}
+		if m.HasTID {
+			s.NumLabel[labels.TID] = []int64{m.TID}
+		}
+	}
+	b.p.Sample = append(b.p.Sample, s)
+}
+
+// threadLabels returns a label map shared by all samples with the same
+// string labels: one map per thread instead of one per sample.
+func (b *Builder) threadLabels(m SampleMeta) map[string][]string {
+	if m.Thread == "" && m.Process == "" && len(m.Labels) == 0 {
+		return nil
+	}
+	k := threadKey{thread: m.Thread, process: m.Process}
+	if len(m.Labels) > 0 {
+		for key, v := range m.Labels { // few keys; order does not matter for a set of one
+			k.extra += key + "\x00" + v + "\x00"
+		}
+		if len(m.Labels) > 1 { // map order varies; don't cache multi-label sets
+			return b.newLabels(m)
+		}
+	}
+	if l, ok := b.labels[k]; ok {
+		return l
+	}
+	l := b.newLabels(m)
+	b.labels[k] = l
+	return l
+}
+
+func (b *Builder) newLabels(m SampleMeta) map[string][]string {
+	l := make(map[string][]string, 2+len(m.Labels))
+	if m.Thread != "" {
+		l[labels.Thread] = []string{m.Thread}
+	}
+	if m.Process != "" {
+		l[labels.Process] = []string{m.Process}
+	}
+	for k, v := range m.Labels {
+		l[k] = []string{v}
+	}
+	return l
+}

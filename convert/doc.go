@@ -1,0 +1,20 @@
+// Package convert is the first stage of ctdiff's pipeline: it turns the bytes
+// of a profile in any supported format into a *profile.Profile (pprof).
+//
+// Each input format lives in its own file and registers a Format with a
+// content sniffer and a parser. Read and ReadFile undo gzip compression
+// (detected by magic bytes, whatever the file name), pick the format by
+// sniffing unless Options.From forces one, apply thread/pid selection and
+// return the profile together with any warnings about skipped data.
+//
+// Conventions every converter follows (DESIGN.md, "The interchange"):
+//   - per-sample timestamps travel as the numeric label labels.Timestamp (ns),
+//     thread identity as labels.Thread, labels.Process, labels.PID, labels.TID;
+//   - samples of one thread are written in time order;
+//   - frame identity is Function.Name and Function.Filename, with Line.Line
+//     the line (the call site, for non-leaf frames) and Line.Column the column;
+//   - the sum of weights in equals the sum of weights out; whatever a converter
+//     has to skip is counted in a warning.
+//
+// convert is the lowest stage: it must not import cct, diff, report or cmd.
+package convert

@@ -1,0 +1,54 @@
+package convert
+
+import (
+	"errors"
+	"fmt"
+)
+
+// A SyntaxError reports malformed input at a position. Where is a
+// human-readable position such as "line 12", "byte 3456" or "event 17".
+type SyntaxError struct {
+	File  string // input name; filled in by Read when the parser leaves it empty
+	Where string
+	Msg   string
+}
+
+func (e *SyntaxError) Error() string {
+	switch {
+	case e.File != "" && e.Where != "":
+		return fmt.Sprintf("%s: %s: %s", e.File, e.Where, e.Msg)
+	case e.File != "":
+		return fmt.Sprintf("%s: %s", e.File, e.Msg)
+	case e.Where != "":
+		return fmt.Sprintf("%s: %s", e.Where, e.Msg)
+	}
+	return e.Msg
+}
+
+// LineError returns a SyntaxError at a 1-based line number.
+func LineError(line int, format string, args ...any) *SyntaxError {
+	return &SyntaxError{Where: fmt.Sprintf("line %d", line), Msg: fmt.Sprintf(format, args...)}
+}
+
+// OffsetError returns a SyntaxError at a 0-based byte offset of the
+// (decompressed) input.
+func OffsetError(offset int64, format string, args ...any) *SyntaxError {
+	return &SyntaxError{Where: fmt.Sprintf("byte %d", offset), Msg: fmt.Sprintf(format, args...)}
+}
+
+// EventError returns a SyntaxError at a 0-based event (record) index.
+func EventError(event int, format string, args ...any) *SyntaxError {
+	return &SyntaxError{Where: fmt.Sprintf("event %d", event), Msg: fmt.Sprintf(format, args...)}
+}
+
+// ErrUnknownFormat is returned (wrapped) when no registered format
+// recognises the input.
+var ErrUnknownFormat = errors.New("unknown profile format")
+
+// ErrNoSamples is returned (wrapped) when an input holds no samples at all
+// after selection; an empty profile is almost always a mistake upstream.
+var ErrNoSamples = errors.New("no samples")
+
+// ErrTooLarge is returned (wrapped) when decompressed input exceeds
+// Options.MaxDecompressed.
+var ErrTooLarge = errors.New("decompressed input exceeds the size limit")

@@ -1,0 +1,105 @@
+package convert
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/google/pprof/profile"
+)
+
+// A Format is one input format: a name for --from, a sniffer and a parser.
+type Format struct {
+	// Name is the --from name, lower case ("pprof", "collapsed", "devtools").
+	Name string
+	// Description is a one-line description for help text.
+	Description string
+	// Priority orders sniffing: higher runs first. Specific, cheap sniffers
+	// (magic bytes, JSON keys) get high values; permissive text formats low.
+	Priority int
+	// Sniff reports whether head, the first SniffSize bytes of the
+	// decompressed input (fewer if the input is shorter), looks like this
+	// format. It must not panic on any input.
+	Sniff func(head []byte) bool
+	// Parse reads the whole input and returns a valid profile.
+	Parse func(in *Input) (*profile.Profile, error)
+}
+
+// SniffSize is how many leading bytes a sniffer sees.
+const SniffSize = 8 << 10
+
+var registry = map[string]*Format{}
+
+// Register adds a format. It is called from init functions in this package;
+// registering a name twice panics (a programming error, not an input error).
+func Register(f Format) {
+	if f.Name == "" || f.Parse == nil {
+		panic("convert: Register needs a name and a parser")
+	}
+	if _, dup := registry[f.Name]; dup {
+		panic("convert: format registered twice: " + f.Name)
+	}
+	registry[f.Name] = &f
+}
+
+// Formats returns the registered formats in sniffing order.
+func Formats() []Format {
+	out := make([]Format, 0, len(registry))
+	for _, f := range registry {
+		out = append(out, *f)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Priority != out[j].Priority {
+			return out[i].Priority > out[j].Priority
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out
+}
+
+// FormatNames returns the --from names, sorted.
+func FormatNames() []string {
+	names := make([]string, 0, len(registry))
+	for n := range registry {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+func lookup(name string) (*Format, error) {
+	if f, ok := registry[strings.ToLower(name)]; ok {
+		return f, nil
+	}
+	return nil, fmt.Errorf("unknown format %q: must be one of: %s", name, strings.Join(FormatNames(), ", "))
+}
+
+// An Input is what a parser reads: the decompressed bytes as a buffered
+// reader, the input's name for messages, the options and a place to put
+// warnings.
+type Input struct {
+	// Name is the file name or "-" for standard input, used in messages.
+	Name string
+	// R reads the decompressed input from its first byte.
+	R *bufio.Reader
+	// Options are the caller's options (never nil).
+	Options *Options
+
+	warnings []string
+}
+
+// Warnf records a warning about the input (skipped records, assumptions
+// made). Warnings reach the user on stderr; they never replace an error.
+func (in *Input) Warnf(format string, args ...any) {
+	in.warnings = append(in.warnings, fmt.Sprintf(format, args...))
+}
+
+// ReadAll reads the rest of the input. Parsers of formats that cannot be
+// streamed (binary protobuf, zip) use it; the size is already bounded by
+// Options.MaxDecompressed.
+func (in *Input) ReadAll() ([]byte, error) {
+	return io.ReadAll(in.R)
+}

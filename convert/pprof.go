@@ -1,0 +1,50 @@
+package convert
+
+import (
+	"fmt"
+
+	"github.com/google/pprof/profile"
+)
+
+// pprof reads profile.proto, as written by Go's runtime/pprof, go tool pprof
+// and ctdiff itself. Compression was already undone by Read.
+func init() {
+	Register(Format{
+		Name:        "pprof",
+		Description: "pprof profile.proto (gzipped or not), as written by runtime/pprof and go tool pprof",
+		Priority:    -10,
+		Sniff:       sniffPprof,
+		Parse:       parsePprof,
+	})
+}
+
+// sniffPprof accepts binary data that starts with a protobuf tag for one of
+// profile.proto's fields 1-14. It is the last resort among sniffers because
+// protobuf has no magic number; parsing decides.
+func sniffPprof(head []byte) bool {
+	if len(head) < 2 {
+		return false
+	}
+	field, wire := head[0]>>3, head[0]&7
+	if field < 1 || field > 14 || (wire != 0 && wire != 2) {
+		return false
+	}
+	for _, c := range head {
+		if c < 0x09 || (c > 0x0d && c < 0x20) {
+			return true // a control byte: binary, not text
+		}
+	}
+	return false
+}
+
+func parsePprof(in *Input) (*profile.Profile, error) {
+	data, err := in.ReadAll()
+	if err != nil {
+		return nil, err
+	}
+	p, err := profile.ParseData(data)
+	if err != nil {
+		return nil, fmt.Errorf("not a valid pprof profile: %w", err)
+	}
+	return p, nil
+}

@@ -1,0 +1,240 @@
+package convert
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/ctdiff/ctdiff/internal/labels"
+	"github.com/google/pprof/profile"
+)
+
+// DefaultMaxDecompressed bounds how many bytes a compressed input may expand
+// to (a gzip bomb guard). Options.MaxDecompressed raises or lowers it.
+const DefaultMaxDecompressed = 4 << 30
+
+// Options control reading. The zero value sniffs the format, keeps every
+// thread and sample and applies DefaultMaxDecompressed.
+type Options struct {
+	// From forces a format by name (see FormatNames); empty means sniff.
+	From string
+	// Thread keeps only samples whose thread name (or "process/thread")
+	// matches; nil keeps all.
+	Thread *regexp.Regexp
+	// PIDs keeps only samples of these process ids; empty keeps all.
+	PIDs []int64
+	// Aggregate merges identical stacks and drops per-sample timestamps.
+	Aggregate bool
+	// MaxDecompressed bounds the decompressed size; 0 means
+	// DefaultMaxDecompressed.
+	MaxDecompressed int64
+}
+
+// A Result is a converted profile with what the converter had to say.
+type Result struct {
+	Profile *profile.Profile
+	// Format is the name of the format that was read.
+	Format string
+	// Warnings are non-fatal findings: skipped records, assumed intervals.
+	Warnings []string
+}
+
+// ReadFile reads one profile from a file ("-" for standard input).
+func ReadFile(path string, opts Options) (*Result, error) {
+	if path == "-" {
+		return Read(os.Stdin, "-", opts)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err // *PathError already names the file
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return nil, fmt.Errorf("%s: is a directory, not a profile", path)
+	}
+	return Read(f, path, opts)
+}
+
+// Read reads one profile from r; name is used in messages. Errors name the
+// input and, for malformed content, the position.
+func Read(r io.Reader, name string, opts Options) (*Result, error) {
+	res, err := read(r, name, &opts)
+	if err != nil {
+		var se *SyntaxError
+		if errors.As(err, &se) {
+			if se.File == "" {
+				se.File = name
+			}
+			return nil, err
+		}
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return res, nil
+}
+
+func read(r io.Reader, name string, opts *Options) (*Result, error) {
+	limit := opts.MaxDecompressed
+	if limit <= 0 {
+		limit = DefaultMaxDecompressed
+	}
+	br := bufio.NewReaderSize(r, 64<<10)
+	magic, _ := br.Peek(2)
+	if len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, fmt.Errorf("gzip: %w", err)
+		}
+		zr.Multistream(true)
+		br = bufio.NewReaderSize(&gzipReader{zr: zr, limit: limit}, 64<<10)
+	} else {
+		br = bufio.NewReaderSize(&limitReader{r: br, limit: limit}, 64<<10)
+	}
+	head, err := br.Peek(SniffSize)
+	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+		return nil, err
+	}
+	if len(bytes.TrimSpace(head)) == 0 {
+		return nil, errors.New("empty input: no profile data")
+	}
+	var f *Format
+	if opts.From != "" {
+		if f, err = lookup(opts.From); err != nil {
+			return nil, err
+		}
+	} else {
+		f = sniff(head)
+		if f == nil {
+			return nil, fmt.Errorf("%w: the content matches none of: %s (use --from to force one)",
+				ErrUnknownFormat, strings.Join(FormatNames(), ", "))
+		}
+	}
+	in := &Input{Name: name, R: br, Options: opts}
+	p, err := f.Parse(in)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.CheckValid(); err != nil {
+		return nil, fmt.Errorf("%s reader produced an invalid profile: %w", f.Name, err)
+	}
+	res := &Result{Profile: p, Format: f.Name, Warnings: in.warnings}
+	if len(p.Sample) == 0 {
+		return nil, fmt.Errorf("%w: the %s input holds no samples", ErrNoSamples, f.Name)
+	}
+	if err := selectSamples(p, opts); err != nil {
+		return nil, err
+	}
+	if opts.Aggregate {
+		p.RemoveNumLabel(labels.Timestamp)
+		res.Profile = p.Compact()
+	}
+	return res, nil
+}
+
+func sniff(head []byte) *Format {
+	for _, f := range Formats() {
+		if f.Sniff != nil && f.Sniff(head) {
+			return registry[f.Name]
+		}
+	}
+	return nil
+}
+
+// selectSamples applies --thread and --pid, in place.
+func selectSamples(p *profile.Profile, opts *Options) error {
+	if opts.Thread == nil && len(opts.PIDs) == 0 {
+		return nil
+	}
+	kept := p.Sample[:0]
+	seen := map[string]bool{}
+	for _, s := range p.Sample {
+		name := ThreadName(s)
+		seen[name] = true
+		if opts.Thread != nil && !opts.Thread.MatchString(name) {
+			continue
+		}
+		if len(opts.PIDs) > 0 {
+			pid := s.NumLabel[labels.PID]
+			if len(pid) == 0 || !slices.Contains(opts.PIDs, pid[0]) {
+				continue
+			}
+		}
+		kept = append(kept, s)
+	}
+	clear(p.Sample[len(kept):])
+	p.Sample = kept
+	if len(kept) == 0 {
+		names := make([]string, 0, len(seen))
+		for n := range seen {
+			names = append(names, fmt.Sprintf("%q", n))
+		}
+		slices.Sort(names)
+		return fmt.Errorf("%w: no sample matches the thread/pid selection; threads present: %s",
+			ErrNoSamples, strings.Join(names, ", "))
+	}
+	return nil
+}
+
+// ThreadName is the name --thread matches a sample against:
+// "process/thread" when both labels are set, else whichever is set.
+func ThreadName(s *profile.Sample) string {
+	var proc, th string
+	if v := s.Label[labels.Process]; len(v) > 0 {
+		proc = v[0]
+	}
+	if v := s.Label[labels.Thread]; len(v) > 0 {
+		th = v[0]
+	}
+	switch {
+	case proc != "" && th != "":
+		return proc + "/" + th
+	case th != "":
+		return th
+	}
+	return proc
+}
+
+// limitReader fails with ErrTooLarge once more than limit bytes were read.
+type limitReader struct {
+	r     io.Reader
+	n     int64
+	limit int64
+}
+
+func (l *limitReader) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	l.n += int64(n)
+	if l.n > l.limit {
+		return 0, fmt.Errorf("%w (%d bytes; raise it with --max-input-size)", ErrTooLarge, l.limit)
+	}
+	return n, err
+}
+
+// gzipReader bounds decompression and turns gzip's terse errors into ones
+// that say where the stream broke.
+type gzipReader struct {
+	zr    *gzip.Reader
+	n     int64
+	limit int64
+}
+
+func (g *gzipReader) Read(p []byte) (int, error) {
+	n, err := g.zr.Read(p)
+	g.n += int64(n)
+	if g.n > g.limit {
+		return 0, fmt.Errorf("%w (%d bytes; raise it with --max-input-size)", ErrTooLarge, g.limit)
+	}
+	if err != nil && err != io.EOF {
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			err = errors.New("truncated gzip stream")
+		}
+		return n, fmt.Errorf("gzip: %v after %d decompressed bytes", err, g.n)
+	}
+	return n, err
+}
