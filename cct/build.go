@@ -133,10 +133,12 @@ func (b *Builder) compatible(p *profile.Profile) error {
 // first execution.
 func sampleOrder(p *profile.Profile) []int {
 	order := make([]int, len(p.Sample))
+	for i := range order {
+		order[i] = i
+	}
 	times := make([]int64, len(p.Sample))
 	sorted := true
 	for i, s := range p.Sample {
-		order[i] = i
 		ts, ok := s.NumLabel[labels.Timestamp]
 		if !ok || len(ts) == 0 {
 			return order

@@ -1,0 +1,230 @@
+package cct_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ctdiff/ctdiff/cct"
+	"github.com/ctdiff/ctdiff/internal/cctest"
+	"github.com/google/pprof/profile"
+)
+
+func TestBuild(t *testing.T) {
+	tests := []struct {
+		name  string
+		opts  cct.Options
+		lines []string
+		want  string
+	}{
+		{
+			name:  "children keep first-appearance order",
+			lines: []string{"main;b 1", "main;a 2", "main;b 3", "main;a;x 4"},
+			want: `(all threads) 0 10
+  main 0 10
+    b 4 4
+    a 2 6
+      x 4 4
+`,
+		},
+		{
+			name:  "timestamps order children by first execution, not file order",
+			lines: []string{"@30 main;late 1", "@10 main;early 2", "@20 main;early 3"},
+			want: `(all threads) 0 6
+  main 0 6
+    early 5 5
+    late 1 1
+`,
+		},
+		{
+			name:  "threads are separate subtrees, named by label",
+			lines: []string{"thread=ui main;a 1", "thread=worker main;b 2", "thread=ui main;c 3"},
+			want: `ui 0 4
+  main 0 4
+    a 1 1
+    c 3 3
+worker 0 2
+  main 0 2
+    b 2 2
+`,
+		},
+		{
+			name:  "prune drops anonymous and one-letter frames and re-parents children",
+			opts:  cct.Options{Prune: true},
+			lines: []string{"main;(anonymous);e;work 5", "main;x 2"},
+			want: `(all threads) 0 7
+  main 2 7
+    work 5 5
+`,
+		},
+		{
+			name:  "self on an inner frame",
+			lines: []string{"main;a 3", "main 1"},
+			want: `(all threads) 0 4
+  main 1 4
+    a 3 3
+`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tr := cctest.Tree(t, tt.opts, tt.lines...)
+			if got := cctest.Dump(tr, 0); got != tt.want {
+				t.Errorf("tree:\n%s\nwant:\n%s", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestCallSites(t *testing.T) {
+	// f calls g from two different lines: one node without call sites, two with.
+	p := cctest.Profile(t, "f;g 1", "f;g 2")
+	p.Sample[0].Location[1].Line[0].Line = 10 // caller f at line 10
+	fn := p.Sample[0].Location[1].Line[0].Function
+	p.Sample[1].Location[1] = &profile.Location{ID: 99, Line: []profile.Line{{Function: fn, Line: 20}}}
+	p.Location = append(p.Location, p.Sample[1].Location[1])
+	for _, tt := range []struct {
+		callSites bool
+		want      int
+	}{{false, 1}, {true, 2}} {
+		tr, err := cct.FromProfile(p, cct.Options{CallSites: tt.callSites})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := tr.Node(tr.Node(1).Children[0])
+		if len(f.Children) != tt.want {
+			t.Errorf("CallSites=%v: f has %d children, want %d", tt.callSites, len(f.Children), tt.want)
+		}
+		if tt.callSites {
+			if cs := tr.FrameOf(f.Children[1]).CallSite; cs != 20 {
+				t.Errorf("second g's call site = %d, want 20", cs)
+			}
+		}
+	}
+}
+
+func TestInlinedFramesExpand(t *testing.T) {
+	p := cctest.Profile(t, "outer;leaf 1")
+	// Make the leaf location hold an inlined frame: Line[0] is innermost.
+	inl := &profile.Function{ID: 50, Name: "inlined", SystemName: "inlined"}
+	p.Function = append(p.Function, inl)
+	loc := p.Sample[0].Location[0]
+	loc.Line = append([]profile.Line{{Function: inl}}, loc.Line...)
+	tr, err := cct.FromProfile(p, cct.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "(all threads) 0 1\n  outer 0 1\n    leaf 0 1\n      inlined 1 1\n"
+	if got := cctest.Dump(tr, 0); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestThreadOrdinals(t *testing.T) {
+	p := cctest.Profile(t, "a 1", "b 2", "c 3")
+	for i, tid := range []int64{7, 9, 7} {
+		p.Sample[i].Label = map[string][]string{"thread": {"worker"}}
+		p.Sample[i].NumLabel = map[string][]int64{"tid": {tid}}
+	}
+	tr, err := cct.FromProfile(p, cct.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "worker 0 4\n  a 1 1\n  c 3 3\nworker #2 0 2\n  b 2 2\n"
+	if got := cctest.Dump(tr, 0); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestPathIndex(t *testing.T) {
+	tr := cctest.Tree(t, cct.Options{}, "main;a;b 1", "main;c 1")
+	for id := cct.NodeID(1); int(id) < len(tr.Nodes); id++ {
+		path := tr.Path(id)
+		frames := make([]cct.FrameID, len(path))
+		for i, n := range path {
+			frames[i] = tr.Node(n).Frame
+		}
+		got, ok := tr.Lookup(frames)
+		if !ok || got != id {
+			t.Errorf("Lookup(Path(%d)) = %d, %v", id, got, ok)
+		}
+	}
+	if _, ok := tr.Lookup([]cct.FrameID{99}); ok {
+		t.Error("Lookup of an unknown frame succeeded")
+	}
+}
+
+func TestMergeRejectsOtherSampleTypes(t *testing.T) {
+	b := cct.NewBuilder(cct.Options{})
+	if err := b.Add(cctest.Profile(t, "a 1")); err != nil {
+		t.Fatal(err)
+	}
+	other := cctest.ProfileTypes(t, []*profile.ValueType{{Type: "samples", Unit: "count"}}, "a 1")
+	err := b.Add(other)
+	if err == nil || !strings.Contains(err.Error(), "sample types [samples/count] differ from the first profile's [cpu/nanoseconds]") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestSampleIndex(t *testing.T) {
+	tr := cct.New([]cct.ValueType{{"samples", "count"}, {"cpu", "nanoseconds"}})
+	for _, tt := range []struct {
+		in   string
+		want int
+		err  string
+	}{
+		{"", 1, ""},
+		{"samples", 0, ""},
+		{"cpu/nanoseconds", 1, ""},
+		{"alloc", 0, `sample type "alloc" not found: must be one of: [samples/count cpu/nanoseconds]`},
+	} {
+		got, err := tr.SampleIndex(tt.in)
+		if tt.err != "" {
+			if err == nil || err.Error() != tt.err {
+				t.Errorf("SampleIndex(%q) err = %v, want %s", tt.in, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("SampleIndex(%q) = %d, %v; want %d", tt.in, got, err, tt.want)
+		}
+	}
+}
+
+// deepLine returns a folded stack of n frames cycling through a few names.
+func deepLine(n int, value string) string {
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(';')
+		}
+		b.WriteString([]string{"rec", "helper", "step"}[i%3])
+	}
+	return b.String() + " " + value
+}
+
+func TestDeepStacks(t *testing.T) {
+	const depth = 100_000
+	tr := cctest.Tree(t, cct.Options{}, deepLine(depth, "5"), deepLine(depth/2, "3"))
+	if len(tr.Nodes) != depth+2 {
+		t.Fatalf("nodes = %d, want %d", len(tr.Nodes), depth+2)
+	}
+	if got := tr.Node(cct.RootID).Total[0]; got != 8 {
+		t.Errorf("root total = %d, want 8", got)
+	}
+	if p := tr.Path(cct.NodeID(len(tr.Nodes) - 1)); len(p) != depth+1 {
+		t.Errorf("deepest path has %d nodes, want %d", len(p), depth+1)
+	}
+	flat := cct.Flat(tr)
+	for _, e := range flat {
+		if e.Total[0] != 8 { // every function is on both stacks: counted once per stack
+			t.Errorf("flat %s total = %d, want 8", e.Function, e.Total[0])
+		}
+	}
+	up := cct.BottomUp(tr)
+	if err := up.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if got := up.Node(cct.RootID).Total[0]; got != 8 {
+		t.Errorf("bottom-up root total = %d, want 8", got)
+	}
+}
