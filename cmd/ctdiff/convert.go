@@ -1,0 +1,64 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/google/pprof/profile"
+	"github.com/spf13/cobra"
+)
+
+type convertOptions struct {
+	inputs    inputFlags
+	output    string
+	aggregate bool
+}
+
+func newConvertCmd(s *streams) *cobra.Command {
+	o := &convertOptions{}
+	cmd := &cobra.Command{
+		Use:   "convert INPUT... [-o OUT.pb.gz]",
+		Short: "Convert profiles to pprof (several inputs are merged)",
+		Long: `convert reads profiles in any supported format and writes one gzipped pprof
+profile that go tool pprof opens. Several inputs (files, directories or globs) are
+merged; they must have the same sample types.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runConvert(s, o, args)
+		},
+	}
+	o.inputs.register(cmd)
+	cmd.Flags().StringVarP(&o.output, "output", "o", "", "output file (default stdout, refused when it is a terminal)")
+	cmd.Flags().BoolVar(&o.aggregate, "aggregate", false, "merge identical stacks and drop per-sample timestamps")
+	return cmd
+}
+
+func runConvert(s *streams, o *convertOptions, args []string) error {
+	copts, err := o.inputs.options()
+	if err != nil {
+		return err
+	}
+	copts.Aggregate = o.aggregate
+	paths, err := expandInputs(args)
+	if err != nil {
+		return err
+	}
+	results, err := readProfiles(s, paths, copts)
+	if err != nil {
+		return err
+	}
+	p := results[0].Profile
+	if len(results) > 1 {
+		ps := make([]*profile.Profile, len(results))
+		for i, r := range results {
+			ps[i] = r.Profile
+		}
+		if p, err = profile.Merge(ps); err != nil {
+			return fmt.Errorf("merging %d inputs: %w", len(ps), err)
+		}
+	}
+	return writeOutput(s, o.output, true, bufferOutput(func(w io.Writer) error {
+		return p.Write(w)
+	}))
+}
+

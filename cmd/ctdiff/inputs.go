@@ -1,0 +1,117 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/ctdiff/ctdiff/convert"
+	"github.com/spf13/cobra"
+)
+
+// inputFlags are the flags of every command that reads profiles.
+type inputFlags struct {
+	from         string
+	thread       string
+	pids         []int64
+	maxInputSize int64
+}
+
+func (f *inputFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.from, "from", "", "input format, instead of sniffing the content: "+strings.Join(convert.FormatNames(), ", "))
+	fl.StringVar(&f.thread, "thread", "", "keep only samples of threads whose name (or process/thread) matches this regular expression")
+	fl.Int64SliceVar(&f.pids, "pid", nil, "keep only samples of these process ids")
+	fl.Int64Var(&f.maxInputSize, "max-input-size", convert.DefaultMaxDecompressed, "largest decompressed input size in bytes (a gzip-bomb guard)")
+	_ = cmd.RegisterFlagCompletionFunc("from", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return convert.FormatNames(), cobra.ShellCompDirectiveNoFileComp
+	})
+}
+
+// options turns the flags into convert.Options.
+func (f *inputFlags) options() (convert.Options, error) {
+	o := convert.Options{From: f.from, PIDs: f.pids, MaxDecompressed: f.maxInputSize}
+	if f.thread != "" {
+		re, err := regexp.Compile(f.thread)
+		if err != nil {
+			return o, fmt.Errorf("--thread: %w", err)
+		}
+		o.Thread = re
+	}
+	return o, nil
+}
+
+// expandInputs turns command-line inputs into file paths: a file is itself,
+// a directory stands for the regular, non-hidden files in it (sorted, not
+// recursive), and anything else is tried as a glob. "-" is standard input.
+func expandInputs(args []string) ([]string, error) {
+	var out []string
+	for _, a := range args {
+		if a == "-" {
+			out = append(out, a)
+			continue
+		}
+		st, err := os.Stat(a)
+		switch {
+		case err == nil && st.IsDir():
+			files, err := dirProfiles(a)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, files...)
+		case err == nil:
+			out = append(out, a)
+		default:
+			m, gerr := filepath.Glob(a)
+			if gerr != nil || len(m) == 0 {
+				return nil, err // the Stat error names the file
+			}
+			slices.Sort(m)
+			out = append(out, m...)
+		}
+	}
+	return out, nil
+}
+
+func dirProfiles(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, e := range entries {
+		if e.Type().IsRegular() && !strings.HasPrefix(e.Name(), ".") && !isDoc(e.Name()) {
+			files = append(files, filepath.Join(dir, e.Name()))
+		}
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("%s: directory holds no profiles", dir)
+	}
+	return files, nil
+}
+
+// isDoc reports files that sit beside profiles but are not profiles
+// (a README or the command that regenerates them).
+func isDoc(name string) bool {
+	lower := strings.ToLower(name)
+	return strings.HasPrefix(lower, "readme") || strings.HasSuffix(lower, ".md") || strings.HasSuffix(lower, ".sh")
+}
+
+// readProfiles reads each path, printing warnings to stderr.
+func readProfiles(s *streams, paths []string, opts convert.Options) ([]*convert.Result, error) {
+	out := make([]*convert.Result, 0, len(paths))
+	for _, p := range paths {
+		res, err := convert.ReadFile(p, opts)
+		if err != nil {
+			return nil, err
+		}
+		for _, w := range res.Warnings {
+			fmt.Fprintf(s.Err, "ctdiff: %s: warning: %s\n", p, w)
+		}
+		out = append(out, res)
+	}
+	return out, nil
+}

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"runtime/debug"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes: the CI contract of DESIGN.md.
+const (
+	exitOK         = 0
+	exitRegression = 1 // --fail-on-regression and a cause was found
+	exitError      = 2 // usage or input error
+)
+
+// errRegression is returned by commands that found a regression under
+// --fail-on-regression: the report is written, and the exit code is 1.
+var errRegression = errors.New("regression found")
+
+// streams are the process's outputs, injected so tests run the real CLI
+// in-process.
+type streams struct {
+	Out, Err io.Writer
+	// OutIsTerminal reports whether Out is a terminal (binary output to a
+	// terminal is refused).
+	OutIsTerminal bool
+}
+
+// run executes the CLI with args and returns the exit code.
+func run(args []string, stdout, stderr io.Writer) int {
+	s := &streams{Out: stdout, Err: stderr, OutIsTerminal: isTerminal(stdout)}
+	root := newRootCmd(s)
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.Execute()
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, errRegression):
+		return exitRegression
+	}
+	fmt.Fprintf(stderr, "ctdiff: %v\n", err)
+	return exitError
+}
+
+func newRootCmd(s *streams) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "ctdiff",
+		Short: "Find performance regressions in CPU profiles",
+		Long: `ctdiff reads CPU profiles (pprof, Chrome DevTools and V8, ETW, Java, perf, folded
+stacks), builds calling-context trees and compares "before" runs with "after" runs.`,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+	}
+	root.AddCommand(newConvertCmd(s), newCCTCmd(s), newVersionCmd(s))
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return fmt.Errorf("%w (see 'ctdiff %s --help')", err, c.Name())
+	})
+	return root
+}
+
+func newVersionCmd(s *streams) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version of ctdiff",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			fmt.Fprintf(s.Out, "ctdiff %s\n", version())
+			return nil
+		},
+	}
+}
+
+// version is the module version when installed with go install, else the
+// VCS revision the binary was built from, else "devel".
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "devel"
+	}
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	for _, kv := range bi.Settings {
+		if kv.Key == "vcs.revision" && len(kv.Value) >= 12 {
+			return "devel " + kv.Value[:12]
+		}
+	}
+	return "devel"
+}

@@ -1,0 +1,207 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/ctdiff/ctdiff/cct"
+)
+
+// TreeOptions control the reports of a single tree (`ctdiff cct`).
+type TreeOptions struct {
+	// SampleIndex picks the sample type shown in text.
+	SampleIndex int
+	// View names the view for headers: "top-down", "bottom-up" or "flat".
+	View string
+	// NodeFraction hides, in text, nodes whose total is below this share of
+	// the tree's total (pprof's -nodefraction); the header says how many.
+	NodeFraction float64
+	// Inputs are the input names, for the header.
+	Inputs []string
+}
+
+// maxIndent caps the indentation of text trees: past it, lines carry their
+// depth as a number instead, so a 100,000-deep stack prints in linear size.
+const maxIndent = 64
+
+// WriteTreeText writes a tree like a readable `pprof -tree`: one line per
+// node with self, self%, total, total% and the indented frame. Siblings are
+// listed hottest first (ties in execution order).
+func WriteTreeText(w io.Writer, t *cct.Tree, o TreeOptions) error {
+	bw := bufio.NewWriter(w)
+	si := o.SampleIndex
+	st := t.SampleTypes[si]
+	total := t.Node(cct.RootID).Total[si]
+	cut := int64(o.NodeFraction * float64(abs(total)))
+
+	// Subtree sizes, so hidden subtrees are counted without walking them.
+	size := make([]int32, len(t.Nodes))
+	for i := len(t.Nodes) - 1; i > 0; i-- {
+		size[i]++
+		size[t.Nodes[i].Parent] += size[i]
+	}
+	hidden := 0
+	type item struct {
+		id   cct.NodeID
+		last []bool // for each ancestor level: was it the last sibling?
+	}
+	var lines []item
+	stack := []item{}
+	for _, c := range sortedChildren(t, cct.RootID, si) {
+		stack = append(stack, item{id: c})
+	}
+	slices.Reverse(stack)
+	for len(stack) > 0 {
+		it := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		lines = append(lines, it)
+		kids := sortedChildren(t, it.id, si)
+		var shown []cct.NodeID
+		for _, c := range kids {
+			if abs(t.Node(c).Total[si]) < cut || (t.Node(c).Total[si] == 0 && cut > 0) {
+				hidden += int(size[c])
+				continue
+			}
+			shown = append(shown, c)
+		}
+		for i := len(shown) - 1; i >= 0; i-- {
+			last := it.last
+			if len(last) < maxIndent {
+				last = append(slices.Clip(it.last), i == len(shown)-1)
+			}
+			stack = append(stack, item{id: shown[i], last: last})
+		}
+	}
+
+	fmt.Fprintf(bw, "Type: %s\n", st)
+	if len(o.Inputs) > 0 {
+		fmt.Fprintf(bw, "Inputs: %s\n", strings.Join(o.Inputs, ", "))
+	}
+	view := o.View
+	if view == "" {
+		view = "top-down"
+	}
+	fmt.Fprintf(bw, "View: %s; total %s; %d nodes", view, FormatValue(total, st.Unit), len(t.Nodes)-1)
+	if hidden > 0 {
+		fmt.Fprintf(bw, " (%d below %.2g%% of the total hidden)", hidden, 100*o.NodeFraction)
+	}
+	fmt.Fprintf(bw, "\n\n%10s %7s %10s %7s\n", "self", "self%", "total", "total%")
+	var prefix strings.Builder
+	for _, it := range lines {
+		n := t.Node(it.id)
+		prefix.Reset()
+		if len(it.last) > 0 {
+			for _, l := range it.last[:len(it.last)-1] {
+				if l {
+					prefix.WriteString("   ")
+				} else {
+					prefix.WriteString("│  ")
+				}
+			}
+			if it.last[len(it.last)-1] {
+				prefix.WriteString("└─ ")
+			} else {
+				prefix.WriteString("├─ ")
+			}
+		}
+		if int(n.Depth)-1 > len(it.last) {
+			fmt.Fprintf(&prefix, "[depth %d] ", n.Depth-1)
+		}
+		fmt.Fprintf(bw, "%10s %7s %10s %7s  %s%s\n",
+			FormatValue(n.Self[si], st.Unit), percent(n.Self[si], total),
+			FormatValue(n.Total[si], st.Unit), percent(n.Total[si], total),
+			prefix.String(), nodeText(t, it.id))
+	}
+	return bw.Flush()
+}
+
+// sortedChildren returns a node's children hottest first; the sort is
+// stable, so equal totals keep execution order.
+func sortedChildren(t *cct.Tree, id cct.NodeID, si int) []cct.NodeID {
+	kids := slices.Clone(t.Node(id).Children)
+	slices.SortStableFunc(kids, func(a, b cct.NodeID) int {
+		va, vb := abs(t.Node(a).Total[si]), abs(t.Node(b).Total[si])
+		switch {
+		case va > vb:
+			return -1
+		case va < vb:
+			return 1
+		}
+		return 0
+	})
+	return kids
+}
+
+// nodeText is a node's label with its location: "name (file:line)".
+func nodeText(t *cct.Tree, id cct.NodeID) string {
+	n := t.Node(id)
+	f := t.Frames[n.Frame]
+	label := t.Label(id)
+	if f.Kind != cct.KindFunction {
+		return "[" + label + "]"
+	}
+	if f.File == "" {
+		return label
+	}
+	loc := f.File
+	if line := t.FrameInfo[n.Frame].Line; line > 0 {
+		loc += fmt.Sprintf(":%d", line)
+	}
+	return label + " (" + loc + ")"
+}
+
+// WriteFlatText writes the flat view: one line per function with self and
+// total (a recursive function counted once per stack), sorted by self, then
+// total, then name.
+func WriteFlatText(w io.Writer, t *cct.Tree, o TreeOptions) error {
+	bw := bufio.NewWriter(w)
+	si := o.SampleIndex
+	st := t.SampleTypes[si]
+	total := t.Node(cct.RootID).Total[si]
+	flat := cct.Flat(t)
+	slices.SortStableFunc(flat, func(a, b cct.FlatEntry) int {
+		if c := cmpDesc(abs(a.Self[si]), abs(b.Self[si])); c != 0 {
+			return c
+		}
+		if c := cmpDesc(abs(a.Total[si]), abs(b.Total[si])); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Function, b.Function)
+	})
+	fmt.Fprintf(bw, "Type: %s\n", st)
+	if len(o.Inputs) > 0 {
+		fmt.Fprintf(bw, "Inputs: %s\n", strings.Join(o.Inputs, ", "))
+	}
+	fmt.Fprintf(bw, "View: flat; total %s; %d functions\n\n", FormatValue(total, st.Unit), len(flat))
+	fmt.Fprintf(bw, "%10s %7s %10s %7s\n", "self", "self%", "total", "total%")
+	for _, e := range flat {
+		name := e.Function
+		if e.File != "" {
+			name += " (" + e.File + ")"
+		}
+		fmt.Fprintf(bw, "%10s %7s %10s %7s  %s\n",
+			FormatValue(e.Self[si], st.Unit), percent(e.Self[si], total),
+			FormatValue(e.Total[si], st.Unit), percent(e.Total[si], total), name)
+	}
+	return bw.Flush()
+}
+
+func cmpDesc(a, b int64) int {
+	switch {
+	case a > b:
+		return -1
+	case a < b:
+		return 1
+	}
+	return 0
+}
+
+func abs(v int64) int64 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
