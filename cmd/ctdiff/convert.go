@@ -61,4 +61,3 @@ func runConvert(s *streams, o *convertOptions, args []string) error {
 		return p.Write(w)
 	}))
 }
-
