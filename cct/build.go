@@ -181,6 +181,9 @@ func (b *Builder) stackFrames(s *profile.Sample, frames []FrameID) []FrameID {
 				if ln.Function.SystemName != ln.Function.Name {
 					info.SystemName = ln.Function.SystemName
 				}
+				if ln.Function.StartLine > 0 { // where the function is, not where it was sampled
+					info.Line, info.Column = ln.Function.StartLine, 0
+				}
 			}
 			if b.opts.Prune && Prunable(f.Function) {
 				continue
