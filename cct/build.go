@@ -81,7 +81,7 @@ func (b *Builder) Add(p *profile.Profile) error {
 		}
 		if b.opts.Timeline {
 			if ts, ok := s.NumLabel[labels.Timestamp]; ok && len(ts) > 0 {
-				t.Timeline = append(t.Timeline, TimedSample{Thread: thread, Leaf: id, Time: ts[0], Value: s.Value})
+				t.Timeline = append(t.Timeline, TimedSample{Thread: thread, Leaf: id, Time: ts[0], Value: s.Value, Profile: int32(t.Profiles - 1)})
 			}
 		}
 	}

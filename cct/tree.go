@@ -104,6 +104,9 @@ type TimedSample struct {
 	Time   int64
 	// Value is the sample's value of each sample type.
 	Value []int64
+	// Profile is the index (in Add order) of the profile the sample came
+	// from: timestamps of different profiles are not comparable.
+	Profile int32
 }
 
 type edge struct {
