@@ -1,0 +1,206 @@
+package convert_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ctdiff/ctdiff/convert"
+	"github.com/ctdiff/ctdiff/internal/corpus"
+	"github.com/google/pprof/profile"
+)
+
+func readString(t *testing.T, name, content string, opts convert.Options) (*convert.Result, error) {
+	t.Helper()
+	return convert.Read(strings.NewReader(content), name, opts)
+}
+
+func TestCollapsed(t *testing.T) {
+	res, err := convert.ReadFile("testdata/collapsed/threads.collapsed", convert.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Format != "collapsed" {
+		t.Fatalf("format %q", res.Format)
+	}
+	p := res.Profile
+	var got []string
+	for _, s := range p.Sample {
+		var frames []string
+		for i := len(s.Location) - 1; i >= 0; i-- {
+			ln := s.Location[i].Line[0]
+			f := ln.Function.Name
+			if ln.Function.SystemName != f {
+				f += "{" + ln.Function.SystemName + "}"
+			}
+			if ln.Line != 0 {
+				f += ":" + itoa(ln.Line)
+			}
+			frames = append(frames, f)
+		}
+		got = append(got, s.Label["thread"][0]+"/"+itoa(s.NumLabel["tid"][0])+" "+strings.Join(frames, ";")+" "+itoa(s.Value[0]))
+	}
+	want := []string{
+		"main/12 App.run{App.run_[j]};App.work{App.work_[i]} 5",
+		"worker/13 Pool.loop{Pool.loop_[0]};Task.exec:42 7",
+		"main/12 App.run{App.run_[j]};libc.so.read{libc.so.read_[k]} 2",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("samples:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if st := p.SampleType[0]; st.Type != "samples" || st.Unit != "count" {
+		t.Errorf("sample type %v", st)
+	}
+}
+
+func TestCollapsedErrors(t *testing.T) {
+	tests := []struct {
+		in, want string
+	}{
+		{"main;a 1\nmain;b\n", "x.folded: line 2: expected \"frame;frame;... COUNT\", found no count"},
+		{"main;a 1\nmain;b -3\n", "x.folded: line 2: expected a non-negative integer count at the end, found \"-3\""},
+		{"main;a 1\n[t tid=1] 4\n", "x.folded: line 2: expected at least one frame after the thread frame"},
+		{"main;a 99999999999999999999\n", "x.folded: line 1: expected a non-negative integer count at the end, found \"99999999999999999999\""},
+	}
+	for _, tt := range tests {
+		_, err := readString(t, "x.folded", tt.in, convert.Options{From: "collapsed"})
+		if err == nil || err.Error() != tt.want {
+			t.Errorf("Read(%q) error = %v\nwant %s", tt.in, err, tt.want)
+		}
+	}
+}
+
+func TestSniff(t *testing.T) {
+	deep := strings.Repeat("frame;", 3000) + "leaf 1\n"
+	tests := []struct {
+		name, in, want string
+	}{
+		{"folded", "a;b;c 10\n", "collapsed"},
+		{"bracket value", "a;b [10]\n", "collapsed"},
+		{"deep first line longer than the sniff window", deep, "collapsed"},
+		{"comment first", "# generated\na;b 1\n", "collapsed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := readString(t, "in", tt.in, convert.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Format != tt.want {
+				t.Errorf("format = %s, want %s", res.Format, tt.want)
+			}
+		})
+	}
+}
+
+func TestCorpusCollapsedTotals(t *testing.T) {
+	for file, want := range map[string]int64{
+		"collapsed/asyncprofiler-sample1.collapsed": 185,
+		"collapsed/asyncprofiler-sample2.collapsed": 188,
+	} {
+		res, err := convert.ReadFile(corpus.Path(t, file), convert.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := sum(res.Profile, 0); got != want {
+			t.Errorf("%s: total %d, want %d", file, got, want)
+		}
+	}
+}
+
+func TestPprofRoundTrip(t *testing.T) {
+	files, _ := filepath.Glob("../testdata/example/*/*.pb.gz")
+	if len(files) == 0 {
+		t.Fatal("no example profiles")
+	}
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := profile.ParseData(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := convert.ReadFile(f, convert.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Format != "pprof" || len(res.Profile.Sample) != len(want.Sample) || sum(res.Profile, 1) != sum(want, 1) {
+			t.Errorf("%s: format %s, %d samples (want %d), total %d (want %d)", f, res.Format,
+				len(res.Profile.Sample), len(want.Sample), sum(res.Profile, 1), sum(want, 1))
+		}
+	}
+}
+
+func TestAggregateAndThreadSelection(t *testing.T) {
+	in := "[main tid=1];a 1\n[main tid=1];a 2\n[bg tid=2];b 4\n"
+	res, err := readString(t, "x", in, convert.Options{Aggregate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Profile.Sample) != 2 || sum(res.Profile, 0) != 7 {
+		t.Errorf("aggregate: %d samples, total %d; want 2, 7", len(res.Profile.Sample), sum(res.Profile, 0))
+	}
+	res, err = readString(t, "x", in, convert.Options{Thread: mustRegexp(t, "^bg$")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum(res.Profile, 0) != 4 {
+		t.Errorf("thread selection kept total %d, want 4", sum(res.Profile, 0))
+	}
+}
+
+func FuzzCollapsed(f *testing.F) {
+	for _, p := range []string{"testdata/collapsed/recursive.folded", "testdata/collapsed/threads.collapsed"} {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(b)
+		}
+	}
+	if d := corpus.Dir(); d != "" {
+		if b, err := os.ReadFile(filepath.Join(d, "collapsed/asyncprofiler-sample1.collapsed")); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		res, err := convert.Read(strings.NewReader(string(data)), "fuzz", convert.Options{From: "collapsed"})
+		if err != nil {
+			return
+		}
+		if err := res.Profile.CheckValid(); err != nil {
+			t.Fatalf("invalid profile: %v", err)
+		}
+		// Conservation: the counts in equal the values out.
+		var in int64
+		for _, line := range strings.Split(string(data), "\n") {
+			line = strings.TrimSpace(line)
+			if line == "" || line[0] == '#' {
+				continue
+			}
+			v := line[strings.LastIndexAny(line, " \t")+1:]
+			in += atoi(strings.Trim(v, "[]"))
+		}
+		if out := sum(res.Profile, 0); in != out {
+			t.Fatalf("sum in %d != sum out %d", in, out)
+		}
+	})
+}
+
+func FuzzPprof(f *testing.F) {
+	files, _ := filepath.Glob("../testdata/example/old/*.pb.gz")
+	for _, p := range files {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte("\x0a\x04\x08\x01\x10\x02"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		res, err := convert.Read(strings.NewReader(string(data)), "fuzz", convert.Options{MaxDecompressed: 1 << 20})
+		if err == nil {
+			if err := res.Profile.CheckValid(); err != nil {
+				t.Fatalf("invalid profile: %v", err)
+			}
+		}
+	})
+}
