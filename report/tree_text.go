@@ -35,7 +35,6 @@ func WriteTreeText(w io.Writer, t *cct.Tree, o TreeOptions) error {
 	si := o.SampleIndex
 	st := t.SampleTypes[si]
 	total := t.Node(cct.RootID).Total[si]
-	cut := int64(o.NodeFraction * float64(abs(total)))
 
 	// Subtree sizes, so hidden subtrees are counted without walking them.
 	size := make([]int32, len(t.Nodes))
@@ -61,7 +60,7 @@ func WriteTreeText(w io.Writer, t *cct.Tree, o TreeOptions) error {
 		kids := sortedChildren(t, it.id, si)
 		var shown []cct.NodeID
 		for _, c := range kids {
-			if abs(t.Node(c).Total[si]) < cut || (t.Node(c).Total[si] == 0 && cut > 0) {
+			if belowFraction(t.Node(c).Total[si], total, o.NodeFraction) {
 				hidden += int(size[c])
 				continue
 			}
@@ -187,6 +186,15 @@ func WriteFlatText(w io.Writer, t *cct.Tree, o TreeOptions) error {
 			FormatValue(e.Total[si], st.Unit), percent(e.Total[si], total), name)
 	}
 	return bw.Flush()
+}
+
+// belowFraction reports whether v is hidden by a node fraction: smaller in
+// magnitude than frac of total, or zero while any fraction is set.
+func belowFraction(v, total int64, frac float64) bool {
+	if frac <= 0 {
+		return false
+	}
+	return v == 0 || float64(abs(v)) < frac*float64(abs(total))
 }
 
 func cmpDesc(a, b int64) int {
