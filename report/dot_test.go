@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -31,6 +32,9 @@ func renderDOT(t *testing.T, dot []byte) {
 	t.Helper()
 	bin, err := exec.LookPath("dot")
 	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("graphviz (dot) is not installed; .ci/run installs it")
+		}
 		t.Skip("graphviz not installed")
 	}
 	cmd := exec.Command(bin, "-Tsvg")
