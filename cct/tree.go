@@ -91,6 +91,10 @@ type Tree struct {
 	// time, when Options.Timeline was set and the input had timestamps.
 	Timeline []TimedSample
 
+	// Latency is the IntroPerf latency annotation (the PA-CCT, latency.go);
+	// nil unless InferLatency ran.
+	Latency *Latency
+
 	frameIdx map[Frame]FrameID
 	childIdx map[edge]NodeID
 	values   []int64 // slab for Self/Total

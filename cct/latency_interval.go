@@ -1,0 +1,96 @@
+package cct
+
+// The sampling interval behind the default gap threshold of InferLatency.
+
+// SamplingInterval estimates how often a running thread is sampled, in
+// nanoseconds: the larger of the profile's period (when PeriodType is a
+// time) and the median spacing of consecutive samples of one thread. Both
+// are lower bounds of the spacing a thread sees while it runs: a sampler that
+// visits threads in turns (wall-clock sampling of many threads) samples each
+// thread less often than its period says, and timer slack stretches the
+// spacing. The median ignores the long silences (idle, off-CPU) that the gap
+// threshold is meant to find. It returns 0 when neither is known.
+func (t *Tree) SamplingInterval() int64 {
+	return samplingInterval(t, timelineInOrder(t.Timeline))
+}
+
+func samplingInterval(t *Tree, tl []TimedSample) int64 {
+	return max(periodNanos(t.PeriodType, t.Period), medianSpacing(tl))
+}
+
+// periodNanos converts a period whose type is a time to nanoseconds.
+func periodNanos(pt ValueType, period int64) int64 {
+	if period <= 0 {
+		return 0
+	}
+	switch pt.Unit {
+	case "nanoseconds", "ns":
+		return period
+	case "microseconds", "us", "µs":
+		return period * 1e3
+	case "milliseconds", "ms":
+		return period * 1e6
+	case "seconds", "s":
+		return period * 1e9
+	}
+	return 0
+}
+
+// medianSpacing returns the median of the positive time differences between
+// consecutive samples of one thread in one profile (tl in timeline order),
+// or 0 when there are none.
+func medianSpacing(tl []TimedSample) int64 {
+	var d []int64
+	for i := 1; i < len(tl); i++ {
+		a, b := &tl[i-1], &tl[i]
+		if a.Thread == b.Thread && a.Profile == b.Profile && b.Time > a.Time {
+			d = append(d, b.Time-a.Time)
+		}
+	}
+	if len(d) == 0 {
+		return 0
+	}
+	return nthSmallest(d, len(d)/2)
+}
+
+// nthSmallest returns the k-th smallest value of v (0-based), reordering v.
+// It is quickselect with a three-way partition, so runs of equal values
+// (sampling intervals often repeat exactly) cost no more than distinct ones,
+// and pseudo-random pivots, so the expected time is linear. The result does
+// not depend on the pivots.
+func nthSmallest(v []int64, k int) int64 {
+	rng := uint64(0x9e3779b97f4a7c15)
+	lo, hi := 0, len(v) // the answer lies in v[lo:hi]
+	for {
+		if hi-lo == 1 {
+			return v[lo]
+		}
+		rng ^= rng << 13
+		rng ^= rng >> 7
+		rng ^= rng << 17
+		p := v[lo+int(rng%uint64(hi-lo))]
+		// Dutch-flag partition of v[lo:hi] into < p, == p, > p.
+		lt, i, gt := lo, lo, hi
+		for i < gt {
+			switch {
+			case v[i] < p:
+				v[lt], v[i] = v[i], v[lt]
+				lt++
+				i++
+			case v[i] > p:
+				gt--
+				v[i], v[gt] = v[gt], v[i]
+			default:
+				i++
+			}
+		}
+		switch {
+		case k < lt:
+			hi = lt
+		case k >= gt:
+			lo = gt
+		default:
+			return p
+		}
+	}
+}
