@@ -3,6 +3,7 @@ package cct
 import (
 	"fmt"
 	"sort"
+	"unicode/utf8"
 
 	"github.com/ctdiff/ctdiff/internal/labels"
 	"github.com/google/pprof/profile"
@@ -26,8 +27,9 @@ type Options struct {
 
 // A Builder merges profiles into one tree.
 type Builder struct {
-	opts Options
-	t    *Tree
+	opts      Options
+	t         *Tree
+	locFrames map[*profile.Location][]FrameID
 }
 
 // NewBuilder returns a builder; the first profile added fixes the sample
@@ -62,19 +64,37 @@ func (b *Builder) Add(p *profile.Profile) error {
 	}
 	t := b.t
 	t.Profiles++
+	b.locFrames = make(map[*profile.Location][]FrameID, len(p.Location))
 	t.DurationNanos += p.DurationNanos
 	order := sampleOrder(p)
 	threads := threadNodes{t: t, ids: map[threadKey]NodeID{}, ordinals: map[[2]string]int32{}}
-	var frames []FrameID
+	var frames, prevFrames []FrameID
+	var path []NodeID // path[i] is the node of prevFrames[i]
+	prevThread := NoNode
 	firstTimed := len(t.Timeline)
 	for _, si := range order {
 		s := p.Sample[si]
 		thread := threads.node(s)
 		frames = b.stackFrames(s, frames[:0])
-		id := thread
-		for _, f := range frames {
-			id = t.AddChild(id, f)
+		// Consecutive samples share most of their stack: reuse the nodes of
+		// the common prefix with the previous sample instead of looking
+		// each one up again.
+		common := 0
+		if thread == prevThread {
+			for common < len(frames) && common < len(prevFrames) && frames[common] == prevFrames[common] {
+				common++
+			}
 		}
+		path = path[:common]
+		id := thread
+		if common > 0 {
+			id = path[common-1]
+		}
+		for _, f := range frames[common:] {
+			id = t.AddChild(id, f)
+			path = append(path, id)
+		}
+		prevThread, prevFrames, frames = thread, frames, prevFrames
 		self := t.Nodes[id].Self
 		for k, v := range s.Value {
 			self[k] += v
@@ -157,43 +177,67 @@ func sampleOrder(p *profile.Profile) []int {
 // stackFrames appends the root-first frame ids of a sample's stack.
 // pprof stacks are leaf first, and a location's inlined lines are innermost
 // first; both are reversed here, the one place that flips the order.
+//
+// Without call sites a location always yields the same frames, so they are
+// computed once per location (locations are shared by many samples); in
+// call-site mode the outermost frame depends on the caller's line.
 func (b *Builder) stackFrames(s *profile.Sample, frames []FrameID) []FrameID {
-	t := b.t
+	if !b.opts.CallSites {
+		for i := len(s.Location) - 1; i >= 0; i-- {
+			loc := s.Location[i]
+			fs, ok := b.locFrames[loc]
+			if !ok {
+				fs = b.locationFrames(loc, 0, nil)
+				b.locFrames[loc] = fs
+			}
+			frames = append(frames, fs...)
+		}
+		return frames
+	}
 	callerLine := int64(0)
 	for i := len(s.Location) - 1; i >= 0; i-- {
 		loc := s.Location[i]
-		if len(loc.Line) == 0 {
-			// Unsymbolized: keep it as module!0xADDR, never drop it.
-			f := Frame{Function: unsymbolizedName(loc), File: mappingFile(loc)}
-			if b.opts.CallSites {
-				f.CallSite = callerLine
+		frames = b.locationFrames(loc, callerLine, frames)
+		callerLine = 0
+		if len(loc.Line) > 0 {
+			callerLine = loc.Line[0].Line
+		}
+	}
+	return frames
+}
+
+// locationFrames appends the frames of one location, outermost first.
+func (b *Builder) locationFrames(loc *profile.Location, callerLine int64, frames []FrameID) []FrameID {
+	t := b.t
+	if len(loc.Line) == 0 {
+		// Unsymbolized: keep it as module!0xADDR, never drop it.
+		f := Frame{Function: unsymbolizedName(loc), File: mappingFile(loc)}
+		if b.opts.CallSites {
+			f.CallSite = callerLine
+		}
+		return append(frames, t.Intern(f, FrameInfo{}))
+	}
+	for j := len(loc.Line) - 1; j >= 0; j-- {
+		ln := loc.Line[j]
+		f := Frame{}
+		info := FrameInfo{Line: ln.Line, Column: ln.Column}
+		if ln.Function != nil {
+			f.Function, f.File = ln.Function.Name, ln.Function.Filename
+			if ln.Function.SystemName != ln.Function.Name {
+				info.SystemName = ln.Function.SystemName
 			}
-			frames = append(frames, t.Intern(f, FrameInfo{}))
-			callerLine = 0
+			if ln.Function.StartLine > 0 { // where the function is, not where it was sampled
+				info.Line, info.Column = ln.Function.StartLine, 0
+			}
+		}
+		if b.opts.Prune && Prunable(f.Function) {
 			continue
 		}
-		for j := len(loc.Line) - 1; j >= 0; j-- {
-			ln := loc.Line[j]
-			f := Frame{}
-			info := FrameInfo{Line: ln.Line, Column: ln.Column}
-			if ln.Function != nil {
-				f.Function, f.File = ln.Function.Name, ln.Function.Filename
-				if ln.Function.SystemName != ln.Function.Name {
-					info.SystemName = ln.Function.SystemName
-				}
-				if ln.Function.StartLine > 0 { // where the function is, not where it was sampled
-					info.Line, info.Column = ln.Function.StartLine, 0
-				}
-			}
-			if b.opts.Prune && Prunable(f.Function) {
-				continue
-			}
-			if b.opts.CallSites {
-				f.CallSite = callerLine
-			}
-			frames = append(frames, t.Intern(f, info))
-			callerLine = ln.Line
+		if b.opts.CallSites {
+			f.CallSite = callerLine
 		}
+		frames = append(frames, t.Intern(f, info))
+		callerLine = ln.Line
 	}
 	return frames
 }
@@ -225,7 +269,7 @@ func baseName(p string) string {
 // empty, "(anonymous)" or a single character (minified code), which carry
 // no identity that could match across versions.
 func Prunable(name string) bool {
-	return name == "" || name == "(anonymous)" || len([]rune(name)) == 1
+	return name == "" || name == "(anonymous)" || (len(name) <= utf8.UTFMax && utf8.RuneCountInString(name) == 1)
 }
 
 // threadNodes maps a profile's thread instances to thread nodes.

@@ -176,6 +176,11 @@ func (t *Tree) AddChild(parent NodeID, f FrameID) NodeID {
 		return id
 	}
 	id := NodeID(len(t.Nodes))
+	if len(t.Nodes) == cap(t.Nodes) {
+		// Double: append grows large slices by 1.25x, which copies a
+		// million-node tree several times over.
+		t.Nodes = slices.Grow(t.Nodes, len(t.Nodes)+1024)
+	}
 	t.Nodes = append(t.Nodes, Node{
 		Frame:  f,
 		Parent: parent,
