@@ -21,6 +21,9 @@ type TreeOptions struct {
 	NodeFraction float64
 	// Inputs are the input names, for the header.
 	Inputs []string
+	// LatencyMode picks the estimate that text shows and that pprof makes
+	// the default, when the tree has inferred latencies (cct.Tree.Latency).
+	LatencyMode cct.LatencyMode
 }
 
 // maxIndent caps the indentation of text trees: past it, lines carry their
@@ -87,7 +90,9 @@ func WriteTreeText(w io.Writer, t *cct.Tree, o TreeOptions) error {
 	if hidden > 0 {
 		fmt.Fprintf(bw, " (%d below %.2g%% of the total hidden)", hidden, 100*o.NodeFraction)
 	}
-	fmt.Fprintf(bw, "\n\n%10s %7s %10s %7s\n", "self", "self%", "total", "total%")
+	bw.WriteString("\n")
+	writeLatencyHeader(bw, t, o)
+	fmt.Fprintf(bw, "\n%10s %7s %10s %7s%s\n", "self", "self%", "total", "total%", latencyHeading(t))
 	var prefix strings.Builder
 	for _, it := range lines {
 		n := t.Node(it.id)
@@ -109,10 +114,10 @@ func WriteTreeText(w io.Writer, t *cct.Tree, o TreeOptions) error {
 		if int(n.Depth)-1 > len(it.last) {
 			fmt.Fprintf(&prefix, "[depth %d] ", n.Depth-1)
 		}
-		fmt.Fprintf(bw, "%10s %7s %10s %7s  %s%s\n",
+		fmt.Fprintf(bw, "%10s %7s %10s %7s%s  %s%s\n",
 			FormatValue(n.Self[si], st.Unit), percent(n.Self[si], total),
 			FormatValue(n.Total[si], st.Unit), percent(n.Total[si], total),
-			prefix.String(), nodeText(t, it.id))
+			latencyColumns(t, it.id, o), prefix.String(), nodeText(t, it.id))
 	}
 	return bw.Flush()
 }
