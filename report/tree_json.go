@@ -76,6 +76,13 @@ func jsonNode(t *cct.Tree, id cct.NodeID) cctjson.Node {
 		Total:      n.Total,
 		Count:      n.Count,
 	}
+	if t.Latency != nil {
+		nl := &t.Latency.Nodes[id]
+		out.Latency = &cctjson.Latency{
+			Conservative: cctjson.Estimate{Total: nl.Conservative.Total, Own: nl.Conservative.Own},
+			Aggressive:   cctjson.Estimate{Total: nl.Aggressive.Total, Own: nl.Aggressive.Own},
+		}
+	}
 	switch f.Kind {
 	case cct.KindRoot:
 		out.Kind = "root"

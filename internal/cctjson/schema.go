@@ -31,6 +31,9 @@
 // or absent when unknown); call_site is the caller's line in call-site mode;
 // system_name is the raw name when it differs from function; count is the
 // number of instances (calls) when known. total = self + Σ children's total.
+// latency, present after `ctdiff cct --latency`, is IntroPerf's inferred
+// latency of the node in nanoseconds, per mode: total = count × mean and
+// own = total − Σ children's total (so own values add up to the root's total).
 package cctjson
 
 // Schema is the value of Tree.Schema.
@@ -57,18 +60,31 @@ type ValueType struct {
 
 // A Node is one calling context.
 type Node struct {
-	ID         int32   `json:"id"`
-	Kind       string  `json:"kind,omitempty"`
-	Function   string  `json:"function"`
-	File       string  `json:"file,omitempty"`
-	Line       int64   `json:"line,omitempty"`
-	Column     int64   `json:"column,omitempty"`
-	CallSite   int64   `json:"call_site,omitempty"`
-	Ordinal    int32   `json:"ordinal,omitempty"`
-	SystemName string  `json:"system_name,omitempty"`
-	Parent     int32   `json:"parent"`
-	Self       []int64 `json:"self"`
-	Total      []int64 `json:"total"`
-	Count      int64   `json:"count,omitempty"`
-	Children   []int32 `json:"children,omitempty"`
+	ID         int32    `json:"id"`
+	Kind       string   `json:"kind,omitempty"`
+	Function   string   `json:"function"`
+	File       string   `json:"file,omitempty"`
+	Line       int64    `json:"line,omitempty"`
+	Column     int64    `json:"column,omitempty"`
+	CallSite   int64    `json:"call_site,omitempty"`
+	Ordinal    int32    `json:"ordinal,omitempty"`
+	SystemName string   `json:"system_name,omitempty"`
+	Parent     int32    `json:"parent"`
+	Self       []int64  `json:"self"`
+	Total      []int64  `json:"total"`
+	Count      int64    `json:"count,omitempty"`
+	Children   []int32  `json:"children,omitempty"`
+	Latency    *Latency `json:"latency,omitempty"`
+}
+
+// Latency is a node's inferred latency (IntroPerf's PA-CCT), in nanoseconds.
+type Latency struct {
+	Conservative Estimate `json:"conservative"`
+	Aggressive   Estimate `json:"aggressive"`
+}
+
+// An Estimate is a node's total and own latency in one mode.
+type Estimate struct {
+	Total int64 `json:"total"`
+	Own   int64 `json:"own"`
 }
