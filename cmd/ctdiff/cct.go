@@ -3,8 +3,12 @@ package main
 import (
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/ctdiff/ctdiff/cct"
+	"github.com/ctdiff/ctdiff/convert"
 	"github.com/ctdiff/ctdiff/report"
 	"github.com/spf13/cobra"
 )
@@ -18,6 +22,8 @@ type cctOptions struct {
 	prune        bool
 	nodeFraction float64
 	output       string
+	latency      string
+	latencyGap   string
 }
 
 func newCCTCmd(s *streams) *cobra.Command {
@@ -30,8 +36,17 @@ func newCCTCmd(s *streams) *cobra.Command {
 			if err := oneOf("--view", o.view, "top-down", "bottom-up", "flat"); err != nil {
 				return err
 			}
-			if err := oneOf("--format", o.format, "text", "json"); err != nil {
+			if err := oneOf("--format", o.format, "text", "json", "dot", "pprof"); err != nil {
 				return err
+			}
+			if err := oneOf("--latency", o.latency, "off", "conservative", "aggressive"); err != nil {
+				return err
+			}
+			if o.format == "pprof" && o.view != "top-down" {
+				return fmt.Errorf("--format pprof writes the top-down tree (pprof makes the other views itself), not --view %s", o.view)
+			}
+			if o.latency != "off" && o.view != "top-down" {
+				return fmt.Errorf("--latency needs --view top-down: inferred instances belong to calling contexts, which --view %s does not show", o.view)
 			}
 			return runCCT(s, o, args)
 		},
@@ -39,16 +54,24 @@ func newCCTCmd(s *streams) *cobra.Command {
 	o.inputs.register(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&o.view, "view", "top-down", "top-down, bottom-up or flat")
-	fl.StringVar(&o.format, "format", "text", "text or json")
+	fl.StringVar(&o.format, "format", "text", "text, json, dot or pprof (gzipped; with --latency its sample types are calls and own latencies)")
 	fl.StringVar(&o.metric, "metric", "", "sample type shown in text (default: the profile's default, else the last)")
 	fl.BoolVar(&o.callSites, "call-sites", false, "distinguish calls from different lines of the caller (PARCS call-site CCT)")
 	fl.BoolVar(&o.prune, "prune", false, "drop anonymous, empty and one-letter frames (ZAM pruning)")
 	fl.Float64Var(&o.nodeFraction, "node-fraction", 0.005, "in text, hide nodes below this share of the total")
 	fl.StringVarP(&o.output, "output", "o", "", "output file (default stdout)")
+	fl.StringVar(&o.latency, "latency", "off", "infer function latencies from timestamped stacks (IntroPerf): off, conservative or aggressive")
+	fl.StringVar(&o.latencyGap, "latency-gap", "auto",
+		"with --latency, a thread silent for longer than this ends its open instances at its last sample: "+
+			"auto ("+strconv.Itoa(cct.DefaultGapIntervals)+"x the sampling interval), Nx (N sampling intervals), a duration such as 50ms, or off")
 	for _, f := range []struct {
 		name   string
 		values []string
-	}{{"view", []string{"top-down", "bottom-up", "flat"}}, {"format", []string{"text", "json"}}} {
+	}{
+		{"view", []string{"top-down", "bottom-up", "flat"}},
+		{"format", []string{"text", "json", "dot", "pprof"}},
+		{"latency", []string{"off", "conservative", "aggressive"}},
+	} {
 		_ = cmd.RegisterFlagCompletionFunc(f.name, fixedCompletion(f.values))
 	}
 	return cmd
@@ -67,13 +90,27 @@ func runCCT(s *streams, o *cctOptions, args []string) error {
 	if err != nil {
 		return err
 	}
-	b := cct.NewBuilder(cct.Options{CallSites: o.callSites, Prune: o.prune})
+	gap, err := parseLatencyGap(o.latencyGap)
+	if err != nil {
+		return err
+	}
+	latency := o.latency != "off"
+	b := cct.NewBuilder(cct.Options{CallSites: o.callSites, Prune: o.prune, Timeline: latency})
 	for i, r := range results {
 		if err := b.Add(r.Profile); err != nil {
 			return fmt.Errorf("%s: %w", paths[i], err)
 		}
 	}
 	t := b.Finish()
+	var mode cct.LatencyMode
+	if latency {
+		if mode, err = cct.ParseLatencyMode(o.latency); err != nil {
+			return err
+		}
+		if err := inferLatency(s, t, gap, paths, results); err != nil {
+			return err
+		}
+	}
 	if o.view == "bottom-up" {
 		t = cct.BottomUp(t)
 	}
@@ -81,9 +118,18 @@ func runCCT(s *streams, o *cctOptions, args []string) error {
 	if err != nil {
 		return fmt.Errorf("--metric: %w", err)
 	}
-	ro := report.TreeOptions{SampleIndex: si, View: o.view, NodeFraction: o.nodeFraction, Inputs: paths}
+	ro := report.TreeOptions{SampleIndex: si, View: o.view, NodeFraction: o.nodeFraction, Inputs: paths, LatencyMode: mode}
+	if o.format == "pprof" {
+		return writeOutput(s, o.output, true, bufferOutput(func(w io.Writer) error {
+			return report.WriteTreePprof(w, t, ro)
+		}))
+	}
 	return writeOutput(s, o.output, false, func(w io.Writer) error {
 		switch {
+		case o.format == "dot" && o.view == "flat":
+			return fmt.Errorf("--format dot supports the top-down and bottom-up views")
+		case o.format == "dot":
+			return report.WriteTreeDOT(w, t, ro)
 		case o.format == "json" && o.view == "flat":
 			return fmt.Errorf("--format json supports the top-down and bottom-up views")
 		case o.format == "json":
@@ -109,4 +155,47 @@ func fixedCompletion(values []string) func(*cobra.Command, []string, string) ([]
 	return func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return values, cobra.ShellCompDirectiveNoFileComp
 	}
+}
+
+// parseLatencyGap reads --latency-gap: "auto", "off", "Nx" (N sampling
+// intervals) or a positive duration.
+func parseLatencyGap(v string) (cct.LatencyOptions, error) {
+	switch {
+	case v == "auto":
+		return cct.LatencyOptions{}, nil
+	case v == "off":
+		return cct.LatencyOptions{Gap: -1}, nil
+	case strings.HasSuffix(v, "x"):
+		k, err := strconv.ParseFloat(strings.TrimSuffix(v, "x"), 64)
+		if err == nil && k > 0 {
+			return cct.LatencyOptions{GapIntervals: k}, nil
+		}
+	default:
+		d, err := time.ParseDuration(v)
+		if err == nil && d > 0 {
+			return cct.LatencyOptions{Gap: d.Nanoseconds()}, nil
+		}
+	}
+	return cct.LatencyOptions{}, fmt.Errorf("--latency-gap %q must be auto, off, a number of sampling intervals such as 4x, or a positive duration such as 50ms", v)
+}
+
+// inferLatency annotates t with IntroPerf latencies and says on stderr
+// which inputs, or how many of their samples, had no timestamps and so are
+// in the tree but not in the latencies.
+func inferLatency(s *streams, t *cct.Tree, opts cct.LatencyOptions, paths []string, results []*convert.Result) error {
+	timed := make([]int, len(results))
+	for _, ts := range t.Timeline {
+		timed[ts.Profile]++
+	}
+	if len(t.Timeline) == 0 {
+		return fmt.Errorf("--latency: %s: %w (collapsed stacks and aggregated profiles have none: "+
+			"use a trace such as a DevTools trace, a .cpuprofile, JFR, perf script or ETW)", strings.Join(paths, ", "), cct.ErrNoTimeline)
+	}
+	for i, r := range results {
+		if n := len(r.Profile.Sample); timed[i] < n {
+			fmt.Fprintf(s.Err, "ctdiff: %s: warning: %d of %d samples have no timestamp; they are in the tree but not in the latencies\n",
+				paths[i], n-timed[i], n)
+		}
+	}
+	return t.InferLatency(opts)
 }
