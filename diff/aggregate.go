@@ -1,0 +1,109 @@
+package diff
+
+// intersect is ZAM's critical graph aggregation (Section 3.2): a node stays
+// when it is in every pair's critical graph; its values are averaged (the
+// paper's footnote 5). ZAM matches the graphs level by level by (component,
+// name) with its alternate matching; here a node is identified by its
+// union-tree id, which is the same thing when siblings have distinct
+// identities (always, without call sites) and order-aware when they do not.
+//
+// A node is "added" when it had no base match in any pair, "regressed"
+// otherwise. A graph is closed under ancestors, so the intersection is too.
+func intersect(gs []graph) graph {
+	out := graph{}
+	if len(gs) == 0 {
+		return out
+	}
+next:
+	for x, v := range gs[0] {
+		agg := gval{base: v.base, new: v.new, kind: v.kind}
+		for _, g := range gs[1:] {
+			w, ok := g[x]
+			if !ok {
+				continue next
+			}
+			agg.base += w.base
+			agg.new += w.new
+			if w.kind == Regressed {
+				agg.kind = Regressed
+			}
+		}
+		n := float64(len(gs))
+		agg.base /= n
+		agg.new /= n
+		out[x] = &agg
+	}
+	return out
+}
+
+// statsGraph is Stats mode's critical graph over the union tree, for at
+// least two runs per side.
+//
+// Every node is a hypothesis "new > base" on its inclusive value, one value
+// per run (0 for runs without the node). Only nodes that could be kept are
+// tested: those whose values summed over all runs reach μ × (new runs), a
+// necessary condition for a mean delta of μ. That filter uses the pooled
+// sum, which does not favour large deltas, so it keeps the tests valid
+// (independent filtering) while sparing the correction thousands of nodes
+// too small to matter. p-values are corrected with Benjamini–Hochberg.
+//
+// A node is kept when its mean delta is ≥ μ and its q-value ≤ α; the graph is
+// the kept nodes plus their ancestors ("context" nodes unless kept
+// themselves), and its leaves are the causes. As in ZAM's Algorithm 2, an
+// added node that is kept is not explored: nothing below it is a cause.
+//
+// Unlike ZAM's Definition 2 (condition 2), ancestors need not pass the test
+// themselves. An ancestor's value also carries the sampling noise of all its
+// other descendants, so with few runs a large caller's delta is rarely
+// significant even when one callee regressed clearly; requiring every
+// ancestor to pass multiplies those misses along the path. A significant
+// descendant is evidence enough that its context regressed.
+func statsGraph(u *union, nBase int, mu int64, alpha float64) (g graph, tested int) {
+	n := u.len()
+	nNew := u.runs - nBase
+	m := float64(mu)
+	var family []int32
+	var ps []float64
+	tests := make(map[int32]*Test)
+	for x := int32(1); int(x) < n; x++ {
+		sum := u.meanBase[x]*float64(nBase) + u.meanNew[x]*float64(nNew)
+		if sum < m*float64(nNew) {
+			continue
+		}
+		b, nw := u.sample(x, nBase)
+		t := test(b, nw)
+		tests[x] = &t
+		family = append(family, x)
+		ps = append(ps, t.P)
+	}
+	for i, q := range benjaminiHochberg(ps) {
+		tests[family[i]].Q = q
+	}
+	keep := make([]bool, n)
+	blocked := make([]bool, n)
+	g = graph{}
+	for x := int32(1); int(x) < n; x++ {
+		p := u.parent[x]
+		blocked[x] = blocked[p] || (keep[p] && u.inBase[p] == 0)
+		t := tests[x]
+		if blocked[x] || t == nil || u.meanNew[x]-u.meanBase[x] < m || t.Q > alpha {
+			continue
+		}
+		keep[x] = true
+		g[x] = &gval{base: u.meanBase[x], new: u.meanNew[x], kind: kindOf(u, x), test: t}
+		for a := p; a > 0; a = u.parent[a] {
+			if _, ok := g[a]; ok {
+				break
+			}
+			g[a] = &gval{base: u.meanBase[a], new: u.meanNew[a], kind: kindOf(u, a), context: true, test: tests[a]}
+		}
+	}
+	return g, len(family)
+}
+
+func kindOf(u *union, x int32) Kind {
+	if u.inBase[x] == 0 {
+		return Added
+	}
+	return Regressed
+}

@@ -1,0 +1,187 @@
+package diff
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/ctdiff/ctdiff/cct"
+)
+
+// Compare compares base runs with new runs and returns what regressed. The
+// trees should be built with the same options on both sides (ZAM pruning on:
+// cct.Options{Prune: true}); several trees per side are runs of the same
+// workload. Intersect mode pairs base[i] with new[i], so the caller orders
+// the runs (ZAM pairs them by sorted file name). The trees are not modified.
+//
+// The steps (DESIGN.md, "diff"): every run is matched onto a union tree;
+// the runs are matched pairwise (ZAM hybrid or PARCS relaxed matching); the
+// critical graph is computed per pair and intersected (Intersect) or from
+// per-node tests over all runs (Stats); then come PARCS's overlap, topology
+// and weight matching, and IntroPerf's path ranking.
+func Compare(base, nw []*cct.Tree, opts Options) (*Result, error) {
+	if len(base) == 0 || len(nw) == 0 {
+		return nil, fmt.Errorf("need at least one base and one new tree, got %d and %d", len(base), len(nw))
+	}
+	for i, t := range append(append([]*cct.Tree{}, base...), nw...) {
+		if t == nil || len(t.Nodes) == 0 {
+			return nil, fmt.Errorf("tree %d is empty (no root)", i+1)
+		}
+	}
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if o.Aggregate == Intersect && len(base) != len(nw) {
+		return nil, fmt.Errorf("--aggregate intersect pairs runs by sorted file name (ZAM Section 3.1) and needs as many base runs as new runs, got %d and %d: use --aggregate stats", len(base), len(nw))
+	}
+	if o.Metric.isZero() {
+		if o.Metric, err = SampleMetric("", append(append([]*cct.Tree{}, base...), nw...)...); err != nil {
+			return nil, err
+		}
+	} else if o.Metric.Total == nil || o.Metric.Self == nil {
+		return nil, errors.New("metric " + o.Metric.Name + " lacks a Total or Self function")
+	}
+
+	kt := newKeyTable()
+	bRuns := make([]*run, len(base))
+	nRuns := make([]*run, len(nw))
+	for i, t := range base {
+		bRuns[i] = newRun(t, kt, o.Metric)
+	}
+	for i, t := range nw {
+		nRuns[i] = newRun(t, kt, o.Metric)
+	}
+
+	res := &Result{
+		Metric: o.Metric.Name, Unit: o.Metric.Unit,
+		Aggregate: o.Aggregate, Match: o.Match, Alpha: o.Alpha,
+		Base: side(bRuns), New: side(nRuns),
+		TreeNodes: len(base[0].Nodes) - 1,
+		Warnings:  []string{},
+	}
+	th := o.MinDelta
+	if th == (Threshold{}) {
+		th = Threshold{Value: DefaultMinDelta}
+		if o.Metric.Unit != "nanoseconds" {
+			th = Threshold{Share: DefaultMinDeltaShare}
+		}
+	}
+	res.MinDelta, res.MinDeltaSpec = th.resolve(meanTotal(bRuns)), th.String()
+	if res.Base.Total <= 0 {
+		res.warn("the base runs have no %s samples", o.Metric.Name)
+	}
+
+	// The union tree: base runs first, so its order is the base's.
+	um := newMatcher(o.Match, o.LCS)
+	u := newUnion()
+	for _, r := range append(append([]*run{}, bRuns...), nRuns...) {
+		um.addRun(u, r, o.Match)
+	}
+	u.values(bRuns, nRuns)
+	threadWarnings(res, u, kt)
+
+	// Run pairs, matched with the chosen algorithm.
+	pm := newMatcher(o.Match, o.LCS)
+	pairs := make([]pairResult, min(len(bRuns), len(nRuns)))
+	for i := range pairs {
+		pairs[i] = pairResult{a: bRuns[i], b: nRuns[i], baseOf: pm.matchTrees(bRuns[i], nRuns[i], o.Match)}
+	}
+
+	var g graph
+	switch {
+	case o.Aggregate == Intersect:
+		gs := make([]graph, len(pairs))
+		for i, p := range pairs {
+			gs[i] = criticalPair(p.a, p.b, p.baseOf, res.MinDelta)
+		}
+		g = intersect(gs)
+		res.Matchers = pm.counts
+		if len(pairs) == 1 {
+			res.warn("one run per side: nothing to intersect, so noise is not filtered; record 2-4 runs per side (ZAM Section 6)")
+		}
+	case len(bRuns) < 2 || len(nRuns) < 2:
+		g = thresholdGraph(u, res.MinDelta)
+		res.Matchers = um.counts
+		res.warn("stats needs at least 2 runs per side to test significance, got %d base and %d new: causes use the threshold alone (ZAM Algorithm 2 on mean values)", len(bRuns), len(nRuns))
+	default:
+		g, _ = statsGraph(u, len(bRuns), res.MinDelta, o.Alpha)
+		res.Matchers = um.counts
+		if min(len(bRuns), len(nRuns)) == 2 {
+			res.warn("2 runs per side give the significance test little power; 3 or more per side are recommended")
+		}
+	}
+	res.Graph, res.Causes = assemble(g, u, kt)
+	res.CriticalGraphNodes = len(res.Graph)
+
+	// PARCS: strict common trees for comparison, and base-vs-base overlaps
+	// for the noise floor.
+	sm := newMatcher(strict, o.LCS)
+	strictCommon := make([]int, len(pairs))
+	for i, p := range pairs {
+		for nb, na := range sm.matchTrees(p.a, p.b, strict) {
+			if na >= 0 && nb != 0 {
+				strictCommon[i]++
+			}
+		}
+	}
+	nm := newMatcher(o.Match, o.LCS)
+	var noise []float64
+	for i := 0; i+1 < len(bRuns); i++ {
+		a, b := bRuns[i], bRuns[i+1]
+		ov, _ := overlapOf(pweights(a), pweights(b), nm.matchTrees(a, b, o.Match))
+		noise = append(noise, ov)
+	}
+	res.Overlap, res.Topology, res.WeightMatching = parcs(pairs, strictCommon, noise, u, kt, o)
+
+	res.RankedPaths = rankPaths(u, kt, o.Top)
+	return res, nil
+}
+
+func (r *Result) warn(format string, args ...any) {
+	r.Warnings = append(r.Warnings, fmt.Sprintf(format, args...))
+}
+
+func side(runs []*run) Side {
+	s := Side{Profiles: []string{}, Runs: len(runs), Totals: make([]int64, len(runs))}
+	for i, r := range runs {
+		s.Totals[i] = r.total[0]
+	}
+	s.Total = round(meanTotal(runs))
+	return s
+}
+
+func meanTotal(runs []*run) float64 {
+	sum := 0.0
+	for _, r := range runs {
+		sum += float64(r.total[0])
+	}
+	return sum / float64(len(runs))
+}
+
+// threadWarnings reports threads present on one side only: their whole time
+// becomes a topology change, which is usually a naming problem (a thread
+// label missing on one side) rather than a regression.
+func threadWarnings(res *Result, u *union, kt *keyTable) {
+	var onlyBase, onlyNew []string
+	both := 0
+	for _, x := range u.children[0] {
+		switch {
+		case u.inNew[x] == 0:
+			onlyBase = append(onlyBase, threadLabel(kt.frames[u.key[x]]))
+		case u.inBase[x] == 0:
+			onlyNew = append(onlyNew, threadLabel(kt.frames[u.key[x]]))
+		default:
+			both++
+		}
+	}
+	if both == 0 && len(onlyBase) > 0 && len(onlyNew) > 0 {
+		res.warn("no thread of the new runs matches a thread of the base runs (threads match by name and ordinal): base has %q, new has %q", onlyBase, onlyNew)
+		return
+	}
+	for _, t := range onlyNew {
+		res.warn("thread %q occurs only in the new runs", t)
+	}
+	for _, t := range onlyBase {
+		res.warn("thread %q occurs only in the base runs", t)
+	}
+}

@@ -1,0 +1,171 @@
+package diff
+
+import (
+	"math"
+	"slices"
+)
+
+// A graph is a critical graph over union-tree nodes: every node it holds has
+// its parent in it too (the root, 0, is implicit).
+type graph map[int32]*gval
+
+// gval is a critical-graph node's data.
+type gval struct {
+	base, new float64
+	kind      Kind
+	// context: in the graph only as an ancestor of a kept node.
+	context bool
+	test    *Test
+}
+
+// criticalPair is ZAM's findCriticalGraph (Algorithm 2) for one run pair,
+// given the matching baseOf (new node → base node or -1): starting from the
+// matched roots, a matched child whose total grew by at least mu is added and
+// explored; an unmatched child costing at least mu is added as an "added"
+// cause and not explored further. The leaves are the regression-causes of
+// Definition 2. Nodes are recorded by their union-tree ids.
+//
+// Algorithm 2 does not test the root itself, while Definition 2 (condition 2)
+// requires every ancestor, the root included, to regress by μ. This follows
+// the algorithm: a regression in one thread is reported even when another
+// thread got faster by more.
+func criticalPair(a, b *run, baseOf []int32, mu int64) graph {
+	g := graph{}
+	stack := []int32{0}
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, c := range b.children(n) {
+			c := int32(c)
+			nv := b.total[c]
+			if o := baseOf[c]; o >= 0 {
+				if ov := a.total[o]; nv-ov >= mu {
+					g[b.toU[c]] = &gval{base: float64(ov), new: float64(nv), kind: Regressed}
+					stack = append(stack, c)
+				}
+			} else if nv >= mu {
+				g[b.toU[c]] = &gval{new: float64(nv), kind: Added}
+			}
+		}
+	}
+	return g
+}
+
+// thresholdGraph is Algorithm 2 on the union tree's mean values, for Stats
+// mode when a side has a single run and no test is possible: a node is
+// "matched" when some base run has it.
+func thresholdGraph(u *union, mu int64) graph {
+	g := graph{}
+	m := float64(mu)
+	stack := []int32{0}
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, c := range u.children[x] {
+			b, n := u.meanBase[c], u.meanNew[c]
+			switch {
+			case u.inBase[c] > 0 && n-b >= m:
+				g[c] = &gval{base: b, new: n, kind: Regressed}
+				stack = append(stack, c)
+			case u.inBase[c] == 0 && n >= m:
+				g[c] = &gval{new: n, kind: Added}
+			}
+		}
+	}
+	return g
+}
+
+// assemble turns a graph into Result.Graph (pre-order, children by delta,
+// largest first, ties by name) and Result.Causes (the leaves, by delta, ties
+// by thread and path).
+func assemble(g graph, u *union, kt *keyTable) ([]GraphNode, []Cause) {
+	kids := map[int32][]int32{}
+	for x := range g {
+		p := u.parent[x]
+		kids[p] = append(kids[p], x)
+	}
+	delta := func(x int32) float64 { return g[x].new - g[x].base }
+	cmp := func(a, b int32) int {
+		if da, db := delta(a), delta(b); da != db {
+			if da > db {
+				return -1
+			}
+			return 1
+		}
+		return u.comparePaths(kt, a, b)
+	}
+	for _, ch := range kids {
+		slices.SortFunc(ch, cmp)
+	}
+	nodes := make([]GraphNode, 0, len(g))
+	causes := []Cause{}
+	type item struct {
+		x      int32
+		parent int
+	}
+	stack := []item{}
+	for i := len(kids[0]) - 1; i >= 0; i-- {
+		stack = append(stack, item{kids[0][i], -1})
+	}
+	for len(stack) > 0 {
+		it := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		v := g[it.x]
+		thread, path := u.describe(kt, it.x)
+		gn := GraphNode{
+			Parent:   it.parent,
+			Thread:   thread,
+			IsThread: u.depth[it.x] == 1,
+			Kind:     v.kind,
+			Base:     round(v.base),
+			New:      round(v.new),
+			Delta:    round(v.new) - round(v.base),
+			Context:  v.context,
+			Stats:    v.test,
+		}
+		if len(path) > 0 {
+			gn.Frame = path[len(path)-1]
+		}
+		ch := kids[it.x]
+		gn.Cause = len(ch) == 0
+		idx := len(nodes)
+		nodes = append(nodes, gn)
+		if gn.Cause {
+			causes = append(causes, Cause{
+				Thread: thread, Path: path, Kind: v.kind,
+				Base: gn.Base, New: gn.New, Delta: gn.Delta,
+				Stats: v.test, Node: idx,
+			})
+		}
+		for i := len(ch) - 1; i >= 0; i-- {
+			stack = append(stack, item{ch[i], idx})
+		}
+	}
+	slices.SortStableFunc(causes, func(a, b Cause) int {
+		if a.Delta != b.Delta {
+			if a.Delta > b.Delta {
+				return -1
+			}
+			return 1
+		}
+		if c := compareStrings(a.Thread, b.Thread); c != 0 {
+			return c
+		}
+		return comparePathFrames(a.Path, b.Path)
+	})
+	return nodes, causes
+}
+
+func comparePathFrames(a, b []Frame) int {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		if c := compareStrings(a[i].Function, b[i].Function); c != 0 {
+			return c
+		}
+		if c := compareStrings(a[i].File, b[i].File); c != 0 {
+			return c
+		}
+	}
+	return len(a) - len(b)
+}
+
+func round(f float64) int64 { return int64(math.Round(f)) }

@@ -1,0 +1,33 @@
+// Package diff is the third stage of ctdiff's pipeline: it compares a set of
+// "before" calling-context trees with a set of "after" trees and says which
+// call paths regressed, down to the lowest regressed functions, with noise
+// filtered out. Compare is the entry point; Result documents every number it
+// returns.
+//
+// The algorithms come from three papers (../shared/papers):
+//
+//   - ZAM (Ocariza & Zhao), Sections 2.2-3: hybrid sibling matching (per-level
+//     LCS with a hash-map fallback, match_zam.go and lcs.go), critical graphs
+//     (Algorithm 2, critical.go) and their aggregation over run pairs
+//     (Section 3.2, aggregate.go).
+//   - PARCS (Mostafa & Krintz), Sections 2.2-3.5: strict and relaxed
+//     common-tree matching (match_parcs.go), overlap, common-tree share,
+//     matching score, noise floor, topological differences and iterative
+//     weight matching (overlap.go).
+//   - IntroPerf (Kim et al.), Section 3.4, Algorithm 3: differential path
+//     ranking (rank.go).
+//
+// Where a paper is wrong or vague the code does better and says why in a
+// comment citing the section.
+//
+// Every run is also matched onto one union tree (union.go), which gives every
+// calling context one identity across all runs; statistics over runs
+// (aggregate.go, stats.go) and path ranking work on it.
+//
+// diff never mutates its input trees. All traversals are iterative, maps are
+// keyed by interned integers, never strings, and no step is quadratic in the
+// number of nodes: trees reach 1.5 million nodes.
+//
+// diff imports cct, internal helpers and gonum's stat packages; it must not
+// import convert, report or cmd.
+package diff

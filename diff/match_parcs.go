@@ -1,0 +1,82 @@
+package diff
+
+import (
+	"slices"
+
+	"github.com/ctdiff/ctdiff/cct"
+)
+
+// strict is PARCS's strict common-tree matching (Definition 1). It is not
+// offered as a --match mode: PARCS itself only uses it for comparison
+// (Section 5.2, Figure 9), and so does Overlap.StrictCommonTree.
+const strict Matching = "strict"
+
+// strictLevel is Definition 1 at one level: n1 ≡ n2 iff they have the same
+// method, the same position among their siblings, and equivalent parents
+// (the caller only matches children of matched parents). One inserted call
+// shifts every later sibling and so unmatches it (Figure 3a).
+func strictLevel(ka, kb []key, out []pair) []pair {
+	for i := range min(len(ka), len(kb)) {
+		if ka[i] == kb[i] {
+			out = append(out, pair{int32(i), int32(i)})
+		}
+	}
+	return out
+}
+
+// relaxed is PARCS's relaxed node equivalence (Definition 2) at one level.
+// Rule 3 says the previous equivalent pair is a left sibling on both sides or
+// on neither: the matched children form a common subsequence. The paper does
+// not say which one; this takes a longest one (Myers' LCS, as for ZAM), so an
+// inserted call (F in Figure 3b) shifts nothing. Rule 4 then keeps a pair
+// only if its call sites are ordered like those of the last kept pair on both
+// sides, which tells a moved call from another call of the same method (I₁₀
+// and I₂ in Figure 3b). Applied greedily in order, as "the last pair of
+// equivalent nodes found" reads. Without call sites (all 0) rule 4 holds
+// trivially.
+//
+// When the LCS exceeds its budget, identity matches are reduced to their
+// longest order-preserving subsequence instead (increasing), which is still
+// a common subsequence, so Definition 2 still holds.
+func (m *matcher) relaxed(ka, kb []key, ca, cb []int64, out []pair) []pair {
+	start := len(out)
+	out, ok := m.lcs.lcs(ka, kb, m.budget.limit(len(ka), len(kb)), out)
+	if !ok {
+		m.counts.Fallback++
+		out = m.alternate(ka, kb, out[:start])
+		cands := out[start:]
+		slices.SortFunc(cands, func(x, y pair) int { return int(x.b - y.b) })
+		out = append(out[:start], increasing(slices.Clone(cands))...)
+	}
+	if ca == nil || cb == nil {
+		return out
+	}
+	kept := out[:start]
+	for _, p := range out[start:] {
+		if n := len(kept); n > start {
+			last := kept[n-1]
+			if (ca[last.a] < ca[p.a]) != (cb[last.b] < cb[p.b]) {
+				continue // rule 4
+			}
+		}
+		kept = append(kept, p)
+	}
+	return kept
+}
+
+// childKeys fills keys (and, with callSites, call sites) of the given
+// children, reusing the buffers.
+func childKeys(r *run, ch []cct.NodeID, keys []key, cs []int64, callSites bool) ([]key, []int64) {
+	keys = keys[:0]
+	for _, c := range ch {
+		keys = append(keys, r.key(int32(c)))
+	}
+	if !callSites {
+		return keys, nil
+	}
+	cs = cs[:0]
+	for _, c := range ch {
+		cs = append(cs, r.callSite(int32(c)))
+	}
+	return keys, cs
+}

@@ -1,0 +1,217 @@
+package diff
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// An Aggregate names how several runs per side are combined.
+type Aggregate string
+
+const (
+	// Intersect is ZAM's aggregation (Section 3.2): runs are paired by
+	// position (sorted file name), one critical graph is computed per pair,
+	// and only what appears in every pair's graph is kept, times averaged.
+	Intersect Aggregate = "intersect"
+	// Stats matches every run onto one union tree and keeps a node when its
+	// mean delta is at least MinDelta and a one-sided test of the base runs
+	// against the new runs is significant after Benjamini–Hochberg
+	// correction (aggregate.go, stats.go).
+	Stats Aggregate = "stats"
+)
+
+// A Matching names the algorithm that pairs the children of matched nodes.
+type Matching string
+
+const (
+	// ZAM is ZAM's hybrid matching (Algorithm 3): LCS over the children's
+	// (function, file) identities under a deterministic work budget, hash-map
+	// matching for top-level functions and when the budget is exceeded.
+	ZAM Matching = "zam"
+	// PARCS is PARCS's relaxed common-tree matching (Definition 2, with the
+	// call-site rules 3 and 4).
+	PARCS Matching = "parcs"
+)
+
+// Defaults, chosen by measurement (BENCHMARKS.md, "diff: accuracy"): with
+// three runs per side, Stats had no false paths on base-vs-base comparisons
+// where Intersect had some on large, noisy trees, at equal recall; 50 ms is
+// ZAM's μ (Section 5.2), and a share of the total is used for metrics that are
+// not time.
+const (
+	DefaultAggregate = Stats
+	DefaultMatching  = ZAM
+	// DefaultMinDelta is μ for time metrics: 50 ms.
+	DefaultMinDelta = 50 * int64(time.Millisecond)
+	// DefaultMinDeltaShare is μ for other metrics: 1% of the base total.
+	DefaultMinDeltaShare = 0.01
+	// DefaultAlpha is the false-discovery rate of the Stats test.
+	DefaultAlpha = 0.05
+	// DefaultTop is how many ranked paths (and weight differences) are kept.
+	DefaultTop = 10
+	// DefaultTopologyLimit caps the added and removed subtrees listed.
+	DefaultTopologyLimit = 100
+)
+
+// A Budget bounds the work of one LCS computation: Base + PerItem × (n + m)
+// steps for sequences of n and m children. It counts algorithm steps, never
+// wall-clock time, so results do not depend on the machine (ZAM Section 4
+// used a 10-second timeout, which makes the output machine-dependent). The
+// total over a tree is then linear in its size.
+type Budget struct {
+	Base, PerItem int
+}
+
+// DefaultBudget lets Myers' O(ND) algorithm run to about 64 edits per child
+// list, far more than similar versions need; beyond that the sequences are
+// too different for an LCS to mean much and ZAM's hash matching takes over.
+var DefaultBudget = Budget{Base: 1 << 12, PerItem: 64}
+
+func (b Budget) limit(n, m int) int { return b.Base + b.PerItem*(n+m) }
+
+// A Threshold is ZAM's μ: an absolute value in the metric's unit, or a share
+// of the mean base total.
+type Threshold struct {
+	// Value is the absolute threshold, used when Share is 0.
+	Value int64
+	// Share is a fraction of the mean base total (0.01 for 1%).
+	Share float64
+}
+
+// ParseThreshold parses "50ms" (a duration, for time metrics), "1%" (a share
+// of the base total) or a plain positive number in unit.
+func ParseThreshold(s, unit string) (Threshold, error) {
+	s = strings.TrimSpace(s)
+	if p, ok := strings.CutSuffix(s, "%"); ok {
+		f, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil || !(f > 0 && f <= 100) || math.IsNaN(f) {
+			return Threshold{}, fmt.Errorf("min delta %q: want a share between 0%% and 100%%, such as 1%%", s)
+		}
+		return Threshold{Share: f / 100}, nil
+	}
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		if n <= 0 {
+			return Threshold{}, fmt.Errorf("min delta %q: must be positive", s)
+		}
+		return Threshold{Value: n}, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return Threshold{}, fmt.Errorf("min delta %q: want a duration such as 50ms, a share such as 1%%, or a number in %s", s, unit)
+	}
+	if d <= 0 {
+		return Threshold{}, fmt.Errorf("min delta %q: must be positive", s)
+	}
+	per, ok := timeUnits[unit]
+	if !ok {
+		return Threshold{}, fmt.Errorf("min delta %q: a duration needs a time metric, and this metric counts %s: use a share such as 1%% or a number", s, unit)
+	}
+	v := int64(d) / per
+	if v == 0 {
+		return Threshold{}, fmt.Errorf("min delta %q is below one %s", s, strings.TrimSuffix(unit, "s"))
+	}
+	return Threshold{Value: v}, nil
+}
+
+// timeUnits maps pprof time units to nanoseconds per unit.
+var timeUnits = map[string]int64{
+	"nanoseconds":  1,
+	"microseconds": 1e3,
+	"milliseconds": 1e6,
+	"seconds":      1e9,
+}
+
+// resolve returns μ in the metric's unit for a mean base total; never below 1,
+// since ZAM requires μ > 0.
+func (t Threshold) resolve(baseTotal float64) int64 {
+	v := t.Value
+	if t.Share > 0 {
+		v = int64(math.Round(t.Share * baseTotal))
+	}
+	return max(v, 1)
+}
+
+func (t Threshold) String() string {
+	if t.Share > 0 {
+		return strconv.FormatFloat(100*t.Share, 'g', -1, 64) + "%"
+	}
+	return strconv.FormatInt(t.Value, 10)
+}
+
+// Options control Compare. Start from DefaultOptions (or the zero value:
+// zero fields take their defaults), so new fields stay compatible.
+type Options struct {
+	// Metric picks the values compared; the zero Metric is the trees'
+	// default sample type (see SampleMetric).
+	Metric Metric
+	// MinDelta is μ. Zero means DefaultMinDelta for time metrics and
+	// DefaultMinDeltaShare of the base total otherwise.
+	MinDelta Threshold
+	// Aggregate combines runs; "" means DefaultAggregate.
+	Aggregate Aggregate
+	// Match pairs siblings; "" means DefaultMatching.
+	Match Matching
+	// Alpha is the false-discovery rate of the Stats test (0 means
+	// DefaultAlpha).
+	Alpha float64
+	// Top is how many ranked paths and weight differences are returned
+	// (0 means DefaultTop).
+	Top int
+	// LCS bounds each LCS computation (zero means DefaultBudget).
+	LCS Budget
+	// TopologyLimit caps the added and removed subtrees returned (0 means
+	// DefaultTopologyLimit).
+	TopologyLimit int
+}
+
+// DefaultOptions returns the options `ctdiff diff` uses without flags.
+func DefaultOptions() Options {
+	return Options{
+		Aggregate:     DefaultAggregate,
+		Match:         DefaultMatching,
+		Alpha:         DefaultAlpha,
+		Top:           DefaultTop,
+		LCS:           DefaultBudget,
+		TopologyLimit: DefaultTopologyLimit,
+	}
+}
+
+// withDefaults fills zero fields and validates the rest.
+func (o Options) withDefaults() (Options, error) {
+	if o.Aggregate == "" {
+		o.Aggregate = DefaultAggregate
+	}
+	if o.Match == "" {
+		o.Match = DefaultMatching
+	}
+	if o.Alpha == 0 {
+		o.Alpha = DefaultAlpha
+	}
+	if o.Top == 0 {
+		o.Top = DefaultTop
+	}
+	if o.LCS == (Budget{}) {
+		o.LCS = DefaultBudget
+	}
+	if o.TopologyLimit == 0 {
+		o.TopologyLimit = DefaultTopologyLimit
+	}
+	switch {
+	case o.Aggregate != Intersect && o.Aggregate != Stats:
+		return o, fmt.Errorf("aggregate %q must be one of: [%s %s]", o.Aggregate, Intersect, Stats)
+	case o.Match != ZAM && o.Match != PARCS:
+		return o, fmt.Errorf("match %q must be one of: [%s %s]", o.Match, ZAM, PARCS)
+	case !(o.Alpha > 0 && o.Alpha < 1):
+		return o, fmt.Errorf("alpha %g must be between 0 and 1", o.Alpha)
+	case o.Top < 0:
+		return o, fmt.Errorf("top %d must not be negative", o.Top)
+	case o.MinDelta.Value < 0 || o.MinDelta.Share < 0 || o.MinDelta.Share > 1:
+		return o, fmt.Errorf("min delta %s must be positive", o.MinDelta)
+	case o.LCS.Base < 0 || o.LCS.PerItem < 0:
+		return o, fmt.Errorf("LCS budget %+v must not be negative", o.LCS)
+	}
+	return o, nil
+}

@@ -1,0 +1,224 @@
+package diff
+
+// A Result is the outcome of Compare. Values are in Unit; "mean" means the
+// mean over the runs of a side. Slices are never nil, and every list has a
+// stable order (ties broken by name), so reports and golden files are stable.
+type Result struct {
+	// Metric and Unit name the compared values (Metric.Name, Metric.Unit).
+	Metric, Unit string
+	// MinDelta is μ in Unit, resolved from Options.MinDelta; MinDeltaSpec
+	// is how it was given ("1%" or the absolute value).
+	MinDelta     int64
+	MinDeltaSpec string
+	// Aggregate and Match are the methods used; Alpha is the false-discovery
+	// rate of the Stats test.
+	Aggregate Aggregate
+	Match     Matching
+	Alpha     float64
+
+	// Base and New describe the two sides.
+	Base, New Side
+
+	// Causes are the leaves of the critical graph (ZAM Definitions 2 and 3):
+	// the lowest functions whose time grew by at least MinDelta (and, in
+	// Stats mode, significantly). Sorted by Delta, largest first.
+	Causes []Cause
+	// Graph is the critical graph in pre-order (children by Delta, largest
+	// first), without the synthetic root: every cause with its ancestors.
+	Graph []GraphNode
+	// CriticalGraphNodes is len(Graph); TreeNodes is the node count of the
+	// first base tree without its root. Their ratio is ZAM's compression
+	// (Section 5.2, RQ4).
+	CriticalGraphNodes, TreeNodes int
+
+	// RankedPaths are IntroPerf's differential path ranking (Algorithm 3):
+	// the Options.Top root-to-leaf paths of the new runs with the largest
+	// positive cost. Rank 1 is the costliest.
+	RankedPaths []RankedPath
+
+	// Overlap holds PARCS's similarity numbers (Section 3.4 and 5.2).
+	Overlap Overlap
+	// Topology lists the added and removed subtrees (PARCS Section 3.3).
+	Topology Topology
+	// WeightMatching is PARCS's iterative weight matching (Section 3.4).
+	WeightMatching WeightMatching
+
+	// Matchers counts the sibling-list matchings by algorithm (ZAM RQ3).
+	Matchers MatcherCounts
+	// Warnings are things the user should know: too few runs for
+	// statistics, threads that match nothing, and the like.
+	Warnings []string
+}
+
+// A Side describes the base or the new runs.
+type Side struct {
+	// Profiles names the inputs; Compare leaves it empty for the caller.
+	Profiles []string
+	// Runs is the number of trees.
+	Runs int
+	// Total is the mean root total; Totals has one entry per run.
+	Total  int64
+	Totals []int64
+}
+
+// A Frame is a function's identity in reports: its name and file.
+type Frame struct {
+	Function string
+	File     string
+}
+
+// A Kind says why a node is a cause.
+type Kind string
+
+const (
+	// Regressed: the node exists on both sides and grew by at least μ.
+	Regressed Kind = "regressed"
+	// Added: the node has no match on the base side and costs at least μ.
+	Added Kind = "added"
+)
+
+// A Cause is a performance regression-cause (ZAM Definition 2).
+type Cause struct {
+	// Thread is the thread's label (cct.ThreadLabel); Path is root-first,
+	// without the synthetic root and the thread node. A cause with an empty
+	// path is a thread whose time grew with no single function below it
+	// growing by μ.
+	Thread string
+	Path   []Frame
+	Kind   Kind
+	// Base, New and Delta are mean inclusive values.
+	Base, New, Delta int64
+	// Stats is set in Stats mode with at least two runs per side.
+	Stats *Test
+	// Node indexes Result.Graph.
+	Node int
+}
+
+// A Test is the outcome of the per-node significance test of Stats mode.
+type Test struct {
+	// Name is "welch" (Welch's t-test) or "mann-whitney" (Mann–Whitney U).
+	Name string
+	// P is the one-sided p-value (new > base); Q is the
+	// Benjamini–Hochberg-adjusted p-value over the nodes tested.
+	P, Q float64
+	// Low and High bound the 95% confidence interval of the mean delta.
+	Low, High int64
+}
+
+// A GraphNode is one node of the critical graph.
+type GraphNode struct {
+	// Parent indexes Result.Graph, or is -1 for thread nodes, whose parent
+	// is the synthetic root.
+	Parent int
+	Thread string
+	// Frame is empty for thread nodes.
+	Frame Frame
+	// IsThread marks thread nodes.
+	IsThread bool
+	Kind     Kind
+	// Base, New and Delta are mean inclusive values.
+	Base, New, Delta int64
+	// Cause marks leaves, which are Result.Causes.
+	Cause bool
+	// Context marks nodes that are only in the graph as ancestors of a
+	// cause: in Stats mode their own change was not significant.
+	Context bool
+	Stats   *Test
+}
+
+// A RankedPath is one root-to-leaf path of IntroPerf's ranking.
+type RankedPath struct {
+	Rank   int
+	Thread string
+	// Cost is the sum of the nodes' own-value deltas (new − base).
+	Cost int64
+	Path []PathNode
+}
+
+// A PathNode is one function of a ranked path.
+type PathNode struct {
+	Frame
+	// Cost is the node's mean own (self) value delta, new − base; the base
+	// is 0 for nodes the base runs lack.
+	Cost int64
+	// Rank orders the nodes of the path by Cost, 1 for the costliest
+	// ("hottest"); ties keep path order.
+	Rank int
+}
+
+// Overlap holds PARCS's similarity numbers, averaged over the run pairs.
+type Overlap struct {
+	// Percent is Σ over matched nodes of min(pweight_base, pweight_new),
+	// where a node's pweight is its self value as a percentage of the tree's
+	// total (PARCS Section 3.4). 100 means identical weights.
+	Percent float64
+	// NoiseFloor is the same overlap between consecutive base runs, when
+	// there are at least two: the similarity noise alone leaves.
+	NoiseFloor *float64
+	// CommonTree is the matched share of the base tree's nodes, with the
+	// chosen matching (PARCS Table 4); StrictCommonTree the same with strict
+	// common-tree matching (Definition 1), for comparison (PARCS Figure 9).
+	CommonTree, StrictCommonTree float64
+	// Score is PARCS's matching score: overlap × |CT|/|CCT1| × |CT|/|CCT2|
+	// × 100, with one overlap metric, the compared one.
+	Score float64
+	// Pairs is the number of run pairs averaged.
+	Pairs int
+}
+
+// Topology lists subtrees present on one side only (PARCS Section 3.3),
+// those found in every run pair, heaviest first.
+type Topology struct {
+	Added, Removed []Subtree
+	// AddedCount and RemovedCount count all of them; the lists stop at
+	// Options.TopologyLimit.
+	AddedCount, RemovedCount int
+}
+
+// A Subtree is a maximal unmatched subtree.
+type Subtree struct {
+	Thread string
+	Path   []Frame
+	// Nodes is its size and Weight its root's mean inclusive value.
+	Nodes  int
+	Weight int64
+}
+
+// WeightMatching is PARCS's iterative weight matching (Section 3.4): matched
+// nodes by decreasing difference of percentage weights, taken until the
+// overlap adjusted for them reaches the noise floor (or Options.Top nodes).
+type WeightMatching struct {
+	Nodes []WeightDiff
+	// Adjusted is the overlap once the listed nodes' differences are
+	// removed; Reached says whether it reached the noise floor.
+	Adjusted float64
+	Reached  bool
+}
+
+// A WeightDiff is one node of the weight matching.
+type WeightDiff struct {
+	Thread string
+	Path   []Frame
+	// Base and New are mean percentage weights (self value / total × 100);
+	// Diff is New − Base.
+	Base, New, Diff float64
+}
+
+// MatcherCounts counts sibling-list matchings (one per pair of matched
+// parents with children on both sides) by the algorithm that produced them.
+type MatcherCounts struct {
+	// LCS: Myers' LCS finished within its budget.
+	LCS int
+	// Alternate: ZAM's hash-map matching chosen for threads and top-level
+	// functions.
+	Alternate int
+	// Fallback: LCS exceeded its work budget and hash-map matching (ZAM) or
+	// the order-preserving hash matching (PARCS) was used instead.
+	Fallback int
+	// Residual: after LCS, children the LCS left unmatched were paired by
+	// identity (reordered calls); counts the lists where that matched any.
+	Residual int
+	// Relaxed and Strict: PARCS relaxed (Definition 2) and strict
+	// (Definition 1) matchings.
+	Relaxed, Strict int
+}

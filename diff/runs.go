@@ -1,0 +1,96 @@
+package diff
+
+import (
+	"github.com/ctdiff/ctdiff/cct"
+)
+
+// A key is a frame identity interned across all trees of one comparison, so
+// that siblings of different trees compare as integers.
+type key = int32
+
+// keyFrame is what makes two frames "the same" across trees: ZAM's
+// (component, name) pair, plus kind and ordinal so threads match by name and
+// ordinal (DESIGN.md, "cct"). The call site is deliberately not part of it:
+// line numbers shift between versions, so calls from different lines of one
+// caller are told apart by their order among siblings (LCS) and, in PARCS
+// mode, by the call-site rule of Definition 2.
+type keyFrame struct {
+	Function, File string
+	Kind           cct.Kind
+	Ordinal        int32
+}
+
+// keyTable interns keyFrames.
+type keyTable struct {
+	idx    map[keyFrame]key
+	frames []keyFrame
+}
+
+func newKeyTable() *keyTable { return &keyTable{idx: map[keyFrame]key{}} }
+
+func (kt *keyTable) intern(f cct.Frame) key {
+	kf := keyFrame{Function: f.Function, File: f.File, Kind: f.Kind, Ordinal: f.Ordinal}
+	if k, ok := kt.idx[kf]; ok {
+		return k
+	}
+	k := key(len(kt.frames))
+	kt.frames = append(kt.frames, kf)
+	kt.idx[kf] = k
+	return k
+}
+
+// A run is one input tree with what the comparison needs of it, computed
+// once: keys per frame, metric values per node, and its place in the union
+// tree. The tree itself is only read.
+type run struct {
+	t *cct.Tree
+	// fkey maps the tree's FrameIDs to keys.
+	fkey []key
+	// total and self are the metric's values per node.
+	total, self []int64
+	// toU maps each node to its union-tree node.
+	toU []int32
+	// size is the subtree size per node, computed on demand.
+	size []int32
+}
+
+func newRun(t *cct.Tree, kt *keyTable, m Metric) *run {
+	r := &run{t: t, fkey: make([]key, len(t.Frames))}
+	for i, f := range t.Frames {
+		r.fkey[i] = kt.intern(f)
+	}
+	r.total = make([]int64, len(t.Nodes))
+	r.self = make([]int64, len(t.Nodes))
+	for i := range t.Nodes {
+		id := cct.NodeID(i)
+		r.total[i] = m.Total(t, id)
+		r.self[i] = m.Self(t, id)
+	}
+	return r
+}
+
+func (r *run) key(n int32) key { return r.fkey[r.t.Nodes[n].Frame] }
+
+func (r *run) children(n int32) []cct.NodeID { return r.t.Nodes[n].Children }
+
+func (r *run) depth(n int32) int32 { return r.t.Nodes[n].Depth }
+
+func (r *run) callSite(n int32) int64 { return r.t.Frames[r.t.Nodes[n].Frame].CallSite }
+
+// subtreeSizes returns the number of nodes in each node's subtree. Children
+// have larger ids than their parents (cct.Tree's invariant), so one backward
+// pass suffices.
+func (r *run) subtreeSizes() []int32 {
+	if r.size != nil {
+		return r.size
+	}
+	nodes := r.t.Nodes
+	r.size = make([]int32, len(nodes))
+	for i := len(nodes) - 1; i >= 0; i-- {
+		r.size[i]++
+		if p := nodes[i].Parent; p >= 0 {
+			r.size[p] += r.size[i]
+		}
+	}
+	return r.size
+}

@@ -1,0 +1,210 @@
+package diff
+
+import (
+	"github.com/ctdiff/ctdiff/cct"
+)
+
+// The union tree gives every calling context one identity across all runs
+// of a comparison: each run is matched onto it top-down with the chosen
+// sibling matching, and what does not match is added. Statistics (Stats
+// mode), path ranking and the keying of per-pair results all work on it.
+//
+// Node 0 is the synthetic root. Like cct.Tree, children have larger ids than
+// their parents.
+type union struct {
+	parent   []int32
+	key      []key
+	depth    []int32
+	callSite []int64
+	children [][]int32
+
+	// Filled by values, after every run is added: per node and run the
+	// inclusive value (total[u*runs+r]), the mean self value per side, and
+	// on how many runs of each side the node occurs.
+	runs             int
+	total            []int64
+	selfBase         []float64
+	selfNew          []float64
+	inBase, inNew    []int32
+	meanBase, meanNew []float64 // mean inclusive value per side
+}
+
+func newUnion() *union {
+	return &union{parent: []int32{-1}, key: []key{-1}, depth: []int32{0}, callSite: []int64{0}, children: [][]int32{nil}}
+}
+
+func (u *union) len() int { return len(u.parent) }
+
+func (u *union) add(parent int32, k key, callSite int64) int32 {
+	id := int32(len(u.parent))
+	u.parent = append(u.parent, parent)
+	u.key = append(u.key, k)
+	u.depth = append(u.depth, u.depth[parent]+1)
+	u.callSite = append(u.callSite, callSite)
+	u.children = append(u.children, nil)
+	u.children[parent] = append(u.children[parent], id)
+	return id
+}
+
+// addRun matches r onto the union tree and sets r.toU. The union node keeps
+// the call site of the first run that created it (PARCS rule 4 needs one).
+func (m *matcher) addRun(u *union, r *run, mode Matching) {
+	r.toU = make([]int32, len(r.t.Nodes))
+	r.toU[0] = 0
+	callSites := mode == PARCS
+	var ku, kr []key
+	var cu, cr []int64
+	var matched []bool
+	stack := []pair{{0, 0}} // (union node, run node)
+	for len(stack) > 0 {
+		p := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		chU, chR := u.children[p.a], r.children(p.b)
+		if len(chR) == 0 {
+			continue
+		}
+		ku, cu = ku[:0], cu[:0]
+		for _, c := range chU {
+			ku = append(ku, u.key[c])
+			if callSites {
+				cu = append(cu, u.callSite[c])
+			}
+		}
+		kr, cr = childKeys(r, chR, kr, cr, callSites)
+		if !callSites {
+			cu = nil
+		}
+		matched = resetBools(matched, len(chR))
+		for _, q := range m.siblings(ku, kr, cu, cr, u.depth[p.a], mode) {
+			rc := int32(chR[q.b])
+			r.toU[rc] = chU[q.a]
+			matched[q.b] = true
+			stack = append(stack, pair{chU[q.a], rc})
+		}
+		for j, c := range chR {
+			if !matched[j] {
+				rc := int32(c)
+				uc := u.add(p.a, r.key(rc), r.callSite(rc))
+				r.toU[rc] = uc
+				stack = append(stack, pair{uc, rc})
+			}
+		}
+	}
+}
+
+// values fills the per-node values from the runs, base runs first.
+func (u *union) values(base, nw []*run) {
+	n := u.len()
+	u.runs = len(base) + len(nw)
+	u.total = make([]int64, n*u.runs)
+	u.selfBase = make([]float64, n)
+	u.selfNew = make([]float64, n)
+	u.inBase = make([]int32, n)
+	u.inNew = make([]int32, n)
+	u.meanBase = make([]float64, n)
+	u.meanNew = make([]float64, n)
+	for ri, r := range append(append([]*run{}, base...), nw...) {
+		isBase := ri < len(base)
+		self, in := u.selfNew, u.inNew
+		if isBase {
+			self, in = u.selfBase, u.inBase
+		}
+		for i, x := range r.toU {
+			u.total[int(x)*u.runs+ri] = r.total[i]
+			self[x] += float64(r.self[i])
+			in[x]++
+		}
+	}
+	kb, kn := float64(len(base)), float64(len(nw))
+	for x := range n {
+		u.selfBase[x] /= kb
+		u.selfNew[x] /= kn
+		vals := u.total[x*u.runs : (x+1)*u.runs]
+		var sb, sn float64
+		for ri, v := range vals {
+			if ri < len(base) {
+				sb += float64(v)
+			} else {
+				sn += float64(v)
+			}
+		}
+		u.meanBase[x], u.meanNew[x] = sb/kb, sn/kn
+	}
+}
+
+// sample returns node x's base and new values, one per run.
+func (u *union) sample(x int32, nBase int) (base, nw []int64) {
+	vals := u.total[int(x)*u.runs : int(x+1)*u.runs]
+	return vals[:nBase], vals[nBase:]
+}
+
+// describe returns the thread label and the root-first function frames of
+// union node x (without root and thread).
+func (u *union) describe(kt *keyTable, x int32) (thread string, path []Frame) {
+	if x <= 0 {
+		return "", []Frame{}
+	}
+	d := u.depth[x]
+	path = make([]Frame, max(d-1, 0))
+	for ; d > 1; d-- {
+		kf := kt.frames[u.key[x]]
+		path[d-2] = Frame{Function: kf.Function, File: kf.File}
+		x = u.parent[x]
+	}
+	return threadLabel(kt.frames[u.key[x]]), path
+}
+
+// compareNames orders two union nodes by function name, then file (thread
+// label for threads), without allocating.
+func (u *union) compareNames(kt *keyTable, x, y int32) int {
+	fx, fy := kt.frames[u.key[x]], kt.frames[u.key[y]]
+	if fx.Kind == cct.KindThread || fy.Kind == cct.KindThread {
+		return compareStrings(threadLabel(fx), threadLabel(fy))
+	}
+	if c := compareStrings(fx.Function, fy.Function); c != 0 {
+		return c
+	}
+	return compareStrings(fx.File, fy.File)
+}
+
+func threadLabel(kf keyFrame) string {
+	return cct.ThreadLabel(cct.Frame{Function: kf.Function, File: kf.File, Ordinal: kf.Ordinal, Kind: kf.Kind})
+}
+
+// comparePaths orders two union nodes by their root-first paths of names,
+// for stable tie-breaking: a path sorts before its extensions, and paths
+// differ first just below their lowest common ancestor. Siblings with equal
+// names (calls of one function from several call sites) fall back to their
+// ids, which are deterministic too. O(depth), no allocation.
+func (u *union) comparePaths(kt *keyTable, x, y int32) int {
+	if x == y {
+		return 0
+	}
+	a, b := x, y
+	for u.depth[a] > u.depth[b] {
+		a = u.parent[a]
+	}
+	for u.depth[b] > u.depth[a] {
+		b = u.parent[b]
+	}
+	if a == b { // one path is a prefix of the other
+		return int(u.depth[x] - u.depth[y])
+	}
+	for u.parent[a] != u.parent[b] {
+		a, b = u.parent[a], u.parent[b]
+	}
+	if c := u.compareNames(kt, a, b); c != 0 {
+		return c
+	}
+	return int(a - b)
+}
+
+func compareStrings(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
