@@ -21,11 +21,11 @@ type union struct {
 	// Filled by values, after every run is added: per node and run the
 	// inclusive value (total[u*runs+r]), the mean self value per side, and
 	// on how many runs of each side the node occurs.
-	runs             int
-	total            []int64
-	selfBase         []float64
-	selfNew          []float64
-	inBase, inNew    []int32
+	runs              int
+	total             []int64
+	selfBase          []float64
+	selfNew           []float64
+	inBase, inNew     []int32
 	meanBase, meanNew []float64 // mean inclusive value per side
 }
 
