@@ -218,7 +218,7 @@ worker:w>y C=1 c=0/0 a=0/0
 		},
 		{
 			name: "a gap ends every open instance at the last sample before it",
-			// Spacing 10ns, so the derived threshold is 40ns; 30→1000 is a gap.
+			// Spacings are 10ns, so the derived threshold is 40ns; 30→1000 is a gap.
 			lines: []string{
 				"@10 main;a 1", "@20 main;a 1", "@30 main;b 1", "@1000 main;b 1", "@1010 main;b 1", "@1020 main;b 1",
 			},
@@ -410,17 +410,19 @@ func TestParseLatencyMode(t *testing.T) {
 }
 
 func TestSamplingInterval(t *testing.T) {
-	lines := []string{"@0 a 1", "@10 a 1", "@20 a 1", "@35 a 1", "@1000 a 1"} // spacings 10 10 15 965
+	// Spacings 12 10 15 965 9000 14 11 (a thread that idles now and then):
+	// sorted 10 11 12 14 15 965 9000, lower quartile 11.
+	lines := []string{"@0 a 1", "@12 a 1", "@22 a 1", "@37 a 1", "@1002 a 1", "@10002 a 1", "@10016 a 1", "@10027 a 1"}
 	tests := []struct {
 		name       string
 		periodType cct.ValueType
 		period     int64
 		want       int64
 	}{
-		{"median spacing", cct.ValueType{}, 0, 15}, // the upper median of 10 10 15 965
+		{"the spacings' lower quartile", cct.ValueType{}, 0, 11},
 		{"a longer period wins", cct.ValueType{Type: "cpu", Unit: "nanoseconds"}, 50, 50},
 		{"periods in other time units", cct.ValueType{Type: "wall", Unit: "microseconds"}, 2, 2000},
-		{"a period that is not a time is ignored", cct.ValueType{Type: "cycles", Unit: "count"}, 1e6, 15},
+		{"a period that is not a time is ignored", cct.ValueType{Type: "cycles", Unit: "count"}, 1e6, 11},
 	}
 	for _, tt := range tests {
 		tr := cctest.Tree(t, cct.Options{Timeline: true}, lines...)
@@ -440,7 +442,7 @@ func TestSamplingInterval(t *testing.T) {
 	}
 }
 
-// The median must not depend on how many spacings repeat exactly.
+// The quartile must not depend on how many spacings repeat exactly.
 func TestSamplingIntervalManyEqualSpacings(t *testing.T) {
 	lines := make([]string, 0, 20001)
 	for i := range 20001 {

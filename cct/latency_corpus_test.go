@@ -1,0 +1,103 @@
+package cct_test
+
+import (
+	"errors"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/ctdiff/ctdiff/cct"
+	"github.com/ctdiff/ctdiff/convert"
+	"github.com/ctdiff/ctdiff/internal/corpus"
+)
+
+// The corpus traces with per-sample timestamps, by the format that reads
+// them. (The test reads them through convert, which cct itself must not
+// import; an external test package may.)
+var timedCorpus = []struct{ glob, format string }{
+	{"cpuprofile/*", "cpuprofile"},
+	{"devtools/*", "devtools"},
+	{"java/*.jfr*", "jfr"},
+	{"java/*jfr-print*.txt", "jfrprint"},
+	{"perf/*", "perf"},
+	{"etw/*.csv", "wpacsv"},
+	{"etw/*.xml", "perfview"},
+}
+
+// largestTimedTrace is the largest timestamped corpus trace, for the
+// benchmark (388,168 samples).
+const largestTimedTrace = "devtools/devtools-web-dev-screenshot-source-ids.json.gz"
+
+// timedTree reads a corpus trace and builds its timeline tree. It skips
+// while the trace's converter is not registered yet.
+func timedTree(tb testing.TB, path, format string) *cct.Tree {
+	tb.Helper()
+	if !slices.Contains(convert.FormatNames(), format) {
+		tb.Skipf("the %s converter is not registered yet (have %v)", format, convert.FormatNames())
+	}
+	res, err := convert.ReadFile(path, convert.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if res.Format != format {
+		tb.Fatalf("read as %s, want %s", res.Format, format)
+	}
+	tr, err := cct.FromProfile(res.Profile, cct.Options{Timeline: true})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return tr
+}
+
+func TestLatencyCorpus(t *testing.T) {
+	for _, c := range timedCorpus {
+		for _, path := range corpus.Glob(t, c.glob) {
+			rel, _ := filepath.Rel(corpus.Dir(), path)
+			t.Run(filepath.ToSlash(rel), func(t *testing.T) {
+				tr := timedTree(t, path, c.format)
+				err := tr.InferLatency(cct.LatencyOptions{})
+				if errors.Is(err, cct.ErrNoTimeline) {
+					t.Fatalf("%s converter wrote no timestamps", c.format)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				// Own latencies are never negative and add up to the root's
+				// total, and Algorithm 2 frame by frame agrees node by node.
+				checkLatency(t, tr)
+				// Independently: a thread's total is the time its runs of
+				// samples span, cut at gaps.
+				span := map[cct.NodeID]int64{}
+				tl := tr.Timeline
+				for i := 1; i < len(tl); i++ {
+					a, b := tl[i-1], tl[i]
+					if a.Thread == b.Thread && a.Profile == b.Profile && b.Time-a.Time <= tr.Latency.Gap {
+						span[b.Thread] += b.Time - a.Time
+					}
+				}
+				for _, th := range tr.Node(cct.RootID).Children {
+					if got := tr.LatencyTotal(th, false); got != span[th] {
+						t.Errorf("thread %s: conservative total %d, sampled span %d", tr.Label(th), got, span[th])
+					}
+				}
+				lat := tr.Latency
+				t.Logf("%d samples, %d threads, %d nodes: %d instances, interval %d ns, gap %d ns, %d gaps; total %d ns conservative, %d ns aggressive",
+					lat.Samples, lat.Runs, len(tr.Nodes), lat.InstanceCount, lat.Interval, lat.Gap, lat.Gaps,
+					tr.LatencyTotal(cct.RootID, false), tr.LatencyTotal(cct.RootID, true))
+			})
+		}
+	}
+}
+
+// BenchmarkInferLatencyCorpus times inference alone on the largest
+// timestamped corpus trace; the tree is built once.
+func BenchmarkInferLatencyCorpus(b *testing.B) {
+	tr := timedTree(b, corpus.Path(b, largestTimedTrace), "devtools")
+	b.ReportMetric(float64(len(tr.Timeline)), "samples")
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := tr.InferLatency(cct.LatencyOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
