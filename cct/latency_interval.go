@@ -44,7 +44,7 @@ func periodNanos(pt ValueType, period int64) int64 {
 // differences between consecutive samples of one thread in one profile (tl
 // in timeline order), or 0 when there are none.
 func spacingQuartile(tl []TimedSample) int64 {
-	var d []int64
+	d := make([]int64, 0, max(len(tl)-1, 0))
 	for i := 1; i < len(tl); i++ {
 		a, b := &tl[i-1], &tl[i]
 		if a.Thread == b.Thread && a.Profile == b.Profile && b.Time > a.Time {
