@@ -40,28 +40,46 @@ next:
 // least two runs per side.
 //
 // Every node is a hypothesis "new > base" on its inclusive value, one value
-// per run (0 for runs without the node). Only nodes that could be kept are
-// tested: those whose values summed over all runs reach μ × (new runs), a
-// necessary condition for a mean delta of μ. That filter uses the pooled
-// sum, which does not favour large deltas, so it keeps the tests valid
-// (independent filtering) while sparing the correction thousands of nodes
-// too small to matter. p-values are corrected with Benjamini–Hochberg.
+// per run (0 for runs without the node), tested with test (moderated t with
+// the variance prior fitted here, or Mann–Whitney U from 8 runs per side).
+// Only nodes that could be kept are tested: those whose values summed over
+// all runs reach μ × (new runs), a necessary condition for a mean delta of
+// μ. That filter uses the pooled sum, which does not favour large deltas, so
+// it keeps the tests valid (independent filtering, Bourgon et al. 2010)
+// while sparing the correction thousands of nodes too small to matter.
+// p-values are corrected with Holm's method (see holm for why not BH).
 //
-// A node is kept when its mean delta is ≥ μ and its q-value ≤ α; the graph is
-// the kept nodes plus their ancestors ("context" nodes unless kept
-// themselves), and its leaves are the causes. As in ZAM's Algorithm 2, an
-// added node that is kept is not explored: nothing below it is a cause.
+// A node is kept when its mean delta is ≥ μ and its adjusted p-value ≤ α;
+// the graph is the kept nodes plus their ancestors ("context" nodes unless
+// kept themselves), and its leaves are the causes. Two departures from ZAM's
+// Definition 2, both for noisy, sampled profiles:
 //
-// Unlike ZAM's Definition 2 (condition 2), ancestors need not pass the test
-// themselves. An ancestor's value also carries the sampling noise of all its
-// other descendants, so with few runs a large caller's delta is rarely
-// significant even when one callee regressed clearly; requiring every
-// ancestor to pass multiplies those misses along the path. A significant
-// descendant is evidence enough that its context regressed.
+//   - Ancestors need not pass the test themselves (condition 2). An
+//     ancestor's value also carries the noise of all its other descendants,
+//     so with few runs a large caller's delta is rarely significant even when
+//     one callee regressed clearly; requiring every ancestor to pass
+//     multiplies those misses along the path. A significant descendant is
+//     evidence enough that its context regressed.
+//   - A node missing from every base run ("added") is explored like any
+//     other, where Algorithm 2 stops at it. In sampled profiles "absent from
+//     the base" mostly means "too small to be sampled", and the injected
+//     callee below it is the cause; a new function that does the work itself
+//     stays the cause, since none of its callees reaches μ.
 func statsGraph(u *union, nBase int, mu int64, alpha float64) (g graph, tested int) {
 	n := u.len()
 	nNew := u.runs - nBase
 	m := float64(mu)
+	// The variance prior is fitted on every node large enough to carry
+	// information about noise at the sizes that are tested: a quarter of μ.
+	var means, vars []float64
+	for x := int32(1); int(x) < n; x++ {
+		b, nw := u.sample(x, nBase)
+		if mean, v := pooledStats(b, nw); mean >= m/4 {
+			means = append(means, mean)
+			vars = append(vars, v)
+		}
+	}
+	pr := fitPrior(means, vars, float64(u.runs-2))
 	var family []int32
 	var ps []float64
 	tests := make(map[int32]*Test)
@@ -71,25 +89,21 @@ func statsGraph(u *union, nBase int, mu int64, alpha float64) (g graph, tested i
 			continue
 		}
 		b, nw := u.sample(x, nBase)
-		t := test(b, nw)
+		t := test(b, nw, pr)
 		tests[x] = &t
 		family = append(family, x)
 		ps = append(ps, t.P)
 	}
-	for i, q := range benjaminiHochberg(ps) {
+	for i, q := range correct(ps) {
 		tests[family[i]].Q = q
 	}
-	keep := make([]bool, n)
-	blocked := make([]bool, n)
 	g = graph{}
 	for x := int32(1); int(x) < n; x++ {
 		p := u.parent[x]
-		blocked[x] = blocked[p] || (keep[p] && u.inBase[p] == 0)
 		t := tests[x]
-		if blocked[x] || t == nil || u.meanNew[x]-u.meanBase[x] < m || t.Q > alpha {
+		if t == nil || u.meanNew[x]-u.meanBase[x] < m || t.Q > alpha {
 			continue
 		}
-		keep[x] = true
 		g[x] = &gval{base: u.meanBase[x], new: u.meanNew[x], kind: kindOf(u, x), test: t}
 		for a := p; a > 0; a = u.parent[a] {
 			if _, ok := g[a]; ok {

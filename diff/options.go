@@ -18,8 +18,8 @@ const (
 	Intersect Aggregate = "intersect"
 	// Stats matches every run onto one union tree and keeps a node when its
 	// mean delta is at least MinDelta and a one-sided test of the base runs
-	// against the new runs is significant after Benjamini–Hochberg
-	// correction (aggregate.go, stats.go).
+	// against the new runs is significant after Holm's correction
+	// (aggregate.go, stats.go, prior.go).
 	Stats Aggregate = "stats"
 )
 
@@ -48,7 +48,7 @@ const (
 	DefaultMinDelta = 50 * int64(time.Millisecond)
 	// DefaultMinDeltaShare is μ for other metrics: 1% of the base total.
 	DefaultMinDeltaShare = 0.01
-	// DefaultAlpha is the false-discovery rate of the Stats test.
+	// DefaultAlpha is the family-wise error rate of the Stats tests.
 	DefaultAlpha = 0.05
 	// DefaultTop is how many ranked paths (and weight differences) are kept.
 	DefaultTop = 10
@@ -154,7 +154,7 @@ type Options struct {
 	Aggregate Aggregate
 	// Match pairs siblings; "" means DefaultMatching.
 	Match Matching
-	// Alpha is the false-discovery rate of the Stats test (0 means
+	// Alpha is the family-wise error rate of the Stats tests (0 means
 	// DefaultAlpha).
 	Alpha float64
 	// Top is how many ranked paths and weight differences are returned

@@ -10,8 +10,8 @@ type Result struct {
 	// is how it was given ("1%" or the absolute value).
 	MinDelta     int64
 	MinDeltaSpec string
-	// Aggregate and Match are the methods used; Alpha is the false-discovery
-	// rate of the Stats test.
+	// Aggregate and Match are the methods used; Alpha is the family-wise
+	// error rate of the Stats tests.
 	Aggregate Aggregate
 	Match     Matching
 	Alpha     float64
@@ -96,10 +96,12 @@ type Cause struct {
 
 // A Test is the outcome of the per-node significance test of Stats mode.
 type Test struct {
-	// Name is "welch" (Welch's t-test) or "mann-whitney" (Mann–Whitney U).
+	// Name is "moderated-t" (a t-test whose variance borrows strength from
+	// all nodes, prior.go), "welch" (Welch's t-test) or "mann-whitney"
+	// (Mann–Whitney U, from 8 runs per side).
 	Name string
-	// P is the one-sided p-value (new > base); Q is the
-	// Benjamini–Hochberg-adjusted p-value over the nodes tested.
+	// P is the one-sided p-value (new > base); Q is the Holm-adjusted
+	// p-value over the nodes tested: the node is significant when Q ≤ Alpha.
 	P, Q float64
 	// Low and High bound the 95% confidence interval of the mean delta.
 	Low, High int64

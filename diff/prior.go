@@ -1,0 +1,200 @@
+package diff
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/mathext"
+	"gonum.org/v1/gonum/stat"
+)
+
+// A prior is an empirical-Bayes model of the run-to-run variance of a node's
+// value as a function of its size, fitted on all nodes of a comparison
+// (Smyth 2004, "Linear models and empirical Bayes methods for assessing
+// differential expression", the method of limma). Each node's pooled sample
+// variance s² is shrunk toward the fitted s0² with d0 prior degrees of
+// freedom:
+//
+//	s̃² = (d0·s0² + d·s²) / (d0 + d),  t = Δ / (s̃·√(1/k + 1/m)),  df = d0 + d
+//
+// Why: with 3 runs per side a plain t-test has 2-4 degrees of freedom, and
+// its p-values cannot get small enough to survive a correction over the
+// hundreds of nodes of a profile — a regression of 100 ms on a node that
+// varies by 10 ms still fails. But the noise of sampled profiles is not
+// node-specific: it follows the node's size (sampling noise grows like √value,
+// run-to-run jitter like the value), so hundreds of nodes tell much more
+// about one node's noise than its own 3+3 values. A node that really is
+// erratic (a handler triggered in one run only) keeps a large s̃², because
+// its own s² still counts with d degrees of freedom.
+type prior struct {
+	d0         float64    // prior degrees of freedom
+	coef       [3]float64 // trend of log s² (bias-corrected) in log size: c0 + c1·L + c2·L²
+	lMin, lMax float64    // range of log sizes fitted; the trend is clamped to it
+}
+
+// maxPriorDF caps d0: the sampling model is only approximately right, so a
+// node's own variance always keeps some weight.
+const maxPriorDF = 50
+
+// minPriorNodes is the least number of nodes with variance to fit a prior
+// on; with fewer, Stats uses Welch's t-test.
+const minPriorNodes = 20
+
+// fitPrior fits the prior on nodes' pooled means and pooled variances (both
+// samples), each with d = k + m − 2 degrees of freedom. Nodes without
+// variance say nothing about its scale and are skipped. It returns nil when
+// there are too few nodes.
+func fitPrior(means, vars []float64, d float64) *prior {
+	var ls, es []float64
+	for i, v := range vars {
+		if v > 0 && means[i] > 0 {
+			ls = append(ls, math.Log(means[i]))
+			// log s² is biased for log σ²; the correction makes it unbiased
+			// for a scaled χ²_d variance (Smyth 2004, Section 6.2).
+			es = append(es, math.Log(v)-mathext.Digamma(d/2)+math.Log(d/2))
+		}
+	}
+	if len(ls) < minPriorNodes {
+		return nil
+	}
+	pr := &prior{lMin: ls[0], lMax: ls[0]}
+	for _, l := range ls {
+		pr.lMin, pr.lMax = math.Min(pr.lMin, l), math.Max(pr.lMax, l)
+	}
+	deg := 2
+	if pr.lMax-pr.lMin < 1 { // less than a factor e of sizes: a curve is not identifiable
+		deg = 0
+	}
+	var ok bool
+	for ; deg >= 0; deg-- {
+		if pr.coef, ok = polyFit(ls, es, deg); ok {
+			break
+		}
+	}
+	resid := make([]float64, len(ls))
+	for i, l := range ls {
+		resid[i] = es[i] - pr.trend(l)
+	}
+	// The residual variance is the χ² variance of log s² (trigamma(d/2))
+	// plus the spread of the true variances around the trend; the latter
+	// gives d0.
+	evar := stat.Variance(resid, nil)*float64(len(ls)-1)/float64(len(ls)-deg-1) - trigamma(d/2)
+	pr.d0 = maxPriorDF
+	if evar > 0 {
+		pr.d0 = math.Min(maxPriorDF, 2*trigammaInverse(evar))
+	}
+	return pr
+}
+
+func (pr *prior) trend(l float64) float64 {
+	l = math.Max(pr.lMin, math.Min(pr.lMax, l))
+	return pr.coef[0] + pr.coef[1]*l + pr.coef[2]*l*l
+}
+
+// s0 returns the prior variance for a node of the given mean size.
+func (pr *prior) s0(mean float64) float64 {
+	l := pr.lMin
+	if mean > 0 {
+		l = math.Log(mean)
+	}
+	return math.Exp(pr.trend(l) + mathext.Digamma(pr.d0/2) - math.Log(pr.d0/2))
+}
+
+// moderatedT is the one-sided moderated t-test of mean(y) > mean(x) and the
+// two-sided confidence interval of the difference at the given level.
+func (pr *prior) moderatedT(x, y []float64, level float64) (p, lo, hi float64) {
+	mx, vx := stat.MeanVariance(x, nil)
+	my, vy := stat.MeanVariance(y, nil)
+	nx, ny := float64(len(x)), float64(len(y))
+	d := nx + ny - 2
+	s2 := ((nx-1)*vx + (ny-1)*vy) / d
+	pooled := (mx*nx + my*ny) / (nx + ny)
+	st2 := (pr.d0*pr.s0(pooled) + d*s2) / (pr.d0 + d)
+	se := math.Sqrt(st2 * (1/nx + 1/ny))
+	diff := my - mx
+	if se == 0 || math.IsNaN(se) {
+		if diff > 0 {
+			return 0, diff, diff
+		}
+		return 1, diff, diff
+	}
+	dist := studentsT(pr.d0 + d)
+	h := dist.Quantile(1-(1-level)/2) * se
+	return dist.Survival(diff / se), diff - h, diff + h
+}
+
+// pooledStats returns a node's pooled mean and pooled variance.
+func pooledStats(x, y []int64) (mean, variance float64) {
+	fx, fy := floats(x), floats(y)
+	mx, vx := stat.MeanVariance(fx, nil)
+	my, vy := stat.MeanVariance(fy, nil)
+	nx, ny := float64(len(fx)), float64(len(fy))
+	return (mx*nx + my*ny) / (nx + ny), ((nx-1)*vx + (ny-1)*vy) / (nx + ny - 2)
+}
+
+// polyFit fits y = c0 + c1·x + c2·x² (up to degree deg) by least squares,
+// solving the normal equations; ok is false when they are singular.
+func polyFit(x, y []float64, deg int) (c [3]float64, ok bool) {
+	n := deg + 1
+	var a [3][4]float64
+	for i := range x {
+		pw := [5]float64{1, x[i], x[i] * x[i], x[i] * x[i] * x[i], x[i] * x[i] * x[i] * x[i]}
+		for r := 0; r < n; r++ {
+			for s := 0; s < n; s++ {
+				a[r][s] += pw[r+s]
+			}
+			a[r][n] += pw[r] * y[i]
+		}
+	}
+	for col := 0; col < n; col++ { // Gaussian elimination with partial pivoting
+		piv := col
+		for r := col + 1; r < n; r++ {
+			if math.Abs(a[r][col]) > math.Abs(a[piv][col]) {
+				piv = r
+			}
+		}
+		if math.Abs(a[piv][col]) < 1e-12*math.Max(1, math.Abs(a[0][0])) {
+			return c, false
+		}
+		a[col], a[piv] = a[piv], a[col]
+		for r := 0; r < n; r++ {
+			if r == col {
+				continue
+			}
+			f := a[r][col] / a[col][col]
+			for s := col; s <= n; s++ {
+				a[r][s] -= f * a[col][s]
+			}
+		}
+	}
+	for r := 0; r < n; r++ {
+		c[r] = a[r][n] / a[r][r]
+	}
+	return c, true
+}
+
+// trigamma is ψ'(x) for x > 0: recurrence up to 6, then the asymptotic
+// series (Abramowitz & Stegun 6.4.12).
+func trigamma(x float64) float64 {
+	r := 0.0
+	for ; x < 6; x++ {
+		r += 1 / (x * x)
+	}
+	t := 1 / x
+	t2 := t * t
+	return r + t + t2/2 + t*t2*(1.0/6-t2*(1.0/30-t2*(1.0/42-t2/30)))
+}
+
+// trigammaInverse solves trigamma(y) = v for y > 0 by bisection on log y
+// (trigamma decreases from +∞ to 0).
+func trigammaInverse(v float64) float64 {
+	lo, hi := math.Log(1e-8), math.Log(1e8)
+	for range 200 {
+		mid := (lo + hi) / 2
+		if trigamma(math.Exp(mid)) > v {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return math.Exp((lo + hi) / 2)
+}
