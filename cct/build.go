@@ -2,6 +2,7 @@ package cct
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"unicode/utf8"
 
@@ -72,6 +73,9 @@ func (b *Builder) Add(p *profile.Profile) error {
 	var path []NodeID // path[i] is the node of prevFrames[i]
 	prevThread := NoNode
 	firstTimed := len(t.Timeline)
+	if b.opts.Timeline {
+		t.Timeline = slices.Grow(t.Timeline, len(order))
+	}
 	for _, si := range order {
 		s := p.Sample[si]
 		thread := threads.node(s)
@@ -106,13 +110,7 @@ func (b *Builder) Add(p *profile.Profile) error {
 		}
 	}
 	if b.opts.Timeline {
-		tl := t.Timeline[firstTimed:]
-		sort.SliceStable(tl, func(i, j int) bool {
-			if tl[i].Thread != tl[j].Thread {
-				return tl[i].Thread < tl[j].Thread
-			}
-			return tl[i].Time < tl[j].Time
-		})
+		sortTimeline(t.Timeline[firstTimed:])
 	}
 	return nil
 }
