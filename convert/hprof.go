@@ -1,0 +1,252 @@
+package convert
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/google/pprof/profile"
+)
+
+// hprof reads the ASCII output of the JDK ≤ 8 HPROF agent
+// (java -agentlib:hprof=cpu=samples|times[,depth=N][,thread=y],format=a):
+// TRACE records (frames leaf first, cut at the depth, root side) and the
+// CPU SAMPLES or CPU TIME (ms) table that ranks them.
+//
+//	TRACE 300556:
+//		java.io.RandomAccessFile.close0(RandomAccessFile.java:Unknown line)
+//		java.io.RandomAccessFile.close(RandomAccessFile.java:543)
+//	CPU SAMPLES BEGIN (total = 3362) Fri Dec 18 16:33:36 2009
+//	rank   self  accum   count trace method
+//	   1 78.94% 78.94%    2654 300556 java.io.RandomAccessFile.close0
+//	CPU SAMPLES END
+//
+// Each table row is one aggregated pprof sample (HPROF keeps no time):
+//   - cpu=samples: samples/count = count, and cpu/nanoseconds = count × 10 ms,
+//     HPROF's default interval, which the file does not state (a warning
+//     says so);
+//   - cpu=times: cpu/nanoseconds = self% × the table's total ms (the table
+//     gives no per-trace time), calls/count = count, the calls of the trace.
+//
+// Percentages are read with a decimal point or comma (the agent follows the
+// locale: "23,26%"). The table lists only traces above HPROF's cutoff, so
+// whatever its rows leave of the stated total is kept as a sample with the
+// frame "(unlisted traces)", and the profile's total equals the file's.
+// Frames are Name "pkg.Class.method", File the source file and Line its line;
+// "Native method" frames get the SystemName suffix "_[n]", as JFR native
+// frames do. With thread=y, traces carry their thread's name (labels.Thread).
+func init() {
+	Register(Format{
+		Name:        "hprof",
+		Description: "HPROF ASCII CPU profile (java -agentlib:hprof=cpu=samples|times,format=a)",
+		Priority:    50,
+		Sniff:       sniffHPROF,
+		Parse:       parseHPROF,
+	})
+}
+
+func sniffHPROF(head []byte) bool {
+	line, _ := firstLine(head)
+	return bytes.HasPrefix(line, []byte("JAVA PROFILE 1.0."))
+}
+
+// hprofInterval is HPROF's default sampling interval (interval=10 ms).
+const hprofInterval = 10_000_000
+
+var (
+	hprofThread = regexp.MustCompile(`^THREAD START \(obj=\w+, id = (\d+), name="(.*)", group="(.*)"\)$`)
+	hprofTrace  = regexp.MustCompile(`^TRACE (\d+):(?: \(thread=(\d+)\))?$`)
+	hprofBegin  = regexp.MustCompile(`^CPU (SAMPLES|TIME \(ms\)) BEGIN \(total = (\d+)\)`)
+	hprofRow    = regexp.MustCompile(`^\s*\d+\s+(\d+)[.,](\d\d)%\s+\d+[.,]\d\d%\s+(\d+)\s+(\d+)\s+(\S.*)$`)
+)
+
+type hprofTraceRec struct {
+	frames []Frame
+	thread string
+}
+
+type hprofRowRec struct {
+	line       int
+	pct, count int64 // pct in hundredths of a percent
+	trace      int64
+	method     string
+}
+
+func parseHPROF(in *Input) (*profile.Profile, error) {
+	lr := NewLineReader(in.R)
+	threads := map[int64]string{}
+	traces := map[int64]*hprofTraceRec{}
+	var cur *hprofTraceRec // the TRACE whose frames are being read
+	var rows []hprofRowRec
+	var times bool
+	var total int64
+	tableLine := 0 // line of the table's BEGIN; 0 outside a table
+	tables := 0
+	for lr.Scan() {
+		line := lr.Bytes()
+		if cur != nil {
+			if len(line) > 0 && line[0] == '\t' {
+				if f, ok := hprofFrame(string(line[1:])); ok {
+					cur.frames = append(cur.frames, f)
+					continue
+				}
+				if string(line[1:]) == "<empty>" {
+					continue
+				}
+				return nil, LineError(lr.Line(), "expected a frame \"pkg.Class.method(File.java:LINE)\" in the TRACE, found %q", textExcerpt(line))
+			}
+			cur = nil
+		}
+		if tableLine > 0 {
+			s := string(line)
+			if strings.HasPrefix(s, "CPU SAMPLES END") || strings.HasPrefix(s, "CPU TIME (ms) END") {
+				tableLine = 0
+				continue
+			}
+			if strings.HasPrefix(s, "rank ") {
+				continue
+			}
+			m := hprofRow.FindStringSubmatch(s)
+			if m == nil {
+				return nil, LineError(lr.Line(), "expected a table row \"rank self accum count trace method\", found %q", textExcerpt(line))
+			}
+			r := hprofRowRec{line: lr.Line(), method: m[5]}
+			r.pct, _ = strconv.ParseInt(m[1]+m[2], 10, 64)
+			r.count, _ = strconv.ParseInt(m[3], 10, 64)
+			r.trace, _ = strconv.ParseInt(m[4], 10, 64)
+			rows = append(rows, r)
+			continue
+		}
+		switch {
+		case bytes.HasPrefix(line, []byte("TRACE ")):
+			if m := hprofTrace.FindSubmatch(line); m != nil {
+				id, _ := strconv.ParseInt(string(m[1]), 10, 64)
+				if traces[id] != nil {
+					return nil, LineError(lr.Line(), "TRACE %d is defined twice", id)
+				}
+				cur = &hprofTraceRec{}
+				if len(m[2]) > 0 {
+					tid, _ := strconv.ParseInt(string(m[2]), 10, 64)
+					cur.thread = threads[tid]
+					if cur.thread == "" {
+						cur.thread = "thread " + string(m[2])
+					}
+				}
+				traces[id] = cur
+			}
+		case bytes.HasPrefix(line, []byte("THREAD START (")):
+			m := hprofThread.FindSubmatch(line)
+			if m == nil {
+				return nil, LineError(lr.Line(), "expected THREAD START (obj=..., id = N, name=\"...\", group=\"...\"), found %q", textExcerpt(line))
+			}
+			id, _ := strconv.ParseInt(string(m[1]), 10, 64)
+			threads[id] = string(m[2])
+		case bytes.HasPrefix(line, []byte("CPU SAMPLES BEGIN")) || bytes.HasPrefix(line, []byte("CPU TIME (ms) BEGIN")):
+			m := hprofBegin.FindSubmatch(line)
+			if m == nil {
+				return nil, LineError(lr.Line(), "expected \"CPU SAMPLES BEGIN (total = N)\" or \"CPU TIME (ms) BEGIN (total = N)\", found %q", textExcerpt(line))
+			}
+			if tables++; tables > 1 {
+				return nil, LineError(lr.Line(), "a second CPU table; HPROF writes one per run")
+			}
+			times = string(m[1]) != "SAMPLES"
+			total, _ = strconv.ParseInt(string(m[2]), 10, 64)
+			tableLine = lr.Line()
+		}
+	}
+	if err := lr.Err(); err != nil {
+		return nil, err
+	}
+	if tableLine > 0 {
+		return nil, LineError(lr.Line(), "unexpected end of input: the CPU table begun on line %d has no END line", tableLine)
+	}
+	if tables == 0 {
+		return nil, fmt.Errorf("%w: no CPU SAMPLES or CPU TIME table (was the agent run with cpu=samples or cpu=times?)", ErrNoSamples)
+	}
+	return hprofProfile(in, rows, traces, times, total)
+}
+
+// hprofFrame parses "pkg.Class.method(File.java:543)", with "Unknown line",
+// "Native method", "Unknown source" or "Compiled method" in place of the
+// file and line.
+func hprofFrame(s string) (Frame, bool) {
+	open := strings.LastIndexByte(s, '(')
+	if open <= 0 || !strings.HasSuffix(s, ")") {
+		return Frame{}, false
+	}
+	f := Frame{Name: s[:open]}
+	loc := s[open+1 : len(s)-1]
+	if file, line, ok := strings.Cut(loc, ":"); ok {
+		f.File = file
+		f.Line, _ = strconv.ParseInt(line, 10, 64) // "Unknown line" → 0
+		f.Line = max(f.Line, 0)
+	} else if loc == "Native method" {
+		f.SystemName = f.Name + "_[n]"
+	}
+	return f, true
+}
+
+func hprofProfile(in *Input, rows []hprofRowRec, traces map[int64]*hprofTraceRec, times bool, total int64) (*profile.Profile, error) {
+	cpu := &profile.ValueType{Type: "cpu", Unit: "nanoseconds"}
+	b := NewBuilder(&profile.ValueType{Type: "samples", Unit: "count"}, cpu)
+	period := int64(hprofInterval)
+	if times {
+		b = NewBuilder(cpu, &profile.ValueType{Type: "calls", Unit: "count"})
+		period = 1_000_000 // the table's unit, ms
+	}
+	p := b.Profile()
+	p.PeriodType, p.Period, p.DefaultSampleType = &profile.ValueType{Type: "cpu", Unit: "nanoseconds"}, period, "cpu"
+	var listed int64 // in the table's unit: samples or ms
+	for _, r := range rows {
+		t := traces[r.trace]
+		if t == nil {
+			return nil, LineError(r.line, "trace %d is not defined by a TRACE record", r.trace)
+		}
+		frames := t.frames
+		if len(frames) == 0 { // "<empty>": the row still names the method
+			frames = []Frame{{Name: r.method}}
+		}
+		stack := make([]*profile.Location, len(frames))
+		for i, f := range frames {
+			stack[i] = b.Location(f)
+		}
+		var v []int64
+		if times {
+			ms := (r.pct*total + 5000) / 10000 // self% (hundredths) of the total, rounded
+			listed += ms
+			v = []int64{ms * 1_000_000, r.count}
+		} else {
+			listed += r.count
+			v = []int64{r.count, r.count * hprofInterval}
+		}
+		b.Add(stack, v, SampleMeta{Thread: t.thread})
+	}
+	unit := "samples"
+	if times {
+		unit = "ms"
+	}
+	switch rest := total - listed; {
+	case rest > 0:
+		loc := b.Location(Frame{Name: "(unlisted traces)"})
+		v := []int64{rest, rest * hprofInterval}
+		if times {
+			v = []int64{rest * 1_000_000, 0}
+		}
+		b.Add([]*profile.Location{loc}, v, SampleMeta{})
+		why := "traces below HPROF's print cutoff"
+		if times {
+			why += ", and the rounding of percentages"
+		}
+		in.Warnf("the table's rows account for %d of the %d %s it states; the other %d (%s) are kept as the frame \"(unlisted traces)\"", listed, total, unit, rest, why)
+	case rest < 0:
+		in.Warnf("the table's rows add up to %d %s, more than the %d it states (percentages are rounded)", listed, unit, total)
+	}
+	if !times {
+		in.Warnf("HPROF does not record its sampling interval; cpu time assumes its default of 10 ms per sample")
+	} else {
+		in.Warnf("HPROF's CPU TIME table gives each trace's share of the total as a percentage with 2 decimals; cpu time per trace is that share of the %d ms total", total)
+	}
+	return p, nil
+}
