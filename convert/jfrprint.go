@@ -305,8 +305,8 @@ func jfrPrintThread(v string) (name string, tid int64, hasTID bool, err error) {
 	if !strings.HasPrefix(v, `"`) {
 		return "", 0, false, fmt.Errorf("expected a quoted thread name, found %q", v)
 	}
-	i := strings.LastIndex(v, `" (`)
-	if i < 0 {
+	i := strings.LastIndex(v[1:], `" (`) + 1
+	if i == 0 {
 		return strings.TrimSuffix(v[1:], `"`), 0, false, nil
 	}
 	name, rest := v[1:i], v[i+2:]
