@@ -78,15 +78,7 @@ func newCCTCmd(s *streams) *cobra.Command {
 }
 
 func runCCT(s *streams, o *cctOptions, args []string) error {
-	copts, err := o.inputs.options()
-	if err != nil {
-		return err
-	}
-	paths, err := expandInputs(args)
-	if err != nil {
-		return err
-	}
-	results, err := readProfiles(s, paths, copts)
+	paths, results, err := o.inputs.load(s, args, o.output)
 	if err != nil {
 		return err
 	}

@@ -39,11 +39,7 @@ func runConvert(s *streams, o *convertOptions, args []string) error {
 		return err
 	}
 	copts.Aggregate = o.aggregate
-	paths, err := expandInputs(args)
-	if err != nil {
-		return err
-	}
-	results, err := readProfiles(s, paths, copts)
+	_, results, err := o.inputs.loadWith(s, args, o.output, copts)
 	if err != nil {
 		return err
 	}

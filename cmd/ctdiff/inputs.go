@@ -18,6 +18,7 @@ type inputFlags struct {
 	thread       string
 	pids         []int64
 	maxInputSize int64
+	fetch        fetchFlags
 }
 
 func (f *inputFlags) register(cmd *cobra.Command) {
@@ -26,6 +27,9 @@ func (f *inputFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.thread, "thread", "", "keep only samples of threads whose name (or process/thread) matches this regular expression")
 	fl.Int64SliceVar(&f.pids, "pid", nil, "keep only samples of these process ids")
 	fl.Int64Var(&f.maxInputSize, "max-input-size", convert.DefaultMaxDecompressed, "largest decompressed input size in bytes (a gzip-bomb guard)")
+	fl.IntVar(&f.fetch.seconds, "seconds", 0, "for URL inputs: profile duration to request (adds ?seconds=N, as go tool pprof does)")
+	fl.DurationVar(&f.fetch.timeout, "timeout", 0, "for URL inputs: how long to wait for each profile (default: --seconds + 30s)")
+	fl.StringVar(&f.fetch.saveDir, "save-dir", "", "for URL inputs: where fetched profiles are kept (default: beside -o, else a temporary directory)")
 	_ = cmd.RegisterFlagCompletionFunc("from", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return convert.FormatNames(), cobra.ShellCompDirectiveNoFileComp
 	})
@@ -46,11 +50,12 @@ func (f *inputFlags) options() (convert.Options, error) {
 
 // expandInputs turns command-line inputs into file paths: a file is itself,
 // a directory stands for the regular, non-hidden files in it (sorted, not
-// recursive), and anything else is tried as a glob. "-" is standard input.
+// recursive), and anything else is tried as a glob. "-" (standard input) and
+// URLs pass through.
 func expandInputs(args []string) ([]string, error) {
 	var out []string
 	for _, a := range args {
-		if a == "-" {
+		if a == "-" || isURL(a) {
 			out = append(out, a)
 			continue
 		}
@@ -98,6 +103,41 @@ func dirProfiles(dir string) ([]string, error) {
 func isDoc(name string) bool {
 	lower := strings.ToLower(name)
 	return strings.HasPrefix(lower, "readme") || strings.HasSuffix(lower, ".md") || strings.HasSuffix(lower, ".sh")
+}
+
+// load expands the command-line inputs, fetches URLs (keeping the fetched
+// files, whose paths replace the URLs in the returned paths) and reads every
+// profile. output is the -o path, beside which fetched profiles are kept.
+func (f *inputFlags) load(s *streams, args []string, output string) ([]string, []*convert.Result, error) {
+	opts, err := f.options()
+	if err != nil {
+		return nil, nil, err
+	}
+	return f.loadWith(s, args, output, opts)
+}
+
+// loadWith is load with convert options the caller adjusted.
+func (f *inputFlags) loadWith(s *streams, args []string, output string, opts convert.Options) ([]string, []*convert.Result, error) {
+	paths, err := expandInputs(args)
+	if err != nil {
+		return nil, nil, err
+	}
+	dir := ""
+	for i, p := range paths {
+		if !isURL(p) {
+			continue
+		}
+		if dir == "" {
+			if dir, err = f.fetch.saveDirFor(output); err != nil {
+				return nil, nil, err
+			}
+		}
+		if paths[i], err = f.fetch.fetch(s, p, dir); err != nil {
+			return nil, nil, err
+		}
+	}
+	results, err := readProfiles(s, paths, opts)
+	return paths, results, err
 }
 
 // readProfiles reads each path, printing warnings to stderr.
