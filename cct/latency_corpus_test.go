@@ -2,6 +2,7 @@ package cct_test
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -100,4 +101,27 @@ func BenchmarkInferLatencyCorpus(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(tr.Timeline)), "ns/sample")
+}
+
+// BenchmarkBuildTimelineCorpus is what keeping the timeline adds to
+// building the tree of the same trace.
+func BenchmarkBuildTimelineCorpus(b *testing.B) {
+	path := corpus.Path(b, largestTimedTrace)
+	if !slices.Contains(convert.FormatNames(), "devtools") {
+		b.Skip("the devtools converter is not registered yet")
+	}
+	res, err := convert.ReadFile(path, convert.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, timeline := range []bool{false, true} {
+		b.Run(fmt.Sprintf("timeline=%v", timeline), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := cct.FromProfile(res.Profile, cct.Options{Timeline: timeline}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
