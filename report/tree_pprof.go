@@ -77,12 +77,33 @@ func TreeProfile(t *cct.Tree, o TreeOptions) (*profile.Profile, error) {
 	for _, st := range t.SampleTypes {
 		p.SampleType = append(p.SampleType, &profile.ValueType{Type: st.Type, Unit: st.Unit})
 	}
+	hasSample := func(id cct.NodeID) bool {
+		if id == cct.RootID {
+			return false
+		}
+		if lat != nil {
+			nl := &lat.Nodes[id]
+			if nl.Count != 0 || nl.Conservative.Own != 0 || nl.Aggressive.Own != 0 {
+				return true
+			}
+		}
+		return !allZero(t.Node(id).Self)
+	}
+	var frames int64
+	for i := range t.Nodes {
+		if hasSample(cct.NodeID(i)) {
+			frames += int64(max(t.Nodes[i].Depth-1, 0))
+		}
+	}
+	if frames > maxPprofFrames {
+		return nil, fmt.Errorf("the tree is too deep for pprof, which repeats the whole stack in every sample: "+
+			"%d frames in all, more than %d (use the text or json format)", frames, maxPprofFrames)
+	}
 
 	w := pprofWriter{p: p, t: t, funcs: map[funcKey]*profile.Function{}, locs: map[locKey]*profile.Location{}}
 	// stack[i] is the location of the node at depth i+2 on the current path
 	// (root first); a sample's stack is its reverse. Iterative: trees are deep.
 	var stack []*profile.Location
-	var frames int64
 	var thread *profile.Sample // labels of the current thread
 	todo := []cct.NodeID{cct.RootID}
 	for len(todo) > 0 {
@@ -103,20 +124,16 @@ func TreeProfile(t *cct.Tree, o TreeOptions) (*profile.Profile, error) {
 		for i := len(n.Children) - 1; i >= 0; i-- {
 			todo = append(todo, n.Children[i])
 		}
+		if !hasSample(id) {
+			continue
+		}
 		v := make([]int64, len(p.SampleType))
 		if lat != nil {
 			nl := &lat.Nodes[id]
 			v[0], v[1], v[2] = nl.Count, nl.Conservative.Own, nl.Aggressive.Own
 		}
 		copy(v[nfixed:], n.Self)
-		if id == cct.RootID || allZero(v) {
-			continue
-		}
 		depth := max(int(n.Depth)-1, 0)
-		if frames += int64(depth); frames > maxPprofFrames {
-			return nil, fmt.Errorf("the tree is too deep for pprof, which repeats the whole stack in every sample: "+
-				"more than %d frames in all (use the text or json format)", maxPprofFrames)
-		}
 		s := &profile.Sample{Value: v, Location: make([]*profile.Location, depth)}
 		for i, l := range stack[:depth] {
 			s.Location[depth-1-i] = l

@@ -158,3 +158,34 @@ Latency total 3µs; own latencies add up to it
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// A 100,000-deep recursion: without latency only the leaf has a sample and
+// pprof gets one 100,000-frame stack; with latency every frame would need
+// its own full stack, which pprof cannot hold, and the error says so.
+func TestTreePprofDeep(t *testing.T) {
+	const depth = 100_000
+	stack := strings.TrimSuffix(strings.Repeat("rec;", depth), ";")
+	tr := cctest.Tree(t, cct.Options{Timeline: true}, "@10 "+stack+" 1", "@20 "+stack+" 1")
+	p, err := report.TreeProfile(tr, report.TreeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Sample) != 1 || len(p.Sample[0].Location) != depth || len(p.Location) != 1 {
+		t.Fatalf("%d samples, %d frames, %d locations; want 1, %d, 1", len(p.Sample), len(p.Sample[0].Location), len(p.Location), depth)
+	}
+	if err := tr.InferLatency(cct.LatencyOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = report.TreeProfile(tr, report.TreeOptions{})
+	want := "the tree is too deep for pprof, which repeats the whole stack in every sample: 5000050000 frames in all, more than 268435456 (use the text or json format)"
+	if err == nil || err.Error() != want {
+		t.Errorf("err = %v, want %s", err, want)
+	}
+	var buf bytes.Buffer
+	if err := report.WriteTreeText(&buf, tr, report.TreeOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "[depth 100000] rec") {
+		t.Errorf("text lacks the deepest frame")
+	}
+}
