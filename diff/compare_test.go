@@ -1,0 +1,169 @@
+package diff
+
+import (
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ctdiff/ctdiff/cct"
+)
+
+func TestCompareErrors(t *testing.T) {
+	one := trees(t, "main;a 10")
+	two := trees(t, "main;a 10", "main;a 11")
+	for _, tt := range []struct {
+		name      string
+		base, new []*cct.Tree
+		opts      Options
+		want      string
+	}{
+		{"no base", nil, one, Options{}, "need at least one base and one new tree, got 0 and 1"},
+		{"nil tree", []*cct.Tree{nil}, one, Options{}, "tree 1 is empty (no root)"},
+		{"intersect needs pairs", two, one, Options{Aggregate: Intersect}, "--aggregate intersect pairs runs by sorted file name (ZAM Section 3.1) and needs as many base runs as new runs, got 2 and 1: use --aggregate stats"},
+		{"bad aggregate", one, one, Options{Aggregate: "mean"}, `aggregate "mean" must be one of: [intersect stats]`},
+		{"bad match", one, one, Options{Match: "exact"}, `match "exact" must be one of: [zam parcs]`},
+		{"bad alpha", one, one, Options{Alpha: 2}, "alpha 2 must be between 0 and 1"},
+		{"metric without functions", one, one, Options{Metric: Metric{Name: "latency", Total: func(*cct.Tree, cct.NodeID) int64 { return 0 }}}, "metric latency lacks a Total or Self function"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Compare(tt.base, tt.new, tt.opts)
+			if err == nil || err.Error() != tt.want {
+				t.Errorf("err = %v, want %s", err, tt.want)
+			}
+		})
+	}
+}
+
+// Compare only reads its trees.
+func TestCompareDoesNotMutate(t *testing.T) {
+	base := trees(t, "main;a;x 100\nmain;b 50", "main;a;x 90\nmain;b 55")
+	nw := trees(t, "main;b 50\nmain;a;x 200\nmain;c 70", "main;a;x 210\nmain;b 50\nmain;c 75")
+	snapshot := func(ts []*cct.Tree) []string {
+		var out []string
+		for _, tr := range ts {
+			var b strings.Builder
+			for _, n := range tr.Nodes {
+				b.WriteString(tr.Frames[n.Frame].Function)
+				for _, v := range append(slices.Clone(n.Self), n.Total...) {
+					b.WriteString(" " + strings.Repeat("x", int(v%7)))
+				}
+				for _, c := range n.Children {
+					b.WriteString(" c" + tr.Frames[tr.Nodes[c].Frame].Function)
+				}
+				b.WriteString("\n")
+			}
+			out = append(out, b.String())
+		}
+		return out
+	}
+	before := append(snapshot(base), snapshot(nw)...)
+	for _, o := range []Options{{}, {Aggregate: Intersect}, {Match: PARCS}} {
+		compare(t, base, nw, o)
+	}
+	if after := append(snapshot(base), snapshot(nw)...); !reflect.DeepEqual(before, after) {
+		t.Error("Compare modified its input trees")
+	}
+}
+
+func TestSampleMetric(t *testing.T) {
+	a := tree(t, "main 10")
+	// Same types in another order, and a tree without the type.
+	b := cct.New([]cct.ValueType{{Type: "cpu", Unit: "nanoseconds"}, {Type: "samples", Unit: "count"}})
+	b.AddChild(cct.RootID, b.Intern(cct.Frame{Kind: cct.KindThread}, cct.FrameInfo{}))
+	b.Node(1).Self[0] = 7 * ms
+	b.ComputeTotals()
+	m, err := SampleMetric("cpu", a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Name != "cpu/nanoseconds" || m.Unit != "nanoseconds" || m.Total(a, 0) != 10*ms || m.Total(b, 0) != 7*ms {
+		t.Errorf("metric %s %s: totals %d, %d", m.Name, m.Unit, m.Total(a, 0), m.Total(b, 0))
+	}
+	if m, _ := SampleMetric("samples", a); m.Unit != "count" || m.Total(a, 0) != 1 {
+		t.Errorf("samples metric: %s, total %d", m.Unit, m.Total(a, 0))
+	}
+	// Time units other than nanoseconds are converted.
+	c := cct.New([]cct.ValueType{{Type: "wall", Unit: "microseconds"}})
+	c.AddChild(cct.RootID, c.Intern(cct.Frame{Kind: cct.KindThread}, cct.FrameInfo{}))
+	c.Node(1).Self[0] = 5
+	c.ComputeTotals()
+	if m, _ := SampleMetric("", c); m.Unit != "nanoseconds" || m.Total(c, 0) != 5000 {
+		t.Errorf("microseconds metric: %s, total %d, want nanoseconds, 5000", m.Unit, m.Total(c, 0))
+	}
+	for _, tt := range []struct {
+		name  string
+		trees []*cct.Tree
+		want  string
+	}{
+		{"alloc", []*cct.Tree{a}, `tree 1: sample type "alloc" not found: must be one of: [samples/count cpu/nanoseconds]`},
+		{"", []*cct.Tree{a, c}, "tree 2: sample type wall/microseconds differs from the first tree's cpu/nanoseconds"},
+		{"cpu", nil, `no trees to resolve sample type "cpu" in`},
+	} {
+		if _, err := SampleMetric(tt.name, tt.trees...); err == nil || err.Error() != tt.want {
+			t.Errorf("SampleMetric(%q) err = %v, want %s", tt.name, err, tt.want)
+		}
+	}
+}
+
+func TestParseThreshold(t *testing.T) {
+	for _, tt := range []struct {
+		in, unit string
+		want     Threshold
+		err      string
+	}{
+		{"50ms", "nanoseconds", Threshold{Value: 50 * ms}, ""},
+		{"1.5s", "nanoseconds", Threshold{Value: 1500 * ms}, ""},
+		{"2ms", "microseconds", Threshold{Value: 2000}, ""},
+		{"1%", "nanoseconds", Threshold{Share: 0.01}, ""},
+		{" 0.5% ", "count", Threshold{Share: 0.005}, ""},
+		{"1000", "bytes", Threshold{Value: 1000}, ""},
+		{"0", "count", Threshold{}, `min delta "0": must be positive`},
+		{"-5ms", "nanoseconds", Threshold{}, `min delta "-5ms": must be positive`},
+		{"150%", "nanoseconds", Threshold{}, `min delta "150%": want a share between 0% and 100%, such as 1%`},
+		{"50ms", "count", Threshold{}, `min delta "50ms": a duration needs a time metric, and this metric counts count: use a share such as 1% or a number`},
+		{"fast", "nanoseconds", Threshold{}, `min delta "fast": want a duration such as 50ms, a share such as 1%, or a number in nanoseconds`},
+		{"500ns", "milliseconds", Threshold{}, `min delta "500ns" is below one millisecond`},
+	} {
+		got, err := ParseThreshold(tt.in, tt.unit)
+		if tt.err != "" {
+			if err == nil || err.Error() != tt.err {
+				t.Errorf("ParseThreshold(%q, %s) err = %v, want %s", tt.in, tt.unit, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("ParseThreshold(%q, %s) = %+v, %v; want %+v", tt.in, tt.unit, got, err, tt.want)
+		}
+	}
+}
+
+// ZAM Section 3.2: only what is in every pair's critical graph stays, with
+// averaged times.
+func TestIntersect(t *testing.T) {
+	base := trees(t, "m;a 100\nm;b 100", "m;a 100\nm;b 100", "m;a 100\nm;b 100")
+	nw := trees(t,
+		"m;a 200\nm;b 160",
+		"m;a 180\nm;b 100",
+		"m;a 220\nm;b 100\nm;noise 90",
+	)
+	res := compare(t, base, nw, Options{Aggregate: Intersect})
+	if got := causeLines(res); !slices.Equal(got, []string{"regressed 100 m;a"}) {
+		t.Errorf("causes %q, want a +100 (mean of 100, 80, 120)", got)
+	}
+	if c := res.Causes[0]; c.Base != 100*ms || c.New != 200*ms || c.Stats != nil {
+		t.Errorf("cause %+v, want base 100 ms, new 200 ms, no stats", c)
+	}
+}
+
+// Threads present on one side only are reported.
+func TestThreadWarnings(t *testing.T) {
+	res := compare(t, trees(t, "thread=main a 10"), trees(t, "thread=main a 10\nthread=gc sweep 5"), Options{})
+	if got := strings.Join(res.Warnings, "\n"); !strings.Contains(got, `thread "gc" occurs only in the new runs`) {
+		t.Errorf("warnings %q", got)
+	}
+	res = compare(t, trees(t, "thread=main a 10"), trees(t, "thread=ui a 10"), Options{})
+	if got := strings.Join(res.Warnings, "\n"); !strings.Contains(got, `no thread of the new runs matches a thread of the base runs (threads match by name and ordinal): base has ["main"], new has ["ui"]`) {
+		t.Errorf("warnings %q", got)
+	}
+}

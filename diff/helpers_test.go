@@ -1,0 +1,149 @@
+package diff
+
+import (
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/ctdiff/ctdiff/cct"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files in testdata")
+
+// ms is one millisecond in nanoseconds.
+const ms = int64(1e6)
+
+// tree builds a tree from folded lines "[thread=NAME] a;b;c VALUE", VALUE in
+// milliseconds of self time for the leaf. A frame is "name[@file][:callsite]";
+// the call site is the caller's line (PARCS call-site CCTs). Children keep
+// the order in which they first appear.
+func tree(tb testing.TB, lines ...string) *cct.Tree {
+	tb.Helper()
+	t := cct.New([]cct.ValueType{{Type: "samples", Unit: "count"}, {Type: "cpu", Unit: "nanoseconds"}})
+	t.DefaultSampleType = "cpu"
+	for _, line := range lines {
+		f := strings.Fields(line)
+		thread := ""
+		if name, ok := strings.CutPrefix(f[0], "thread="); ok {
+			thread, f = name, f[1:]
+		}
+		if len(f) != 2 {
+			tb.Fatalf("tree: want \"[thread=N] stack VALUE\", got %q", line)
+		}
+		v, err := strconv.ParseFloat(f[1], 64)
+		if err != nil {
+			tb.Fatalf("tree: bad value in %q", line)
+		}
+		id := t.AddChild(cct.RootID, t.Intern(cct.Frame{Function: thread, Kind: cct.KindThread}, cct.FrameInfo{}))
+		for _, fr := range strings.Split(f[0], ";") {
+			frame := cct.Frame{}
+			if i := strings.LastIndexByte(fr, ':'); i > 0 {
+				cs, err := strconv.ParseInt(fr[i+1:], 10, 64)
+				if err != nil {
+					tb.Fatalf("tree: bad call site in %q", line)
+				}
+				frame.CallSite, fr = cs, fr[:i]
+			}
+			frame.Function, frame.File, _ = strings.Cut(fr, "@")
+			id = t.AddChild(id, t.Intern(frame, cct.FrameInfo{}))
+		}
+		t.Node(id).Self[0]++
+		t.Node(id).Self[1] += int64(v * float64(ms))
+	}
+	t.ComputeTotals()
+	if err := t.Validate(); err != nil {
+		tb.Fatal(err)
+	}
+	return t
+}
+
+// trees builds one tree per argument, each a list of lines separated by
+// newlines (blank lines ignored).
+func trees(tb testing.TB, runs ...string) []*cct.Tree {
+	tb.Helper()
+	out := make([]*cct.Tree, len(runs))
+	for i, r := range runs {
+		var lines []string
+		for _, l := range strings.Split(r, "\n") {
+			if l = strings.TrimSpace(l); l != "" {
+				lines = append(lines, l)
+			}
+		}
+		out[i] = tree(tb, lines...)
+	}
+	return out
+}
+
+func compare(tb testing.TB, base, nw []*cct.Tree, opts Options) *Result {
+	tb.Helper()
+	res, err := Compare(base, nw, opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return res
+}
+
+// causeLines renders causes as "kind delta path" lines, delta in ms.
+func causeLines(res *Result) []string {
+	var out []string
+	for _, c := range res.Causes {
+		out = append(out, string(c.Kind)+" "+strconv.FormatFloat(float64(c.Delta)/float64(ms), 'f', -1, 64)+" "+pathString(c.Path))
+	}
+	return out
+}
+
+func pathString(p []Frame) string {
+	names := make([]string, len(p))
+	for i, f := range p {
+		names[i] = f.Function
+	}
+	return strings.Join(names, ";")
+}
+
+// golden compares got, as indented JSON, with testdata/name.golden.
+func golden(t *testing.T, name string, got any) {
+	t.Helper()
+	b, err := json.MarshalIndent(got, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = append(b, '\n')
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if string(want) != string(b) {
+		t.Errorf("%s differs from %s (run with -update after checking):\n%s", name, path, firstDiff(string(want), string(b)))
+	}
+}
+
+func firstDiff(want, got string) string {
+	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := 0; i < len(wl) || i < len(gl); i++ {
+		var w, g string
+		if i < len(wl) {
+			w = wl[i]
+		}
+		if i < len(gl) {
+			g = gl[i]
+		}
+		if w != g {
+			return "line " + strconv.Itoa(i+1) + ":\n  want: " + w + "\n  got:  " + g
+		}
+	}
+	return ""
+}

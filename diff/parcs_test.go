@@ -1,0 +1,166 @@
+package diff
+
+import (
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/ctdiff/ctdiff/cct"
+)
+
+// PARCS Figures 3 and 5, reconstructed from the text (subscripts are call
+// sites): A calls B₁ and C₂, B calls D₃, C calls H₅ and I₁₀. In the new
+// revision A first calls a new F, shifting C to call site 3, and C's calls
+// become H₄ and I₂. The weights (self times, ms) are chosen so that the
+// relaxed common trees overlap by the 76% the text reports for Figure 5.
+var (
+	parcsOld = "A 10\nA;B:1 10\nA;B:1;D:3 30\nA;C:2 10\nA;C:2;H:5 20\nA;C:2;I:10 20"
+	parcsNew = "A 10\nA;B:1 10\nA;B:1;D:3 26\nA;F:2 2\nA;F:2;G:1 2\nA;C:3 10\nA;C:3;H:4 20\nA;C:3;I:2 20"
+)
+
+// matchedPaths matches two one-run trees with mode and lists the new tree's
+// matched nodes as "thread/A/B" paths.
+func matchedPaths(t *testing.T, old, nw string, mode Matching) []string {
+	t.Helper()
+	kt := newKeyTable()
+	m, err := SampleMetric("cpu", trees(t, old, nw)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := trees(t, old, nw)
+	a, b := newRun(ts[0], kt, m), newRun(ts[1], kt, m)
+	var out []string
+	for nb, na := range newMatcher(mode, DefaultBudget).matchTrees(a, b, mode) {
+		if na < 0 || nb == 0 {
+			continue
+		}
+		var names []string
+		for _, id := range b.t.Path(cct.NodeID(nb)) {
+			names = append(names, b.t.Label(id))
+		}
+		out = append(out, strings.Join(names, "/"))
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestPARCSFigure3(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		mode Matching
+		want []string
+	}{
+		{
+			// Definition 1: C (position 2) meets F and mismatches; so does
+			// the shifted C at position 3.
+			name: "strict common tree (Figure 3a)",
+			mode: strict,
+			want: []string{"(all threads)", "(all threads)/A", "(all threads)/A/B", "(all threads)/A/B/D"},
+		},
+		{
+			// Definition 2: C matches despite its new position; I₁₀ and I₂
+			// do not, because I₁₀ is called after H₅ and I₂ before H₄.
+			name: "relaxed common tree (Figure 3b)",
+			mode: PARCS,
+			want: []string{"(all threads)", "(all threads)/A", "(all threads)/A/B", "(all threads)/A/B/D", "(all threads)/A/C", "(all threads)/A/C/H"},
+		},
+		{
+			// ZAM's LCS has no call-site rule: both I match.
+			name: "ZAM hybrid matching",
+			mode: ZAM,
+			want: []string{"(all threads)", "(all threads)/A", "(all threads)/A/B", "(all threads)/A/B/D", "(all threads)/A/C", "(all threads)/A/C/H", "(all threads)/A/C/I"},
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := matchedPaths(t, parcsOld, parcsNew, tt.mode); !slices.Equal(got, tt.want) {
+				t.Errorf("matched\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
+	}
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) < 0.01 }
+
+// Figure 5: the relaxed common trees overlap by 76%; the topological
+// differences are F's subtree and the two unmatched I.
+func TestPARCSFigure5(t *testing.T) {
+	res := compare(t, trees(t, parcsOld), trees(t, parcsNew), Options{Match: PARCS, Aggregate: Intersect})
+	ov := res.Overlap
+	// |CCT1| = 7 (thread, A, B, D, C, H, I), |CCT2| = 9, |CT| = 6 relaxed,
+	// 4 strict.
+	if !near(ov.Percent, 76) || !near(ov.CommonTree, 100*6.0/7) || !near(ov.StrictCommonTree, 100*4.0/7) ||
+		!near(ov.Score, 0.76*6/7*6/9*100) || ov.NoiseFloor != nil || ov.Pairs != 1 {
+		t.Errorf("overlap %+v, want 76%%, common tree 85.71%%, strict 57.14%%, score 43.43%%, no noise floor", ov)
+	}
+	var added, removed []string
+	for _, s := range res.Topology.Added {
+		added = append(added, pathString(s.Path)+" "+strconv.Itoa(s.Nodes)+" "+strconv.Itoa(int(s.Weight/ms)))
+	}
+	for _, s := range res.Topology.Removed {
+		removed = append(removed, pathString(s.Path)+" "+strconv.Itoa(s.Nodes)+" "+strconv.Itoa(int(s.Weight/ms)))
+	}
+	if want := []string{"A;C;I 1 20", "A;F 2 4"}; !slices.Equal(added, want) {
+		t.Errorf("added %q, want %q", added, want)
+	}
+	if want := []string{"A;C;I 1 20"}; !slices.Equal(removed, want) {
+		t.Errorf("removed %q, want %q", removed, want)
+	}
+	// Only D's weight changed (30% → 26%); without a noise floor the
+	// weight matching lists the changed nodes.
+	wm := res.WeightMatching
+	if len(wm.Nodes) != 1 || pathString(wm.Nodes[0].Path) != "A;B;D" || !near(wm.Nodes[0].Diff, -4) || !near(wm.Adjusted, 80) || wm.Reached {
+		t.Errorf("weight matching %+v, want A;B;D −4 points, adjusted overlap 80%%", wm)
+	}
+	if res.Matchers.Relaxed == 0 || res.Matchers.LCS != 0 {
+		t.Errorf("matchers %+v: want relaxed matching only", res.Matchers)
+	}
+}
+
+// Weight matching stops at the noise floor (the base-vs-base overlap).
+func TestWeightMatchingNoiseFloor(t *testing.T) {
+	base := trees(t,
+		"m;a 100\nm;b 100\nm;c 100\nm;d 100",
+		"m;a 104\nm;b 98\nm;c 100\nm;d 98",
+	)
+	nw := trees(t,
+		"m;a 300\nm;b 100\nm;c 60\nm;d 100",
+		"m;a 290\nm;b 102\nm;c 64\nm;d 100",
+	)
+	res := compare(t, base, nw, Options{Aggregate: Intersect})
+	nf := res.Overlap.NoiseFloor
+	if nf == nil || !near(*nf, 99) {
+		t.Fatalf("noise floor %v, want 99%%", nf)
+	}
+	wm := res.WeightMatching
+	var got []string
+	for _, n := range wm.Nodes {
+		got = append(got, pathString(n.Path))
+	}
+	// a grew from 25% to 53%: adjusting it alone lifts the overlap above
+	// the floor, so the nodes squeezed by it are not listed.
+	if !slices.Equal(got, []string{"m;a"}) || !wm.Reached || wm.Adjusted < *nf {
+		t.Errorf("weight matching %q (adjusted %.2f, reached %v), want [m;a] reaching the floor", got, wm.Adjusted, wm.Reached)
+	}
+}
+
+// Topology lists only subtrees that differ in every pair: a handler
+// triggered in one run is noise.
+func TestTopologyAcrossPairs(t *testing.T) {
+	base := trees(t, "m;a 100", "m;a 100", "m;a 100")
+	nw := trees(t,
+		"m;a 100\nm;new;x 30\nhover 20",
+		"m;a 100\nm;new;x 30",
+		"m;a 100\nm;new;x 33",
+	)
+	res := compare(t, base, nw, Options{})
+	if len(res.Topology.Added) != 1 || pathString(res.Topology.Added[0].Path) != "m;new" ||
+		res.Topology.Added[0].Nodes != 2 || res.Topology.Added[0].Weight != 31*ms || res.Topology.AddedCount != 1 {
+		t.Errorf("added %+v (count %d), want m;new with 2 nodes, 31 ms", res.Topology.Added, res.Topology.AddedCount)
+	}
+	if len(res.Topology.Removed) != 0 {
+		t.Errorf("removed %+v, want none", res.Topology.Removed)
+	}
+}
+

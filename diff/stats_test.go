@@ -1,0 +1,183 @@
+package diff
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ctdiff/ctdiff/cct"
+)
+
+func approx(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
+
+func TestWelch(t *testing.T) {
+	// t = 2 / √(5/6) = 2.191 with 6 degrees of freedom (equal variances,
+	// so Welch's df is exactly 6): one-sided p = 0.0355 (tables).
+	x, y := []float64{1, 2, 3, 4}, []float64{3, 4, 5, 6}
+	if p := welchGreater(x, y); !approx(p, 0.0355, 2e-4) {
+		t.Errorf("welchGreater = %.5f, want 0.0355", p)
+	}
+	if p := welchGreater(y, x); !approx(p, 1-0.0355, 2e-4) {
+		t.Errorf("welchGreater reversed = %.5f, want 0.9645", p)
+	}
+	// 95% interval: 2 ± t(0.975, 6) × 0.9129 = 2 ± 2.4469 × 0.9129.
+	lo, hi := welchInterval(x, y, 0.95)
+	if !approx(lo, 2-2.2337, 1e-3) || !approx(hi, 2+2.2337, 1e-3) {
+		t.Errorf("interval [%.4f, %.4f], want [-0.2337, 4.2337]", lo, hi)
+	}
+	// Without variance the difference is exact.
+	if p := welchGreater([]float64{5, 5}, []float64{7, 7}); p != 0 {
+		t.Errorf("exact increase: p = %v, want 0", p)
+	}
+	if p := welchGreater([]float64{5, 5}, []float64{5, 5}); p != 1 {
+		t.Errorf("no change: p = %v, want 1", p)
+	}
+}
+
+func TestMannWhitney(t *testing.T) {
+	// Complete separation of 8 and 8: U = 64, z = (64 − 32 − 0.5)/√90.67.
+	x := []float64{1, 2, 3, 4, 5, 6, 7, 8}
+	y := []float64{9, 10, 11, 12, 13, 14, 15, 16}
+	if p := mannWhitneyGreater(x, y); !approx(p, 0.000469, 2e-5) {
+		t.Errorf("p = %.6f, want 0.000469", p)
+	}
+	if p := mannWhitneyGreater(y, x); p < 0.99 {
+		t.Errorf("reversed p = %.6f, want ≈ 1", p)
+	}
+	if p := mannWhitneyGreater([]float64{3, 3, 3}, []float64{3, 3, 3}); p != 1 {
+		t.Errorf("all tied: p = %v, want 1", p)
+	}
+	// From 8 runs per side test uses it.
+	if got := test(make([]int64, 8), []int64{1, 2, 3, 4, 5, 6, 7, 8}, nil); got.Name != "mann-whitney" {
+		t.Errorf("8 runs per side: test %q, want mann-whitney", got.Name)
+	}
+	if got := test([]int64{1, 2, 3}, []int64{4, 5, 6}, nil); got.Name != "welch" {
+		t.Errorf("3 runs per side without prior: test %q, want welch", got.Name)
+	}
+}
+
+func TestHolm(t *testing.T) {
+	got := holm([]float64{0.01, 0.04, 0.03, 0.005})
+	want := []float64{0.03, 0.06, 0.06, 0.02}
+	for i := range want {
+		if !approx(got[i], want[i], 1e-12) {
+			t.Fatalf("holm = %v, want %v", got, want)
+		}
+	}
+}
+
+func TestTrigamma(t *testing.T) {
+	if got := trigamma(1); !approx(got, math.Pi*math.Pi/6, 1e-9) {
+		t.Errorf("trigamma(1) = %v, want π²/6", got)
+	}
+	if got := trigamma(0.5); !approx(got, math.Pi*math.Pi/2, 1e-9) {
+		t.Errorf("trigamma(0.5) = %v, want π²/2", got)
+	}
+	for _, y := range []float64{0.1, 1, 3.7, 40} {
+		if got := trigammaInverse(trigamma(y)); !approx(got, y, 1e-6*y) {
+			t.Errorf("trigammaInverse(trigamma(%v)) = %v", y, got)
+		}
+	}
+}
+
+func TestPolyFit(t *testing.T) {
+	x := []float64{0, 1, 2, 3, 4}
+	y := make([]float64, len(x))
+	for i, v := range x {
+		y[i] = 2 - 3*v + 0.5*v*v
+	}
+	c, ok := polyFit(x, y, 2)
+	if !ok || !approx(c[0], 2, 1e-9) || !approx(c[1], -3, 1e-9) || !approx(c[2], 0.5, 1e-9) {
+		t.Errorf("polyFit = %v, %v; want [2 -3 0.5]", c, ok)
+	}
+	if _, ok := polyFit([]float64{1, 1, 1}, []float64{1, 2, 3}, 1); ok {
+		t.Error("polyFit with one distinct x succeeded for degree 1")
+	}
+}
+
+// The prior recovers the variance trend and the prior degrees of freedom
+// of variances drawn as scaled χ² around σ² = 0.01·mean² (10% jitter).
+func TestFitPrior(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	const d = 4.0
+	var means, vars []float64
+	for range 2000 {
+		mean := math.Exp(rng.Float64()*8 + 10)
+		sigma2 := 0.01 * mean * mean
+		chi := 0.0
+		for range int(d) {
+			z := rng.NormFloat64()
+			chi += z * z
+		}
+		means = append(means, mean)
+		vars = append(vars, sigma2*chi/d)
+	}
+	pr := fitPrior(means, vars, d)
+	if pr == nil {
+		t.Fatal("no prior")
+	}
+	// Every node has the same σ² trend and no extra spread: d0 is large.
+	if pr.d0 < 20 {
+		t.Errorf("d0 = %.1f, want ≥ 20 for variances without extra spread", pr.d0)
+	}
+	for _, mean := range []float64{1e5, 1e6, 1e7} {
+		if got, want := pr.s0(mean), 0.01*mean*mean; got < want*0.8 || got > want*1.25 {
+			t.Errorf("s0(%g) = %.3g, want ≈ %.3g", mean, got, want)
+		}
+	}
+	if fitPrior(means[:minPriorNodes-1], vars[:minPriorNodes-1], d) != nil {
+		t.Error("a prior was fitted on too few nodes")
+	}
+}
+
+// An erratic node — present in two of three new runs — is not significant,
+// while a consistent regression of a similar mean is.
+func TestStatsIntermittentHandler(t *testing.T) {
+	base := trees(t,
+		"main;work 1000\nmain;io 300",
+		"main;work 1010\nmain;io 310",
+		"main;work 990\nmain;io 290",
+	)
+	nw := trees(t,
+		"main;work 1000\nmain;io 300\nhandler 120",
+		"main;work 1005\nmain;io 305\nhandler 110",
+		"main;work 995\nmain;io 302",
+	)
+	res := compare(t, base, nw, Options{})
+	if got := causeLines(res); len(got) != 0 {
+		t.Errorf("causes %q, want none: the handler ran in two runs of three", got)
+	}
+	nw = trees(t,
+		"main;work 1000\nmain;io 380",
+		"main;work 1005\nmain;io 375",
+		"main;work 995\nmain;io 384",
+	)
+	res = compare(t, base, nw, Options{})
+	if got := causeLines(res); !slices.Equal(got, []string{"regressed 79.666667 main;io"}) {
+		t.Errorf("causes %q, want io +79.67 ms", got)
+	}
+	c := res.Causes[0]
+	if c.Stats == nil || c.Stats.Q > 0.05 || c.Stats.Low > c.Delta || c.Stats.High < c.Delta {
+		t.Errorf("cause stats %+v: want significant, with the delta inside its interval", c.Stats)
+	}
+}
+
+func TestStatsFewRunsWarnings(t *testing.T) {
+	one := trees(t, "main;a 100")
+	two := trees(t, "main;a 100", "main;a 101")
+	for _, tt := range []struct {
+		name      string
+		base, new []*cct.Tree
+		want      string
+	}{
+		{"one new run", two, one, "stats needs at least 2 runs per side to test significance, got 2 base and 1 new"},
+		{"two runs per side", two, two, "2 runs per side give the significance test little power"},
+	} {
+		res := compare(t, tt.base, tt.new, Options{})
+		if got := strings.Join(res.Warnings, "\n"); !strings.Contains(got, tt.want) {
+			t.Errorf("%s: warnings %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
