@@ -163,4 +163,3 @@ func TestTopologyAcrossPairs(t *testing.T) {
 		t.Errorf("removed %+v, want none", res.Topology.Removed)
 	}
 }
-
