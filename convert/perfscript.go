@@ -1,0 +1,435 @@
+package convert
+
+import (
+	"bytes"
+	"fmt"
+	"path"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/google/pprof/profile"
+	"github.com/ianlancetaylor/demangle"
+)
+
+// perfscript reads the text of Linux `perf script` (perf record -g data),
+// with or without `--header`, and the tab-separated variant that Android's
+// simpleperf writes (report_sample.py):
+//
+//	# ========                                       (optional header)
+//	perf   977/977   [000] 7628263.042515:    1001001 cpu-clock:
+//		ffffffff8104f45a native_write_msr_safe+0x6 ([kernel.kallsyms])
+//		    7f35a986f204 _Z4betav (/workdir/a.out)
+//	                                                (blank line: next sample)
+//
+// A sample header is "comm [pid/]tid [[cpu]] [secs.frac:] [period] event:"
+// (the command name may contain spaces); its frames follow, leaf first, as
+// "addr symbol[+0xOFF] (dso)". Every sample becomes one pprof sample with
+// its timestamp (labels.Timestamp: perf's clock in ns, which counts from
+// boot, not from the epoch), its thread (labels.Thread = comm, labels.TID,
+// labels.PID when printed) and its frames: Name the symbol, demangled (C++,
+// Rust), without the offset and Rust's build hash; SystemName the raw
+// symbol; File the dso. Unsymbolized frames keep a "module!0xADDR" name.
+//
+// Sample types: samples/count (1 per sample), and one type per event with
+// its period as the weight: cpu/nanoseconds for cpu-clock and task-clock,
+// whose periods are nanoseconds, else "<event>/count" (cycles/count, ...).
+// An event printed without periods adds no type.
+//
+// Recordings made without timestamps (perf record without -T, or
+// `perf script -F` without time) cannot give a timeline: identical stacks of
+// a thread are merged into one sample and a warning says so.
+func init() {
+	Register(Format{
+		Name:        "perfscript",
+		Description: "Linux perf script text (also Android simpleperf report_sample.py)",
+		Priority:    20,
+		Sniff:       sniffPerfScript,
+		Parse:       parsePerfScript,
+	})
+}
+
+// perfHeader matches a sample header line. The command name is the shortest
+// prefix that lets the rest match; the event starts with a letter (tracepoint
+// events contain ':'; modifiers follow a last ':'), so a number in a command
+// name is not taken for the tid.
+var perfHeader = regexp.MustCompile(`^(\S.*?)\s+(?:(\d+)/)?(\d+)\s+(?:\[(\d+)\]\s+)?(?:(\d+)\.(\d+):\s+)?(?:(\d+)\s+)?([A-Za-z_]\S*?):(?:\s+(.*))?$`)
+
+func sniffPerfScript(head []byte) bool {
+	line, _ := firstLine(head, "#")
+	if !perfHeader.Match(line) {
+		return false
+	}
+	// The next line is a frame (indented) or a blank line.
+	i := bytes.Index(head, line)
+	rest := head[i+len(line):]
+	rest = bytes.TrimPrefix(rest, []byte("\r"))
+	rest = bytes.TrimPrefix(rest, []byte("\n"))
+	return len(rest) == 0 || rest[0] == '\t' || rest[0] == ' ' || rest[0] == '\n' || rest[0] == '\r'
+}
+
+type perfThread struct {
+	comm     string
+	pid, tid int64
+	hasPID   bool
+}
+
+type perfSample struct {
+	thread *perfThread
+	time   int64
+	event  int // index into perfReader.events
+	period int64
+	stack  []*profile.Location
+}
+
+type perfEvent struct {
+	name      string
+	typ       int // index of its sample type, -1 when it has no periods
+	hasPeriod bool
+	noPeriod  int // samples without a period
+	period    int64
+}
+
+type perfReader struct {
+	in      *Input
+	b       *Builder
+	threads map[perfThread]*perfThread
+	events  []*perfEvent
+	byName  map[string]int
+	frames  map[string]*profile.Location
+	samples []perfSample
+	timed   int // samples with a timestamp
+	empty   int // samples without frames
+}
+
+func parsePerfScript(in *Input) (*profile.Profile, error) {
+	r := &perfReader{
+		in: in, b: NewBuilder(),
+		threads: map[perfThread]*perfThread{}, byName: map[string]int{}, frames: map[string]*profile.Location{},
+	}
+	lr := NewLineReader(in.R)
+	var cur *perfSample
+	var stack []*profile.Location
+	var lastFrame *Frame
+	finish := func() {
+		if cur == nil {
+			return
+		}
+		if len(stack) == 0 {
+			r.empty++
+		}
+		cur.stack = stack
+		r.samples = append(r.samples, *cur)
+		cur, stack, lastFrame = nil, nil, nil
+	}
+	for lr.Scan() {
+		line := lr.Bytes()
+		t := bytes.TrimSpace(line)
+		switch {
+		case len(t) == 0:
+			finish()
+		case line[0] == '#':
+			finish() // header (perf script --header) or comment
+		case line[0] == ' ' || line[0] == '\t':
+			if cur == nil {
+				return nil, LineError(lr.Line(), "expected a sample header \"comm [pid/]tid [cpu] secs.usecs: [period] event:\" before this frame, found %q", textExcerpt(line))
+			}
+			if lastFrame != nil && perfSrcLine.Match(t) { // -F +srcline: "file.c:12" under its frame
+				continue
+			}
+			f := r.frame(string(t))
+			lastFrame = &f
+			stack = append(stack, r.location(f))
+		default:
+			finish()
+			s, trailer, err := r.header(string(line))
+			if err != nil {
+				return nil, LineError(lr.Line(), "%v", err)
+			}
+			if prev := len(r.samples); prev > 0 && (s.time >= 0) != (r.samples[prev-1].time >= 0) {
+				return nil, LineError(lr.Line(), "this sample has %s timestamp, unlike the samples before it", map[bool]string{true: "a", false: "no"}[s.time >= 0])
+			}
+			cur = &s
+			if trailer != "" { // perf script -F ...,ip,sym without a call chain: one frame on the header line
+				if f := r.frame(trailer); f.File != "" {
+					stack = append(stack, r.location(f))
+				}
+			}
+		}
+	}
+	if err := lr.Err(); err != nil {
+		return nil, err
+	}
+	finish()
+	if len(r.samples) == 0 {
+		return nil, fmt.Errorf("%w: no perf script sample header (\"comm tid secs.usecs: event:\") in the input", ErrNoSamples)
+	}
+	return r.profile()
+}
+
+// perfSrcLine is the source line perf script -F +srcline prints under a frame.
+var perfSrcLine = regexp.MustCompile(`^\S+:\d+$`)
+
+func (r *perfReader) header(line string) (perfSample, string, error) {
+	m := perfHeader.FindStringSubmatch(line)
+	if m == nil {
+		return perfSample{}, "", fmt.Errorf("expected a sample header \"comm [pid/]tid [cpu] secs.usecs: [period] event:\", found %q", textExcerpt([]byte(line)))
+	}
+	k := perfThread{comm: strings.TrimSpace(m[1])}
+	var err error
+	if m[2] != "" {
+		k.hasPID = true
+		if k.pid, err = strconv.ParseInt(m[2], 10, 64); err != nil {
+			return perfSample{}, "", fmt.Errorf("pid %q: %v", m[2], err)
+		}
+	}
+	if k.tid, err = strconv.ParseInt(m[3], 10, 64); err != nil {
+		return perfSample{}, "", fmt.Errorf("tid %q: %v", m[3], err)
+	}
+	th := r.threads[k]
+	if th == nil {
+		th = &k
+		r.threads[k] = th
+	}
+	s := perfSample{thread: th, time: -1, period: -1}
+	if m[5] != "" {
+		secs, err := strconv.ParseInt(m[5], 10, 64)
+		frac := m[6]
+		if len(frac) > 9 {
+			frac = frac[:9]
+		}
+		ns, err2 := strconv.ParseInt(frac+strings.Repeat("0", 9-len(frac)), 10, 64)
+		if err != nil || err2 != nil || secs > (1<<63-1)/1_000_000_000-1 {
+			return perfSample{}, "", fmt.Errorf("expected a time secs.frac, found %q", m[5]+"."+m[6])
+		}
+		s.time = secs*1e9 + ns
+		r.timed++
+	}
+	if m[7] != "" {
+		if s.period, err = strconv.ParseInt(m[7], 10, 64); err != nil {
+			return perfSample{}, "", fmt.Errorf("period %q: %v", m[7], err)
+		}
+	}
+	s.event = r.event(m[8], s.period)
+	return s, strings.TrimSpace(m[9]), nil
+}
+
+func (r *perfReader) event(name string, period int64) int {
+	i, ok := r.byName[name]
+	if !ok {
+		i = len(r.events)
+		r.byName[name] = i
+		r.events = append(r.events, &perfEvent{name: name, typ: -1})
+	}
+	e := r.events[i]
+	if period >= 0 {
+		if !e.hasPeriod {
+			e.hasPeriod, e.period = true, period
+		}
+	} else {
+		e.noPeriod++
+	}
+	return i
+}
+
+// frame parses "addr symbol[+0xOFF] (dso)". The symbol may hold spaces and
+// parentheses (C++ signatures), so the dso is the balanced "(...)" at the end.
+func (r *perfReader) frame(s string) Frame {
+	addr, rest, _ := strings.Cut(s, "\t")
+	if rest == "" || strings.ContainsAny(addr, " ") {
+		addr, rest, _ = strings.Cut(s, " ")
+	}
+	rest = strings.TrimSpace(rest)
+	if !isHex(addr) || rest == "" { // no address column
+		addr, rest = "", s
+	}
+	var f Frame
+	sym := rest
+	if open := trailingArgsStart(rest); open >= 0 && (open == 0 || rest[open-1] == ' ' || rest[open-1] == '\t') {
+		f.File = rest[open+1 : len(rest)-1]
+		sym = strings.TrimSpace(rest[:open])
+	}
+	if i := strings.LastIndex(sym, "+0x"); i > 0 && isHex(sym[i+3:]) {
+		sym = sym[:i]
+	}
+	f.File = strings.TrimSuffix(f.File, " (deleted)") // perf-map files and replaced binaries
+	if f.File == "[unknown]" || f.File == "unknown" || f.File == "inlined" { // "inlined": perf script --inline
+		f.File = ""
+	}
+	if sym == "" || sym == "[unknown]" {
+		mod := path.Base(f.File)
+		if f.File == "" {
+			mod = "[unknown]"
+		}
+		switch a := strings.TrimLeft(strings.ToLower(addr), "0"); {
+		case addr == "":
+			f.Name = mod + "!?"
+		case a == "":
+			f.Name = mod + "!0x0"
+		default:
+			f.Name = mod + "!0x" + a
+		}
+		return f
+	}
+	f.Name = demangleSymbol(sym)
+	if f.Name != sym {
+		f.SystemName = sym
+	}
+	return f
+}
+
+func (r *perfReader) location(f Frame) *profile.Location {
+	key := f.Name + "\x00" + f.SystemName + "\x00" + f.File
+	if l, ok := r.frames[key]; ok {
+		return l
+	}
+	l := r.b.Location(f)
+	r.frames[key] = l
+	return l
+}
+
+// rustHash is the build hash rustc appends to legacy-mangled names
+// ("::h0123456789abcdef"); it changes with every build, so it is dropped.
+var rustHash = regexp.MustCompile(`::h[0-9a-f]{16}$`)
+
+// demangleSymbol demangles C++ (Itanium) and Rust (legacy and v0) symbols,
+// keeping C++ parameter lists as perf itself prints them.
+func demangleSymbol(sym string) string {
+	name := sym
+	if strings.HasPrefix(sym, "_Z") || strings.HasPrefix(sym, "_R") || strings.HasPrefix(sym, "__Z") {
+		if d, err := demangle.ToString(strings.TrimPrefix(sym, "_")); err == nil && strings.HasPrefix(sym, "__Z") {
+			name = d
+		} else if d, err := demangle.ToString(sym); err == nil {
+			name = d
+		}
+	}
+	return rustHash.ReplaceAllString(name, "")
+}
+
+func isHex(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// eventType names the sample type of a perf event: cpu-clock and task-clock
+// count nanoseconds; other events count themselves. Modifiers (":u", ":ppp")
+// are dropped; tracepoints ("sched:sched_switch") keep their subsystem.
+func eventType(event string) (string, string) {
+	base := event
+	if i := strings.LastIndexByte(event, ':'); i > 0 && strings.Trim(event[i+1:], "ukhGHpPSDIWeb") == "" {
+		base = event[:i]
+	}
+	if base == "cpu-clock" || base == "task-clock" {
+		return "cpu", "nanoseconds"
+	}
+	return base, "count"
+}
+
+func (r *perfReader) profile() (*profile.Profile, error) {
+	in := r.in
+	st := []*profile.ValueType{{Type: "samples", Unit: "count"}}
+	for _, e := range r.events {
+		if !e.hasPeriod {
+			continue
+		}
+		typ, unit := eventType(e.name)
+		for i, t := range st {
+			if t.Type == typ && t.Unit == unit {
+				e.typ = i
+			}
+		}
+		if e.typ < 0 {
+			st = append(st, &profile.ValueType{Type: typ, Unit: unit})
+			e.typ = len(st) - 1
+		}
+		if e.noPeriod > 0 {
+			in.Warnf("%d %s samples have no period; they count as samples but add 0 to %s/%s", e.noPeriod, e.name, typ, unit)
+		}
+	}
+	p := r.b.Profile()
+	p.SampleType = st
+	var def *perfEvent // the default: cpu if present, else the first event with periods
+	for _, e := range r.events {
+		if e.typ > 0 && (def == nil || st[e.typ].Type == "cpu" && st[def.typ].Type != "cpu") {
+			def = e
+		}
+	}
+	p.DefaultSampleType, p.PeriodType, p.Period = "samples", st[0], 1
+	if def != nil {
+		p.DefaultSampleType, p.PeriodType, p.Period = st[def.typ].Type, st[def.typ], def.period
+	}
+	if len(r.events) > 1 {
+		names := make([]string, len(r.events))
+		for i, e := range r.events {
+			names[i] = e.name
+		}
+		in.Warnf("the recording mixes %d events (%s); each has its own sample type, and samples/count counts them all", len(r.events), strings.Join(names, ", "))
+	}
+	if r.empty > 0 {
+		in.Warnf("%d samples have no call chain (record with -g); they are kept without frames", r.empty)
+	}
+	if r.timed == 0 {
+		return r.aggregate(p), nil
+	}
+	sort.SliceStable(r.samples, func(i, j int) bool { return r.samples[i].time < r.samples[j].time })
+	p.DurationNanos = r.samples[len(r.samples)-1].time - r.samples[0].time
+	p.Comments = append(p.Comments, "timestamp_ns: perf's clock (time since boot), not wall time")
+	vals := make([]int64, len(r.samples)*len(st))
+	for i := range r.samples {
+		s := &r.samples[i]
+		v := vals[i*len(st) : (i+1)*len(st) : (i+1)*len(st)]
+		r.values(s, v)
+		th := s.thread
+		r.b.Add(s.stack, v, SampleMeta{Thread: th.comm, PID: th.pid, HasPID: th.hasPID, TID: th.tid, HasTID: true, Time: s.time, HasTime: true})
+	}
+	return p, nil
+}
+
+func (r *perfReader) values(s *perfSample, v []int64) {
+	v[0] = 1
+	if e := r.events[s.event]; e.typ > 0 && s.period > 0 {
+		v[e.typ] = s.period
+	}
+}
+
+// aggregate merges identical stacks of a thread: without timestamps there
+// is no timeline to keep.
+func (r *perfReader) aggregate(p *profile.Profile) *profile.Profile {
+	r.in.Warnf("the recording has no timestamps (perf record without -T, or perf script -F without time): %d samples are merged by thread and stack, and no timeline (latency inference) is possible", len(r.samples))
+	type key struct {
+		thread *perfThread
+		stack  string
+	}
+	index := map[key]*profile.Sample{}
+	var ids []byte
+	for i := range r.samples {
+		s := &r.samples[i]
+		ids = ids[:0]
+		for _, l := range s.stack {
+			ids = strconv.AppendUint(ids, l.ID, 36)
+			ids = append(ids, ',')
+		}
+		k := key{s.thread, string(ids)}
+		v := make([]int64, len(p.SampleType))
+		r.values(s, v)
+		if ps, ok := index[k]; ok {
+			for j := range v {
+				ps.Value[j] += v[j]
+			}
+			continue
+		}
+		th := s.thread
+		r.b.Add(s.stack, v, SampleMeta{Thread: th.comm, PID: th.pid, HasPID: th.hasPID, TID: th.tid, HasTID: true})
+		index[k] = p.Sample[len(p.Sample)-1]
+	}
+	return p
+}
