@@ -253,7 +253,7 @@ func (r *perfReader) frame(s string) Frame {
 	if i := strings.LastIndex(sym, "+0x"); i > 0 && isHex(sym[i+3:]) {
 		sym = sym[:i]
 	}
-	f.File = strings.TrimSuffix(f.File, " (deleted)") // perf-map files and replaced binaries
+	f.File = strings.TrimSuffix(f.File, " (deleted)")                        // perf-map files and replaced binaries
 	if f.File == "[unknown]" || f.File == "unknown" || f.File == "inlined" { // "inlined": perf script --inline
 		f.File = ""
 	}
