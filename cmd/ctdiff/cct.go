@@ -45,6 +45,9 @@ func newCCTCmd(s *streams) *cobra.Command {
 			if o.format == "pprof" && o.view != "top-down" {
 				return fmt.Errorf("--format pprof writes the top-down tree (pprof makes the other views itself), not --view %s", o.view)
 			}
+			if o.latency != "off" && o.format == "dot" {
+				return fmt.Errorf("--format dot does not show latencies: use --format text, json or pprof with --latency")
+			}
 			if o.latency != "off" && o.view != "top-down" {
 				return fmt.Errorf("--latency needs --view top-down: inferred instances belong to calling contexts, which --view %s does not show", o.view)
 			}

@@ -161,6 +161,8 @@ func TestCCTLatencyErrors(t *testing.T) {
 			"ctdiff: --latency-gap \"0x\" must be auto, off, a number of sampling intervals such as 4x, or a positive duration such as 50ms\n"},
 		{"flat view", []string{"cct", "--latency", "aggressive", "--view", "flat", timed},
 			"ctdiff: --latency needs --view top-down: inferred instances belong to calling contexts, which --view flat does not show\n"},
+		{"dot", []string{"cct", "--latency", "aggressive", "--format", "dot", timed},
+			"ctdiff: --format dot does not show latencies: use --format text, json or pprof with --latency\n"},
 		{"pprof bottom-up", []string{"cct", "--format", "pprof", "--view", "bottom-up", timed},
 			"ctdiff: --format pprof writes the top-down tree (pprof makes the other views itself), not --view bottom-up\n"},
 	} {
@@ -186,5 +188,35 @@ func TestCCTLatencyWarnsAboutUntimedInputs(t *testing.T) {
 	}
 	if !strings.Contains(out, "View: top-down; total 10µs;") {
 		t.Errorf("the untimed samples are missing from the tree:\n%s", out)
+	}
+}
+
+// --format dot and --format pprof without latency.
+func TestCCTFormatsDotAndPprof(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, dir, "stacks.folded", "main;a 3\nmain;b 1\n")
+	out, errOut, code := ctdiff("cct", "--format", "dot", in)
+	if code != 0 || !strings.HasPrefix(out, "digraph cct {") {
+		t.Errorf("dot: exit %d, stderr %q, output:\n%s", code, errOut, out)
+	}
+	pb := filepath.Join(dir, "tree.pb.gz")
+	if _, errOut, code := ctdiff("cct", "--format", "pprof", "-o", pb, in); code != 0 {
+		t.Fatalf("pprof: exit %d: %s", code, errOut)
+	}
+	f, err := os.Open(pb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	p, err := profile.Parse(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var total int64
+	for _, s := range p.Sample {
+		total += s.Value[0]
+	}
+	if len(p.Sample) != 2 || total != 4 {
+		t.Errorf("%d samples totalling %d, want 2 totalling 4", len(p.Sample), total)
 	}
 }
