@@ -34,6 +34,12 @@
 // latency, present after `ctdiff cct --latency`, is IntroPerf's inferred
 // latency of the node in nanoseconds, per mode: total = count × mean and
 // own = total − Σ children's total (so own values add up to the root's total).
+//
+// The "cct" input format (convert/cctdump.go) reads a top-down tree back
+// into a profile. Call trees of other tools, such as those of instrumented
+// Java profilers (method, call site, invocation count, total and self time
+// per node, the metrics PARCS compares), can be written in this schema to
+// be diffed; convert/cctdump.go documents how their fields map onto it.
 package cctjson
 
 // Schema is the value of Tree.Schema.
