@@ -1,0 +1,329 @@
+package eval
+
+import (
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/ctdiff/ctdiff/cct"
+	"github.com/ctdiff/ctdiff/convert"
+)
+
+// DefaultProfiles are the corpus profiles of the published benchmark: V8
+// .cpuprofile files and DevTools traces of different sizes and shapes — a
+// large minified web app (89k calling contexts), a compiler (sucrase), three
+// renderers of minified Closure code, a 33 MB trace of five threads, and a
+// small page with a worker. Paths are relative to the corpus directory.
+// Profiles too small to take every kind of injection (a Node server that is
+// 96% idle, fibonacci workers) are left out.
+var DefaultProfiles = []string{
+	"cpuprofile/devtools-large-profile.cpuprofile.gz",
+	"cpuprofile/speedscope-Chrome_65-sucrase.cpuprofile",
+	"devtools/devtools-multiple-top-level-renderers.json.gz",
+	"devtools/devtools-web-dev-screenshot-source-ids.json.gz",
+	"devtools/speedscope-Chrome_70-worker.json",
+}
+
+// A Config describes a benchmark. DefaultConfig is the published one.
+type Config struct {
+	// Corpus is the corpus directory and Profiles the profiles in it.
+	Corpus   string
+	Profiles []string
+	// PerKind is the number of injected cases per kind and profile
+	// (ZAM: two per injection type and application); Baselines the number
+	// of base-vs-base cases per profile (ZAM: one).
+	PerKind, Baselines int
+	// Runs is K, the number of runs per side (ZAM's RQ1: three pairs).
+	Runs int
+	// Seed seeds everything.
+	Seed uint64
+	// DeltaMin and DeltaMax bound the injected time (ZAM: 100-200 ms).
+	DeltaMin, DeltaMax time.Duration
+	Noise              Noise
+	Changes            Changes
+	// Engines are compared on every case.
+	Engines []Engine
+	// Parallel bounds the cases run at once (0: GOMAXPROCS).
+	Parallel int
+}
+
+// DefaultConfig returns the published benchmark's configuration for the
+// corpus in dir, comparing engines.
+func DefaultConfig(dir string, engines ...Engine) Config {
+	return Config{
+		Corpus:    dir,
+		Profiles:  DefaultProfiles,
+		PerKind:   2,
+		Baselines: 1,
+		Runs:      3,
+		Seed:      1,
+		DeltaMin:  100 * time.Millisecond,
+		DeltaMax:  200 * time.Millisecond,
+		Noise:     DefaultNoise,
+		Changes:   DefaultChanges,
+		Engines:   engines,
+	}
+}
+
+// A Case is one comparison: K noisy base runs of a profile against K noisy
+// new runs, the new ones carrying an injection unless the case is a
+// baseline.
+type Case struct {
+	Profile string
+	// Kind and Index say which injection of the profile this is.
+	Kind     Kind
+	Index    int
+	Baseline bool
+	Seed     uint64
+	// Injection is the regression and its ground truth (nil for baselines).
+	Injection *Injection
+	// Outputs and Scores have one entry per engine (no Scores for
+	// baselines).
+	Outputs []Output
+	Scores  []Score
+
+	// renamedFrom maps the new names of renamed functions to the old ones.
+	renamedFrom map[Frame]string
+}
+
+// Truth returns the ground truth as a Path.
+func (c *Case) Truth() Path {
+	if c.Injection == nil {
+		return Path{}
+	}
+	return Path{Thread: c.Injection.Thread, Frames: c.Injection.Path}
+}
+
+// A Result holds every case of a benchmark.
+type Result struct {
+	Config Config
+	Cases  []*Case
+	// Elapsed is the wall time of Run.
+	Elapsed time.Duration
+}
+
+// Summary sums engine e's scores over the cases that keep accepts (nil:
+// all).
+func (r *Result) Summary(e int, keep func(*Case) bool) Summary {
+	var s Summary
+	for _, c := range r.Cases {
+		if keep != nil && !keep(c) {
+			continue
+		}
+		if c.Baseline {
+			s.addBaseline(c.Outputs[e])
+		} else {
+			s.add(c.Scores[e])
+		}
+	}
+	return s
+}
+
+// Run runs the benchmark.
+func Run(cfg Config) (*Result, error) {
+	start := time.Now()
+	if cfg.Runs < 1 || len(cfg.Engines) == 0 || len(cfg.Profiles) == 0 {
+		return nil, fmt.Errorf("eval: need at least one run per side, one engine and one profile (runs %d, engines %d, profiles %d)", cfg.Runs, len(cfg.Engines), len(cfg.Profiles))
+	}
+	if cfg.DeltaMin <= 0 || cfg.DeltaMax < cfg.DeltaMin {
+		return nil, fmt.Errorf("eval: injected time range [%v, %v] is empty", cfg.DeltaMin, cfg.DeltaMax)
+	}
+	par := cfg.Parallel
+	if par <= 0 {
+		par = runtime.GOMAXPROCS(0)
+	}
+	tmpls, err := loadTemplates(cfg.Corpus, cfg.Profiles, par)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Config: cfg}
+	for _, name := range cfg.Profiles {
+		for _, k := range Kinds {
+			for i := range cfg.PerKind {
+				res.Cases = append(res.Cases, &Case{Profile: name, Kind: k, Index: i, Seed: caseSeed(cfg.Seed, name, int(k), i)})
+			}
+		}
+		for i := range cfg.Baselines {
+			res.Cases = append(res.Cases, &Case{Profile: name, Index: i, Baseline: true, Seed: caseSeed(cfg.Seed, name, -1, i)})
+		}
+	}
+	errs := make([]error, len(res.Cases))
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for range par {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				c := res.Cases[i]
+				if err := runCase(&cfg, tmpls[c.Profile], c); err != nil {
+					errs[i] = fmt.Errorf("%s, %s: %w", c.Profile, c.label(), err)
+				}
+			}
+		}()
+	}
+	for i := range res.Cases {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	res.Elapsed = time.Since(start)
+	return res, nil
+}
+
+func (c *Case) label() string {
+	if c.Baseline {
+		return fmt.Sprintf("baseline #%d", c.Index+1)
+	}
+	return fmt.Sprintf("%s #%d", c.Kind, c.Index+1)
+}
+
+// caseSeed derives a case's seed from the benchmark's seed and the case's
+// identity, so a case's runs do not depend on which other cases run.
+func caseSeed(seed uint64, profile string, kind, index int) uint64 {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%d|%s|%d|%d", seed, profile, kind, index)
+	return h.Sum64()
+}
+
+func loadTemplates(dir string, names []string, par int) (map[string]*template, error) {
+	out := map[string]*template{}
+	var mu sync.Mutex
+	errs := make([]error, len(names))
+	sem := make(chan struct{}, par)
+	var wg sync.WaitGroup
+	for i, name := range names {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			r, err := convert.ReadFile(filepath.Join(dir, filepath.FromSlash(name)), convert.Options{})
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			t, err := newTemplate(name, r.Profile)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			mu.Lock()
+			out[name] = t
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// runCase makes a case's runs, checks its ground truth against the trees
+// and lets every engine compare them.
+func runCase(cfg *Config, t *template, c *Case) error {
+	rng := rand.New(rand.NewPCG(c.Seed, 0))
+	w := t.fork()
+	var changes *changeSet
+	if !c.Baseline {
+		span := int64(cfg.DeltaMax-cfg.DeltaMin) / int64(time.Millisecond)
+		d := cfg.DeltaMin + time.Duration(rng.Int64N(span+1))*time.Millisecond
+		in, err := pickInjection(t, w, c.Kind, d, rng)
+		if err != nil {
+			return err
+		}
+		c.Injection = in
+		changes = drawChanges(t, w, cfg.Changes, in, rng)
+		c.renamedFrom = map[Frame]string{}
+		for f, name := range changes.rename {
+			c.renamedFrom[Frame{name, f.File}] = f.Function
+		}
+	}
+	pool := newHandlers(t, w, rng)
+	cands := t.jitterCandidates(cfg.Noise.JitterMin)
+
+	trees := func(side uint64, newSide bool) ([]*cct.Tree, error) {
+		ts := make([]*cct.Tree, cfg.Runs)
+		for i := range cfg.Runs {
+			rr := rand.New(rand.NewPCG(c.Seed, 1+side*1000+uint64(i)))
+			r := t.base.clone()
+			var rename map[Frame]string
+			if newSide && changes != nil {
+				changes.apply(r, rr)
+				c.Injection.apply(t, w, r, rr)
+				rename = changes.rename
+			}
+			cfg.Noise.apply(t, w, r, pool, cands, rr)
+			tree, err := cct.FromProfile(w.profile(t, r, rename), cct.Options{Prune: true})
+			if err != nil {
+				return nil, err
+			}
+			ts[i] = tree
+		}
+		return ts, nil
+	}
+	base, err := trees(0, false)
+	if err != nil {
+		return err
+	}
+	nw, err := trees(1, true)
+	if err != nil {
+		return err
+	}
+	if c.Injection != nil {
+		for i, tr := range nw {
+			if !hasPath(tr, c.Truth()) {
+				return fmt.Errorf("harness bug: the injected path %v is not in new run %d", c.Truth(), i+1)
+			}
+		}
+	}
+	for _, e := range cfg.Engines {
+		out, err := e.Compare(base, nw)
+		if err != nil {
+			return fmt.Errorf("%s: %w", e.Name, err)
+		}
+		c.Outputs = append(c.Outputs, out)
+		if !c.Baseline {
+			c.Scores = append(c.Scores, score(out, c.Truth()))
+		}
+	}
+	return nil
+}
+
+// hasPath reports whether tree t has the calling context p.
+func hasPath(t *cct.Tree, p Path) bool {
+	for _, th := range t.Nodes[cct.RootID].Children {
+		if t.Label(th) != p.Thread {
+			continue
+		}
+		id := th
+		ok := true
+		for _, f := range p.Frames {
+			fid, found := t.FrameID(cct.Frame{Function: f.Function, File: f.File})
+			if !found {
+				ok = false
+				break
+			}
+			if id, found = t.Child(id, fid); !found {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,238 @@
+package eval
+
+import "fmt"
+
+// An Output is what the scoring needs of one comparison: the leaves of the
+// critical graph, the ranked paths, and the sizes for compression. Engine
+// adapters (engine.go) fill it from their results.
+type Output struct {
+	// Causes are the leaves of the (aggregated) critical graph.
+	Causes []Cause
+	// Ranked are IntroPerf's ranked paths, best first.
+	Ranked []Path
+	// CriticalNodes is the number of function nodes in the critical graph
+	// and TreeNodes the number in the tree it was cut from.
+	CriticalNodes, TreeNodes int
+}
+
+// A Cause is a leaf of the critical graph, with what the engine says of it
+// (for the failure listing; scoring looks at the path only).
+type Cause struct {
+	Path
+	// Kind is "regressed" or "added"; Delta the mean growth in ns.
+	Kind  string
+	Delta int64
+}
+
+// A Path is a calling context: a thread label and root-first frames
+// without the thread.
+type Path struct {
+	Thread string
+	Frames []Frame
+}
+
+// prefixOf reports whether p is a non-empty root-first prefix of q (q
+// itself included) on the same thread.
+func (p Path) prefixOf(q Path) bool {
+	if p.Thread != q.Thread || len(p.Frames) == 0 || len(p.Frames) > len(q.Frames) {
+		return false
+	}
+	for i, f := range p.Frames {
+		if q.Frames[i] != f {
+			return false
+		}
+	}
+	return true
+}
+
+// A Score is one comparison scored against its ground truth, in the terms
+// of ZAM Section 5.2 (RQ1). Sums over cases give the table's ratios.
+type Score struct {
+	// NodeHit: "Node recall: The number of ZAM outputs that correctly
+	// identify the modified function as the performance regression-cause,
+	// divided by the total number of ZAM outputs". A hit is a leaf whose
+	// whole calling context is the injected one.
+	NodeHit bool
+	// PathHit: "Path recall: The number of ZAM outputs that correctly
+	// identify at least part of the call path that eventually calls the
+	// performance regression-cause (we call these partial paths), divided by
+	// the total number of ZAM outputs", where "any subpath of this path
+	// rooted at root is considered a partial path". A hit is a leaf whose
+	// path is a non-empty root-first prefix of the cause's path: a leaf
+	// elsewhere does not count even if the graph passes through the
+	// cause's callers on the way to it, and a thread-only leaf names no
+	// function, so it does not count either.
+	PathHit bool
+	// Leaves is the number of leaves in the output; NodeLeaves of them "match
+	// the modified function" ("Node precision: The number of leaf nodes in
+	// the ZAM output that match the modified function, divided by the total
+	// number of leaf nodes in the ZAM output") and PathLeaves "either match
+	// the modified function or are part of the partial path to the
+	// modified function" ("Path precision", same denominator).
+	Leaves, NodeLeaves, PathLeaves int
+	// Distance sums, over the PathLeaves, how many nodes each is above the
+	// cause ("average distance of all valid paths to the performance
+	// regression-cause").
+	Distance int
+	// Longest is the length of the cause's path from its top-level
+	// function ("the longest path from a top-level function to the
+	// performance regression-cause").
+	Longest int
+	// PMin is IntroPerf's path distance p_min: "the top (minimum) rank of
+	// the path that includes a patched function" — here the best rank of a
+	// ranked path through the injected node; 0 when no ranked path passes
+	// through it.
+	PMin int
+	// CriticalNodes and TreeNodes are summed for ZAM's compression ratio
+	// (RQ4): "# of Function Nodes in the Critical Graphs / Total # of
+	// Function Nodes in the Timelines".
+	CriticalNodes, TreeNodes int
+}
+
+// score scores an injected case's output against its cause.
+func score(out Output, truth Path) Score {
+	s := Score{
+		Leaves:        len(out.Causes),
+		Longest:       len(truth.Frames),
+		CriticalNodes: out.CriticalNodes,
+		TreeNodes:     out.TreeNodes,
+	}
+	for _, c := range out.Causes {
+		if !c.prefixOf(truth) {
+			continue
+		}
+		s.PathHit = true
+		s.PathLeaves++
+		s.Distance += len(truth.Frames) - len(c.Frames)
+		if len(c.Frames) == len(truth.Frames) {
+			s.NodeHit = true
+			s.NodeLeaves++
+		}
+	}
+	for i, r := range out.Ranked {
+		if truth.prefixOf(r) {
+			s.PMin = i + 1
+			break
+		}
+	}
+	return s
+}
+
+// A Summary sums Scores over a set of injected cases and counts the false
+// paths of the base-vs-base cases.
+type Summary struct {
+	Cases, NodeHits, PathHits      int
+	Leaves, NodeLeaves, PathLeaves int
+	Distance, Longest              int
+	// PMinCases counts cases whose p_min is between 1 and 3 ("p_min ≤ 3");
+	// PMinFound those with any p_min, PMinSum the sum of those.
+	PMinTop3, PMinFound, PMinSum int
+	CriticalNodes, TreeNodes     int
+	// Baselines counts base-vs-base cases and FalsePaths the leaves they
+	// output: "These baseline comparisons are expected to have zero paths
+	// in the critical graph generated by ZAM, so any path that appears is
+	// automatically a false positive."
+	Baselines, FalsePaths int
+}
+
+func (s *Summary) add(c Score) {
+	s.Cases++
+	if c.NodeHit {
+		s.NodeHits++
+	}
+	if c.PathHit {
+		s.PathHits++
+	}
+	s.Leaves += c.Leaves
+	s.NodeLeaves += c.NodeLeaves
+	s.PathLeaves += c.PathLeaves
+	s.Distance += c.Distance
+	s.Longest += c.Longest
+	if c.PMin > 0 {
+		s.PMinFound++
+		s.PMinSum += c.PMin
+		if c.PMin <= 3 {
+			s.PMinTop3++
+		}
+	}
+	s.CriticalNodes += c.CriticalNodes
+	s.TreeNodes += c.TreeNodes
+}
+
+func (s *Summary) addBaseline(out Output) {
+	s.Baselines++
+	s.FalsePaths += len(out.Causes)
+}
+
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+// NodeRecall and the other ratios are in [0, 1]. The precisions pool the
+// leaves of all outputs, as ZAM's "All" row does (41.16% is not the mean of
+// its rows). An output with no leaves adds nothing to them, and a set of
+// cases with no leaves at all has precision 1.
+func (s *Summary) NodeRecall() float64 { return ratio(s.NodeHits, s.Cases) }
+func (s *Summary) PathRecall() float64 { return ratio(s.PathHits, s.Cases) }
+
+func (s *Summary) NodePrecision() float64 {
+	if s.Leaves == 0 {
+		return 1
+	}
+	return ratio(s.NodeLeaves, s.Leaves)
+}
+
+func (s *Summary) PathPrecision() float64 {
+	if s.Leaves == 0 {
+		return 1
+	}
+	return ratio(s.PathLeaves, s.Leaves)
+}
+
+// AvgDistance is the mean distance of the valid leaves to the cause.
+func (s *Summary) AvgDistance() float64 { return ratio(s.Distance, s.PathLeaves) }
+
+// AvgLongest is the mean length of the causes' paths.
+func (s *Summary) AvgLongest() float64 { return ratio(s.Longest, s.Cases) }
+
+// Compression is critical-graph nodes over tree nodes.
+func (s *Summary) Compression() float64 { return ratio(s.CriticalNodes, s.TreeNodes) }
+
+// PMinTop3Share is the share of cases with p_min ≤ 3.
+func (s *Summary) PMinTop3Share() float64 { return ratio(s.PMinTop3, s.Cases) }
+
+// Thresholds are the bar the engine must meet (issue 7, "Done when").
+type Thresholds struct {
+	PathRecall, PathPrecision, NodeRecall, NodePrecision float64
+	MaxFalsePaths                                        int
+	MaxCompression, PMinTop3                             float64
+}
+
+// DoneWhen is issue 7's bar: better than ZAM's published 86.67% node
+// recall, 41.16% node precision and 96.09% path precision.
+var DoneWhen = Thresholds{
+	PathRecall: 1, PathPrecision: 0.97, NodeRecall: 0.95, NodePrecision: 0.70,
+	MaxFalsePaths: 0, MaxCompression: 0.02, PMinTop3: 0.90,
+}
+
+// Check returns the thresholds s misses, as sentences; none means it
+// meets them all.
+func (s *Summary) Check(t Thresholds) []string {
+	var miss []string
+	f := func(ok bool, format string, args ...any) {
+		if !ok {
+			miss = append(miss, fmt.Sprintf(format, args...))
+		}
+	}
+	f(s.PathRecall() >= t.PathRecall, "path recall %.2f%% < %.2f%%", 100*s.PathRecall(), 100*t.PathRecall)
+	f(s.PathPrecision() >= t.PathPrecision, "path precision %.2f%% < %.2f%%", 100*s.PathPrecision(), 100*t.PathPrecision)
+	f(s.NodeRecall() >= t.NodeRecall, "node recall %.2f%% < %.2f%%", 100*s.NodeRecall(), 100*t.NodeRecall)
+	f(s.NodePrecision() >= t.NodePrecision, "node precision %.2f%% < %.2f%%", 100*s.NodePrecision(), 100*t.NodePrecision)
+	f(s.FalsePaths <= t.MaxFalsePaths, "%d false paths on base-vs-base cases > %d", s.FalsePaths, t.MaxFalsePaths)
+	f(s.Compression() <= t.MaxCompression, "compression %.2f%% > %.2f%%", 100*s.Compression(), 100*t.MaxCompression)
+	f(s.PMinTop3Share() >= t.PMinTop3, "p_min ≤ 3 in %.2f%% of cases < %.2f%%", 100*s.PMinTop3Share(), 100*t.PMinTop3)
+	return miss
+}

@@ -1,0 +1,185 @@
+package eval
+
+import (
+	"fmt"
+	"io"
+	"path"
+	"strings"
+	"time"
+)
+
+// profileName is a profile's file name without directories and extensions.
+func profileName(p string) string {
+	p = path.Base(p)
+	for _, ext := range []string{".gz", ".json", ".cpuprofile", ".trace"} {
+		p = strings.TrimSuffix(p, ext)
+	}
+	return p
+}
+
+func pct(f float64) string { return fmt.Sprintf("%.2f", 100*f) }
+
+type table struct {
+	head []string
+	rows [][]string
+}
+
+func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
+
+// write prints t as a Markdown table, which reads as aligned text too.
+func (t *table) write(w io.Writer) {
+	width := make([]int, len(t.head))
+	for _, r := range append([][]string{t.head}, t.rows...) {
+		for i, c := range r {
+			width[i] = max(width[i], len([]rune(c)))
+		}
+	}
+	line := func(r []string) {
+		var b strings.Builder
+		b.WriteString("|")
+		for i, c := range r {
+			pad := strings.Repeat(" ", width[i]-len([]rune(c)))
+			if i == 0 {
+				b.WriteString(" " + c + pad + " |")
+			} else {
+				b.WriteString(" " + pad + c + " |")
+			}
+		}
+		fmt.Fprintln(w, b.String())
+	}
+	line(t.head)
+	sep := make([]string, len(t.head))
+	for i := range sep {
+		sep[i] = strings.Repeat("-", width[i])
+		if i > 0 {
+			sep[i] = sep[i][1:] + ":"
+		}
+	}
+	line(sep)
+	for _, r := range t.rows {
+		line(r)
+	}
+}
+
+// WriteTable2 prints engine e's results in the layout of ZAM's Table 2, one
+// row per profile and an "All" row, then the compression (ZAM Table 5) and
+// IntroPerf's p_min per profile, then Table 2's columns per injection kind.
+func (r *Result) WriteTable2(w io.Writer, e int) {
+	t2 := table{head: []string{"Profile", "Node recall (%)", "Path recall (%)", "Node precision (%)", "Path precision (%)", "Average Distance to Cause", "Average Longest Path", "Total Paths in Base Comparison"}}
+	t5 := table{head: []string{"Profile", "Tree nodes", "Critical-graph nodes", "Compression (%)", "p_min ≤ 3 (%)", "Mean p_min", "Not in top paths"}}
+	row := func(name string, s Summary) {
+		t2.add(name, pct(s.NodeRecall()), pct(s.PathRecall()), pct(s.NodePrecision()), pct(s.PathPrecision()),
+			fmt.Sprintf("%.2f", s.AvgDistance()), fmt.Sprintf("%.2f", s.AvgLongest()), fmt.Sprint(s.FalsePaths))
+		t5.add(name, fmt.Sprint(s.TreeNodes), fmt.Sprint(s.CriticalNodes), pct(s.Compression()), pct(s.PMinTop3Share()),
+			fmt.Sprintf("%.2f", ratio(s.PMinSum, s.PMinFound)), fmt.Sprint(s.Cases-s.PMinFound))
+	}
+	for _, p := range r.Config.Profiles {
+		row(profileName(p), r.Summary(e, func(c *Case) bool { return c.Profile == p }))
+	}
+	row("All", r.Summary(e, nil))
+	t2.write(w)
+	fmt.Fprintln(w)
+	t5.write(w)
+	fmt.Fprintln(w)
+	tk := table{head: []string{"Injection", "Cases", "Node recall (%)", "Path recall (%)", "Node precision (%)", "Path precision (%)", "Average Distance to Cause", "p_min ≤ 3 (%)"}}
+	for _, k := range Kinds {
+		s := r.Summary(e, func(c *Case) bool { return !c.Baseline && c.Kind == k })
+		tk.add(k.String(), fmt.Sprint(s.Cases), pct(s.NodeRecall()), pct(s.PathRecall()), pct(s.NodePrecision()), pct(s.PathPrecision()),
+			fmt.Sprintf("%.2f", s.AvgDistance()), pct(s.PMinTop3Share()))
+	}
+	tk.write(w)
+}
+
+// WriteEngines prints one summary row per engine, with the Done-when
+// verdict.
+func (r *Result) WriteEngines(w io.Writer) {
+	t := table{head: []string{"Engine", "Node recall (%)", "Path recall (%)", "Node precision (%)", "Path precision (%)", "False paths", "Compression (%)", "p_min ≤ 3 (%)", "Meets the bar"}}
+	for i, e := range r.Config.Engines {
+		s := r.Summary(i, nil)
+		verdict := "yes"
+		if miss := s.Check(DoneWhen); len(miss) > 0 {
+			verdict = fmt.Sprintf("no (%d)", len(miss))
+		}
+		t.add(e.Name, pct(s.NodeRecall()), pct(s.PathRecall()), pct(s.NodePrecision()), pct(s.PathPrecision()),
+			fmt.Sprint(s.FalsePaths), pct(s.Compression()), pct(s.PMinTop3Share()), verdict)
+	}
+	t.write(w)
+}
+
+// WriteFailures lists, for engine e, every case that is not a clean hit:
+// injected cases whose cause was missed or that output other leaves, or
+// whose p_min is above 3, and baselines with any leaf. Each shows the
+// ground truth and what the engine output.
+func (r *Result) WriteFailures(w io.Writer, e int) {
+	for _, c := range r.Cases {
+		out := c.Outputs[e]
+		if c.Baseline {
+			if len(out.Causes) == 0 {
+				continue
+			}
+			fmt.Fprintf(w, "- %s, %s: %d false path(s)\n", profileName(c.Profile), c.label(), len(out.Causes))
+			for _, p := range out.Causes {
+				fmt.Fprintf(w, "    leaf   %s\n", c.describe(p))
+			}
+			continue
+		}
+		s := c.Scores[e]
+		if s.NodeHit && s.NodeLeaves == s.Leaves && s.PMin >= 1 && s.PMin <= 3 {
+			continue
+		}
+		var what []string
+		if !s.NodeHit {
+			what = append(what, "node missed")
+		}
+		if !s.PathHit {
+			what = append(what, "path missed")
+		}
+		if s.Leaves > s.PathLeaves {
+			what = append(what, fmt.Sprintf("%d false leaves", s.Leaves-s.PathLeaves))
+		}
+		if s.PathLeaves > s.NodeLeaves {
+			what = append(what, fmt.Sprintf("%d partial-path leaves", s.PathLeaves-s.NodeLeaves))
+		}
+		if s.PMin == 0 {
+			what = append(what, "not in the ranked paths")
+		} else if s.PMin > 3 {
+			what = append(what, fmt.Sprintf("p_min %d", s.PMin))
+		}
+		fmt.Fprintf(w, "- %s, %s (+%v): %s\n    truth: %s\n", profileName(c.Profile), c.label(), c.Injection.Delta, strings.Join(what, ", "), c.Truth())
+		for _, p := range out.Causes {
+			mark := "  "
+			switch {
+			case p.prefixOf(c.Truth()) && len(p.Frames) == len(c.Truth().Frames):
+				mark = "= "
+			case p.prefixOf(c.Truth()):
+				mark = "≤ "
+			}
+			fmt.Fprintf(w, "    leaf %s%s\n", mark, c.describe(p))
+		}
+	}
+}
+
+func (p Path) String() string {
+	var b strings.Builder
+	b.WriteString("[" + p.Thread + "]")
+	for _, f := range p.Frames {
+		b.WriteString(" → " + f.Function)
+	}
+	return b.String()
+}
+
+// describe shows a leaf with its kind and delta, and says which of its
+// frames the harness renamed in the new version.
+func (c *Case) describe(l Cause) string {
+	s := fmt.Sprintf("%s (%s, %+v)", l.Path, l.Kind, time.Duration(l.Delta).Round(10*time.Microsecond))
+	var ren []string
+	for _, f := range l.Frames {
+		if old, ok := c.renamedFrom[f]; ok {
+			ren = append(ren, old+" → "+f.Function)
+		}
+	}
+	if len(ren) > 0 {
+		s += " [renamed by the harness: " + strings.Join(ren, ", ") + "]"
+	}
+	return s
+}
