@@ -1,0 +1,616 @@
+package convert
+
+import (
+	"archive/zip"
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/google/pprof/profile"
+)
+
+// perfview reads PerfView's stack files (formats-etw-java-perf.md §1.3):
+// .perfView.xml as written by File > Save (XmlStackSourceWriter),
+//
+//	<StackWindow><StackSource>
+//	  <Frames Count="167"><Frame ID="0">ROOT</Frame>...</Frames>
+//	  <Stacks Count="260"><Stack ID="1" CallerID="0" FrameID="5" />...</Stacks>
+//	  <Samples Count="102"><Sample ID="0" Time="0.000" StackID="3" Metric="1.195" />...</Samples>
+//	</StackSource></StackWindow>
+//
+// the same zipped (.perfView.xml.zip, one entry), and .perfView.json:
+//
+//	{"StackSource":{"Samples":[{"Time":"10","Metric":"10","Stack":["leaf",...,"root"]}]}}
+//
+// Stacks are parent-pointer nodes (CallerID -1 is the top); a sample names
+// its leaf node, or lists its frames leaf first in its body (the simple
+// hand-written form, also the JSON form). Time is milliseconds from the
+// start of the trace; Metric, default 1, is the sample's weight in
+// milliseconds in PerfView's time views (CPU Stacks: one sample = 1 ms).
+//
+// Views made from ETW put pseudo-frames at the top of every stack: "ROOT",
+// "Process64 name (pid) Args: ..." and "Thread (tid) CPU=...ms". They become
+// the process and thread labels, not frames (PerfView's own speedscope writer
+// finds threads the same way, StackSourceWriterHelper.cs).
+//
+// The time value is cpu/nanoseconds when the stacks have thread pseudo-frames
+// and no BLOCKED_TIME frames (a CPU Stacks view), else wall/nanoseconds (a
+// Thread Time view, or a non-ETW source such as strace, whose metric is the
+// call's duration).
+func init() {
+	Register(Format{
+		Name:        "perfview",
+		Description: "PerfView stack files: .perfView.xml, .perfView.xml.zip, .perfView.json",
+		Priority:    45,
+		Sniff:       sniffPerfView,
+		Parse:       parsePerfView,
+	})
+}
+
+var utf8BOM = []byte("\xef\xbb\xbf")
+
+func sniffPerfView(head []byte) bool {
+	if name, ok := zipFirstEntry(head); ok {
+		n := strings.ToLower(name)
+		return strings.HasSuffix(n, ".xml") || strings.HasSuffix(n, ".json")
+	}
+	h := bytes.TrimLeft(bytes.TrimPrefix(head, utf8BOM), " \t\r\n")
+	switch {
+	case bytes.HasPrefix(h, []byte("<")):
+		return bytes.Contains(h, []byte("<StackWindow")) || bytes.Contains(h, []byte("<StackSource"))
+	case bytes.HasPrefix(h, []byte("{")):
+		return bytes.Contains(h, []byte(`"StackSource"`))
+	}
+	return false
+}
+
+// zipFirstEntry returns the name of the first entry of a zip archive from
+// its first local file header.
+func zipFirstEntry(head []byte) (string, bool) {
+	if len(head) < 30 || !bytes.HasPrefix(head, []byte("PK\x03\x04")) {
+		return "", false
+	}
+	n := int(head[26]) | int(head[27])<<8
+	if 30+n > len(head) {
+		return "", true
+	}
+	return string(head[30 : 30+n]), true
+}
+
+func parsePerfView(in *Input) (*profile.Profile, error) {
+	magic, _ := in.R.Peek(4)
+	if bytes.Equal(magic, []byte("PK\x03\x04")) {
+		return parsePerfViewZip(in)
+	}
+	return parsePerfViewStream(in, in.R, in.Name)
+}
+
+// parsePerfViewStream reads XML or JSON, told apart by the first byte.
+func parsePerfViewStream(in *Input, r *bufio.Reader, name string) (*profile.Profile, error) {
+	if bom, _ := r.Peek(3); bytes.Equal(bom, utf8BOM) {
+		r.Discard(3)
+	}
+	for {
+		c, err := r.ReadByte()
+		if err != nil {
+			return nil, errors.New("expected a PerfView .perfView.xml or .perfView.json stack file, found no content")
+		}
+		if c == ' ' || c == '\t' || c == '\r' || c == '\n' {
+			continue
+		}
+		r.UnreadByte()
+		pv := newPerfView(in)
+		switch c {
+		case '<':
+			err = pv.readXML(r)
+		case '{':
+			err = pv.readJSON(r)
+		default:
+			return nil, OffsetError(0, "expected a PerfView XML (<StackWindow>) or JSON ({\"StackSource\": ...}) stack file, found %q", c)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return pv.build()
+	}
+}
+
+// parsePerfViewZip reads a .perfView.xml.zip: PerfView writes exactly one
+// entry. A zipped binary ETL trace gets a clear refusal.
+func parsePerfViewZip(in *Input) (*profile.Profile, error) {
+	data, err := in.ReadAll()
+	if err != nil {
+		return nil, err
+	}
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return nil, fmt.Errorf("reading the zip archive: %w", err)
+	}
+	var entry *zip.File
+	var names []string
+	for _, f := range zr.File {
+		n := strings.ToLower(f.Name)
+		names = append(names, f.Name)
+		switch {
+		case strings.HasSuffix(n, ".etl"):
+			return nil, fmt.Errorf("%w: the zip archive holds %s; %s", ErrBinaryETL, f.Name, etwExportAdvice)
+		case strings.HasSuffix(n, ".xml") || strings.HasSuffix(n, ".json"):
+			if entry != nil {
+				return nil, fmt.Errorf("expected one .xml or .json entry in the zip archive, as PerfView writes, found %s and %s", entry.Name, f.Name)
+			}
+			entry = f
+		}
+	}
+	if entry == nil {
+		return nil, fmt.Errorf("expected a .perfView.xml or .perfView.json entry in the zip archive, found: %s", strings.Join(names, ", "))
+	}
+	limit := in.Options.MaxDecompressed
+	if limit <= 0 {
+		limit = DefaultMaxDecompressed
+	}
+	if entry.UncompressedSize64 > uint64(limit) {
+		return nil, fmt.Errorf("%w: zip entry %s is %d bytes (raise it with --max-input-size)", ErrTooLarge, entry.Name, entry.UncompressedSize64)
+	}
+	rc, err := entry.Open()
+	if err != nil {
+		return nil, fmt.Errorf("zip entry %s: %w", entry.Name, err)
+	}
+	defer rc.Close()
+	r := bufio.NewReaderSize(&limitReader{r: rc, limit: limit}, 64<<10)
+	p, err := parsePerfViewStream(in, r, entry.Name)
+	if err != nil {
+		var se *SyntaxError
+		if errors.As(err, &se) && se.File == "" {
+			se.File = fmt.Sprintf("%s (zip entry %s)", in.Name, entry.Name)
+			return nil, err
+		}
+		return nil, fmt.Errorf("zip entry %s: %w", entry.Name, err)
+	}
+	return p, nil
+}
+
+type perfViewStack struct{ caller, frame int32 }
+
+type perfViewSample struct {
+	time, metric int64 // nanoseconds
+	stack        int32 // node id, or -1 with frames set
+	frames       []string
+	where        *SyntaxError // position, for errors found when stacks resolve
+}
+
+type perfView struct {
+	in      *Input
+	frames  map[int32]string
+	stacks  map[int32]perfViewStack
+	samples []perfViewSample
+}
+
+func newPerfView(in *Input) *perfView {
+	return &perfView{in: in, frames: map[int32]string{}, stacks: map[int32]perfViewStack{}}
+}
+
+// readXML streams the first StackSource element.
+func (pv *perfView) readXML(r io.Reader) error {
+	d := xml.NewDecoder(r)
+	d.Strict = true
+	depth, inSource, done := 0, false, false
+	line := func() int { l, _ := d.InputPos(); return l }
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			var se *xml.SyntaxError
+			if errors.As(err, &se) {
+				return LineError(se.Line, "malformed XML: %s", se.Msg)
+			}
+			return LineError(line(), "malformed XML: %v", err)
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			depth++
+			if depth == 1 && t.Name.Local != "StackWindow" && t.Name.Local != "StackSource" {
+				return LineError(line(), "expected a <StackWindow> or <StackSource> element, found <%s>", t.Name.Local)
+			}
+			if t.Name.Local == "StackSource" && !done {
+				inSource = true
+				continue
+			}
+			if !inSource {
+				continue
+			}
+			var err error
+			switch t.Name.Local {
+			case "Frame":
+				err = pv.xmlFrame(d, t, line())
+				depth--
+			case "Stack":
+				err = pv.xmlStack(t, line())
+			case "Sample":
+				err = pv.xmlSample(d, t, line())
+				depth--
+			}
+			if err != nil {
+				return err
+			}
+		case xml.EndElement:
+			depth--
+			if t.Name.Local == "StackSource" && inSource {
+				inSource, done = false, true
+			}
+		}
+	}
+	if !done && !inSource {
+		return LineError(max(line(), 1), "expected a <StackSource> element, found none")
+	}
+	return nil
+}
+
+// perfViewXMLError reports a syntax error at its own line, anything else
+// at the element's line.
+func perfViewXMLError(err error, line int, what string) error {
+	var se *xml.SyntaxError
+	if errors.As(err, &se) {
+		return LineError(se.Line, "malformed XML: %s", se.Msg)
+	}
+	return LineError(line, "%s: %v", what, err)
+}
+
+func perfViewAttr(t xml.StartElement, name string) (string, bool) {
+	for _, a := range t.Attr {
+		if a.Name.Local == name {
+			return a.Value, true
+		}
+	}
+	return "", false
+}
+
+func perfViewID(t xml.StartElement, name string, line int, required bool) (int32, error) {
+	v, ok := perfViewAttr(t, name)
+	if !ok {
+		if required {
+			return 0, LineError(line, "<%s>: expected a %s attribute", t.Name.Local, name)
+		}
+		return -1, nil
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 32)
+	if err != nil || n < -1 {
+		return 0, LineError(line, "<%s>: expected an integer id in %s, found %q", t.Name.Local, name, v)
+	}
+	return int32(n), nil
+}
+
+func (pv *perfView) xmlFrame(d *xml.Decoder, t xml.StartElement, line int) error {
+	id, err := perfViewID(t, "ID", line, true)
+	if err != nil {
+		return err
+	}
+	if id < 0 {
+		return LineError(line, "<Frame>: expected a non-negative ID, found %d", id)
+	}
+	var name string
+	if err := d.DecodeElement(&name, &t); err != nil {
+		return perfViewXMLError(err, line, fmt.Sprintf("<Frame ID=\"%d\">: expected the frame name as text", id))
+	}
+	pv.frames[id] = strings.TrimSpace(name)
+	return nil
+}
+
+func (pv *perfView) xmlStack(t xml.StartElement, line int) error {
+	id, err := perfViewID(t, "ID", line, true)
+	if err != nil {
+		return err
+	}
+	caller, err := perfViewID(t, "CallerID", line, false)
+	if err != nil {
+		return err
+	}
+	frame, err := perfViewID(t, "FrameID", line, true)
+	if err != nil {
+		return err
+	}
+	if id < 0 || frame < 0 {
+		return LineError(line, "<Stack>: expected non-negative ID and FrameID, found %d and %d", id, frame)
+	}
+	pv.stacks[id] = perfViewStack{caller: caller, frame: frame}
+	return nil
+}
+
+func (pv *perfView) xmlSample(d *xml.Decoder, t xml.StartElement, line int) error {
+	s := perfViewSample{stack: -1, metric: 1_000_000, where: LineError(line, "")}
+	var err error
+	if v, ok := perfViewAttr(t, "Time"); ok {
+		if s.time, err = perfViewMS(v, "Time", line); err != nil {
+			return err
+		}
+	}
+	if v, ok := perfViewAttr(t, "Metric"); ok {
+		if s.metric, err = perfViewMS(v, "Metric", line); err != nil {
+			return err
+		}
+	}
+	if s.stack, err = perfViewID(t, "StackID", line, false); err != nil {
+		return err
+	}
+	var body string
+	if err := d.DecodeElement(&body, &t); err != nil {
+		return perfViewXMLError(err, line, "<Sample>: expected an empty element or a literal stack as text")
+	}
+	if body = strings.TrimSpace(body); body != "" {
+		s.stack = -1
+		for _, f := range strings.Split(body, "\n") {
+			if f = strings.TrimSpace(f); f != "" {
+				s.frames = append(s.frames, f)
+			}
+		}
+	}
+	pv.samples = append(pv.samples, s)
+	return nil
+}
+
+func perfViewMS(v, attr string, line int) (int64, error) {
+	ns, ok := etwFixed(v, 6)
+	if !ok {
+		return 0, LineError(line, "<Sample>: expected a number of milliseconds in %s, found %q", attr, v)
+	}
+	return ns, nil
+}
+
+// readJSON streams the Samples array of {"StackSource":{"Samples":[...]}}.
+func (pv *perfView) readJSON(r io.Reader) error {
+	d := json.NewDecoder(r)
+	d.UseNumber()
+	syntax := func(err error) error {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return OffsetError(d.InputOffset(), "malformed JSON: unexpected end of input")
+		}
+		return OffsetError(d.InputOffset(), "malformed JSON: %v", err)
+	}
+	found := false
+	err := perfViewObject(d, func(key string) (bool, error) {
+		if key != "StackSource" {
+			return false, nil
+		}
+		return true, perfViewObject(d, func(key string) (bool, error) {
+			if key != "Samples" {
+				return false, nil
+			}
+			found = true
+			return true, pv.jsonSamples(d)
+		})
+	})
+	if err != nil {
+		var se *SyntaxError
+		if errors.As(err, &se) {
+			return err
+		}
+		return syntax(err)
+	}
+	if !found {
+		return OffsetError(d.InputOffset(), "expected {\"StackSource\":{\"Samples\":[...]}}, found no StackSource.Samples")
+	}
+	return nil
+}
+
+// perfViewObject walks one JSON object; field reads the value of a key and
+// reports true, or reports false to have it skipped.
+func perfViewObject(d *json.Decoder, field func(key string) (bool, error)) error {
+	off := d.InputOffset()
+	tok, err := d.Token()
+	if err != nil {
+		return err
+	}
+	if delim, ok := tok.(json.Delim); !ok || delim != '{' {
+		return OffsetError(off, "expected a JSON object, found %v", tok)
+	}
+	for d.More() {
+		tok, err := d.Token()
+		if err != nil {
+			return err
+		}
+		key, _ := tok.(string)
+		used, err := field(key)
+		if err != nil {
+			return err
+		}
+		if !used {
+			var skip json.RawMessage
+			if err := d.Decode(&skip); err != nil {
+				return err
+			}
+		}
+	}
+	_, err = d.Token()
+	return err
+}
+
+// perfViewJSONSample is one sample; Time and Metric are numbers or strings
+// holding numbers ("10"), as .NET's JSON-to-XML mapping reads both.
+type perfViewJSONSample struct {
+	Time   json.RawMessage `json:"Time"`
+	Metric json.RawMessage `json:"Metric"`
+	Stack  []string        `json:"Stack"`
+}
+
+func (pv *perfView) jsonSamples(d *json.Decoder) error {
+	off := d.InputOffset()
+	tok, err := d.Token()
+	if err != nil {
+		return err
+	}
+	if delim, ok := tok.(json.Delim); !ok || delim != '[' {
+		return OffsetError(off, "Samples: expected an array, found %v", tok)
+	}
+	for i := 0; d.More(); i++ {
+		var js perfViewJSONSample
+		start := d.InputOffset()
+		if err := d.Decode(&js); err != nil {
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &te) {
+				return EventError(i, "sample: expected %s in %s, found a JSON %s", te.Type, te.Field, te.Value)
+			}
+			// json.Decoder's SyntaxError offsets are relative to its buffer, not
+			// the input: name the sample and where it starts instead.
+			return EventError(i, "malformed JSON in the sample that starts at byte %d: %v", start, err)
+		}
+		s := perfViewSample{stack: -1, metric: 1_000_000, where: EventError(i, ""), frames: js.Stack}
+		for _, f := range []struct {
+			name string
+			raw  json.RawMessage
+			dst  *int64
+		}{{"Time", js.Time, &s.time}, {"Metric", js.Metric, &s.metric}} {
+			if len(f.raw) == 0 || string(f.raw) == "null" {
+				continue
+			}
+			v := strings.Trim(string(f.raw), `"`)
+			ns, ok := etwFixed(v, 6)
+			if !ok || strings.ContainsAny(v, ",") {
+				return EventError(i, "sample: expected a number of milliseconds in %s, found %s", f.name, f.raw)
+			}
+			*f.dst = ns
+		}
+		pv.samples = append(pv.samples, s)
+	}
+	_, err = d.Token()
+	return err
+}
+
+// perfViewProcess and perfViewThread match TraceEvent's pseudo-frames:
+// "Process64 devenv (8872) Args:  /x" and "Thread (6148) CPU=9718ms", the
+// latter optionally followed by the thread's name in parentheses.
+var (
+	perfViewProcess = regexp.MustCompile(`^Process(?:32|64)? (.*?) ?\((\d+)\)(?:\s+Args:.*)?$`)
+	perfViewThread  = regexp.MustCompile(`^Thread \((\d+)\)(?: CPU=[^ ]*)?(?: \((.*)\))?`)
+)
+
+// perfViewResolved is a resolved leaf stack: locations and thread identity.
+type perfViewResolved struct {
+	stack []*profile.Location
+	meta  SampleMeta
+}
+
+func (pv *perfView) build() (*profile.Profile, error) {
+	if len(pv.samples) == 0 {
+		return nil, fmt.Errorf("%w: the PerfView file has no <Sample> elements", ErrNoSamples)
+	}
+	b := NewBuilder(
+		&profile.ValueType{Type: "samples", Unit: "count"},
+		&profile.ValueType{Type: "wall", Unit: "nanoseconds"},
+	)
+	locs := newETWLocations(b)
+	memo := map[int32]*perfViewResolved{}
+	var chain []string
+	var ids []int32
+	threads, blocked, empty := false, false, 0
+	out := make([]etwSample, 0, len(pv.samples))
+	for i := range pv.samples {
+		s := &pv.samples[i]
+		var res *perfViewResolved
+		if s.stack >= 0 {
+			res = memo[s.stack]
+			if res == nil {
+				var err error
+				if chain, ids, err = pv.chain(s.stack, chain[:0], ids[:0]); err != nil {
+					err.(*SyntaxError).Where = s.where.Where
+					return nil, err
+				}
+				res = perfViewResolve(chain, locs)
+				memo[s.stack] = res
+			}
+		} else {
+			res = perfViewResolve(s.frames, locs)
+		}
+		threads = threads || res.meta.HasTID
+		for _, l := range res.stack {
+			blocked = blocked || strings.HasPrefix(l.Line[0].Function.Name, "BLOCKED_TIME")
+		}
+		stack := res.stack
+		if len(stack) == 0 {
+			empty++
+			stack = []*profile.Location{locs.get("(no stack)")}
+		}
+		m := res.meta
+		m.Time, m.HasTime = s.time, true
+		out = append(out, etwSample{stack: stack, values: []int64{1, s.metric}, meta: m})
+	}
+	etwAddInTimeOrder(b, out)
+
+	p := b.Profile()
+	kind := "wall"
+	if threads && !blocked {
+		kind = "cpu"
+		p.Period = 1_000_000 // PerfView samples CPUs every millisecond by default
+	}
+	p.SampleType[1].Type = kind
+	p.PeriodType = &profile.ValueType{Type: kind, Unit: "nanoseconds"}
+	p.DefaultSampleType = kind
+	p.DurationNanos = etwSpan(out, 1)
+	p.Comments = append(p.Comments, "converted by ctdiff from a PerfView stack file",
+		fmt.Sprintf("%s = the sample's Metric read as milliseconds (PerfView's time views); timestamp_ns = Time (ms from the start of the trace) in nanoseconds", kind))
+	if empty > 0 {
+		pv.in.Warnf("%d of %d samples have no frames; each is kept as one frame \"(no stack)\"", empty, len(out))
+	}
+	return p, nil
+}
+
+// chain returns the frame names of a stack node, leaf first.
+func (pv *perfView) chain(id int32, names []string, ids []int32) ([]string, []int32, error) {
+	for id >= 0 {
+		st, ok := pv.stacks[id]
+		if !ok {
+			return names, ids, &SyntaxError{Msg: fmt.Sprintf("StackID %d: expected a <Stack ID=\"%d\"> element, found none", id, id)}
+		}
+		if len(names) > len(pv.stacks) {
+			return names, ids, &SyntaxError{Msg: fmt.Sprintf("StackID %d: the CallerID chain loops back on itself", ids[0])}
+		}
+		name, ok := pv.frames[st.frame]
+		if !ok {
+			return names, ids, &SyntaxError{Msg: fmt.Sprintf("stack %d: expected a <Frame ID=\"%d\"> element, found none", id, st.frame)}
+		}
+		names, ids = append(names, name), append(ids, id)
+		id = st.caller
+	}
+	return names, ids, nil
+}
+
+// perfViewResolve turns leaf-first frame names into locations, taking the
+// ROOT, process and thread pseudo-frames at the top as labels.
+func perfViewResolve(frames []string, locs *etwLocations) *perfViewResolved {
+	res := &perfViewResolved{}
+	top := len(frames) // frames[top:] are pseudo-frames
+	for top > 0 {
+		f := frames[top-1]
+		if f == "ROOT" && top == len(frames) {
+			top--
+			continue
+		}
+		if m := perfViewProcess.FindStringSubmatch(f); m != nil && !res.meta.HasPID && !res.meta.HasTID {
+			res.meta.Process = m[1]
+			res.meta.PID, _ = strconv.ParseInt(m[2], 10, 64)
+			res.meta.HasPID = true
+			top--
+			continue
+		}
+		if m := perfViewThread.FindStringSubmatch(f); m != nil && !res.meta.HasTID {
+			res.meta.TID, _ = strconv.ParseInt(m[1], 10, 64)
+			res.meta.HasTID = true
+			res.meta.Thread = m[2]
+			top--
+			continue
+		}
+		break
+	}
+	res.stack = make([]*profile.Location, 0, top)
+	for _, f := range frames[:top] {
+		res.stack = append(res.stack, locs.get(f))
+	}
+	return res
+}
