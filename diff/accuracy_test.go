@@ -65,7 +65,7 @@ func (p *prog) total() float64 {
 // Function names come from a pool, so functions occur in several contexts;
 // self times are log-normal (median 0.5 ms, long tail).
 func genProg(rng *rand.Rand, nodes int) *prog {
-	pool := 200 + rng.IntN(400)
+	pool := nodes/10 + rng.IntN(nodes/5+1)
 	root := &prog{}
 	count := 0
 	var grow func(n *prog, depth int)
@@ -79,7 +79,7 @@ func genProg(rng *rand.Rand, nodes int) *prog {
 				return
 			}
 			count++
-			c := &prog{name: fmt.Sprintf("fn%03d", rng.IntN(pool)), self: 5e5 * math.Exp(1.6*rng.NormFloat64())}
+			c := &prog{name: fmt.Sprintf("fn%04d", rng.IntN(pool)), self: 5e5 * math.Exp(1.6*rng.NormFloat64())}
 			if slices.ContainsFunc(n.kids, func(x *prog) bool { return x.name == c.name }) {
 				continue // one node per function under a parent, as in a CCT
 			}
@@ -209,6 +209,9 @@ func inject(rng *rand.Rand, p *prog, kind string) injection {
 		if len(ns) <= 3 && (kind != "api" || slices.ContainsFunc(ns[0].kids, func(k *prog) bool { return strings.HasPrefix(k.name, "fn") })) {
 			names = append(names, n)
 		}
+	}
+	if len(names) == 0 {
+		panic("no function to inject into")
 	}
 	slices.Sort(names)
 	f := names[rng.IntN(len(names))]

@@ -112,6 +112,12 @@ func statsGraph(u *union, nBase int, mu int64, alpha float64) (g graph, tested i
 			g[a] = &gval{base: u.meanBase[a], new: u.meanNew[a], kind: kindOf(u, a), context: true, test: tests[a]}
 		}
 	}
+	for x, v := range g {
+		if v.test != nil {
+			b, nw := u.sample(x, nBase)
+			v.test.setInterval(b, nw, pr)
+		}
+	}
 	return g, len(family)
 }
 

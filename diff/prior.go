@@ -99,27 +99,17 @@ func (pr *prior) s0(mean float64) float64 {
 	return math.Exp(pr.trend(l) + mathext.Digamma(pr.d0/2) - math.Log(pr.d0/2))
 }
 
-// moderatedT is the one-sided moderated t-test of mean(y) > mean(x) and the
-// two-sided confidence interval of the difference at the given level.
-func (pr *prior) moderatedT(x, y []float64, level float64) (p, lo, hi float64) {
+// moderated returns mean(y) − mean(x), its moderated standard error and
+// degrees of freedom.
+func (pr *prior) moderated(x, y []float64) (d, se, df float64) {
 	mx, vx := stat.MeanVariance(x, nil)
 	my, vy := stat.MeanVariance(y, nil)
 	nx, ny := float64(len(x)), float64(len(y))
-	d := nx + ny - 2
-	s2 := ((nx-1)*vx + (ny-1)*vy) / d
+	dd := nx + ny - 2
+	s2 := ((nx-1)*vx + (ny-1)*vy) / dd
 	pooled := (mx*nx + my*ny) / (nx + ny)
-	st2 := (pr.d0*pr.s0(pooled) + d*s2) / (pr.d0 + d)
-	se := math.Sqrt(st2 * (1/nx + 1/ny))
-	diff := my - mx
-	if se == 0 || math.IsNaN(se) {
-		if diff > 0 {
-			return 0, diff, diff
-		}
-		return 1, diff, diff
-	}
-	dist := studentsT(pr.d0 + d)
-	h := dist.Quantile(1-(1-level)/2) * se
-	return dist.Survival(diff / se), diff - h, diff + h
+	st2 := (pr.d0*pr.s0(pooled) + dd*s2) / (pr.d0 + dd)
+	return my - mx, math.Sqrt(st2 * (1/nx + 1/ny)), pr.d0 + dd
 }
 
 // pooledStats returns a node's pooled mean and pooled variance.

@@ -19,34 +19,61 @@ import (
 // same choice of U test by default for the same reason.
 const mannWhitneyMinRuns = 8
 
-// test runs the one-sided test "new > base" on one node's values and returns
-// its p-value and a 95% confidence interval of the mean delta. Below
-// mannWhitneyMinRuns runs per side it is a t-test: moderated (see prior)
-// when a variance prior could be fitted and the node occurs in every new
-// run, Welch's otherwise; from
-// mannWhitneyMinRuns it is Mann–Whitney U, with Welch's interval for the mean
-// delta it reports.
+// test runs the one-sided test "new > base" on one node's values and
+// returns its p-value. Below mannWhitneyMinRuns runs per side it is a
+// t-test: moderated (see prior) when a variance prior could be fitted and the
+// node occurs in every new run, Welch's otherwise; from mannWhitneyMinRuns it
+// is Mann–Whitney U. The confidence interval is left to setInterval.
 func test(base, nw []int64, pr *prior) Test {
 	x, y := floats(base), floats(nw)
-	var t Test
-	var lo, hi float64
 	switch {
 	case len(x) >= mannWhitneyMinRuns && len(y) >= mannWhitneyMinRuns:
-		t.Name, t.P = "mann-whitney", mannWhitneyGreater(x, y)
-		lo, hi = welchInterval(x, y, 0.95)
+		return Test{Name: "mann-whitney", P: mannWhitneyGreater(x, y)}
 	case pr != nil && !slices.Contains(nw, 0):
 		// A node missing from some new runs varies by presence, which the
 		// prior's model of sampling and jitter noise does not describe (an
 		// event handler triggered in two runs of three): its own variance
 		// alone must decide.
-		t.Name = "moderated-t"
-		t.P, lo, hi = pr.moderatedT(x, y, 0.95)
-	default:
-		t.Name, t.P = "welch", welchGreater(x, y)
+		d, se, df := pr.moderated(x, y)
+		return Test{Name: "moderated-t", P: upperTail(d, se, df)}
+	}
+	return Test{Name: "welch", P: welchGreater(x, y)}
+}
+
+// setInterval fills the 95% confidence interval of the mean delta, with the
+// variance the test used (Welch's for Mann–Whitney U, whose reported effect
+// is the mean delta too). Only reported nodes get one: the t quantile costs
+// far more than the test.
+func (t *Test) setInterval(base, nw []int64, pr *prior) {
+	x, y := floats(base), floats(nw)
+	var lo, hi float64
+	if t.Name == "moderated-t" {
+		lo, hi = interval(pr.moderated(x, y))
+	} else {
 		lo, hi = welchInterval(x, y, 0.95)
 	}
 	t.Low, t.High = round(lo), round(hi)
-	return t
+}
+
+// upperTail is the one-sided p-value of a difference d with standard error
+// se and df degrees of freedom; without error the difference is exact.
+func upperTail(d, se, df float64) float64 {
+	if se == 0 || math.IsNaN(se) {
+		if d > 0 {
+			return 0
+		}
+		return 1
+	}
+	return studentsT(df).Survival(d / se)
+}
+
+// interval is the two-sided 95% confidence interval of a difference.
+func interval(d, se, df float64) (lo, hi float64) {
+	if se == 0 || math.IsNaN(se) {
+		return d, d
+	}
+	h := studentsT(df).Quantile(0.975) * se
+	return d - h, d + h
 }
 
 func floats(v []int64) []float64 {
@@ -82,15 +109,8 @@ func welchSE(x, y []float64) (se, df float64) {
 // at least two values. Without variance on either side the difference is
 // exact, and the p-value is 0 or 1.
 func welchGreater(x, y []float64) float64 {
-	d := stat.Mean(y, nil) - stat.Mean(x, nil)
 	se, df := welchSE(x, y)
-	if se == 0 {
-		if d > 0 {
-			return 0
-		}
-		return 1
-	}
-	return studentsT(df).Survival(d / se)
+	return upperTail(stat.Mean(y, nil)-stat.Mean(x, nil), se, df)
 }
 
 // welchInterval is the two-sided confidence interval of mean(y) − mean(x).
