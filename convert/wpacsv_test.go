@@ -2,6 +2,7 @@ package convert
 
 import (
 	"bufio"
+	"encoding/xml"
 	"errors"
 	"math"
 	"os"
@@ -95,6 +96,49 @@ func TestWPACSVCorpus(t *testing.T) {
 	}
 	if len(res.Warnings) != 0 {
 		t.Errorf("warnings: %q", res.Warnings)
+	}
+}
+
+// TestWPAProfile checks the shipped export profile: one ungrouped row per
+// sample with exactly the columns ctdiff reads, Stack last, and that a CSV
+// with those columns is recognised and read.
+func TestWPAProfile(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "testdata", "wpa", "ctdiff-cpu-sampled.wpaProfile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Presets []struct {
+			Keys    string `xml:"KeyColumnCount,attr"`
+			Columns []struct {
+				Name    string `xml:"Name,attr"`
+				Visible string `xml:"IsVisible,attr"`
+			} `xml:"Columns>Column"`
+		} `xml:"Content>Views>View>Graphs>Graph>Preset"`
+	}
+	if err := xml.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Presets) != 1 || doc.Presets[0].Keys != "0" {
+		t.Fatalf("want one preset without key (grouping) columns, got %+v", doc.Presets)
+	}
+	var cols []string
+	for _, c := range doc.Presets[0].Columns {
+		if c.Visible == "true" {
+			cols = append(cols, c.Name)
+		}
+	}
+	want := []string{"TimeStamp", "Process", "Thread ID", "CPU", "Weight", "Count", "Stack"}
+	if !slices.Equal(cols, want) {
+		t.Fatalf("visible columns %q, want %q", cols, want)
+	}
+	csv := strings.Join(cols, ", ") + "\n2.000000001, a.exe (1), 2, 0, 1.000000, 1, [Root]/a.exe!main/a.exe!f<int, int>\n"
+	res, err := Read(strings.NewReader(csv), "export.csv", Options{})
+	if err != nil || res.Format != "wpacsv" {
+		t.Fatalf("a CSV with the profile's columns: %v (format %v)", err, res)
+	}
+	if got := etwRoots(res.Profile)[0]; got != "main@a.exe;f<int, int>@a.exe" {
+		t.Errorf("stack %s", got)
 	}
 }
 
