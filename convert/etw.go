@@ -79,6 +79,14 @@ func newETWLocations(b *Builder) *etwLocations {
 	return &etwLocations{b: b, cache: map[string]*profile.Location{}}
 }
 
+// getBytes is get without allocating when the frame was seen before.
+func (l *etwLocations) getBytes(text []byte) *profile.Location {
+	if loc, ok := l.cache[string(text)]; ok {
+		return loc
+	}
+	return l.get(string(text))
+}
+
 func (l *etwLocations) get(text string) *profile.Location {
 	if loc, ok := l.cache[text]; ok {
 		return loc

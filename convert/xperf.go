@@ -90,7 +90,8 @@ type xperfEvent struct {
 	cols     map[string]int // normalized column name → field index (0 is the event name)
 	absorb   []bool
 	fallback int
-	line     int // header line, 0 for a built-in default
+	line     int  // header line, 0 for a built-in default
+	classic  bool // a Stack layout with numbered frames (No.)
 }
 
 func newXperfEvent(fields []string, line int) *xperfEvent {
@@ -112,6 +113,7 @@ func newXperfEvent(fields []string, line int) *xperfEvent {
 	if lastFrame > 0 {
 		e.fallback = lastFrame
 	}
+	_, e.classic = e.cols["no."]
 	return e
 }
 
@@ -172,6 +174,7 @@ type xperfReader struct {
 	traceStart  int64 // FILETIME, 100 ns units since 1601
 	unmatched   int   // Stack lines that belong to no SampledProfile
 	fields      []string
+	bfields     [][]byte
 }
 
 func parseXperf(in *Input) (*profile.Profile, error) {
@@ -350,16 +353,19 @@ func (r *xperfReader) sample(t []byte, line int) error {
 
 func (r *xperfReader) stack(t []byte, line int) error {
 	e := r.events["Stack"]
+	if e != nil && e.classic && r.stackFast(e, t) {
+		return nil
+	}
 	r.fields = append(r.fields[:0], strings.Split(string(t), ",")...)
 	classic := false
 	if e != nil {
-		_, classic = e.cols["no."]
+		classic = e.classic
 	} else {
 		// No header: a numbered line is "Stack, ts, tid, No., 0xADDR, frame".
 		classic = len(r.fields) >= 6 && xperfIsUint(r.fields[3]) && strings.HasPrefix(strings.TrimSpace(r.fields[4]), "0x")
-		e = newXperfEvent(strings.Split("Stack, TimeStamp, ThreadID, No., Address, Image!Function", ","), 0)
+		e = xperfStackClassic
 		if !classic {
-			e = newXperfEvent(strings.Split("Stack, TimeStamp, ThreadID, Image!Function", ","), 0)
+			e = xperfStackCompact
 		}
 	}
 	tsCol, tidCol := e.cols["timestamp"], e.cols["threadid"]
@@ -408,6 +414,87 @@ func (r *xperfReader) stack(t []byte, line int) error {
 	}
 	r.startFragment(p, xperfFragment{kernel: kernel, locs: []*profile.Location{loc}})
 	return nil
+}
+
+// The Stack layouts used when the header block does not declare one.
+var (
+	xperfStackClassic = newXperfEvent(strings.Split("Stack, TimeStamp, ThreadID, No., Address, Image!Function", ","), 0)
+	xperfStackCompact = newXperfEvent(strings.Split("Stack, TimeStamp, ThreadID, Image!Function", ","), 0)
+)
+
+// stackFast reads a numbered Stack line without allocating, when its frame
+// name has no comma (almost always): Stack lines are most of a dump. It
+// reports false to leave the line, and any error in it, to stack.
+func (r *xperfReader) stackFast(e *xperfEvent, t []byte) bool {
+	r.bfields = r.bfields[:0]
+	for len(t) > 0 {
+		i := bytes.IndexByte(t, ',')
+		if i < 0 {
+			r.bfields = append(r.bfields, t)
+			break
+		}
+		r.bfields = append(r.bfields, t[:i])
+		t = t[i+1:]
+	}
+	if len(r.bfields) != len(e.absorb) {
+		return false
+	}
+	ts, ok1 := xperfAtoi(r.bfields[e.cols["timestamp"]])
+	tid, ok2 := xperfAtoi(r.bfields[e.cols["threadid"]])
+	no, ok3 := xperfAtoi(r.bfields[e.cols["no."]])
+	if !ok1 || !ok2 || !ok3 {
+		return false
+	}
+	p := r.pending[xperfKey{ts, tid}]
+	if p == nil {
+		r.unmatched++
+		return true
+	}
+	var frame []byte
+	if i, ok := e.cols["image!function"]; ok {
+		frame = bytes.TrimSpace(r.bfields[i])
+	}
+	loc := r.locs.getBytes(frame)
+	if no != 1 && p.cur >= 0 {
+		s := &r.samples[p.cur]
+		f := &s.frags[len(s.frags)-1]
+		f.locs = append(f.locs, loc)
+		return true
+	}
+	kernel := false
+	if i, ok := e.cols["address"]; ok {
+		a := bytes.TrimSpace(r.bfields[i])
+		if v, err := strconv.ParseUint(strings.TrimPrefix(string(a), "0x"), 16, 64); err == nil {
+			kernel = r.kernelAddress(v)
+		} else {
+			kernel = xperfKernelModule(string(frame))
+		}
+	}
+	r.startFragment(p, xperfFragment{kernel: kernel, locs: []*profile.Location{loc}})
+	return true
+}
+
+// xperfAtoi parses a padded decimal integer field.
+func xperfAtoi(b []byte) (int64, bool) {
+	b = bytes.TrimSpace(b)
+	neg := len(b) > 0 && b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	if len(b) == 0 || len(b) > 18 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
 }
 
 // compactStack reads a Stack line with several frames, leaf first: one

@@ -195,7 +195,7 @@ func TestXperfSniff(t *testing.T) {
 
 // xperfSynthetic writes a dump of n samples, each with a six-frame user
 // stack that arrives after the next sample (no -stacktimeshifting) and a
-// context-switch stack that belongs to no sample.
+// context-switch stack line that belongs to no sample.
 func xperfSynthetic(n int) string {
 	var sb strings.Builder
 	sb.WriteString("BeginHeader\n" +
@@ -203,7 +203,11 @@ func xperfSynthetic(n int) string {
 		"Stack, TimeStamp, ThreadID, No., Address, Image!Function\nEndHeader\n")
 	stack := func(ts, tid int) {
 		for d := 1; d <= 6; d++ {
-			fmt.Fprintf(&sb, "Stack, %d, %d, %d, 0x%x, app.exe!f%d<int,%d>\n", ts, tid, d, 0x7ff600000000+d*16, (ts+d)%40, d)
+			if d == 3 { // one frame in six has a comma in its name
+				fmt.Fprintf(&sb, "Stack, %d, %d, %d, 0x%x, app.exe!f%d<int,%d>\n", ts, tid, d, 0x7ff600000000+d*16, (ts+d)%40, d)
+				continue
+			}
+			fmt.Fprintf(&sb, "Stack, %d, %d, %d, 0x%x, app.exe!f%d\n", ts, tid, d, 0x7ff600000000+d*16, (ts+d)%40)
 		}
 	}
 	for i := 0; i < n; i++ {
