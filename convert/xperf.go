@@ -461,13 +461,11 @@ func (r *xperfReader) stackFast(e *xperfEvent, t []byte) bool {
 		f.locs = append(f.locs, loc)
 		return true
 	}
-	kernel := false
+	kernel := xperfKernelModule(string(frame))
 	if i, ok := e.cols["address"]; ok {
 		a := bytes.TrimSpace(r.bfields[i])
 		if v, err := strconv.ParseUint(strings.TrimPrefix(string(a), "0x"), 16, 64); err == nil {
 			kernel = r.kernelAddress(v)
-		} else {
-			kernel = xperfKernelModule(string(frame))
 		}
 	}
 	r.startFragment(p, xperfFragment{kernel: kernel, locs: []*profile.Location{loc}})
