@@ -2,11 +2,12 @@ package convert
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"io"
 	"math/bits"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -148,11 +149,14 @@ func parseJFR(in *Input) (*profile.Profile, error) {
 		visited:   make([]bool, len(chunks)),
 		jdkPeriod: -1, interval: -1, wallSetting: -1, allocEvery: -1,
 	}
+	n := 0
 	for _, c := range chunks {
-		for name, n := range c.skipped {
-			r.skipped[name] += n
+		for name, k := range c.skipped {
+			r.skipped[name] += k
 		}
+		n += c.converted
 	}
+	r.samples = make([]jfrSample, 0, n)
 	if err := r.read(); err != nil {
 		return nil, err
 	}
@@ -482,10 +486,19 @@ func (r *jfrReader) profile() (*profile.Profile, error) {
 		p.Comments = append(p.Comments, "sampling period from "+r.periodSource)
 	}
 
-	sort.SliceStable(r.samples, func(i, j int) bool { return r.samples[i].time < r.samples[j].time })
-	vals := make([]int64, len(r.samples)*len(st)) // one slab for all values
-	for i := range r.samples {
-		s := &r.samples[i]
+	order := timeOrder(len(r.samples), func(i int) int64 { return r.samples[i].time })
+	vals := make([]int64, len(r.samples)*len(st))  // one slab for all values
+	labelSets := map[[2]string]map[string]string{} // shared, read-only label maps
+	labelSet := func(k, v string) map[string]string {
+		m, ok := labelSets[[2]string{k, v}]
+		if !ok {
+			m = map[string]string{k: v}
+			labelSets[[2]string{k, v}] = m
+		}
+		return m
+	}
+	for i, k := range order {
+		s := &r.samples[k]
 		v := vals[i*len(st) : (i+1)*len(st) : (i+1)*len(st)]
 		meta := SampleMeta{Thread: s.thread.name, TID: s.thread.tid, HasTID: s.thread.hasTID, Time: s.time, HasTime: true}
 		switch s.kind {
@@ -494,12 +507,12 @@ func (r *jfrReader) profile() (*profile.Profile, error) {
 		case jfrWall:
 			v[samplesIdx], v[idx[jfrWall]] = s.weight, s.weight*wallInterval
 			if s.label != "" {
-				meta.Labels = map[string]string{labels.State: s.label}
+				meta.Labels = labelSet(labels.State, s.label)
 			}
 		case jfrAlloc:
 			v[idx[jfrAlloc]], v[idx[allocSpace]] = 1, s.weight
 			if s.label != "" {
-				meta.Labels = map[string]string{"object_class": s.label}
+				meta.Labels = labelSet("object_class", s.label)
 			}
 		}
 		b.Add(s.stack, v, meta)
@@ -533,6 +546,22 @@ func (r *jfrReader) warnings() {
 	if s := jfrSkippedText(r.skipped); s != "" {
 		in.Warnf("not converted%s", s)
 	}
+}
+
+// timeOrder returns the indices 0..n-1 ordered by time, ties in index
+// order: a stable sort that moves 4-byte indices instead of samples.
+func timeOrder(n int, time func(i int) int64) []int32 {
+	order := make([]int32, n)
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int {
+		if c := cmp.Compare(time(int(a)), time(int(b))); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	return order
 }
 
 // jfrFrameKind maps a jdk.types.FrameType description to the SystemName

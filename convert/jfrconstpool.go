@@ -30,6 +30,7 @@ type jfrChunk struct {
 	hdr        parser.ChunkHeader
 	frameTypes map[types.StackTraceRef][]uint8
 	skipped    map[string]int
+	converted  int // events of the kinds jfr.go converts
 }
 
 // jfrConverted names the events jfr.go converts; other events that carry a
@@ -115,7 +116,7 @@ func jfrReadChunk(data []byte, pos int) (jfrChunk, error) {
 		return c, fail("constant pool", err)
 	}
 	d.pos = jfrChunkHeaderSize
-	if err := d.events(c.skipped); err != nil {
+	if c.converted, err = d.events(c.skipped); err != nil {
 		return c, fail("event", err)
 	}
 	return c, nil
@@ -545,28 +546,32 @@ func (d *jfrDecoder) value(t def.TypeID, depth int) error {
 // events walks the event stream from the current position to the end of
 // the chunk, checking each event's size, and counts the events that carry
 // a stack trace but are of kinds this reader does not convert.
-func (d *jfrDecoder) events(skipped map[string]int) error {
+func (d *jfrDecoder) events(skipped map[string]int) (converted int, err error) {
 	for d.pos < len(d.b) {
 		start := d.pos
 		size, err := d.varlong()
 		if err != nil {
-			return err
+			return 0, err
 		}
 		typ, err := d.varlong()
 		if err != nil {
-			return err
+			return 0, err
 		}
 		if size == 0 || size > uint64(len(d.b)-start) {
 			d.pos = start
-			return fmt.Errorf("size %d does not fit the %d bytes left in the chunk", size, len(d.b)-start)
+			return 0, fmt.Errorf("size %d does not fit the %d bytes left in the chunk", size, len(d.b)-start)
 		}
 		end := start + int(size)
-		if c := d.tm.IDMap[def.TypeID(typ)]; typ > 1 && c != nil && !jfrConverted[c.Name] && c.Field("stackTrace") != nil && d.hasStack(c, end) {
-			skipped[c.Name]++
+		if c := d.tm.IDMap[def.TypeID(typ)]; typ > 1 && c != nil {
+			if jfrConverted[c.Name] {
+				converted++
+			} else if c.Field("stackTrace") != nil && d.hasStack(c, end) {
+				skipped[c.Name]++
+			}
 		}
 		d.pos = end
 	}
-	return nil
+	return converted, nil
 }
 
 // hasStack reports whether the event whose fields start at d.pos has a

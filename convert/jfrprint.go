@@ -2,10 +2,10 @@ package convert
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -442,14 +442,15 @@ func (r *jfrPrintReader) profile() (*profile.Profile, error) {
 		in.Warnf("startTime mixes ISO-8601 times and times of day; their timestamps are not comparable")
 	}
 
-	sort.SliceStable(r.events, func(i, j int) bool { return r.events[i].time < r.events[j].time })
-	if len(r.events) > 0 && r.isoForm && !r.clockForm {
-		p.TimeNanos = r.events[0].time
-		p.DurationNanos = r.events[len(r.events)-1].time - r.events[0].time
+	order := timeOrder(len(r.events), func(i int) int64 { return r.events[i].time })
+	if len(order) > 0 && r.isoForm && !r.clockForm {
+		first, last := r.events[order[0]].time, r.events[order[len(order)-1]].time
+		p.TimeNanos, p.DurationNanos = first, last-first
 	}
 	vals := make([]int64, len(r.events)*len(st))
-	for i := range r.events {
-		e := &r.events[i]
+	states := map[string]map[string]string{} // shared, read-only label maps
+	for i, k := range order {
+		e := &r.events[k]
 		v := vals[i*len(st) : (i+1)*len(st) : (i+1)*len(st)]
 		meta := SampleMeta{Thread: e.thread, TID: e.tid, HasTID: e.hasTID, Time: e.time, HasTime: true}
 		if e.kind == jfrCPU {
@@ -457,7 +458,10 @@ func (r *jfrPrintReader) profile() (*profile.Profile, error) {
 		} else {
 			v[0], v[wallIdx] = e.samples, e.samples*wallInterval
 			if e.state != "" {
-				meta.Labels = map[string]string{labels.State: e.state}
+				if states[e.state] == nil {
+					states[e.state] = map[string]string{labels.State: e.state}
+				}
+				meta.Labels = states[e.state]
 			}
 		}
 		r.b.Add(e.stack, v, meta)
@@ -510,7 +514,7 @@ func (r *jfrPrintReader) estimatePeriod(kind uint8, what string) int64 {
 			order = append(order, &r.events[i])
 		}
 	}
-	sort.SliceStable(order, func(i, j int) bool { return order[i].time < order[j].time })
+	slices.SortStableFunc(order, func(a, b *jfrPrintEvent) int { return cmp.Compare(a.time, b.time) })
 	for _, e := range order {
 		key := fmt.Sprintf("%s\x00%d", e.thread, e.tid)
 		if prev, ok := last[key]; ok && e.time > prev.time && prev.samples == 1 {

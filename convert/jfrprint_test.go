@@ -196,3 +196,19 @@ func FuzzJFRPrint(f *testing.F) {
 	jpFuzzSeeds(f, "testdata/java", "java/jfrparser-cortex-kafka-cpu0.DERIVED-jfr-print-d64.txt", "java/speedscope-heavy.DERIVED-jfr-print-d64.txt")
 	f.Fuzz(func(t *testing.T, in string) { jpFuzzCheck(t, "jfrprint", in) })
 }
+
+// BenchmarkJFRPrint converts the 1 MB jfr print text of the cortex recording
+// (478 samples, stacks up to 64 frames).
+func BenchmarkJFRPrint(b *testing.B) {
+	data, err := os.ReadFile(corpus.Path(b, "java/jfrparser-cortex-kafka-cpu0.DERIVED-jfr-print-d64.txt"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := convert.Read(strings.NewReader(string(data)), "cortex.txt", convert.Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

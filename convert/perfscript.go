@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -97,7 +96,8 @@ type perfReader struct {
 	threads map[perfThread]*perfThread
 	events  []*perfEvent
 	byName  map[string]int
-	frames  map[string]*profile.Location
+	frames  map[string]*profile.Location // by name, system name and file
+	lines   map[string]*profile.Location // by frame line
 	samples []perfSample
 	timed   int // samples with a timestamp
 	empty   int // samples without frames
@@ -106,12 +106,12 @@ type perfReader struct {
 func parsePerfScript(in *Input) (*profile.Profile, error) {
 	r := &perfReader{
 		in: in, b: NewBuilder(),
-		threads: map[perfThread]*perfThread{}, byName: map[string]int{}, frames: map[string]*profile.Location{},
+		threads: map[perfThread]*perfThread{}, byName: map[string]int{}, frames: map[string]*profile.Location{}, lines: map[string]*profile.Location{},
 	}
 	lr := NewLineReader(in.R)
 	var cur *perfSample
 	var stack []*profile.Location
-	var lastFrame *Frame
+	inStack := false // a frame line came before, in this sample
 	finish := func() {
 		if cur == nil {
 			return
@@ -121,7 +121,7 @@ func parsePerfScript(in *Input) (*profile.Profile, error) {
 		}
 		cur.stack = stack
 		r.samples = append(r.samples, *cur)
-		cur, stack, lastFrame = nil, nil, nil
+		cur, stack, inStack = nil, nil, false
 	}
 	for lr.Scan() {
 		line := lr.Bytes()
@@ -135,12 +135,16 @@ func parsePerfScript(in *Input) (*profile.Profile, error) {
 			if cur == nil {
 				return nil, LineError(lr.Line(), "expected a sample header \"comm [pid/]tid [cpu] secs.usecs: [period] event:\" before this frame, found %q", textExcerpt(line))
 			}
-			if lastFrame != nil && perfSrcLine.Match(t) { // -F +srcline: "file.c:12" under its frame
+			if inStack && perfSrcLine.Match(t) { // -F +srcline: "file.c:12" under its frame
 				continue
 			}
-			f := r.frame(string(t))
-			lastFrame = &f
-			stack = append(stack, r.location(f))
+			inStack = true
+			loc, ok := r.lines[string(t)] // the same frame line recurs in many samples
+			if !ok {
+				loc = r.location(r.frame(string(t)))
+				r.lines[string(t)] = loc
+			}
+			stack = append(stack, loc)
 		default:
 			finish()
 			s, trailer, err := r.header(string(line))
@@ -380,12 +384,12 @@ func (r *perfReader) profile() (*profile.Profile, error) {
 	if r.timed == 0 {
 		return r.aggregate(p), nil
 	}
-	sort.SliceStable(r.samples, func(i, j int) bool { return r.samples[i].time < r.samples[j].time })
-	p.DurationNanos = r.samples[len(r.samples)-1].time - r.samples[0].time
+	order := timeOrder(len(r.samples), func(i int) int64 { return r.samples[i].time })
+	p.DurationNanos = r.samples[order[len(order)-1]].time - r.samples[order[0]].time
 	p.Comments = append(p.Comments, "timestamp_ns: perf's clock (time since boot), not wall time")
 	vals := make([]int64, len(r.samples)*len(st))
-	for i := range r.samples {
-		s := &r.samples[i]
+	for i, k := range order {
+		s := &r.samples[k]
 		v := vals[i*len(st) : (i+1)*len(st) : (i+1)*len(st)]
 		r.values(s, v)
 		th := s.thread

@@ -178,3 +178,20 @@ func jpLines(t *testing.T, path string) []string {
 	}
 	return lines
 }
+
+// BenchmarkPerfScript converts the largest perf script file of the corpus
+// (FlameGraph's example, 3.1 MB decompressed, 1,315 samples of system-wide
+// stacks) from its gzipped bytes in memory.
+func BenchmarkPerfScript(b *testing.B) {
+	data, err := os.ReadFile(corpus.Path(b, "perf/flamegraph-example-perf-stacks.txt.gz"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := convert.Read(strings.NewReader(string(data)), "example-perf-stacks.txt.gz", convert.Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
