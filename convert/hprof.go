@@ -75,6 +75,11 @@ type hprofRowRec struct {
 }
 
 func parseHPROF(in *Input) (*profile.Profile, error) {
+	// Binary heap dumps (jmap, -XX:+HeapDumpOnOutOfMemoryError) start with
+	// the same words and a NUL: say so rather than read them as text.
+	if head, _ := in.R.Peek(24); bytes.IndexByte(head, 0) > 0 {
+		return nil, OffsetError(int64(bytes.IndexByte(head, 0)), "this is a binary HPROF heap dump (jmap, HeapDumpOnOutOfMemoryError), which holds no CPU samples; profile with -agentlib:hprof=cpu=samples,format=a")
+	}
 	lr := NewLineReader(in.R)
 	threads := map[int64]string{}
 	traces := map[int64]*hprofTraceRec{}

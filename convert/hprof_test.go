@@ -68,6 +68,7 @@ func TestHPROFErrors(t *testing.T) {
 		{"twice", head + "TRACE 1:\n\ta.b(A.java:1)\nTRACE 1:\n", `x.txt: line 4: TRACE 1 is defined twice`},
 		{"two tables", head + "CPU SAMPLES BEGIN (total = 0) now\nCPU SAMPLES END\nCPU TIME (ms) BEGIN (total = 0) now\n", `x.txt: line 4: a second CPU table; HPROF writes one per run`},
 		{"no table", head + "TRACE 1:\n\ta.b(A.java:1)\n", `x.txt: no samples: no CPU SAMPLES or CPU TIME table`},
+		{"heap dump", "JAVA PROFILE 1.0.2\x00\x00\x00\x00\x08\x00\x00\x01\x8c", `x.txt: byte 18: this is a binary HPROF heap dump (jmap, HeapDumpOnOutOfMemoryError), which holds no CPU samples`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
