@@ -1,0 +1,434 @@
+package convert
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+)
+
+// jsonStream walks a large JSON document without holding it in memory. It
+// tokenizes only the containers (the trace's event array, a document's
+// top-level keys) and hands each element over as raw bytes, to be decoded by
+// encoding/json or skipped unread.
+//
+// encoding/json's Decoder (Token/More) is not used for the containers because
+// its errors are sticky: after the trailing comma DevTools tolerates in
+// `[{...},]` it cannot go on to the "metadata" key that may follow, and it
+// reports a missing final ']' like a truncated event. Here both are
+// recognised, and every error carries the byte offset.
+type jsonStream struct {
+	r     *bufio.Reader
+	off   int64  // offset of the next unread byte
+	buf   []byte // the last value read with keep
+	stack []byte // open brackets of the value being scanned
+}
+
+func newJSONStream(r *bufio.Reader) *jsonStream { return &jsonStream{r: r} }
+
+// peek returns the next byte that is not white space, without consuming it;
+// io.EOF at the end of input.
+func (s *jsonStream) peek() (byte, error) {
+	for {
+		b, err := s.r.Peek(1)
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return 0, io.EOF
+			}
+			return 0, err
+		}
+		switch b[0] {
+		case ' ', '\t', '\n', '\r':
+			s.skip(1)
+		case 0xEF: // a UTF-8 byte order mark, as Windows tools write
+			if bom, _ := s.r.Peek(3); bytes.Equal(bom, []byte{0xEF, 0xBB, 0xBF}) && s.off == 0 {
+				s.skip(3)
+				continue
+			}
+			return b[0], nil
+		default:
+			return b[0], nil
+		}
+	}
+}
+
+func (s *jsonStream) skip(n int) {
+	d, _ := s.r.Discard(n)
+	s.off += int64(d)
+}
+
+// expect consumes the next non-space byte, which must be c.
+func (s *jsonStream) expect(c byte, what string) error {
+	b, err := s.peek()
+	if err != nil {
+		return s.eofError(err, "expected %s", what)
+	}
+	if b != c {
+		return OffsetError(s.off, "expected %s, found %s", what, quoteByte(b))
+	}
+	s.skip(1)
+	return nil
+}
+
+func (s *jsonStream) eofError(err error, format string, args ...any) error {
+	if errors.Is(err, io.EOF) {
+		return OffsetError(s.off, format+", found the end of the input", args...)
+	}
+	return err
+}
+
+func quoteByte(b byte) string {
+	if b >= 0x20 && b < 0x7f {
+		return strconv.QuoteRune(rune(b))
+	}
+	return fmt.Sprintf("byte 0x%02x", b)
+}
+
+// An arrayIter walks the elements of a JSON array. Like DevTools' loader it
+// accepts a trailing comma and, at the end of the input, a missing ']'
+// (recordings cut short); Unclosed reports the latter.
+type arrayIter struct {
+	s        *jsonStream
+	n        int
+	Unclosed bool
+}
+
+// array consumes the '[' that starts an array.
+func (s *jsonStream) array(what string) (*arrayIter, error) {
+	if err := s.expect('[', "'[' starting "+what); err != nil {
+		return nil, err
+	}
+	return &arrayIter{s: s}, nil
+}
+
+// Next reports whether another element follows; the caller then reads it
+// with value or skipValue.
+func (a *arrayIter) Next() (bool, error) {
+	s := a.s
+	c, err := s.peek()
+	if a.n > 0 && err == nil && c == ',' {
+		s.skip(1)
+		c, err = s.peek()
+		if err == nil && c == ']' { // trailing comma
+			s.skip(1)
+			return false, nil
+		}
+	} else if err == nil && c == ']' {
+		s.skip(1)
+		return false, nil
+	} else if a.n > 0 && err == nil {
+		return false, OffsetError(s.off, "expected ',' or ']' after array element %d, found %s", a.n-1, quoteByte(c))
+	}
+	if errors.Is(err, io.EOF) {
+		a.Unclosed = true
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	a.n++
+	return true, nil
+}
+
+// object walks the keys of a JSON object, calling fn with each key; fn must
+// consume the key's value. A missing '}' at the end of input is accepted
+// only after an unclosed array (a truncated trace).
+func (s *jsonStream) object(what string, fn func(key string) error) error {
+	if err := s.expect('{', "'{' starting "+what); err != nil {
+		return err
+	}
+	for n := 0; ; n++ {
+		c, err := s.peek()
+		if err != nil {
+			return s.eofError(err, "expected a key or '}' in %s", what)
+		}
+		if c == '}' {
+			s.skip(1)
+			return nil
+		}
+		if n > 0 {
+			if c != ',' {
+				return OffsetError(s.off, "expected ',' or '}' in %s, found %s", what, quoteByte(c))
+			}
+			s.skip(1)
+			if c, err = s.peek(); err == nil && c == '}' { // trailing comma
+				s.skip(1)
+				return nil
+			}
+		}
+		key, err := s.key(what)
+		if err != nil {
+			return err
+		}
+		if err := fn(key); err != nil {
+			return err
+		}
+	}
+}
+
+// key reads `"name":`.
+func (s *jsonStream) key(what string) (string, error) {
+	c, err := s.peek()
+	if err != nil {
+		return "", s.eofError(err, "expected a key in %s", what)
+	}
+	if c != '"' {
+		return "", OffsetError(s.off, "expected a quoted key in %s, found %s", what, quoteByte(c))
+	}
+	start := s.off
+	raw, err := s.value(true)
+	if err != nil {
+		return "", err
+	}
+	var k string
+	if err := json.Unmarshal(raw, &k); err != nil {
+		return "", OffsetError(start, "bad key in %s: %v", what, err)
+	}
+	return k, s.expect(':', "':' after key "+strconv.Quote(k))
+}
+
+// value consumes the next JSON value. With keep it returns the value's bytes,
+// valid until the next call on the stream (they may be the reader's own
+// buffer); otherwise nil. It checks only the structure
+// (brackets and strings balance); encoding/json validates what is decoded.
+func (s *jsonStream) value(keep bool) ([]byte, error) {
+	s.buf = s.buf[:0]
+	c, err := s.peek()
+	if err != nil {
+		return nil, s.eofError(err, "expected a value")
+	}
+	start := s.off
+	var v []byte
+	switch c {
+	case '{', '[', '"':
+		v, err = s.composite(keep)
+	case ',', ']', '}', ':':
+		return nil, OffsetError(s.off, "expected a value, found %s", quoteByte(c))
+	default:
+		err = s.scalar(keep)
+		v = s.buf
+	}
+	if err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, OffsetError(start, "the value starting here is cut off by the end of the input")
+		}
+		return nil, err
+	}
+	if !keep {
+		return nil, nil
+	}
+	return v, nil
+}
+
+// scalar reads a number or literal: everything up to a delimiter.
+func (s *jsonStream) scalar(keep bool) error {
+	for {
+		w, err := s.window()
+		if errors.Is(err, io.EOF) {
+			return nil // a scalar may end the input
+		}
+		if err != nil {
+			return err
+		}
+		i := 0
+		for i < len(w) && !isDelim(w[i]) {
+			i++
+		}
+		if keep {
+			s.buf = append(s.buf, w[:i]...)
+		}
+		s.skip(i)
+		if i < len(w) {
+			return nil
+		}
+	}
+}
+
+func isDelim(c byte) bool {
+	switch c {
+	case ',', ']', '}', ':', ' ', '\t', '\n', '\r', '"', '[', '{':
+		return true
+	}
+	return false
+}
+
+// composite reads an object, array or string, tracking brackets and string
+// escapes across buffer refills. A value that lies within the reader's
+// buffer is returned in place, without a copy: most events do.
+func (s *jsonStream) composite(keep bool) ([]byte, error) {
+	s.stack = s.stack[:0]
+	inString, escaped := false, false
+	for first := true; ; first = false {
+		w, err := s.window()
+		if err != nil {
+			return nil, err
+		}
+		i, done := 0, false
+	scan:
+		for i < len(w) {
+			if inString {
+				if escaped {
+					escaped = false
+					i++
+					continue
+				}
+				j := stringEnd(w[i:])
+				if j < 0 {
+					i = len(w)
+					break
+				}
+				i += j
+				if w[i] == '\\' {
+					escaped = true
+				} else {
+					inString = false
+					if len(s.stack) == 0 { // a bare string value
+						i++
+						done = true
+						break scan
+					}
+				}
+				i++
+				continue
+			}
+			switch c := w[i]; c {
+			case '"':
+				inString = true
+			case '{', '[':
+				s.stack = append(s.stack, c)
+			case '}', ']':
+				open := byte('{')
+				if c == ']' {
+					open = '['
+				}
+				if len(s.stack) == 0 || s.stack[len(s.stack)-1] != open {
+					return nil, OffsetError(s.off+int64(i), "unbalanced %s", quoteByte(c))
+				}
+				s.stack = s.stack[:len(s.stack)-1]
+				if len(s.stack) == 0 {
+					i++
+					done = true
+					break scan
+				}
+			}
+			i++
+		}
+		if done && first {
+			// The bytes stay in the reader's buffer until its next fill,
+			// which only a later call on the stream can cause.
+			s.skip(i)
+			return w[:i], nil
+		}
+		if keep {
+			s.buf = append(s.buf, w[:i]...)
+		}
+		s.skip(i)
+		if done {
+			return s.buf, nil
+		}
+	}
+}
+
+// stringEnd returns the index of the first '"' or '\\' in b, or -1. Two
+// vectorized searches beat a byte loop: escapes are rare.
+func stringEnd(b []byte) int {
+	q := bytes.IndexByte(b, '"')
+	if q < 0 {
+		q = len(b)
+	}
+	if e := bytes.IndexByte(b[:q], '\\'); e >= 0 {
+		return e
+	}
+	if q == len(b) {
+		return -1
+	}
+	return q
+}
+
+// window returns the buffered unread bytes, filling the buffer if empty.
+func (s *jsonStream) window() ([]byte, error) {
+	if s.r.Buffered() == 0 {
+		if _, err := s.r.Peek(1); err != nil {
+			return nil, err
+		}
+	}
+	return s.r.Peek(s.r.Buffered())
+}
+
+// numbers appends the elements of a JSON array of numbers (or null for an
+// absent array), each multiplied by mul and rounded, without building the
+// array in memory: .cpuprofile samples and timeDeltas run to millions.
+func (s *jsonStream) numbers(dst []int64, mul int64, what string) ([]int64, error) {
+	if c, err := s.peek(); err == nil && c == 'n' {
+		start := s.off
+		if v, err := s.value(true); err != nil || string(v) != "null" {
+			return dst, OffsetError(start, "expected an array of numbers for %s", what)
+		}
+		return dst, nil
+	}
+	it, err := s.array(what)
+	if err != nil {
+		return dst, err
+	}
+	for {
+		more, err := it.Next()
+		if err != nil || !more {
+			if it.Unclosed {
+				return dst, OffsetError(s.off, "the %s array is cut off by the end of the input", what)
+			}
+			return dst, err
+		}
+		start := s.off
+		v, err := s.value(true)
+		if err != nil {
+			return dst, err
+		}
+		n, ok := parseScaled(v, mul)
+		if !ok {
+			return dst, OffsetError(start, "expected a number within ±2^60 in %s, found %q", what, truncate(v, 40))
+		}
+		dst = append(dst, n)
+	}
+}
+
+// maxScaled bounds converted values (2^60 ns is 36 years) so that a
+// timestamp plus a delta cannot overflow int64; sums of many values are
+// checked where they are formed (addTime).
+const maxScaled = 1 << 60
+
+// parseScaled parses a JSON number and returns it times mul, rounded to an
+// integer. Integers take an exact fast path; results beyond ±maxScaled are
+// refused.
+func parseScaled(v []byte, mul int64) (int64, bool) {
+	if n, err := strconv.ParseInt(string(v), 10, 64); err == nil {
+		if n > maxScaled/mul || n < -maxScaled/mul {
+			return 0, false
+		}
+		return n * mul, true
+	}
+	f, err := strconv.ParseFloat(string(v), 64)
+	if err != nil {
+		return 0, false
+	}
+	return scaleFloat(f, mul)
+}
+
+// scaleFloat returns f times mul, rounded, if it is within ±maxScaled.
+func scaleFloat(f float64, mul int64) (int64, bool) {
+	f = math.Round(f * float64(mul))
+	if math.IsNaN(f) || f > maxScaled || f < -maxScaled {
+		return 0, false
+	}
+	return int64(f), true
+}
+
+func truncate(b []byte, n int) string {
+	if len(b) > n {
+		return string(b[:n]) + "..."
+	}
+	return string(b)
+}

@@ -1,0 +1,80 @@
+package convert
+
+import (
+	"bufio"
+	"strings"
+	"testing"
+)
+
+// TestJSONStreamValues checks value extents across buffer refills: a
+// 16-byte bufio buffer makes every value straddle several refills.
+func TestJSONStreamValues(t *testing.T) {
+	in := ` [ {"a": "x]}\"\\", "b": [1, {"c": []}]} , "s\"q" , -1.5e3, true, null, [], {} ,]`
+	s := newJSONStream(bufio.NewReaderSize(strings.NewReader(in), 16))
+	it, err := s.array("test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{`{"a": "x]}\"\\", "b": [1, {"c": []}]}`, `"s\"q"`, `-1.5e3`, `true`, `null`, `[]`, `{}`}
+	var got []string
+	for {
+		more, err := it.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !more {
+			break
+		}
+		v, err := s.value(true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, string(v))
+	}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("values\n%q\nwant\n%q", got, want)
+	}
+	if it.Unclosed {
+		t.Error("a closed array reported unclosed")
+	}
+}
+
+func TestJSONStreamNumbers(t *testing.T) {
+	s := newJSONStream(bufio.NewReaderSize(strings.NewReader(`[1, -2, 3.25, 1e3 ,0]`), 16))
+	got, err := s.numbers(nil, 1000, "deltas")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []int64{1000, -2000, 3250, 1000000, 0}; !slicesEqual(got, want) {
+		t.Errorf("numbers %v, want %v", got, want)
+	}
+	for in, want := range map[string]string{
+		`[1, "2"]`:              `byte 4: expected a number within ±2^60 in deltas, found "\"2\""`,
+		`[1, 2`:                 `the deltas array is cut off`,
+		`[1 2]`:                 `byte 3: expected ',' or ']' after array element 0, found '2'`,
+		`{"a":1}`:               `byte 0: expected '[' starting deltas, found '{'`,
+		`[9e18]`:                `found "9e18"`,
+		`[nan]`:                 `found "nan"`,
+		`[1,,2]`:                `byte 3: expected a value, found ','`,
+		`[2305843009213693952]`: `found "2305843009213693952"`,
+	} {
+		s := newJSONStream(bufio.NewReader(strings.NewReader(in)))
+		_, err := s.numbers(nil, 1000, "deltas")
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("numbers(%s): error %v, want %q", in, err, want)
+		}
+	}
+}
+
+func TestParseNumberList(t *testing.T) {
+	got, err := parseNumberList([]byte(" [ 4 , 5,6 ] "), 1)
+	if err != nil || !slicesEqual(got, []int64{4, 5, 6}) {
+		t.Errorf("got %v, %v", got, err)
+	}
+	if got, err := parseNumberList([]byte("[]"), 1); err != nil || len(got) != 0 {
+		t.Errorf("empty: %v, %v", got, err)
+	}
+	if got, err := parseNumberList([]byte("null"), 1); err != nil || got != nil {
+		t.Errorf("null: %v, %v", got, err)
+	}
+}

@@ -1,0 +1,284 @@
+package convert
+
+import (
+	"cmp"
+	"maps"
+	"slices"
+
+	"github.com/ctdiff/ctdiff/internal/labels"
+	"github.com/google/pprof/profile"
+)
+
+// v8SampleTypes are the sample types of every V8 profile. V8's sampler
+// ticks on a wall-clock timer whatever the thread does and records waiting
+// as (idle), so its time is wall time, not CPU time.
+func v8SampleTypes() []*profile.ValueType {
+	return []*profile.ValueType{{Type: "samples", Unit: "count"}, {Type: "wall", Unit: "nanoseconds"}}
+}
+
+// A v8Profile is one sampling profile of one thread: the sampled node ids
+// and their times, in the order the producer wrote them.
+type v8Profile struct {
+	tree *v8Tree
+	ids  []int64
+	// times are the samples' timestamps in ns, on the clock of start.
+	times []int64
+	// untimed says the source has counts only (a .cpuprofile with hitCount
+	// and no samples): then times is nil, counts[i] is how many samples
+	// ids[i] stands for, and each weighs interval.
+	untimed  bool
+	counts   []int64
+	interval int64
+	start    int64 // ns; the Profile event's ts or the profile's startTime
+	// end is where the last sample ends, when the source says so (legacy
+	// timestamps with one more entry than samples).
+	end    int64
+	hasEnd bool
+	// name says which profile this is in warnings ("profile 0x2 of pid 9").
+	name string
+}
+
+// A v8Thread is a sampled thread and its profiles, in start order.
+type v8Thread struct {
+	name, process  string
+	pid, tid       int64
+	hasPID, hasTID bool
+	profiles       []*v8Profile
+}
+
+// firstTime is the time of the thread's earliest sample (0 if untimed).
+func (th *v8Thread) firstTime() int64 {
+	t, seen := int64(0), false
+	for _, p := range th.profiles {
+		for _, v := range p.times {
+			if !seen || v < t {
+				t, seen = v, true
+			}
+		}
+	}
+	return t
+}
+
+// v8Emitter turns V8 profiles into pprof samples: one sample per CPU sample
+// with its timestamp and thread labels (DESIGN.md, "The interchange"),
+// threads in the order they started, samples in time order per thread. It
+// consumes the profiles: their sample arrays are released as it goes.
+type v8Emitter struct {
+	b         *Builder
+	aggregate bool // merge identical stacks per thread, without timestamps
+	threads   []*v8Thread
+	warnf     func(format string, args ...any)
+
+	minStart, maxEnd int64
+	spanned          bool
+	span             float64 // ns, over gaps intervals: the mean sampling interval
+	gaps             int64
+}
+
+func newV8Emitter(in *Input) *v8Emitter {
+	return &v8Emitter{b: NewBuilder(v8SampleTypes()...), aggregate: in.Options.Aggregate, warnf: in.Warnf}
+}
+
+// v8Entry is one sample on its way out.
+type v8Entry struct {
+	time, dur, count int64
+	stack            []*profile.Location
+}
+
+// timing returns the profile's samples in time order with their durations.
+//
+// A sample lasts until the next one, as DevTools counts it; the last sample
+// of a profile gets the mean interval of the profile (DevTools'
+// CPUProfileDataModel.normalizeTimestamps), or its end when the source
+// gives one. Deltas can be negative (seen in lighthouse-cpu-profiler-m86):
+// like DevTools (sortSamples), samples are stably sorted by time, so no
+// duration is negative and the durations add up to the profile's span.
+func (e *v8Emitter) timing(p *v8Profile, dst []v8Entry) []v8Entry {
+	base := len(dst)
+	for i, id := range p.ids {
+		en := v8Entry{stack: p.tree.stack(p.tree.resolve(id), e.b), count: 1}
+		if p.untimed {
+			en.count = p.counts[i]
+			en.dur = p.interval * p.counts[i]
+		} else {
+			en.time = p.times[i]
+		}
+		dst = append(dst, en)
+	}
+	if t := p.tree; t.missing > 0 {
+		e.warnf("%s: %d samples or parent links name %d node ids that no node has (lost chunks?); kept under \"(missing node ID)\" frames",
+			p.name, t.refs, t.missing)
+	}
+	if p.untimed {
+		for _, c := range p.counts {
+			e.span += float64(p.interval) * float64(c)
+			e.gaps += c
+		}
+		if p.hasEnd {
+			e.extend(p.start, p.end)
+		}
+		return dst
+	}
+	out := dst[base:]
+	n := len(out)
+	if n == 0 {
+		return dst
+	}
+	if !slices.IsSortedFunc(out, cmpTime) {
+		slices.SortStableFunc(out, cmpTime)
+	}
+	for i := 0; i < n-1; i++ {
+		out[i].dur = out[i+1].time - out[i].time
+	}
+	first, last := out[0].time, out[n-1].time
+	switch {
+	case p.hasEnd && p.end >= last:
+		out[n-1].dur = p.end - last
+	case n > 1:
+		out[n-1].dur = (last - first) / int64(n-1)
+	default:
+		e.warnf("%s has a single sample and no end time: with no interval to go by, it weighs 0 ns", p.name)
+	}
+	e.span += float64(last - first)
+	e.gaps += int64(n - 1)
+	e.extend(min(p.start, first), last+out[n-1].dur)
+	return dst
+}
+
+func cmpTime(a, b v8Entry) int { return cmp.Compare(a.time, b.time) }
+
+func (e *v8Emitter) extend(start, end int64) {
+	if !e.spanned {
+		e.minStart, e.maxEnd, e.spanned = start, end, true
+		return
+	}
+	e.minStart, e.maxEnd = min(e.minStart, start), max(e.maxEnd, end)
+}
+
+// profile writes every thread's samples and returns the profile.
+func (e *v8Emitter) profile() *profile.Profile {
+	// Threads in order of their first sample: the ordinal cct gives
+	// same-named threads then means "the second worker to start".
+	threads := slices.Clone(e.threads)
+	first := make(map[*v8Thread]int64, len(threads))
+	for _, th := range threads {
+		first[th] = th.firstTime()
+	}
+	slices.SortStableFunc(threads, func(a, b *v8Thread) int {
+		return cmp.Or(cmp.Compare(first[a], first[b]), cmp.Compare(a.pid, b.pid), cmp.Compare(a.tid, b.tid))
+	})
+	// One thread at a time, releasing each profile's arrays once its
+	// samples exist: memory peaks at the pprof samples themselves.
+	for _, th := range threads {
+		n := 0
+		for _, p := range th.profiles {
+			n += len(p.ids)
+		}
+		if n == 0 {
+			continue
+		}
+		entries := make([]v8Entry, 0, n)
+		timed := true
+		for _, p := range th.profiles {
+			entries = e.timing(p, entries)
+			timed = timed && !p.untimed
+			p.ids, p.times, p.counts = nil, nil, nil
+		}
+		// Profiles of one thread follow each other; should two overlap,
+		// the thread's samples must still come out in time order.
+		if timed && !slices.IsSortedFunc(entries, cmpTime) {
+			slices.SortStableFunc(entries, cmpTime)
+		}
+		if e.aggregate || !timed {
+			e.addAggregated(th, entries)
+		} else {
+			e.addTimed(th, entries)
+		}
+	}
+	p := e.b.Profile()
+	p.PeriodType = &profile.ValueType{Type: "wall", Unit: "nanoseconds"}
+	if e.gaps > 0 {
+		p.Period = int64(e.span / float64(e.gaps))
+	}
+	if e.spanned {
+		p.DurationNanos = e.maxEnd - e.minStart
+	}
+	p.DefaultSampleType = "wall"
+	return p
+}
+
+// threadLabels returns the maps every sample of a thread shares. Sharing
+// them (and the pid/tid value slices) halves the memory of a sample, which
+// matters at millions of samples; nothing in pprof mutates them.
+func threadLabels(th *v8Thread) (map[string][]string, map[string][]int64) {
+	var str map[string][]string
+	if th.name != "" || th.process != "" {
+		str = make(map[string][]string, 2)
+		if th.name != "" {
+			str[labels.Thread] = []string{th.name}
+		}
+		if th.process != "" {
+			str[labels.Process] = []string{th.process}
+		}
+	}
+	num := make(map[string][]int64, 2)
+	if th.hasPID {
+		num[labels.PID] = []int64{th.pid}
+	}
+	if th.hasTID {
+		num[labels.TID] = []int64{th.tid}
+	}
+	return str, num
+}
+
+var timestampUnit = []string{labels.TimestampUnit}
+
+func (e *v8Emitter) addTimed(th *v8Thread, entries []v8Entry) {
+	str, ids := threadLabels(th)
+	units := map[string][]string{labels.Timestamp: timestampUnit}
+	template := maps.Clone(ids)
+	template[labels.Timestamp] = nil
+	n := len(entries)
+	samples := make([]profile.Sample, n)
+	values := make([]int64, 2*n)
+	stamps := make([]int64, n)
+	p := e.b.Profile()
+	p.Sample = slices.Grow(p.Sample, n)
+	for i, en := range entries {
+		s := &samples[i]
+		s.Location = en.stack
+		s.Value = values[2*i : 2*i+2 : 2*i+2]
+		s.Value[0], s.Value[1] = 1, en.dur
+		s.Label = str
+		stamps[i] = en.time
+		// Cloning a filled map copies its one group, cheaper than inserts.
+		s.NumLabel = maps.Clone(template)
+		s.NumLabel[labels.Timestamp] = stamps[i : i+1 : i+1]
+		s.NumUnit = units
+		p.Sample = append(p.Sample, s)
+	}
+}
+
+// addAggregated merges samples with the same stack: --aggregate needs no
+// timestamps, and a profile without times has none to keep.
+func (e *v8Emitter) addAggregated(th *v8Thread, entries []v8Entry) {
+	str, ids := threadLabels(th)
+	if len(ids) == 0 {
+		ids = nil
+	}
+	// Stacks are memoized per node (v8Tree.stack), so a stack's first
+	// element's address identifies it.
+	byStack := map[**profile.Location]*profile.Sample{}
+	p := e.b.Profile()
+	for _, en := range entries {
+		key := &en.stack[0]
+		s := byStack[key]
+		if s == nil {
+			s = &profile.Sample{Location: en.stack, Value: make([]int64, 2), Label: str, NumLabel: ids}
+			byStack[key] = s
+			p.Sample = append(p.Sample, s)
+		}
+		s.Value[0] += en.count
+		s.Value[1] += en.dur
+	}
+}

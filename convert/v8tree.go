@@ -1,0 +1,284 @@
+package convert
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/google/pprof/profile"
+)
+
+// V8 CPU profiles, as .cpuprofile files and inside Chrome traces, share one
+// shape: a top-down call tree of nodes plus a list of sampled node ids with
+// time deltas. This file holds the tree; v8samples.go turns samples into
+// pprof. Facts and sources: docs/formats-devtools.md (b) and (c).
+
+// v8CallFrame is CDP's Runtime.CallFrame. lineNumber and columnNumber are
+// 0-based; -1 or absent means unknown. scriptId is not kept: it is per
+// isolate, so it cannot identify a function across runs.
+type v8CallFrame struct {
+	FunctionName string   `json:"functionName"`
+	URL          string   `json:"url"`
+	LineNumber   *float64 `json:"lineNumber"`
+	ColumnNumber *float64 `json:"columnNumber"`
+}
+
+// v8Node is a Profiler.ProfileNode. It names its parent, its children, or
+// both: DevTools accepts either (CPUProfileDataModel.translateProfileTree).
+// positionTicks (per-line hit counts of the node) and deoptReason are not
+// read: they cannot be tied to individual timestamped samples.
+type v8Node struct {
+	ID        *int64       `json:"id"`
+	CallFrame *v8CallFrame `json:"callFrame"`
+	Parent    *int64       `json:"parent"`
+	Children  []int64      `json:"children"`
+	HitCount  *int64       `json:"hitCount"`
+}
+
+// v8LegacyNode is a node of the legacy nested format ({"head": ...}, Node
+// <= 8's v8-profiler). Its call frame is inline and 1-based, as V8's
+// CpuProfileNode::GetLineNumber returns it; DevTools subtracts 1 when it
+// converts such nodes (CPUProfileNode constructor).
+type v8LegacyNode struct {
+	ID           *int64          `json:"id"`
+	FunctionName string          `json:"functionName"`
+	URL          string          `json:"url"`
+	LineNumber   *float64        `json:"lineNumber"`
+	ColumnNumber *float64        `json:"columnNumber"`
+	HitCount     *int64          `json:"hitCount"`
+	Children     []*v8LegacyNode `json:"children"`
+}
+
+// v8Frame converts a call frame. base is the numbering of its line and
+// column: 0 for CDP call frames, 1 for legacy nodes.
+func v8Frame(name, url string, line, col *float64, base int64) Frame {
+	if name == "" {
+		name = "(anonymous)"
+	}
+	return Frame{Name: name, File: url, Line: oneBased(line, base), Column: oneBased(col, base)}
+}
+
+// oneBased converts a position numbered from base to 1-based, 0 if unknown.
+func oneBased(v *float64, base int64) int64 {
+	if v == nil || *v < float64(base) || *v > 1<<40 {
+		return 0
+	}
+	return int64(*v) - base + 1
+}
+
+// rootName is the synthetic root V8 puts above every stack; pprof stacks
+// start at the outermost real frame (DESIGN.md, "The interchange").
+const rootName = "(root)"
+
+// A v8Tree is a profile's call tree. Nodes are added in any order, with
+// parent links, child lists or both; finish resolves and checks them.
+type v8Tree struct {
+	index map[int64]int32
+	nodes []v8TreeNode
+	// at positions errors: a byte offset or an event index.
+	at func(pos int64, format string, args ...any) error
+	// missing counts node ids that are referenced (as a parent or by a
+	// sample) but never defined, and refs the references to them.
+	missing, refs int
+}
+
+type v8TreeNode struct {
+	id        int64
+	parentID  int64
+	hasParent bool
+	parent    int32 // index in nodes, -1 for a root; set by finish
+	pos       int64 // where the node was defined, for errors
+	frame     Frame
+	hits      int64 // hitCount as written, -1 if absent
+	loc       *profile.Location
+	stack     []*profile.Location // leaf first, set once the node is sampled
+	children  []int64             // child ids as written, until finish
+}
+
+func newV8Tree(at func(pos int64, format string, args ...any) error) *v8Tree {
+	return &v8Tree{index: map[int64]int32{}, at: at}
+}
+
+// add adds a CDP node defined at pos.
+func (t *v8Tree) add(n *v8Node, pos int64) error {
+	nd, err := newTreeNode(n, pos, nil)
+	if err != nil {
+		return t.at(pos, "%v", err)
+	}
+	return t.insert(nd)
+}
+
+// newTreeNode converts a decoded node to the tree's compact form, interning
+// its strings when intern is not nil (a trace repeats each URL in thousands
+// of nodes).
+func newTreeNode(n *v8Node, pos int64, intern func(string) string) (v8TreeNode, error) {
+	if n.ID == nil {
+		return v8TreeNode{}, errors.New(`profile node without an "id"`)
+	}
+	var cf v8CallFrame
+	if n.CallFrame != nil {
+		cf = *n.CallFrame
+	}
+	if intern != nil {
+		cf.FunctionName, cf.URL = intern(cf.FunctionName), intern(cf.URL)
+	}
+	nd := v8TreeNode{
+		id:       *n.ID,
+		pos:      pos,
+		frame:    v8Frame(cf.FunctionName, cf.URL, cf.LineNumber, cf.ColumnNumber, 0),
+		hits:     -1,
+		children: n.Children,
+	}
+	if n.Parent != nil {
+		nd.parentID, nd.hasParent = *n.Parent, true
+	}
+	if n.HitCount != nil {
+		nd.hits = *n.HitCount
+	}
+	return nd, nil
+}
+
+func (t *v8Tree) insert(nd v8TreeNode) error {
+	if _, dup := t.index[nd.id]; dup {
+		return t.at(nd.pos, "profile node id %d is defined twice", nd.id)
+	}
+	t.index[nd.id] = int32(len(t.nodes))
+	t.nodes = append(t.nodes, nd)
+	return nil
+}
+
+// addLegacy adds a legacy nested tree, iteratively: real trees are deep.
+func (t *v8Tree) addLegacy(head *v8LegacyNode, pos int64) error {
+	type item struct {
+		n      *v8LegacyNode
+		parent int64
+		has    bool
+	}
+	todo := []item{{n: head}}
+	for len(todo) > 0 {
+		it := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		n := it.n
+		if n == nil {
+			return t.at(pos, "null node in the legacy \"head\" tree")
+		}
+		if n.ID == nil {
+			return t.at(pos, "legacy profile node %q without an \"id\"", n.FunctionName)
+		}
+		nd := v8TreeNode{
+			id:        *n.ID,
+			pos:       pos,
+			parentID:  it.parent,
+			hasParent: it.has,
+			frame:     v8Frame(n.FunctionName, n.URL, n.LineNumber, n.ColumnNumber, 1),
+			hits:      -1,
+		}
+		if n.HitCount != nil {
+			nd.hits = *n.HitCount
+		}
+		if err := t.insert(nd); err != nil {
+			return err
+		}
+		for i := len(n.Children) - 1; i >= 0; i-- {
+			todo = append(todo, item{n: n.Children[i], parent: nd.id, has: true})
+		}
+	}
+	return nil
+}
+
+// finish resolves parent links and rejects nodes with two parents and
+// cycles. A child list naming an undefined node is ignored (no sample can
+// reach that node); a parent link to one is kept as a placeholder node.
+func (t *v8Tree) finish() error {
+	for i := range t.nodes {
+		p := &t.nodes[i]
+		for _, child := range p.children {
+			ci, ok := t.index[child]
+			if !ok {
+				continue
+			}
+			c := &t.nodes[ci]
+			if c.hasParent && c.parentID != p.id {
+				return t.at(p.pos, "node %d has two parents, %d and %d", child, c.parentID, p.id)
+			}
+			c.parentID, c.hasParent = p.id, true
+		}
+		p.children = nil
+	}
+	for i := range len(t.nodes) { // placeholders appended here need no resolving
+		n := &t.nodes[i]
+		n.parent = -1
+		if n.hasParent {
+			n.parent = t.resolve(n.parentID)
+		}
+	}
+	return t.checkAcyclic()
+}
+
+// resolve returns the index of node id. An id no node has gets a
+// placeholder root node "(missing node ID)", so that the samples below it
+// keep their weight and the gap shows. It happens in traces that lost
+// chunks (speedscope's Chrome_141 sample); callers warn about t.missing.
+func (t *v8Tree) resolve(id int64) int32 {
+	t.refs++
+	if i, ok := t.index[id]; ok {
+		t.refs--
+		return i
+	}
+	t.missing++
+	i := int32(len(t.nodes))
+	t.index[id] = i
+	t.nodes = append(t.nodes, v8TreeNode{id: id, parent: -1, hits: -1,
+		frame: Frame{Name: fmt.Sprintf("(missing node %d)", id)}})
+	return i
+}
+
+// checkAcyclic walks every parent chain once (colouring nodes), so a loop of
+// parent links is an error rather than an endless walk later.
+func (t *v8Tree) checkAcyclic() error {
+	const (
+		unseen = iota
+		onPath
+		done
+	)
+	state := make([]uint8, len(t.nodes))
+	var path []int32
+	for i := range t.nodes {
+		path = path[:0]
+		j := int32(i)
+		for j >= 0 && state[j] == unseen {
+			state[j] = onPath
+			path = append(path, j)
+			j = t.nodes[j].parent
+		}
+		if j >= 0 && state[j] == onPath {
+			return t.at(t.nodes[j].pos, "the parent links of node %d form a loop", t.nodes[j].id)
+		}
+		for _, k := range path {
+			state[k] = done
+		}
+	}
+	return nil
+}
+
+// stack returns node i's stack, leaf first, without the synthetic (root)
+// unless the sample is on (root) itself (never seen in practice; keeping
+// the frame keeps the sample's weight visible). Stacks are memoized per
+// sampled node only, so memory stays proportional to the output.
+func (t *v8Tree) stack(i int32, b *Builder) []*profile.Location {
+	if st := t.nodes[i].stack; st != nil {
+		return st
+	}
+	var st []*profile.Location
+	for j := i; j >= 0; j = t.nodes[j].parent {
+		n := &t.nodes[j]
+		if n.parent < 0 && n.frame.Name == rootName && j != i {
+			break
+		}
+		if n.loc == nil {
+			n.loc = b.Location(n.frame)
+		}
+		st = append(st, n.loc)
+	}
+	t.nodes[i].stack = st
+	return st
+}
