@@ -86,6 +86,11 @@ type Case struct {
 	Outputs []Output
 	Scores  []Score
 
+	// Along is, per side (0 base, 1 new) and run, the inclusive time of the
+	// cause's thread and of each node on its path (0 where a run lacks the
+	// node): what Definition 2 looks at, for the failure listing.
+	Along [2][][]int64
+
 	// renamedFrom maps the new names of renamed functions to the old ones.
 	renamedFrom map[Frame]string
 }
@@ -283,9 +288,13 @@ func runCase(cfg *Config, t *template, c *Case) error {
 		return err
 	}
 	if c.Injection != nil {
-		for i, tr := range nw {
-			if !hasPath(tr, c.Truth()) {
-				return fmt.Errorf("harness bug: the injected path %v is not in new run %d", c.Truth(), i+1)
+		for side, ts := range [][]*cct.Tree{base, nw} {
+			for i, tr := range ts {
+				along, ok := pathTotals(tr, c.Truth())
+				if !ok && side == 1 {
+					return fmt.Errorf("harness bug: the injected path %v is not in new run %d", c.Truth(), i+1)
+				}
+				c.Along[side] = append(c.Along[side], along)
 			}
 		}
 	}
@@ -302,28 +311,32 @@ func runCase(cfg *Config, t *template, c *Case) error {
 	return nil
 }
 
-// hasPath reports whether tree t has the calling context p.
-func hasPath(t *cct.Tree, p Path) bool {
+// pathTotals returns the inclusive time (the default sample type) of p's
+// thread and of each node on path p in tree t, and whether t has the whole
+// path.
+func pathTotals(t *cct.Tree, p Path) ([]int64, bool) {
+	k, err := t.SampleIndex("")
+	if err != nil {
+		return nil, false
+	}
+	out := make([]int64, 1+len(p.Frames))
 	for _, th := range t.Nodes[cct.RootID].Children {
 		if t.Label(th) != p.Thread {
 			continue
 		}
 		id := th
-		ok := true
-		for _, f := range p.Frames {
+		out[0] = t.Nodes[th].Total[k]
+		for i, f := range p.Frames {
 			fid, found := t.FrameID(cct.Frame{Function: f.Function, File: f.File})
+			if found {
+				id, found = t.Child(id, fid)
+			}
 			if !found {
-				ok = false
-				break
+				return out, false
 			}
-			if id, found = t.Child(id, fid); !found {
-				ok = false
-				break
-			}
+			out[i+1] = t.Nodes[id].Total[k]
 		}
-		if ok {
-			return true
-		}
+		return out, true
 	}
-	return false
+	return out, false
 }

@@ -149,7 +149,11 @@ func pickInjection(t *template, w *world, kind Kind, delta time.Duration, rng *r
 	if len(cands) == 0 {
 		return nil, fmt.Errorf("%s: no function can take a %s injection", t.Name, kind)
 	}
-	x := cands[rng.IntN(len(cands))]
+	return newInjection(t, w, kind, cands[rng.IntN(len(cands))], delta, rng), nil
+}
+
+// newInjection prepares an injection of kind into node x.
+func newInjection(t *template, w *world, kind Kind, x int32, delta time.Duration, rng *rand.Rand) *Injection {
 	in := &Injection{Kind: kind, Delta: delta, target: x, node: x, stack: -1}
 	th := t.nodes[x].thread
 	locs, _ := w.locsTo(x)
@@ -165,7 +169,7 @@ func pickInjection(t *template, w *world, kind Kind, delta time.Duration, rng *r
 	}
 	in.Thread = t.thread[th].Label
 	in.Path = w.path(in.node)
-	return in, nil
+	return in
 }
 
 // pickAPI returns a location for the external API a SlowAPI target starts

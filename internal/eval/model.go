@@ -314,6 +314,8 @@ type template struct {
 	total   []int64
 	kids    [][]int32
 	endsLoc []bool
+	// idle is, per thread, the stack of V8's "(idle)" frame alone, or -1.
+	idle []int32
 }
 
 // threadInfo is what a thread's samples carry besides the stack.
@@ -488,6 +490,15 @@ func (t *template) index() {
 			}
 			t.post[top.n] = next
 			st = st[:len(st)-1]
+		}
+	}
+	t.idle = make([]int32, len(t.roots))
+	for i := range t.idle {
+		t.idle[i] = -1
+	}
+	for i, s := range t.stacks {
+		if n := t.nodes[s.node]; n.depth == 1 && len(s.locs) == 1 && t.frames[n.frame].Function == "(idle)" && t.idle[s.thread] < 0 {
+			t.idle[s.thread] = int32(i)
 		}
 	}
 	t.endsLoc = make([]bool, len(t.nodes))

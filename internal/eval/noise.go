@@ -28,6 +28,11 @@ type Noise struct {
 	// thread's timeline: asynchronous events arriving in another order,
 	// which changes the order of first execution ZAM's LCS relies on.
 	Reorder float64
+	// Recording is the most idle time a run gains at each end of a thread
+	// that has idle samples (V8's "(idle)"): recordings are started and
+	// stopped by hand, so their length varies by much more than any μ. Each
+	// end draws uniformly from [0, Recording].
+	Recording time.Duration
 	// HandlerRuns is the probability that a run gets 1 to HandlerCount
 	// extraneous handlers of HandlerMin to HandlerMax each: half replay a
 	// piece of a real top-level JavaScript call (an event handler fired by
@@ -45,6 +50,7 @@ var DefaultNoise = Noise{
 	JitterScale:    0.05,
 	JitterMin:      time.Millisecond,
 	Reorder:        0.1,
+	Recording:      500 * time.Millisecond,
 	HandlerRuns:    0.5,
 	HandlerCount:   2,
 	HandlerMin:     10 * time.Millisecond,
@@ -251,6 +257,29 @@ func addHandlers(t *template, w *world, r *run, pool []handler, n int, dmin, dma
 	}
 }
 
+// record adds idle time at both ends of every thread that has an idle
+// stack, up to most each.
+func record(t *template, r *run, most int64, rng *rand.Rand) {
+	tick := t.tick()
+	for th, idle := range t.idle {
+		if idle < 0 {
+			continue
+		}
+		s := sample{stack: idle, v: tick}
+		head := int(rng.Int64N(most+1) / t.period)
+		tail := int(rng.Int64N(most+1) / t.period)
+		seq := make([]sample, 0, head+len(r.seq[th])+tail)
+		for range head {
+			seq = append(seq, s)
+		}
+		seq = append(seq, r.seq[th]...)
+		for range tail {
+			seq = append(seq, s)
+		}
+		r.seq[th] = seq
+	}
+}
+
 // tick returns the values of one sample the harness adds: the template's
 // median sampling period for time types, 1 for counts.
 func (t *template) tick() []int64 {
@@ -275,6 +304,9 @@ func (n *Noise) apply(t *template, w *world, r *run, pool []handler, cands []int
 	}
 	if n.Reorder > 0 {
 		reorder(w, r, n.Reorder, rng)
+	}
+	if n.Recording > 0 {
+		record(t, r, int64(n.Recording), rng)
 	}
 	rescale(r, jitterFactors(w, cands, n.JitterSubtrees, n.JitterScale, rng), n.Sampling, rng)
 }

@@ -3,6 +3,7 @@ package eval
 import (
 	"fmt"
 	"io"
+	"math"
 	"path"
 	"strings"
 	"time"
@@ -146,6 +147,9 @@ func (r *Result) WriteFailures(w io.Writer, e int) {
 			what = append(what, fmt.Sprintf("p_min %d", s.PMin))
 		}
 		fmt.Fprintf(w, "- %s, %s (+%v): %s\n    truth: %s\n", profileName(c.Profile), c.label(), c.Injection.Delta, strings.Join(what, ", "), c.Truth())
+		if !s.NodeHit {
+			fmt.Fprintf(w, "    %s\n", c.weakest())
+		}
 		for _, p := range out.Causes {
 			mark := "  "
 			switch {
@@ -182,4 +186,43 @@ func (c *Case) describe(l Cause) string {
 		s += " [renamed by the harness: " + strings.Join(ren, ", ") + "]"
 	}
 	return s
+}
+
+// weakest says where along the cause's path (its thread included) the
+// growth is smallest, per run pair (base i against new i) and on average:
+// where Definition 2's condition 2 is most likely to break.
+func (c *Case) weakest() string {
+	base, nw := c.Along[0], c.Along[1]
+	if len(base) == 0 || len(nw) == 0 {
+		return "no path data"
+	}
+	n := len(c.Injection.Path)
+	minPair, minPairAt, pairAt := int64(math.MaxInt64), 0, 0
+	minMean, minMeanAt := math.Inf(1), 0
+	for d := range n + 1 {
+		var sb, sn float64
+		for i := range base {
+			sb += float64(base[i][d])
+		}
+		for i := range nw {
+			sn += float64(nw[i][d])
+		}
+		if m := sn/float64(len(nw)) - sb/float64(len(base)); m < minMean {
+			minMean, minMeanAt = m, d
+		}
+		for i := range min(len(base), len(nw)) {
+			if x := nw[i][d] - base[i][d]; x < minPair {
+				minPair, minPairAt, pairAt = x, d, i
+			}
+		}
+	}
+	name := func(d int) string {
+		if d == 0 {
+			return "the thread " + c.Injection.Thread
+		}
+		return fmt.Sprintf("%s (depth %d of %d)", c.Injection.Path[d-1].Function, d, n)
+	}
+	return fmt.Sprintf("smallest growth on the path: pair %d at %s %+v; mean over runs at %s %+v",
+		pairAt+1, name(minPairAt), time.Duration(minPair).Round(10*time.Microsecond),
+		name(minMeanAt), time.Duration(minMean).Round(10*time.Microsecond))
 }

@@ -1,0 +1,187 @@
+package eval
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ctdiff/ctdiff/diff"
+	"github.com/ctdiff/ctdiff/internal/corpus"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// appConfig is a small benchmark on the app profile, written to a
+// temporary directory as a pprof file, so it runs without the corpus.
+func appConfig(t *testing.T, engines ...Engine) Config {
+	t.Helper()
+	dir := t.TempDir()
+	f, err := os.Create(filepath.Join(dir, "app.pb.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := app(t).Write(f); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig(dir, engines...)
+	cfg.Profiles = []string{"app.pb.gz"}
+	cfg.Noise.Recording = 50 * time.Millisecond
+	return cfg
+}
+
+func TestRunDeterministic(t *testing.T) {
+	cfg := appConfig(t, DiffEngines([]diff.Aggregate{diff.Intersect, diff.Stats}, []time.Duration{50 * time.Millisecond})...)
+	cfg.Parallel = 1
+	a, err := Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Parallel = 4
+	b, err := Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Cases) != 3*2+1 {
+		t.Fatalf("%d cases, want 2 per kind and a baseline", len(a.Cases))
+	}
+	for i := range a.Cases {
+		ca, cb := a.Cases[i], b.Cases[i]
+		if !reflect.DeepEqual(ca.Outputs, cb.Outputs) || !reflect.DeepEqual(ca.Along, cb.Along) {
+			t.Errorf("case %d (%s) differs between runs", i, ca.label())
+		}
+		if !ca.Baseline && (len(ca.Scores) != 2 || ca.Injection == nil || len(ca.Along[1]) != cfg.Runs) {
+			t.Errorf("case %d (%s): %d scores, injection %v, %d new runs measured", i, ca.label(), len(ca.Scores), ca.Injection, len(ca.Along[1]))
+		}
+	}
+	cfg.Seed = 2
+	c, err := Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reflect.DeepEqual(a.Cases[0].Along, c.Cases[0].Along) {
+		t.Error("another seed gave the same runs")
+	}
+	// The injection is there: on average over the new runs every node on
+	// the cause's path grew by at least the injected time, less noise.
+	for _, cs := range a.Cases {
+		if cs.Baseline {
+			continue
+		}
+		for d, f := range cs.Injection.Path {
+			var grow float64
+			for i := range cfg.Runs {
+				grow += float64(cs.Along[1][i][d+1]-cs.Along[0][i][d+1]) / float64(cfg.Runs)
+			}
+			if grow < 0.5*float64(cs.Injection.Delta) {
+				t.Errorf("%s: %v grew by %v on average, injected %v", cs.label(), f, time.Duration(grow), cs.Injection.Delta)
+			}
+		}
+	}
+}
+
+func TestRunErrors(t *testing.T) {
+	cfg := appConfig(t)
+	if _, err := Run(cfg); err == nil || !strings.Contains(err.Error(), "one engine") {
+		t.Errorf("no engines: %v", err)
+	}
+	cfg = appConfig(t, DiffEngine("stats", diff.DefaultOptions()))
+	cfg.Profiles = []string{"missing.cpuprofile"}
+	if _, err := Run(cfg); err == nil || !strings.Contains(err.Error(), "missing.cpuprofile") {
+		t.Errorf("missing profile: %v", err)
+	}
+	cfg = appConfig(t, DiffEngine("stats", diff.DefaultOptions()))
+	cfg.DeltaMax = cfg.DeltaMin - 1
+	if _, err := Run(cfg); err == nil || !strings.Contains(err.Error(), "is empty") {
+		t.Errorf("empty delta range: %v", err)
+	}
+}
+
+// fixedResult is a hand-made result for the golden test of the tables.
+func fixedResult() *Result {
+	cfg := Config{Profiles: []string{"cpuprofile/a.cpuprofile.gz", "devtools/b.json"}, Engines: []Engine{{Name: "e1"}, {Name: "e2"}}}
+	truth := mainPath("onClick", "render", "layout")
+	inj := func(k Kind) *Injection {
+		return &Injection{Kind: k, Delta: 120 * time.Millisecond, Thread: truth.Thread, Path: truth.Frames}
+	}
+	along := [2][][]int64{{{900 * ms, 300 * ms, 200 * ms, 100 * ms}}, {{930 * ms, 410 * ms, 330 * ms, 221 * ms}}}
+	hit := Output{Causes: leaves(truth), Ranked: []Path{truth}, CriticalNodes: 3, TreeNodes: 400}
+	partial := Output{Causes: append(leaves(mainPath("onClick", "render")), Cause{Path: mainPath("idle"), Kind: "added", Delta: 61 * ms}), Ranked: []Path{mainPath("x"), mainPath("y"), mainPath("z"), truth}, CriticalNodes: 3, TreeNodes: 400}
+	var cases []*Case
+	for i, p := range cfg.Profiles {
+		for _, k := range Kinds {
+			c := &Case{Profile: p, Kind: k, Injection: inj(k), Along: along}
+			c.Outputs = []Output{hit, hit}
+			if i == 1 && k == LongLoop {
+				c.Outputs[1] = partial
+			}
+			for _, o := range c.Outputs {
+				c.Scores = append(c.Scores, score(o, truth))
+			}
+			cases = append(cases, c)
+		}
+		cases = append(cases, &Case{Profile: p, Baseline: true, Outputs: []Output{{}, {Causes: leaves(mainPath("idle"))}}})
+	}
+	return &Result{Config: cfg, Cases: cases}
+}
+
+func TestTablesGolden(t *testing.T) {
+	var b bytes.Buffer
+	r := fixedResult()
+	for e := range r.Config.Engines {
+		r.WriteTable2(&b, e)
+		b.WriteString("\n")
+	}
+	r.WriteEngines(&b)
+	b.WriteString("\n")
+	r.WriteFailures(&b, 1)
+	golden := filepath.Join("testdata", "tables.golden")
+	if *update {
+		if err := os.WriteFile(golden, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := b.String(); got != string(want) {
+		t.Errorf("tables differ from %s (go test -update to accept):\n%s", golden, got)
+	}
+}
+
+// TestDoneWhen is the published benchmark (BENCHMARKS.md, "diff:
+// accuracy"): the default configuration on the corpus, scored for the
+// diff engine's defaults with μ = 50 ms and K = 3, against issue 7's bar.
+// It skips without the corpus, except under CI=true.
+func TestDoneWhen(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the corpus benchmark takes a while; -short skips it")
+	}
+	corpus.Path(t, ".")
+	o := diff.DefaultOptions()
+	o.MinDelta = diff.Threshold{Value: int64(50 * time.Millisecond)}
+	r, err := Run(DefaultConfig(corpus.Dir(), DiffEngine("default μ=50ms", o)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	r.WriteTable2(&b, 0)
+	b.WriteString("\n")
+	r.WriteFailures(&b, 0)
+	t.Logf("%d cases in %v\n%s", len(r.Cases), r.Elapsed.Round(time.Millisecond), b.String())
+	s := r.Summary(0, nil)
+	if s.Cases < 30 || s.Baselines < 5 {
+		t.Fatalf("%d injected and %d baseline cases, want at least 30 and 5", s.Cases, s.Baselines)
+	}
+	for _, miss := range s.Check(DoneWhen) {
+		t.Error(miss)
+	}
+}
