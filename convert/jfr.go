@@ -126,7 +126,6 @@ type jfrReader struct {
 	nullStacks                    int
 	unknownMethods, untypedStacks int
 	skipped                       map[string]int
-	visited                       []bool
 }
 
 type jfrMethod struct{ name, raw string }
@@ -146,7 +145,6 @@ func parseJFR(in *Input) (*profile.Profile, error) {
 		b:         NewBuilder(),
 		threadSet: map[jfrThread]*jfrThread{},
 		skipped:   map[string]int{},
-		visited:   make([]bool, len(chunks)),
 		jdkPeriod: -1, interval: -1, wallSetting: -1, allocEvery: -1,
 	}
 	n := 0
@@ -226,7 +224,6 @@ func (r *jfrReader) enterChunk() error {
 		return EventError(r.events, "the JFR parser entered a chunk that is not in the file")
 	}
 	r.cur = k
-	r.visited[k] = true
 	r.frameTypes = r.chunks[k].frameTypes
 	r.kindSuffix = map[uint8]string{}
 	for ref, i := range r.p.FrameTypes.IDMap {
@@ -433,6 +430,7 @@ func (r *jfrReader) method(ref types.MethodRef) jfrMethod {
 
 // profile resolves weights, sorts the samples by time and builds the profile.
 func (r *jfrReader) profile() (*profile.Profile, error) {
+	in := r.in
 	if len(r.samples) == 0 {
 		return nil, fmt.Errorf("%w: the recording has no execution, wall-clock or allocation samples%s", ErrNoSamples, jfrSkippedText(r.skipped))
 	}
@@ -458,8 +456,21 @@ func (r *jfrReader) profile() (*profile.Profile, error) {
 	if r.has[jfrCPU] || r.has[jfrWall] {
 		samplesIdx = addType("samples", "count")
 	}
+	// async-profiler can sample on a hardware or software event other than
+	// time (cycles, cache-misses, a Java method): its interval then counts
+	// events, and the type is named after the event.
+	cpuType := &profile.ValueType{Type: "cpu", Unit: "nanoseconds"}
+	switch r.event {
+	case "", "cpu", "itimer", "ctimer", "wall":
+	default:
+		cpuType = &profile.ValueType{Type: r.event, Unit: "count"}
+		if r.interval <= 0 {
+			cpuPeriod = 1
+		}
+		in.Warnf("the recording samples the event %q, not time: %s/count is samples × its interval of %d events", r.event, r.event, cpuPeriod)
+	}
 	if r.has[jfrCPU] {
-		idx[jfrCPU] = addType("cpu", "nanoseconds")
+		idx[jfrCPU] = addType(cpuType.Type, cpuType.Unit)
 	}
 	if r.has[jfrWall] {
 		idx[jfrWall] = addType("wall", "nanoseconds")
@@ -473,7 +484,7 @@ func (r *jfrReader) profile() (*profile.Profile, error) {
 	p.SampleType = st
 	switch {
 	case r.has[jfrCPU]:
-		p.DefaultSampleType, p.PeriodType, p.Period = "cpu", &profile.ValueType{Type: "cpu", Unit: "nanoseconds"}, cpuPeriod
+		p.DefaultSampleType, p.PeriodType, p.Period = cpuType.Type, cpuType, cpuPeriod
 	case r.has[jfrWall]:
 		p.DefaultSampleType, p.PeriodType, p.Period = "wall", &profile.ValueType{Type: "wall", Unit: "nanoseconds"}, wallInterval
 	default:
@@ -537,11 +548,6 @@ func (r *jfrReader) warnings() {
 	}
 	if r.untypedStacks > 0 {
 		in.Warnf("the frame types of %d stack traces could not be read; their frames carry no type suffix", r.untypedStacks)
-	}
-	for i, seen := range r.visited {
-		if !seen {
-			in.Warnf("JFR chunk %d (at byte %d) has no event this reader converts", i, r.chunks[i].start)
-		}
 	}
 	if s := jfrSkippedText(r.skipped); s != "" {
 		in.Warnf("not converted%s", s)

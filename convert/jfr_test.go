@@ -407,6 +407,29 @@ func TestJFRFrameTypes(t *testing.T) {
 	}
 }
 
+// TestJFRPerfEvent: async-profiler sampling a perf event instead of time
+// (here the cortex recording with its "event" setting changed from cpu to
+// cycles) gets a type named after the event, counting events.
+func TestJFRPerfEvent(t *testing.T) {
+	data := jpGunzip(t, corpus.Path(t, "java/jfrparser-cortex-kafka-cpu0.jfr.gz"))
+	from, to := "\x03\x05event\x03\x03cpu", "\x03\x05event\x03\x03cyc"
+	if strings.Count(string(data), from) != 1 {
+		t.Fatalf("the event setting is not where expected")
+	}
+	res, err := convert.Read(strings.NewReader(strings.Replace(string(data), from, to, 1)), "cycles.jfr", convert.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := res.Profile
+	if len(p.SampleType) != 2 || p.SampleType[1].Type != "cyc" || p.SampleType[1].Unit != "count" || p.DefaultSampleType != "cyc" {
+		t.Fatalf("types %v, default %q", p.SampleType, p.DefaultSampleType)
+	}
+	// The interval setting is 0 (async-profiler's default), so each sample counts 1.
+	if jpTotal(p, 1) != 478 || !strings.Contains(strings.Join(res.Warnings, "\n"), `samples the event "cyc", not time`) {
+		t.Errorf("total %d, warnings %q", jpTotal(p, 1), res.Warnings)
+	}
+}
+
 // TestJFRMalformed: broken recordings fail with the byte offset or event
 // index and what was expected, never with a panic.
 func TestJFRMalformed(t *testing.T) {
