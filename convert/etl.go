@@ -35,7 +35,7 @@ var ErrBinaryETL = errors.New("binary ETL is not supported")
 // header, whose marker has the TRACE_HEADER_FLAG and TRACE_HEADER_EVENT_TRACE
 // bits (0xC0) and a header type between 1 (SYSTEM32) and 21 (INSTANCE64).
 func sniffETL(head []byte) bool {
-	if name, ok := zipFirstEntry(head); ok {
+	if name, ok := etwZipFirstEntry(head); ok {
 		return strings.HasSuffix(strings.ToLower(name), ".etl")
 	}
 	if len(head) < 76 {

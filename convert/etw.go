@@ -14,6 +14,10 @@ import (
 // WPA CSV export (wpacsv.go) and PerfView stack files (perfview.go).
 // formats-etw-java-perf.md §1 describes the formats.
 
+// etwBOM starts text that Windows tools (and PerfView's XML writer) save
+// as UTF-8.
+var etwBOM = []byte("\xef\xbb\xbf")
+
 // etwFrame turns an ETW frame text into a Frame.
 //
 // ETW tools name frames "module!function" (xperf, WPA, PerfView). The module

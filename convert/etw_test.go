@@ -261,3 +261,26 @@ func TestETWProcess(t *testing.T) {
 		}
 	}
 }
+
+// TestETWCRLF reads the text fixtures with Windows line ends and a UTF-8
+// byte-order mark, as Windows tools write them: the result is the same.
+func TestETWCRLF(t *testing.T) {
+	for _, name := range []string{"xperf-classic.txt", "xperf-compact.txt", "wpa-ctdiff.csv", "wpa-fulltable.csv", "perfview-cpu.perfView.xml"} {
+		data, err := os.ReadFile(filepath.Join("testdata", "etw", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := Read(strings.NewReader(string(data)), name, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		crlf := "\xef\xbb\xbf" + strings.ReplaceAll(string(data), "\n", "\r\n")
+		got, err := Read(strings.NewReader(crlf), name, Options{})
+		if err != nil {
+			t.Fatalf("%s with CRLF: %v", name, err)
+		}
+		if g, w := etwDump(got.Profile), etwDump(want.Profile); g != w {
+			t.Errorf("%s with CRLF:\n%s\nwant:\n%s", name, g, w)
+		}
+	}
+}

@@ -54,14 +54,12 @@ func init() {
 	})
 }
 
-var utf8BOM = []byte("\xef\xbb\xbf")
-
 func sniffPerfView(head []byte) bool {
-	if name, ok := zipFirstEntry(head); ok {
+	if name, ok := etwZipFirstEntry(head); ok {
 		n := strings.ToLower(name)
 		return strings.HasSuffix(n, ".xml") || strings.HasSuffix(n, ".json")
 	}
-	h := bytes.TrimLeft(bytes.TrimPrefix(head, utf8BOM), " \t\r\n")
+	h := bytes.TrimLeft(bytes.TrimPrefix(head, etwBOM), " \t\r\n")
 	switch {
 	case bytes.HasPrefix(h, []byte("<")):
 		return bytes.Contains(h, []byte("<StackWindow")) || bytes.Contains(h, []byte("<StackSource"))
@@ -71,9 +69,9 @@ func sniffPerfView(head []byte) bool {
 	return false
 }
 
-// zipFirstEntry returns the name of the first entry of a zip archive from
+// etwZipFirstEntry returns the name of the first entry of a zip archive from
 // its first local file header.
-func zipFirstEntry(head []byte) (string, bool) {
+func etwZipFirstEntry(head []byte) (string, bool) {
 	if len(head) < 30 || !bytes.HasPrefix(head, []byte("PK\x03\x04")) {
 		return "", false
 	}
@@ -94,7 +92,7 @@ func parsePerfView(in *Input) (*profile.Profile, error) {
 
 // parsePerfViewStream reads XML or JSON, told apart by the first byte.
 func parsePerfViewStream(in *Input, r *bufio.Reader, name string) (*profile.Profile, error) {
-	if bom, _ := r.Peek(3); bytes.Equal(bom, utf8BOM) {
+	if bom, _ := r.Peek(3); bytes.Equal(bom, etwBOM) {
 		r.Discard(3)
 	}
 	for {

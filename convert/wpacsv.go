@@ -38,7 +38,7 @@ func init() {
 }
 
 func sniffWPACSV(head []byte) bool {
-	line, _ := firstLine(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")))
+	line, _ := firstLine(bytes.TrimPrefix(head, etwBOM))
 	if bytes.IndexByte(line, ',') < 0 {
 		return false
 	}
@@ -106,7 +106,7 @@ func parseWPACSV(in *Input) (*profile.Profile, error) {
 	lr := NewLineReader(in.R)
 	var h *wpaColumns
 	for h == nil && lr.Scan() {
-		if t := bytes.TrimSpace(bytes.TrimPrefix(lr.Bytes(), []byte("\xef\xbb\xbf"))); len(t) > 0 {
+		if t := bytes.TrimSpace(bytes.TrimPrefix(lr.Bytes(), etwBOM)); len(t) > 0 {
 			h = wpaHeader(string(t))
 		}
 	}

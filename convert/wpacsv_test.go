@@ -243,7 +243,7 @@ func FuzzWPACSV(f *testing.F) {
 	}
 	if d := corpus.Dir(); d != "" {
 		if data, err := os.ReadFile(filepath.Join(d, "etw", "gprof2dot-val3_xperf.wpa-cpu-sampled.csv")); err == nil {
-			f.Add(data[:bytesAfterLines(data, 20)])
+			f.Add(data[:wpaFirstLines(data, 20)])
 		}
 	}
 	f.Add([]byte(`"TimeStamp","Process","Thread ID","Weight","Count","Stack"` + "\n" + `"1","a (1)","2","1.0","1","[Root]/a!f"` + "\n"))
@@ -265,8 +265,8 @@ func FuzzWPACSV(f *testing.F) {
 	})
 }
 
-// bytesAfterLines returns the length of the first n lines of data.
-func bytesAfterLines(data []byte, n int) int {
+// wpaFirstLines returns the length of the first n lines of data.
+func wpaFirstLines(data []byte, n int) int {
 	for i, c := range data {
 		if c == '\n' {
 			if n--; n == 0 {

@@ -41,7 +41,7 @@ func init() {
 }
 
 func sniffXperf(head []byte) bool {
-	line, _ := firstLine(head)
+	line, _ := firstLine(bytes.TrimPrefix(head, etwBOM))
 	if string(line) == "BeginHeader" {
 		return true
 	}
@@ -205,6 +205,9 @@ func (r *xperfReader) read() error {
 	headerAt := 0
 	for lr.Scan() {
 		t := bytes.TrimSpace(lr.Bytes())
+		if lr.Line() == 1 {
+			t = bytes.TrimPrefix(t, etwBOM)
+		}
 		if len(t) == 0 {
 			continue
 		}
