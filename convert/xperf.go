@@ -291,9 +291,9 @@ func xperfCol(e *xperfEvent, vals []string, key string) (string, bool) {
 	return vals[i], true
 }
 
-// int reads an integer column; a required column that is missing or not an
+// intCol reads an integer column; a required column that is missing or not an
 // integer is an error at the line.
-func (r *xperfReader) int(e *xperfEvent, vals []string, key, label string, line int, required bool) (int64, bool, error) {
+func (r *xperfReader) intCol(e *xperfEvent, vals []string, key, label string, line int, required bool) (int64, bool, error) {
 	v, ok := xperfCol(e, vals, key)
 	if !ok {
 		if required {
@@ -318,19 +318,19 @@ func (r *xperfReader) sample(t []byte, line int) error {
 		return err
 	}
 	s := xperfSample{line: line, count: 1}
-	if s.ts, _, err = r.int(e, vals, "timestamp", "TimeStamp (µs)", line, true); err != nil {
+	if s.ts, _, err = r.intCol(e, vals, "timestamp", "TimeStamp (µs)", line, true); err != nil {
 		return err
 	}
 	if s.ts < 0 || s.ts > xperfMaxTimestamp {
 		return LineError(line, "SampledProfile: expected a TimeStamp in µs from the start of the trace, found %d", s.ts)
 	}
-	if s.tid, _, err = r.int(e, vals, "threadid", "ThreadID", line, true); err != nil {
+	if s.tid, _, err = r.intCol(e, vals, "threadid", "ThreadID", line, true); err != nil {
 		return err
 	}
-	if s.cpu, s.hasCPU, err = r.int(e, vals, "cpu", "CPU", line, false); err != nil {
+	if s.cpu, s.hasCPU, err = r.intCol(e, vals, "cpu", "CPU", line, false); err != nil {
 		return err
 	}
-	if n, ok, err := r.int(e, vals, "count", "Count", line, false); err != nil {
+	if n, ok, err := r.intCol(e, vals, "count", "Count", line, false); err != nil {
 		return err
 	} else if ok {
 		if n < 0 || n > xperfMaxCount {
@@ -383,15 +383,15 @@ func (r *xperfReader) stack(t []byte, line int) error {
 		return LineError(line, "Stack: expected %d comma-separated fields as declared by %s, found %d (a compact several-frames line where numbered frames were declared?)",
 			len(e.absorb), e.where(), len(r.fields))
 	}
-	ts, _, err := r.int(e, vals, "timestamp", "TimeStamp (µs)", line, true)
+	ts, _, err := r.intCol(e, vals, "timestamp", "TimeStamp (µs)", line, true)
 	if err != nil {
 		return err
 	}
-	tid, _, err := r.int(e, vals, "threadid", "ThreadID", line, true)
+	tid, _, err := r.intCol(e, vals, "threadid", "ThreadID", line, true)
 	if err != nil {
 		return err
 	}
-	no, _, err := r.int(e, vals, "no.", "frame number (No.)", line, true)
+	no, _, err := r.intCol(e, vals, "no.", "frame number (No.)", line, true)
 	if err != nil {
 		return err
 	}
@@ -594,11 +594,11 @@ func (r *xperfReader) thread(ev string, t []byte, line int) error {
 	if !ok {
 		return nil // metadata only: a short line costs a name, not a sample
 	}
-	tid, ok, err := r.int(e, vals, "threadid", "ThreadID", line, false)
+	tid, ok, err := r.intCol(e, vals, "threadid", "ThreadID", line, false)
 	if err != nil || !ok {
 		return err
 	}
-	ts, _, err := r.int(e, vals, "timestamp", "TimeStamp (µs)", line, false)
+	ts, _, err := r.intCol(e, vals, "timestamp", "TimeStamp (µs)", line, false)
 	if err != nil {
 		return err
 	}
@@ -655,11 +655,11 @@ func (r *xperfReader) interval(ev string, t []byte, line int) error {
 	if src, ok := xperfCol(e, vals, "source"); ok && src != "" && src != "0" && !strings.EqualFold(src, "Timer") && !strings.EqualFold(src, "ProfileTime") {
 		return nil
 	}
-	v, _, err := r.int(e, vals, key, "interval (100 ns units)", line, true)
+	v, _, err := r.intCol(e, vals, key, "interval (100 ns units)", line, true)
 	if err != nil {
 		return err
 	}
-	ts, _, err := r.int(e, vals, "timestamp", "TimeStamp (µs)", line, false)
+	ts, _, err := r.intCol(e, vals, "timestamp", "TimeStamp (µs)", line, false)
 	if err != nil {
 		return err
 	}
