@@ -65,16 +65,16 @@ next:
 //     the base" mostly means "too small to be sampled", and the injected
 //     callee below it is the cause; a new function that does the work itself
 //     stays the cause, since none of its callees reaches μ.
-func statsGraph(u *union, nBase int, mu int64, alpha float64) (g graph, tested int) {
+func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64) (g graph, tested int) {
 	n := u.len()
 	nNew := u.runs - nBase
 	m := float64(mu)
 	// The variance prior is fitted on every node large enough to carry
-	// information about noise at the sizes that are tested: a quarter of μ.
+	// information about noise near the sizes that are tested: a tenth of μ.
 	var means, vars []float64
 	for x := int32(1); int(x) < n; x++ {
 		b, nw := u.sample(x, nBase)
-		if mean, v := pooledStats(b, nw); mean >= m/4 {
+		if mean, v := pooledStats(b, nw); mean >= m/10 {
 			means = append(means, mean)
 			vars = append(vars, v)
 		}
@@ -85,7 +85,7 @@ func statsGraph(u *union, nBase int, mu int64, alpha float64) (g graph, tested i
 	tests := make(map[int32]*Test)
 	for x := int32(1); int(x) < n; x++ {
 		sum := u.meanBase[x]*float64(nBase) + u.meanNew[x]*float64(nNew)
-		if sum < m*float64(nNew) {
+		if sum < m*float64(nNew) || idle(u, kt, x) {
 			continue
 		}
 		b, nw := u.sample(x, nBase)
@@ -119,6 +119,14 @@ func statsGraph(u *union, nBase int, mu int64, alpha float64) (g graph, tested i
 		}
 	}
 	return g, len(family)
+}
+
+// idle reports V8's "(idle)" frame. It is never a cause: it is the absence
+// of work, and it grows in every thread that waits on a slower one (ZAM
+// Section 5.3 found it among its most frequent false positives, "safely
+// ignored"). "(program)" and "(garbage collector)" are work and stay.
+func idle(u *union, kt *keyTable, x int32) bool {
+	return kt.frames[u.key[x]].Function == "(idle)" && u.depth[x] >= 2
 }
 
 func kindOf(u *union, x int32) Kind {

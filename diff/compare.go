@@ -73,6 +73,7 @@ func Compare(base, nw []*cct.Tree, opts Options) (*Result, error) {
 
 	// The union tree: base runs first, so its order is the base's.
 	um := newMatcher(o.Match, o.LCS)
+	um.kt = kt
 	u := newUnion()
 	for _, r := range append(append([]*run{}, bRuns...), nRuns...) {
 		um.addRun(u, r, o.Match)
@@ -82,6 +83,7 @@ func Compare(base, nw []*cct.Tree, opts Options) (*Result, error) {
 
 	// Run pairs, matched with the chosen algorithm.
 	pm := newMatcher(o.Match, o.LCS)
+	pm.kt = kt
 	pairs := make([]pairResult, min(len(bRuns), len(nRuns)))
 	for i := range pairs {
 		pairs[i] = pairResult{a: bRuns[i], b: nRuns[i], baseOf: pm.matchTrees(bRuns[i], nRuns[i], o.Match)}
@@ -92,7 +94,7 @@ func Compare(base, nw []*cct.Tree, opts Options) (*Result, error) {
 	case o.Aggregate == Intersect:
 		gs := make([]graph, len(pairs))
 		for i, p := range pairs {
-			gs[i] = criticalPair(p.a, p.b, p.baseOf, res.MinDelta)
+			gs[i] = criticalPair(p.a, p.b, p.baseOf, res.MinDelta, kt)
 		}
 		g = intersect(gs)
 		res.Matchers = pm.counts
@@ -100,11 +102,11 @@ func Compare(base, nw []*cct.Tree, opts Options) (*Result, error) {
 			res.warn("one run per side: nothing to intersect, so noise is not filtered; record 2-4 runs per side (ZAM Section 6)")
 		}
 	case len(bRuns) < 2 || len(nRuns) < 2:
-		g = thresholdGraph(u, res.MinDelta)
+		g = thresholdGraph(u, kt, res.MinDelta)
 		res.Matchers = um.counts
 		res.warn("stats needs at least 2 runs per side to test significance, got %d base and %d new: causes use the threshold alone (ZAM Algorithm 2 on mean values)", len(bRuns), len(nRuns))
 	default:
-		g, _ = statsGraph(u, len(bRuns), res.MinDelta, o.Alpha)
+		g, _ = statsGraph(u, kt, len(bRuns), res.MinDelta, o.Alpha)
 		res.Matchers = um.counts
 		if min(len(bRuns), len(nRuns)) == 2 {
 			res.warn("2 runs per side give the significance test little power; 3 or more per side are recommended")
@@ -125,6 +127,7 @@ func Compare(base, nw []*cct.Tree, opts Options) (*Result, error) {
 		}
 	}
 	nm := newMatcher(o.Match, o.LCS)
+	nm.kt = kt
 	var noise []float64
 	for i := 0; i+1 < len(bRuns); i++ {
 		a, b := bRuns[i], bRuns[i+1]

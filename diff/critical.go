@@ -25,11 +25,13 @@ type gval struct {
 // cause and not explored further. The leaves are the regression-causes of
 // Definition 2. Nodes are recorded by their union-tree ids.
 //
+// One departure: "(idle)" frames are never causes (see idle).
+//
 // Algorithm 2 does not test the root itself, while Definition 2 (condition 2)
 // requires every ancestor, the root included, to regress by μ. This follows
 // the algorithm: a regression in one thread is reported even when another
 // thread got faster by more.
-func criticalPair(a, b *run, baseOf []int32, mu int64) graph {
+func criticalPair(a, b *run, baseOf []int32, mu int64, kt *keyTable) graph {
 	g := graph{}
 	stack := []int32{0}
 	for len(stack) > 0 {
@@ -37,6 +39,9 @@ func criticalPair(a, b *run, baseOf []int32, mu int64) graph {
 		stack = stack[:len(stack)-1]
 		for _, c := range b.children(n) {
 			c := int32(c)
+			if kt.frames[b.key(c)].Function == "(idle)" {
+				continue
+			}
 			nv := b.total[c]
 			if o := baseOf[c]; o >= 0 {
 				if ov := a.total[o]; nv-ov >= mu {
@@ -54,7 +59,7 @@ func criticalPair(a, b *run, baseOf []int32, mu int64) graph {
 // thresholdGraph is Algorithm 2 on the union tree's mean values, for Stats
 // mode when a side has a single run and no test is possible: a node is
 // "matched" when some base run has it.
-func thresholdGraph(u *union, mu int64) graph {
+func thresholdGraph(u *union, kt *keyTable, mu int64) graph {
 	g := graph{}
 	m := float64(mu)
 	stack := []int32{0}
@@ -62,6 +67,9 @@ func thresholdGraph(u *union, mu int64) graph {
 		x := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		for _, c := range u.children[x] {
+			if idle(u, kt, c) {
+				continue
+			}
 			b, n := u.meanBase[c], u.meanNew[c]
 			switch {
 			case u.inBase[c] > 0 && n-b >= m:

@@ -188,3 +188,62 @@ func TestAlternateLongLists(t *testing.T) {
 		}
 	}
 }
+
+// Renamed functions match instead of showing up as removed and added.
+func TestRenames(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		old, new string
+		match    Matching
+		causes   []string
+		renamed  int
+	}{
+		{
+			name:    "a renamed caller matches by its callees",
+			old:     "m;render;layout 100\nm;render;paint 50\nm;parse 80",
+			new:     "m;renderPage;layout 100\nm;renderPage;paint 50\nm;parse 80",
+			renamed: 1,
+		},
+		{
+			name:    "a renamed minified leaf matches as the only leftover leaf of its file",
+			old:     "m;fB@app.min.js 100\nm;x@app.min.js 5",
+			new:     "m;_G@app.min.js 104\nm;x@app.min.js 5",
+			renamed: 1,
+		},
+		{
+			name:   "leaves of different files do not",
+			old:    "m;fB@a.js 70",
+			new:    "m;_G@b.js 130",
+			causes: []string{"added 130 m;_G"},
+		},
+		{
+			name:   "leaves of very different values do not",
+			old:    "m;fB@app.min.js 100",
+			new:    "m;_G@app.min.js 300",
+			causes: []string{"added 300 m;_G"},
+		},
+		{
+			name:   "callers with different callees do not",
+			old:    "m;render;layout 40",
+			new:    "m;draw;paint 100",
+			causes: []string{"added 100 m;draw"},
+		},
+		{
+			name:   "PARCS keeps its published matching",
+			old:    "m;render;layout 40\nm;render;paint 20",
+			new:    "m;renderPage;layout 100\nm;renderPage;paint 50",
+			match:  PARCS,
+			causes: []string{"added 150 m;renderPage"},
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res := compare(t, trees(t, tt.old), trees(t, tt.new), Options{Aggregate: Intersect, Match: tt.match})
+			if got := causeLines(res); !slices.Equal(got, tt.causes) {
+				t.Errorf("causes %q, want %q", got, tt.causes)
+			}
+			if res.Matchers.Renamed != tt.renamed {
+				t.Errorf("renamed %d, want %d", res.Matchers.Renamed, tt.renamed)
+			}
+		})
+	}
+}

@@ -7,6 +7,8 @@ type matcher struct {
 	mode   Matching
 	budget Budget
 	counts MatcherCounts
+	// kt, when set, enables rename matching in ZAM mode (match_rename.go).
+	kt *keyTable
 
 	lcs    lcsScratch
 	pairs  []pair
@@ -169,6 +171,11 @@ func resetBools(b []bool, n int) []bool {
 	return b
 }
 
+// renaming reports whether a sibling list needs the rename pass.
+func (m *matcher) renaming(mode Matching, parentDepth int32, nOld, nNew, matched int) bool {
+	return mode == ZAM && m.kt != nil && parentDepth >= 1 && matched < nOld && matched < nNew
+}
+
 // matchTrees matches tree b (new) against tree a (old) top-down: the roots
 // match, and the children of every matched pair are matched by siblings. It
 // returns, per node of b, its match in a or -1.
@@ -187,7 +194,12 @@ func (m *matcher) matchTrees(a, b *run, mode Matching) []int32 {
 		chA, chB := a.children(p.a), b.children(p.b)
 		ka, ca = childKeys(a, chA, ka, ca, mode == PARCS)
 		kb, cb = childKeys(b, chB, kb, cb, mode == PARCS)
-		for _, q := range m.siblings(ka, kb, ca, cb, a.depth(p.a), mode) {
+		pairs := m.siblings(ka, kb, ca, cb, a.depth(p.a), mode)
+		if m.renaming(mode, a.depth(p.a), len(chA), len(chB), len(pairs)) {
+			lo, ln := leftovers(len(chA), len(chB), pairs)
+			pairs = m.renames(m.runCands(a, chA, lo), m.runCands(b, chB, ln), pairs)
+		}
+		for _, q := range pairs {
 			na, nb := int32(chA[q.a]), int32(chB[q.b])
 			baseOf[nb] = na
 			stack = append(stack, pair{na, nb})

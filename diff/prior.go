@@ -26,9 +26,12 @@ import (
 // erratic (a handler triggered in one run only) keeps a large s̃², because
 // its own s² still counts with d degrees of freedom.
 type prior struct {
-	d0         float64    // prior degrees of freedom
-	coef       [3]float64 // trend of log s² (bias-corrected) in log size: c0 + c1·L + c2·L²
-	lMin, lMax float64    // range of log sizes fitted; the trend is clamped to it
+	d0 float64 // prior degrees of freedom
+	// The variance trend is sampling noise plus run-to-run jitter,
+	// σ²(v) = a·v + b·v² for a node of mean value v, fitted on the log
+	// scale as c + log v + log(1 + v/vStar), where vStar = a/b is the size
+	// at which jitter starts to dominate.
+	c, logVStar float64
 }
 
 // maxPriorDF caps d0: the sampling model is only approximately right, so a
@@ -37,7 +40,7 @@ const maxPriorDF = 50
 
 // minPriorNodes is the least number of nodes with variance to fit a prior
 // on; with fewer, Stats uses Welch's t-test.
-const minPriorNodes = 20
+const minPriorNodes = 10
 
 // fitPrior fits the prior on nodes' pooled means and pooled variances (both
 // samples), each with d = k + m − 2 degrees of freedom. Nodes without
@@ -56,28 +59,43 @@ func fitPrior(means, vars []float64, d float64) *prior {
 	if len(ls) < minPriorNodes {
 		return nil
 	}
-	pr := &prior{lMin: ls[0], lMax: ls[0]}
+	lMin, lMax := ls[0], ls[0]
 	for _, l := range ls {
-		pr.lMin, pr.lMax = math.Min(pr.lMin, l), math.Max(pr.lMax, l)
+		lMin, lMax = math.Min(lMin, l), math.Max(lMax, l)
 	}
-	deg := 2
-	if pr.lMax-pr.lMin < 1 { // less than a factor e of sizes: a curve is not identifiable
-		deg = 0
-	}
-	var ok bool
-	for ; deg >= 0; deg-- {
-		if pr.coef, ok = polyFit(ls, es, deg); ok {
-			break
+	// Grid search over the crossover size; for each the offset is the mean
+	// residual. Why this shape and not a free curve: the two terms are how
+	// sampled profiles vary (Poisson sampling noise grows like v, a slower or
+	// faster run scales everything like v²), and a free curve fitted mostly
+	// on the many small nodes bends wrongly at the few large ones, where
+	// underestimating the variance makes false causes.
+	pr := &prior{}
+	best := math.Inf(1)
+	const steps = 400
+	for i := 0; i <= steps; i++ {
+		lv := lMin - 5 + (lMax-lMin+10)*float64(i)/steps
+		c := 0.0
+		for k, l := range ls {
+			c += es[k] - l - softplus(l-lv)
+		}
+		c /= float64(len(ls))
+		sse := 0.0
+		for k, l := range ls {
+			r := es[k] - c - l - softplus(l-lv)
+			sse += r * r
+		}
+		if sse < best {
+			best, pr.c, pr.logVStar = sse, c, lv
 		}
 	}
 	resid := make([]float64, len(ls))
 	for i, l := range ls {
 		resid[i] = es[i] - pr.trend(l)
 	}
-	// The residual variance is the χ² variance of log s² (trigamma(d/2))
-	// plus the spread of the true variances around the trend; the latter
-	// gives d0.
-	evar := stat.Variance(resid, nil)*float64(len(ls)-1)/float64(len(ls)-deg-1) - trigamma(d/2)
+	// The residual variance (two parameters fitted) is the χ² variance of
+	// log s² (trigamma(d/2)) plus the spread of the true variances around
+	// the trend; the latter gives d0.
+	evar := stat.Variance(resid, nil)*float64(len(ls)-1)/float64(len(ls)-2) - trigamma(d/2)
 	pr.d0 = maxPriorDF
 	if evar > 0 {
 		pr.d0 = math.Min(maxPriorDF, 2*trigammaInverse(evar))
@@ -85,18 +103,22 @@ func fitPrior(means, vars []float64, d float64) *prior {
 	return pr
 }
 
-func (pr *prior) trend(l float64) float64 {
-	l = math.Max(pr.lMin, math.Min(pr.lMax, l))
-	return pr.coef[0] + pr.coef[1]*l + pr.coef[2]*l*l
+func (pr *prior) trend(l float64) float64 { return pr.c + l + softplus(l-pr.logVStar) }
+
+// softplus is log(1 + eˣ), computed without overflow.
+func softplus(x float64) float64 {
+	if x > 30 {
+		return x
+	}
+	return math.Log1p(math.Exp(x))
 }
 
 // s0 returns the prior variance for a node of the given mean size.
 func (pr *prior) s0(mean float64) float64 {
-	l := pr.lMin
-	if mean > 0 {
-		l = math.Log(mean)
+	if mean <= 0 {
+		return 0
 	}
-	return math.Exp(pr.trend(l) + mathext.Digamma(pr.d0/2) - math.Log(pr.d0/2))
+	return math.Exp(pr.trend(math.Log(mean)) + mathext.Digamma(pr.d0/2) - math.Log(pr.d0/2))
 }
 
 // moderated returns mean(y) − mean(x), its moderated standard error and
@@ -119,47 +141,6 @@ func pooledStats(x, y []int64) (mean, variance float64) {
 	my, vy := stat.MeanVariance(fy, nil)
 	nx, ny := float64(len(fx)), float64(len(fy))
 	return (mx*nx + my*ny) / (nx + ny), ((nx-1)*vx + (ny-1)*vy) / (nx + ny - 2)
-}
-
-// polyFit fits y = c0 + c1·x + c2·x² (up to degree deg) by least squares,
-// solving the normal equations; ok is false when they are singular.
-func polyFit(x, y []float64, deg int) (c [3]float64, ok bool) {
-	n := deg + 1
-	var a [3][4]float64
-	for i := range x {
-		pw := [5]float64{1, x[i], x[i] * x[i], x[i] * x[i] * x[i], x[i] * x[i] * x[i] * x[i]}
-		for r := 0; r < n; r++ {
-			for s := 0; s < n; s++ {
-				a[r][s] += pw[r+s]
-			}
-			a[r][n] += pw[r] * y[i]
-		}
-	}
-	for col := 0; col < n; col++ { // Gaussian elimination with partial pivoting
-		piv := col
-		for r := col + 1; r < n; r++ {
-			if math.Abs(a[r][col]) > math.Abs(a[piv][col]) {
-				piv = r
-			}
-		}
-		if math.Abs(a[piv][col]) < 1e-12*math.Max(1, math.Abs(a[0][0])) {
-			return c, false
-		}
-		a[col], a[piv] = a[piv], a[col]
-		for r := 0; r < n; r++ {
-			if r == col {
-				continue
-			}
-			f := a[r][col] / a[col][col]
-			for s := col; s <= n; s++ {
-				a[r][s] -= f * a[col][s]
-			}
-		}
-	}
-	for r := 0; r < n; r++ {
-		c[r] = a[r][n] / a[r][r]
-	}
-	return c, true
 }
 
 // trigamma is ψ'(x) for x > 0: recurrence up to 6, then the asymptotic

@@ -223,4 +223,7 @@ type MatcherCounts struct {
 	// Relaxed and Strict: PARCS relaxed (Definition 2) and strict
 	// (Definition 1) matchings.
 	Relaxed, Strict int
+	// Renamed counts children paired as renamed functions (ZAM mode,
+	// match_rename.go): pairs, not lists.
+	Renamed int
 }

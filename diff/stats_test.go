@@ -82,30 +82,16 @@ func TestTrigamma(t *testing.T) {
 	}
 }
 
-func TestPolyFit(t *testing.T) {
-	x := []float64{0, 1, 2, 3, 4}
-	y := make([]float64, len(x))
-	for i, v := range x {
-		y[i] = 2 - 3*v + 0.5*v*v
-	}
-	c, ok := polyFit(x, y, 2)
-	if !ok || !approx(c[0], 2, 1e-9) || !approx(c[1], -3, 1e-9) || !approx(c[2], 0.5, 1e-9) {
-		t.Errorf("polyFit = %v, %v; want [2 -3 0.5]", c, ok)
-	}
-	if _, ok := polyFit([]float64{1, 1, 1}, []float64{1, 2, 3}, 1); ok {
-		t.Error("polyFit with one distinct x succeeded for degree 1")
-	}
-}
-
-// The prior recovers the variance trend and the prior degrees of freedom
-// of variances drawn as scaled χ² around σ² = 0.01·mean² (10% jitter).
+// The prior recovers the variance trend — sampling noise of a 1 ms period
+// plus 10% jitter — and the prior degrees of freedom of variances drawn as
+// scaled χ² around it.
 func TestFitPrior(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	const d = 4.0
 	var means, vars []float64
 	for range 2000 {
 		mean := math.Exp(rng.Float64()*8 + 10)
-		sigma2 := 0.01 * mean * mean
+		sigma2 := 1e6*mean + 0.01*mean*mean
 		chi := 0.0
 		for range int(d) {
 			z := rng.NormFloat64()
@@ -122,8 +108,8 @@ func TestFitPrior(t *testing.T) {
 	if pr.d0 < 20 {
 		t.Errorf("d0 = %.1f, want ≥ 20 for variances without extra spread", pr.d0)
 	}
-	for _, mean := range []float64{1e5, 1e6, 1e7} {
-		if got, want := pr.s0(mean), 0.01*mean*mean; got < want*0.8 || got > want*1.25 {
+	for _, mean := range []float64{1e5, 1e6, 1e7, 1e8, 1e9} {
+		if got, want := pr.s0(mean), 1e6*mean+0.01*mean*mean; got < want*0.8 || got > want*1.25 {
 			t.Errorf("s0(%g) = %.3g, want ≈ %.3g", mean, got, want)
 		}
 	}

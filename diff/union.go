@@ -17,6 +17,9 @@ type union struct {
 	depth    []int32
 	callSite []int64
 	children [][]int32
+	// weight is the value of the run node that created the node, for rename
+	// matching.
+	weight []int64
 
 	// Filled by values, after every run is added: per node and run the
 	// inclusive value (total[u*runs+r]), the mean self value per side, and
@@ -30,13 +33,14 @@ type union struct {
 }
 
 func newUnion() *union {
-	return &union{parent: []int32{-1}, key: []key{-1}, depth: []int32{0}, callSite: []int64{0}, children: [][]int32{nil}}
+	return &union{parent: []int32{-1}, key: []key{-1}, depth: []int32{0}, callSite: []int64{0}, children: [][]int32{nil}, weight: []int64{0}}
 }
 
 func (u *union) len() int { return len(u.parent) }
 
-func (u *union) add(parent int32, k key, callSite int64) int32 {
+func (u *union) add(parent int32, k key, callSite, weight int64) int32 {
 	id := int32(len(u.parent))
+	u.weight = append(u.weight, weight)
 	u.parent = append(u.parent, parent)
 	u.key = append(u.key, k)
 	u.depth = append(u.depth, u.depth[parent]+1)
@@ -75,16 +79,26 @@ func (m *matcher) addRun(u *union, r *run, mode Matching) {
 			cu = nil
 		}
 		matched = resetBools(matched, len(chR))
-		for _, q := range m.siblings(ku, kr, cu, cr, u.depth[p.a], mode) {
-			rc := int32(chR[q.b])
-			r.toU[rc] = chU[q.a]
+		pairs := m.siblings(ku, kr, cu, cr, u.depth[p.a], mode)
+		if m.renaming(mode, u.depth[p.a], len(chU), len(chR), len(pairs)) {
+			lo, ln := leftovers(len(chU), len(chR), pairs)
+			pairs = m.renames(m.unionCands(u, chU, lo), m.runCands(r, chR, ln), pairs)
+		}
+		for _, q := range pairs {
+			rc, uc := int32(chR[q.b]), chU[q.a]
+			if k := r.key(rc); u.key[uc] != k {
+				// Renamed: the node takes the newer name, under which
+				// later runs match it directly and reports show it.
+				u.key[uc] = k
+			}
+			r.toU[rc] = uc
 			matched[q.b] = true
-			stack = append(stack, pair{chU[q.a], rc})
+			stack = append(stack, pair{uc, rc})
 		}
 		for j, c := range chR {
 			if !matched[j] {
 				rc := int32(c)
-				uc := u.add(p.a, r.key(rc), r.callSite(rc))
+				uc := u.add(p.a, r.key(rc), r.callSite(rc), r.total[rc])
 				r.toU[rc] = uc
 				stack = append(stack, pair{uc, rc})
 			}
