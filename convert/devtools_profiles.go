@@ -1,0 +1,172 @@
+package convert
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/google/pprof/profile"
+)
+
+// Assembling a trace's profiles and threads once all events are read.
+
+// build converts the collected profiles.
+func (tr *traceReader) build() (*profile.Profile, error) {
+	threads, err := tr.threads()
+	if err != nil {
+		return nil, err
+	}
+	if len(threads) == 0 {
+		return nil, fmt.Errorf("%w: the trace (%d events) has no V8 CPU profile: no Profile/ProfileChunk or CpuProfile events; record it with JavaScript samples enabled (category disabled-by-default-v8.cpu_profiler)",
+			ErrNoSamples, tr.events)
+	}
+	em := newV8Emitter(tr.in)
+	em.threads = threads
+	p := em.profile()
+	if !tr.startTime.IsZero() {
+		p.TimeNanos = tr.startTime.UnixNano()
+	}
+	return p, nil
+}
+
+// threads assembles the sampled threads and their profiles. Chunks go to
+// the latest Profile event of their key at or before them, in time order.
+func (tr *traceReader) threads() ([]*v8Thread, error) {
+	var out []*v8Thread
+	byID := map[threadID]*v8Thread{}
+	thread := func(id threadID) *v8Thread {
+		th := byID[id]
+		if th == nil {
+			th = &v8Thread{name: tr.threadNames[id], process: tr.processNames[id.pid],
+				pid: id.pid, tid: id.tid, hasPID: true, hasTID: true}
+			byID[id] = th
+			out = append(out, th)
+		}
+		return th
+	}
+	var orphanChunks, orphanSamples int
+	var orphanKeys []string
+	for _, k := range tr.keys {
+		starts := tr.starts[k]
+		slices.SortStableFunc(starts, func(a, b traceProfileStart) int { return cmp.Compare(a.ts, b.ts) })
+		chunks := tr.chunks[k]
+		slices.SortStableFunc(chunks, func(a, b *traceChunk) int { return cmp.Compare(a.ts, b.ts) })
+		groups := make([][]*traceChunk, len(starts))
+		orphans := orphanChunks
+		for _, ch := range chunks {
+			j := sort.Search(len(starts), func(j int) bool { return starts[j].ts > ch.ts }) - 1
+			if j < 0 {
+				orphanChunks++
+				orphanSamples += len(ch.ids)
+				continue
+			}
+			groups[j] = append(groups[j], ch)
+		}
+		if orphanChunks > orphans {
+			orphanKeys = append(orphanKeys, fmt.Sprintf("%s of pid %d", k.id, k.pid))
+		}
+		for j, st := range starts {
+			p, err := chunkProfile(k, st, groups[j])
+			if err != nil {
+				return nil, err
+			}
+			th := thread(threadID{k.pid, st.tid})
+			th.profiles = append(th.profiles, p)
+		}
+	}
+	if orphanChunks > 0 {
+		tr.in.Warnf("skipped %d samples in %d ProfileChunk events that no Profile event precedes (profiles %s began before tracing did; DevTools skips them too)",
+			orphanSamples, orphanChunks, strings.Join(orphanKeys, ", "))
+	}
+	for _, lp := range tr.legacy {
+		p, err := legacyEventProfile(lp)
+		if err != nil {
+			return nil, err
+		}
+		th := thread(lp.th)
+		th.profiles = append(th.profiles, p)
+	}
+	for _, th := range out {
+		slices.SortStableFunc(th.profiles, func(a, b *v8Profile) int { return cmp.Compare(a.start, b.start) })
+	}
+	return out, nil
+}
+
+// chunkProfile assembles one Profile's chunks: nodes accumulate across
+// chunks, and the first delta is relative to the Profile event's ts, every
+// later one to the previous sample (V8 CpuProfile::StreamPendingTraceEvents).
+func chunkProfile(k profileKey, st traceProfileStart, chunks []*traceChunk) (*v8Profile, error) {
+	tree := newV8Tree(func(pos int64, format string, args ...any) error {
+		return EventError(int(pos), format, args...)
+	})
+	p := &v8Profile{tree: tree, start: st.ts, name: fmt.Sprintf("profile %s of pid %d (Profile event %d)", k.id, k.pid, st.event)}
+	n := 0
+	for _, ch := range chunks {
+		n += len(ch.ids)
+	}
+	p.ids, p.times = make([]int64, 0, n), make([]int64, 0, n)
+	t := st.ts
+	for _, ch := range chunks {
+		for _, nd := range ch.nodes {
+			if err := tree.insert(nd); err != nil {
+				return nil, err
+			}
+		}
+		p.ids = append(p.ids, ch.ids...)
+		for _, d := range ch.deltas {
+			t += d // |t|, |d| <= 2^60: no overflow
+			if t > maxScaled || t < -maxScaled {
+				return nil, EventError(ch.event, "ProfileChunk event: the sample times run out of range (%d ns)", t)
+			}
+			p.times = append(p.times, t)
+		}
+		ch.nodes, ch.ids, ch.deltas = nil, nil, nil // the profile has them now
+	}
+	if err := tree.finish(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// legacyEventProfile reads a CpuProfile event: a whole CDP profile whose
+// startTime is on the trace clock (µs).
+func legacyEventProfile(lp *legacyProfile) (*v8Profile, error) {
+	at := func(pos int64, format string, args ...any) error {
+		return EventError(lp.event, "CpuProfile event: "+format, args...)
+	}
+	tree := newV8Tree(at)
+	for n := range lp.cpu.Nodes {
+		if err := tree.add(&lp.cpu.Nodes[n], 0); err != nil {
+			return nil, err
+		}
+	}
+	if err := tree.finish(); err != nil {
+		return nil, err
+	}
+	start, ok := scaleFloat(*lp.cpu.StartTime, 1000)
+	if !ok {
+		return nil, at(0, "startTime %v is out of range", *lp.cpu.StartTime)
+	}
+	times, err := cumulative(start, lp.cpu.TimeDeltas)
+	if err != nil {
+		return nil, at(0, "%v", err)
+	}
+	return &v8Profile{tree: tree, ids: lp.cpu.Samples, times: times, start: start,
+		name: fmt.Sprintf("CpuProfile event %d", lp.event)}, nil
+}
+
+// cumulative returns start plus the running sums of deltas (ns).
+func cumulative(start int64, deltas []int64) ([]int64, error) {
+	times := make([]int64, len(deltas))
+	t := start
+	for i, d := range deltas {
+		t += d
+		if t > maxScaled || t < -maxScaled {
+			return nil, fmt.Errorf("the time of sample %d is out of range (%d ns)", i, t)
+		}
+		times[i] = t
+	}
+	return times, nil
+}
