@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
@@ -81,6 +82,9 @@ type Case struct {
 	Seed     uint64
 	// Injection is the regression and its ground truth (nil for baselines).
 	Injection *Injection
+	// Skipped says why the case did not run (the profile has no function
+	// that can take its kind); skipped cases count nowhere.
+	Skipped string
 	// Outputs and Scores have one entry per engine (no Scores for
 	// baselines).
 	Outputs []Output
@@ -116,7 +120,7 @@ type Result struct {
 func (r *Result) Summary(e int, keep func(*Case) bool) Summary {
 	var s Summary
 	for _, c := range r.Cases {
-		if keep != nil && !keep(c) {
+		if c.Skipped != "" || (keep != nil && !keep(c)) {
 			continue
 		}
 		if c.Baseline {
@@ -246,6 +250,10 @@ func runCase(cfg *Config, t *template, c *Case) error {
 		span := int64(cfg.DeltaMax-cfg.DeltaMin) / int64(time.Millisecond)
 		d := cfg.DeltaMin + time.Duration(rng.Int64N(span+1))*time.Millisecond
 		in, err := pickInjection(t, w, c.Kind, d, rng)
+		if errors.Is(err, errNoTarget) {
+			c.Skipped = err.Error()
+			return nil
+		}
 		if err != nil {
 			return err
 		}
@@ -257,7 +265,6 @@ func runCase(cfg *Config, t *template, c *Case) error {
 		}
 	}
 	pool := newHandlers(t, w, rng)
-	cands := t.jitterCandidates(cfg.Noise.JitterMin)
 
 	trees := func(side uint64, newSide bool) ([]*cct.Tree, error) {
 		ts := make([]*cct.Tree, cfg.Runs)
@@ -270,7 +277,7 @@ func runCase(cfg *Config, t *template, c *Case) error {
 				c.Injection.apply(t, w, r, rr)
 				rename = changes.rename
 			}
-			cfg.Noise.apply(t, w, r, pool, cands, rr)
+			cfg.Noise.apply(t, w, r, pool, rr)
 			tree, err := cct.FromProfile(w.profile(t, r, rename), cct.Options{Prune: true})
 			if err != nil {
 				return nil, err

@@ -14,7 +14,10 @@ import (
 	"github.com/ctdiff/ctdiff/internal/corpus"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+var (
+	update = flag.Bool("update", false, "rewrite the golden files in testdata")
+	bar    = flag.Bool("eval", false, "run the corpus benchmark (about 15 s of CPU) and check issue 7's bar")
+)
 
 // appConfig is a small benchmark on the app profile, written to a
 // temporary directory as a pprof file, so it runs without the corpus.
@@ -160,10 +163,11 @@ func TestTablesGolden(t *testing.T) {
 // TestDoneWhen is the published benchmark (BENCHMARKS.md, "diff:
 // accuracy"): the default configuration on the corpus, scored for the
 // diff engine's defaults with μ = 50 ms and K = 3, against issue 7's bar.
-// It skips without the corpus, except under CI=true.
+// It runs with -eval (go test ./internal/eval -run TestDoneWhen -eval -v),
+// and then skips without the corpus, except under CI=true.
 func TestDoneWhen(t *testing.T) {
-	if testing.Short() {
-		t.Skip("the corpus benchmark takes a while; -short skips it")
+	if !*bar {
+		t.Skip("the corpus benchmark runs with -eval")
 	}
 	corpus.Path(t, ".")
 	o := diff.DefaultOptions()

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -120,6 +121,10 @@ func (t *template) repeatedCause(x int32, delta time.Duration) (cause int32, ok 
 	}
 }
 
+// errNoTarget says a profile has no function that can take an injection
+// kind; Run skips such cases and says so.
+var errNoTarget = errors.New("no function can take the injection")
+
 // pickInjection chooses a target for kind uniformly among the template's
 // functions that can take it (ZAM picks among the functions recorded in the
 // baseline timelines, ignoring anonymous and one-letter names, which cct's
@@ -147,7 +152,7 @@ func pickInjection(t *template, w *world, kind Kind, delta time.Duration, rng *r
 		cands = append(cands, x)
 	}
 	if len(cands) == 0 {
-		return nil, fmt.Errorf("%s: no function can take a %s injection", t.Name, kind)
+		return nil, fmt.Errorf("%s: %w: %s", t.Name, errNoTarget, kind)
 	}
 	return newInjection(t, w, kind, cands[rng.IntN(len(cands))], delta, rng), nil
 }
@@ -394,16 +399,20 @@ func drawChanges(t *template, w *world, c Changes, keep *Injection, rng *rand.Ra
 		cs.rename[f] = renameMinified(f, used, rng)
 	}
 
+	// Added calls go anywhere but inside the injected function (where a
+	// repeated check would multiply them too); removed ones neither there
+	// nor on its callers.
 	var fns, small []int32
 	for i, n := range t.nodes {
 		x := int32(i)
 		if n.depth < 1 || special(t.frames[n.frame].Function) {
 			continue
 		}
-		if t.endsLoc[x] {
+		inside := keep != nil && t.within(x, keep.target)
+		if t.endsLoc[x] && !inside {
 			fns = append(fns, x)
 		}
-		if n.depth >= 2 && t.total[x] <= int64(c.TinyMax) && (keep == nil || (!t.within(keep.target, x) && !t.within(x, keep.target))) {
+		if n.depth >= 2 && t.total[x] <= int64(c.TinyMax) && !inside && (keep == nil || !t.within(keep.target, x)) {
 			small = append(small, x)
 		}
 	}

@@ -189,7 +189,7 @@ func TestPickInjection(t *testing.T) {
 	}
 	one := mustTemplate(t, app(t))
 	one.nodes = one.nodes[:1] // only a thread
-	if _, err := pickInjection(one, one.fork(), LongLoop, 100*time.Millisecond, seeded(1)); err == nil || err.Error() != "app: no function can take a long loop injection" {
+	if _, err := pickInjection(one, one.fork(), LongLoop, 100*time.Millisecond, seeded(1)); err == nil || err.Error() != "app: no function can take the injection: long loop" {
 		t.Errorf("err = %v", err)
 	}
 }

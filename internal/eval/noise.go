@@ -16,22 +16,24 @@ type Noise struct {
 	// sampling process, so a context of n samples varies by about √n
 	// samples, as sampled time does.
 	Sampling bool
-	// JitterSubtrees subtrees per run have their time scaled by a factor
-	// drawn uniformly from [1−JitterScale, 1+JitterScale]: execution-time
-	// variance of whole calls (caches, JIT tiers, GC). A subtree is a node
-	// of at least JitterMin in the template, chosen uniformly.
-	JitterSubtrees int
-	JitterScale    float64
-	JitterMin      time.Duration
+	// Jitter is the probability that a subtree has its time scaled by a
+	// factor drawn uniformly from [1−JitterScale, 1+JitterScale] in a run:
+	// execution-time variance of whole calls (caches, JIT tiers, GC). Every
+	// node of at least JitterMin in the template draws on its own, so a
+	// function varies alike in a small profile and in a large one, and a
+	// deep one inherits its callers' factors.
+	Jitter      float64
+	JitterScale float64
+	JitterMin   time.Duration
 	// Reorder is the probability that a top-level call block (consecutive
 	// samples under one top-level function) moves to a random place in its
 	// thread's timeline: asynchronous events arriving in another order,
 	// which changes the order of first execution ZAM's LCS relies on.
 	Reorder float64
-	// Recording is the most idle time a run gains at each end of a thread
-	// that has idle samples (V8's "(idle)"): recordings are started and
-	// stopped by hand, so their length varies by much more than any μ. Each
-	// end draws uniformly from [0, Recording].
+	// Recording is the most idle time a run gains at each end of the
+	// threads that have idle samples (V8's "(idle)"): recordings are
+	// started and stopped by hand, so their length varies by much more than
+	// any μ. Each end draws uniformly from [0, Recording], once per run.
 	Recording time.Duration
 	// HandlerRuns is the probability that a run gets 1 to HandlerCount
 	// extraneous handlers of HandlerMin to HandlerMax each: half replay a
@@ -46,15 +48,15 @@ type Noise struct {
 // DefaultNoise is the noise of the published benchmark.
 var DefaultNoise = Noise{
 	Sampling:       true,
-	JitterSubtrees: 10,
-	JitterScale:    0.05,
-	JitterMin:      time.Millisecond,
-	Reorder:        0.1,
-	Recording:      500 * time.Millisecond,
-	HandlerRuns:    0.5,
-	HandlerCount:   2,
-	HandlerMin:     10 * time.Millisecond,
-	HandlerMax:     40 * time.Millisecond,
+	Jitter:       0.05,
+	JitterScale:  0.05,
+	JitterMin:    time.Millisecond,
+	Reorder:      0.1,
+	Recording:    500 * time.Millisecond,
+	HandlerRuns:  0.5,
+	HandlerCount: 2,
+	HandlerMin:   10 * time.Millisecond,
+	HandlerMax:   40 * time.Millisecond,
 }
 
 // poisson draws from Poisson(λ) by Knuth's method, which is short for the
@@ -68,27 +70,31 @@ func poisson(rng *rand.Rand, lambda float64) int {
 	return k
 }
 
-// jitterFactors draws n subtrees among cands and a factor in [1−scale,
-// 1+scale] for each, and returns per stack the product of the factors of
-// the subtrees it is in (nil when n is 0).
-func jitterFactors(w *world, cands []int32, n int, scale float64, rng *rand.Rand) []float64 {
-	if n == 0 || len(cands) == 0 {
+// jitterFactors gives every node of at least min in the template, with
+// probability p, a factor in [1−scale, 1+scale], and returns per stack the
+// product of the factors of its node and the node's ancestors (nil when p
+// is 0). Parents come before their children in w.nodes, so one pass
+// suffices.
+func jitterFactors(t *template, w *world, p, scale float64, min time.Duration, rng *rand.Rand) []float64 {
+	if p <= 0 || scale == 0 {
 		return nil
 	}
-	f := make([]float64, len(w.stacks))
-	for i := range f {
-		f[i] = 1
-	}
-	for range n {
-		x := cands[rng.IntN(len(cands))]
-		g := 1 + scale*(2*rng.Float64()-1)
-		for i, s := range w.stacks {
-			if w.within(s.node, x) {
-				f[i] *= g
-			}
+	node := make([]float64, len(w.nodes))
+	for i, n := range w.nodes {
+		f := 1.0
+		if n.parent >= 0 {
+			f = node[n.parent]
 		}
+		if n.depth >= 1 && i < len(t.total) && t.total[i] >= int64(min) && rng.Float64() < p {
+			f *= 1 + scale*(2*rng.Float64()-1)
+		}
+		node[i] = f
 	}
-	return f
+	out := make([]float64, len(w.stacks))
+	for i, s := range w.stacks {
+		out[i] = node[s.node]
+	}
+	return out
 }
 
 // rescale keeps each sample a random number of times with mean f[stack]
@@ -258,16 +264,17 @@ func addHandlers(t *template, w *world, r *run, pool []handler, n int, dmin, dma
 }
 
 // record adds idle time at both ends of every thread that has an idle
-// stack, up to most each.
+// stack, up to most at each end: one recording covers all threads, so all
+// get the same.
 func record(t *template, r *run, most int64, rng *rand.Rand) {
 	tick := t.tick()
+	head := int(rng.Int64N(most+1) / t.period)
+	tail := int(rng.Int64N(most+1) / t.period)
 	for th, idle := range t.idle {
 		if idle < 0 {
 			continue
 		}
 		s := sample{stack: idle, v: tick}
-		head := int(rng.Int64N(most+1) / t.period)
-		tail := int(rng.Int64N(most+1) / t.period)
 		seq := make([]sample, 0, head+len(r.seq[th])+tail)
 		for range head {
 			seq = append(seq, s)
@@ -298,7 +305,7 @@ func (t *template) tick() []int64 {
 // apply applies the noise to a run, in the order a recording would
 // accumulate it: extra handlers, reordered calls, then per-subtree variance
 // and sampling.
-func (n *Noise) apply(t *template, w *world, r *run, pool []handler, cands []int32, rng *rand.Rand) {
+func (n *Noise) apply(t *template, w *world, r *run, pool []handler, rng *rand.Rand) {
 	if n.HandlerRuns > 0 && rng.Float64() < n.HandlerRuns {
 		addHandlers(t, w, r, pool, max(n.HandlerCount, 1), int64(n.HandlerMin), int64(n.HandlerMax), rng)
 	}
@@ -308,16 +315,6 @@ func (n *Noise) apply(t *template, w *world, r *run, pool []handler, cands []int
 	if n.Recording > 0 {
 		record(t, r, int64(n.Recording), rng)
 	}
-	rescale(r, jitterFactors(w, cands, n.JitterSubtrees, n.JitterScale, rng), n.Sampling, rng)
+	rescale(r, jitterFactors(t, w, n.Jitter, n.JitterScale, n.JitterMin, rng), n.Sampling, rng)
 }
 
-// jitterCandidates lists the template's function nodes of at least min.
-func (t *template) jitterCandidates(min time.Duration) []int32 {
-	var c []int32
-	for i, n := range t.nodes {
-		if n.depth >= 1 && t.total[i] >= int64(min) {
-			c = append(c, int32(i))
-		}
-	}
-	return c
-}

@@ -71,20 +71,38 @@ func TestRescale(t *testing.T) {
 
 func TestJitterFactors(t *testing.T) {
 	tm := mustTemplate(t, app(t))
-	if f := jitterFactors(&tm.world, tm.jitterCandidates(time.Millisecond), 0, 0.05, seeded(1)); f != nil {
-		t.Errorf("no subtrees: factors %v, want nil", f)
+	if f := jitterFactors(tm, &tm.world, 0, 0.05, time.Millisecond, seeded(1)); f != nil {
+		t.Errorf("p = 0: factors %v, want nil", f)
 	}
-	worker := nodeAt(t, &tm.world, 1, "onmessage")
-	f := jitterFactors(&tm.world, []int32{worker}, 3, 0.05, seeded(1))
+	// p = 1: every node of at least 1 ms draws a factor, and a stack gets
+	// the product over its path.
+	f := jitterFactors(tm, &tm.world, 1, 0.05, time.Millisecond, seeded(1))
 	for i, s := range tm.stacks {
-		in := tm.within(s.node, worker)
-		switch {
-		case in && (f[i] < math.Pow(0.95, 3) || f[i] > math.Pow(1.05, 3) || f[i] == 1):
-			t.Errorf("stack %d in the jittered subtree has factor %g", i, f[i])
-		case !in && f[i] != 1:
-			t.Errorf("stack %d outside the jittered subtree has factor %g", i, f[i])
+		depth := float64(tm.nodes[s.node].depth)
+		if f[i] < math.Pow(0.95, depth) || f[i] > math.Pow(1.05, depth) || (depth > 0 && f[i] == 1) {
+			t.Errorf("stack %d at depth %g has factor %g", i, depth, f[i])
 		}
 	}
+	// A stack and the stack of its caller share the caller's factor.
+	layout := tm.stacks[tm.stackID(0, mustLocs(t, tm, nodeAt(t, &tm.world, 0, "onClick", "render", "layout")))]
+	render := tm.stacks[tm.stackID(0, mustLocs(t, tm, nodeAt(t, &tm.world, 0, "onClick", "render")))]
+	ratio := f[tm.stackID(0, layout.locs)] / f[tm.stackID(0, render.locs)]
+	if ratio < 0.95 || ratio > 1.05 {
+		t.Errorf("layout/render factor ratio %g, want within one factor", ratio)
+	}
+	// Only nodes of at least min draw: nothing is 2 s.
+	if f := jitterFactors(tm, &tm.world, 1, 0.05, 2*time.Second, seeded(1)); slices.ContainsFunc(f, func(x float64) bool { return x != 1 }) {
+		t.Error("a node below min was jittered")
+	}
+}
+
+func mustLocs(tb testing.TB, tm *template, n int32) []int32 {
+	tb.Helper()
+	l, ok := tm.locsTo(n)
+	if !ok {
+		tb.Fatal("no locations")
+	}
+	return l
 }
 
 // TestReorder: blocks move whole, nothing is lost or duplicated.
@@ -181,7 +199,7 @@ func TestNoiseDeterministic(t *testing.T) {
 		r := tm.base.clone()
 		n := DefaultNoise
 		n.HandlerRuns = 1
-		n.apply(tm, w, r, pool, tm.jitterCandidates(n.JitterMin), seeded(seed))
+		n.apply(tm, w, r, pool, seeded(seed))
 		return r
 	}
 	if !reflect.DeepEqual(gen(7), gen(7)) {

@@ -113,6 +113,10 @@ func (r *Result) WriteEngines(w io.Writer) {
 // ground truth and what the engine output.
 func (r *Result) WriteFailures(w io.Writer, e int) {
 	for _, c := range r.Cases {
+		if c.Skipped != "" {
+			fmt.Fprintf(w, "- %s, %s: skipped: %s\n", profileName(c.Profile), c.label(), c.Skipped)
+			continue
+		}
 		out := c.Outputs[e]
 		if c.Baseline {
 			if len(out.Causes) == 0 {

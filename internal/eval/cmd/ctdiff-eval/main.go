@@ -44,7 +44,7 @@ func run() error {
 	flag.IntVar(&cfg.Baselines, "baselines", cfg.Baselines, "base-vs-base cases per profile")
 	flag.IntVar(&cfg.Parallel, "parallel", 0, "cases run at once (0: GOMAXPROCS)")
 	flag.DurationVar(&cfg.Noise.Recording, "recording", cfg.Noise.Recording, "most idle time added at each end of a recording")
-	flag.IntVar(&cfg.Noise.JitterSubtrees, "jitter", cfg.Noise.JitterSubtrees, "subtrees jittered per run")
+	flag.Float64Var(&cfg.Noise.Jitter, "jitter", cfg.Noise.Jitter, "probability that a subtree is jittered in a run")
 	flag.Float64Var(&cfg.Noise.Reorder, "reorder", cfg.Noise.Reorder, "probability that a top-level call block moves")
 	flag.Float64Var(&cfg.Noise.HandlerRuns, "handlers", cfg.Noise.HandlerRuns, "probability that a run gets extraneous handlers")
 	flag.IntVar(&cfg.Changes.Renames, "renames", cfg.Changes.Renames, "minified functions renamed in the new version")
@@ -76,17 +76,23 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	injected, baselines := 0, 0
+	injected, baselines, skipped := 0, 0, 0
 	for _, c := range res.Cases {
-		if c.Baseline {
+		switch {
+		case c.Skipped != "":
+			skipped++
+		case c.Baseline:
 			baselines++
-		} else {
+		default:
 			injected++
 		}
 	}
 	w := os.Stdout
 	fmt.Fprintf(w, "ctdiff accuracy benchmark (ZAM RQ1): %d injected cases (%d per kind and profile) and %d base-vs-base cases on %d corpus profiles, K = %d runs per side, seed %d; %v\n\n",
 		injected, cfg.PerKind, baselines, len(cfg.Profiles), cfg.Runs, cfg.Seed, res.Elapsed.Round(100*time.Millisecond))
+	if skipped > 0 {
+		fmt.Fprintf(w, "%d cases skipped: their profile has no function that can take their kind (-failures lists them).\n\n", skipped)
+	}
 	for i, e := range cfg.Engines {
 		if !strings.HasSuffix(e.Name, "μ="+primaryMu.String()) {
 			continue
