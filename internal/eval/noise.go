@@ -47,7 +47,7 @@ type Noise struct {
 
 // DefaultNoise is the noise of the published benchmark.
 var DefaultNoise = Noise{
-	Sampling:       true,
+	Sampling:     true,
 	Jitter:       0.05,
 	JitterScale:  0.05,
 	JitterMin:    time.Millisecond,
@@ -317,4 +317,3 @@ func (n *Noise) apply(t *template, w *world, r *run, pool []handler, rng *rand.R
 	}
 	rescale(r, jitterFactors(t, w, n.Jitter, n.JitterScale, n.JitterMin, rng), n.Sampling, rng)
 }
-
