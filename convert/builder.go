@@ -52,6 +52,8 @@ type threadKey struct {
 	thread, process, extra string
 }
 
+var timestampUnits = map[string][]string{labels.Timestamp: {labels.TimestampUnit}}
+
 // NewBuilder starts a profile with the given sample types, in order.
 func NewBuilder(sampleTypes ...*profile.ValueType) *Builder {
 	return &Builder{
@@ -103,10 +105,11 @@ func (b *Builder) Add(stack []*profile.Location, values []int64, m SampleMeta) {
 	s := &profile.Sample{Location: stack, Value: values, Label: b.threadLabels(m)}
 	if m.HasTime || m.HasPID || m.HasTID {
 		s.NumLabel = make(map[string][]int64, 3)
-		s.NumUnit = make(map[string][]string, 1)
 		if m.HasTime {
 			s.NumLabel[labels.Timestamp] = []int64{m.Time}
-			s.NumUnit[labels.Timestamp] = []string{labels.TimestampUnit}
+			// One unit map for every timestamped sample: it never differs,
+			// and a map per sample was most of a large recording's memory.
+			s.NumUnit = timestampUnits
 		}
 		if m.HasPID {
 			s.NumLabel[labels.PID] = []int64{m.PID}
