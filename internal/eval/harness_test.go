@@ -144,6 +144,11 @@ func TestTablesGolden(t *testing.T) {
 	}
 	r.WriteEngines(&b)
 	b.WriteString("\n")
+	r2 := fixedResult()
+	r2.Config.Seed = 2
+	r2.Cases = r2.Cases[:4] // profile a only
+	WriteSeeds(&b, []*Result{r, r2})
+	b.WriteString("\n")
 	r.WriteFailures(&b, 1)
 	golden := filepath.Join("testdata", "tables.golden")
 	if *update {

@@ -159,6 +159,25 @@ func (s *Summary) add(c Score) {
 	s.TreeNodes += c.TreeNodes
 }
 
+// Merge adds o's counts to s (pooling several benchmarks).
+func (s *Summary) Merge(o Summary) {
+	s.Cases += o.Cases
+	s.NodeHits += o.NodeHits
+	s.PathHits += o.PathHits
+	s.Leaves += o.Leaves
+	s.NodeLeaves += o.NodeLeaves
+	s.PathLeaves += o.PathLeaves
+	s.Distance += o.Distance
+	s.Longest += o.Longest
+	s.PMinTop3 += o.PMinTop3
+	s.PMinFound += o.PMinFound
+	s.PMinSum += o.PMinSum
+	s.CriticalNodes += o.CriticalNodes
+	s.TreeNodes += o.TreeNodes
+	s.Baselines += o.Baselines
+	s.FalsePaths += o.FalsePaths
+}
+
 func (s *Summary) addBaseline(out Output) {
 	s.Baselines++
 	s.FalsePaths += len(out.Causes)

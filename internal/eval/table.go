@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"path"
+	"slices"
 	"strings"
 	"time"
 )
@@ -93,16 +94,39 @@ func (r *Result) WriteTable2(w io.Writer, e int) {
 
 // WriteEngines prints one summary row per engine, with the Done-when
 // verdict.
-func (r *Result) WriteEngines(w io.Writer) {
-	t := table{head: []string{"Engine", "Node recall (%)", "Path recall (%)", "Node precision (%)", "Path precision (%)", "False paths", "Compression (%)", "p_min ≤ 3 (%)", "Meets the bar"}}
-	for i, e := range r.Config.Engines {
-		s := r.Summary(i, nil)
+func (r *Result) WriteEngines(w io.Writer) { WriteSeeds(w, []*Result{r}) }
+
+// WriteSeeds prints one summary row per engine and result (the same
+// benchmark with other seeds), then, with several results, the engine's
+// cases of all of them pooled.
+func WriteSeeds(w io.Writer, rs []*Result) {
+	head := []string{"Engine", "Node recall (%)", "Path recall (%)", "Node precision (%)", "Path precision (%)", "False paths", "Compression (%)", "p_min ≤ 3 (%)", "Meets the bar"}
+	if len(rs) > 1 {
+		head = slices.Insert(head, 1, "Seed")
+	}
+	t := table{head: head}
+	row := func(name, seed string, s Summary) {
 		verdict := "yes"
 		if miss := s.Check(DoneWhen); len(miss) > 0 {
 			verdict = fmt.Sprintf("no (%d)", len(miss))
 		}
-		t.add(e.Name, pct(s.NodeRecall()), pct(s.PathRecall()), pct(s.NodePrecision()), pct(s.PathPrecision()),
-			fmt.Sprint(s.FalsePaths), pct(s.Compression()), pct(s.PMinTop3Share()), verdict)
+		cells := []string{name, pct(s.NodeRecall()), pct(s.PathRecall()), pct(s.NodePrecision()), pct(s.PathPrecision()),
+			fmt.Sprint(s.FalsePaths), pct(s.Compression()), pct(s.PMinTop3Share()), verdict}
+		if len(rs) > 1 {
+			cells = slices.Insert(cells, 1, seed)
+		}
+		t.add(cells...)
+	}
+	for i, e := range rs[0].Config.Engines {
+		var all Summary
+		for _, r := range rs {
+			s := r.Summary(i, nil)
+			all.Merge(s)
+			row(e.Name, fmt.Sprint(r.Config.Seed), s)
+		}
+		if len(rs) > 1 {
+			row(e.Name, "all", all)
+		}
 	}
 	t.write(w)
 }
@@ -163,6 +187,14 @@ func (r *Result) WriteFailures(w io.Writer, e int) {
 				mark = "≤ "
 			}
 			fmt.Fprintf(w, "    leaf %s%s\n", mark, c.describe(p))
+		}
+		if s.PMin != 1 {
+			for i, p := range out.Ranked[:min(len(out.Ranked), 3)] {
+				if i+1 == s.PMin {
+					break
+				}
+				fmt.Fprintf(w, "    ranked #%d %s\n", i+1, p)
+			}
 		}
 	}
 }

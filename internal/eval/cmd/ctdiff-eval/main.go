@@ -35,6 +35,7 @@ func run() error {
 		aggs      = flag.String("aggregate", "intersect,stats", "comma-separated aggregation modes")
 		deltas    = flag.String("min-delta", "50ms", "comma-separated μ values; the first one gets the full tables")
 		failures  = flag.Bool("failures", false, "list every case that is not a clean hit, with the engine's output")
+		seeds     = flag.Int("seeds", 1, "also run the benchmark with the next seeds, for one summary row per seed and engine")
 		primaryMu time.Duration
 	)
 	flag.StringVar(&cfg.Corpus, "corpus", cfg.Corpus, "corpus directory")
@@ -108,6 +109,20 @@ func run() error {
 	}
 	fmt.Fprintf(w, "### Every engine\n\n")
 	res.WriteEngines(w)
+	if *seeds > 1 {
+		all := []*eval.Result{res}
+		for i := 1; i < *seeds; i++ {
+			c := cfg
+			c.Seed = cfg.Seed + uint64(i)
+			r, err := eval.Run(c)
+			if err != nil {
+				return err
+			}
+			all = append(all, r)
+		}
+		fmt.Fprintf(w, "\n### Every engine, seeds %d to %d\n\n", cfg.Seed, cfg.Seed+uint64(*seeds-1))
+		eval.WriteSeeds(w, all)
+	}
 	if *failures {
 		for i, e := range cfg.Engines {
 			if !strings.HasSuffix(e.Name, "μ="+primaryMu.String()) {
