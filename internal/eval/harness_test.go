@@ -21,7 +21,7 @@ var (
 
 // appConfig is a small benchmark on the app profile, written to a
 // temporary directory as a pprof file, so it runs without the corpus.
-func appConfig(t *testing.T, engines ...Engine) Config {
+func appConfig(t testing.TB, engines ...Engine) Config {
 	t.Helper()
 	dir := t.TempDir()
 	f, err := os.Create(filepath.Join(dir, "app.pb.gz"))
@@ -192,5 +192,20 @@ func TestDoneWhen(t *testing.T) {
 	}
 	for _, miss := range s.Check(DoneWhen) {
 		t.Error(miss)
+	}
+}
+
+// BenchmarkRunApp times a small benchmark end to end: 6 injected and 1
+// baseline case of K = 3 runs per side on the app profile, one engine.
+//
+//	go test ./internal/eval -run '^$' -bench RunApp -benchmem
+func BenchmarkRunApp(b *testing.B) {
+	cfg := appConfig(b, DiffEngine("stats", diff.DefaultOptions()))
+	cfg.Parallel = 1
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := Run(cfg); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
