@@ -95,8 +95,10 @@ type Case struct {
 	// node): what Definition 2 looks at, for the failure listing.
 	Along [2][][]int64
 
-	// renamedFrom maps the new names of renamed functions to the old ones.
+	// renamedFrom maps the new names of renamed functions to the old ones;
+	// made says which functions the harness made up, and why.
 	renamedFrom map[Frame]string
+	made        map[Frame]string
 }
 
 // Truth returns the ground truth as a Path.
@@ -265,6 +267,7 @@ func runCase(cfg *Config, t *template, c *Case) error {
 		}
 	}
 	pool := newHandlers(t, w, rng)
+	c.made = w.made
 
 	trees := func(side uint64, newSide bool) ([]*cct.Tree, error) {
 		ts := make([]*cct.Tree, cfg.Runs)

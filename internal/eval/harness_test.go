@@ -149,6 +149,8 @@ func TestTablesGolden(t *testing.T) {
 	r2.Cases = r2.Cases[:4] // profile a only
 	WriteSeeds(&b, []*Result{r, r2})
 	b.WriteString("\n")
+	r.WriteFalseLeaves(&b, 1)
+	b.WriteString("\n")
 	r.WriteFailures(&b, 1)
 	golden := filepath.Join("testdata", "tables.golden")
 	if *update {

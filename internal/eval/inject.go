@@ -216,7 +216,7 @@ func pickAPI(t *template, w *world, x int32, kids []int32, rng *rand.Rand) int32
 		pool = other
 	}
 	if len(pool) == 0 {
-		return w.newFunction("fetchSync", "injected-api.js")
+		return w.newFunction("fetchSync", "injected-api.js", "injected API")
 	}
 	f := t.frames[pool[rng.IntN(len(pool))]]
 	fn := t.funcs[fnOf[f]]
@@ -424,7 +424,7 @@ func drawChanges(t *template, w *world, c Changes, keep *Injection, rng *rand.Ra
 		x := fns[rng.IntN(len(fns))]
 		locs, _ := w.locsTo(x)
 		file := t.frames[t.nodes[x].frame].File
-		callee := w.newFunction(fmt.Sprintf("%s_c%d", names[rng.IntN(len(names))], i), file)
+		callee := w.newFunction(fmt.Sprintf("%s_c%d", names[rng.IntN(len(names))], i), file, "added call")
 		th := t.nodes[x].thread
 		d := int64(c.TinyMin) + rng.Int64N(int64(c.TinyMax-c.TinyMin)+1)
 		st := w.stackID(th, append([]int32{callee}, locs...))

@@ -91,6 +91,9 @@ type world struct {
 	// added nodes.
 	pre, post []int32
 	nextID    uint64 // next free Location and Function id
+	// made says which code of the harness made a function the template
+	// does not have ("extraneous handler", "added call"), for reports.
+	made map[Frame]string
 }
 
 func (w *world) fork() *world {
@@ -106,6 +109,7 @@ func (w *world) fork() *world {
 		stacks:    slices.Clip(w.stacks),
 		stackIdx:  map[string]int32{},
 		witness:   slices.Clone(w.witness),
+		made:      map[Frame]string{},
 		roots:     slices.Clip(w.roots),
 		pre:       w.pre,
 		post:      w.post,
@@ -168,8 +172,9 @@ func (w *world) addLocation(loc *profile.Location) int32 {
 }
 
 // newFunction adds a function that the template does not have, with one
-// location, and returns the location's index.
-func (w *world) newFunction(name, file string) int32 {
+// location, and returns the location's index; why says what it is for.
+func (w *world) newFunction(name, file, why string) int32 {
+	w.made[Frame{name, file}] = why
 	fn := &profile.Function{ID: w.nextID, Name: name, SystemName: name, Filename: file}
 	loc := &profile.Location{ID: w.nextID, Line: []profile.Line{{Function: fn}}}
 	w.nextID++
@@ -343,7 +348,7 @@ func newTemplate(name string, p *profile.Profile) (*template, error) {
 	if len(p.Sample) == 0 {
 		return nil, fmt.Errorf("%s: no samples", name)
 	}
-	t.world = world{frameIdx: map[Frame]int32{}, kids: map[kid]int32{}, stackIdx: map[string]int32{}}
+	t.world = world{frameIdx: map[Frame]int32{}, kids: map[kid]int32{}, stackIdx: map[string]int32{}, made: map[Frame]string{}}
 	locIdx := map[*profile.Location]int32{}
 	for _, loc := range p.Location {
 		locIdx[loc] = t.addLocation(loc)

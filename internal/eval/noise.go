@@ -222,7 +222,7 @@ func newHandlers(t *template, w *world, rng *rand.Rand) []handler {
 		var locs []int32
 		for d := range 2 + rng.IntN(3) {
 			name := names[rng.IntN(len(names))] + "_h" + string(rune('a'+i)) + string(rune('0'+d))
-			locs = append([]int32{w.newFunction(name, "extension://handler.js")}, locs...)
+			locs = append([]int32{w.newFunction(name, "extension://handler.js", "extraneous handler")}, locs...)
 			h.chain = append(h.chain, w.stackID(h.thread, slices.Clone(locs)))
 		}
 		pool = append(pool, h)

@@ -208,6 +208,61 @@ func (p Path) String() string {
 	return b.String()
 }
 
+// origin says what in the harness a false leaf comes from: a function it
+// renamed or made up on the leaf's path, a thread-only leaf (growth no
+// function explains: idle time, the recording's length), or noise.
+func (c *Case) origin(l Cause) string {
+	if len(l.Frames) == 0 {
+		return "a thread, no function (idle time, recording length)"
+	}
+	for _, f := range l.Frames {
+		if _, ok := c.renamedFrom[f]; ok {
+			return "a function renamed by the new version"
+		}
+		if why, ok := c.made[f]; ok {
+			return "an " + why
+		}
+	}
+	return "noise in an unchanged function"
+}
+
+// WriteFalseLeaves counts engine e's false leaves (leaves that are neither
+// the cause nor on its path, and every leaf of a baseline) by origin.
+func (r *Result) WriteFalseLeaves(w io.Writer, e int) {
+	type count struct{ injected, baseline int }
+	counts := map[string]*count{}
+	var order []string
+	for _, c := range r.Cases {
+		if c.Skipped != "" {
+			continue
+		}
+		for _, l := range c.Outputs[e].Causes {
+			if !c.Baseline && l.prefixOf(c.Truth()) {
+				continue
+			}
+			o := c.origin(l)
+			if counts[o] == nil {
+				counts[o] = &count{}
+				order = append(order, o)
+			}
+			if c.Baseline {
+				counts[o].baseline++
+			} else {
+				counts[o].injected++
+			}
+		}
+	}
+	slices.Sort(order)
+	t := table{head: []string{"False leaf on", "Injected cases", "Base-vs-base cases"}}
+	for _, o := range order {
+		t.add(o, fmt.Sprint(counts[o].injected), fmt.Sprint(counts[o].baseline))
+	}
+	if len(order) == 0 {
+		t.add("(none)", "0", "0")
+	}
+	t.write(w)
+}
+
 // describe shows a leaf with its kind and delta, and says which of its
 // frames the harness renamed in the new version.
 func (c *Case) describe(l Cause) string {
@@ -217,9 +272,12 @@ func (c *Case) describe(l Cause) string {
 		if old, ok := c.renamedFrom[f]; ok {
 			ren = append(ren, old+" → "+f.Function)
 		}
+		if why, ok := c.made[f]; ok {
+			ren = append(ren, f.Function+" is an "+why)
+		}
 	}
 	if len(ren) > 0 {
-		s += " [renamed by the harness: " + strings.Join(ren, ", ") + "]"
+		s += " [harness: " + strings.Join(ren, ", ") + "]"
 	}
 	return s
 }

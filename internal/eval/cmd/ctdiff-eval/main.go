@@ -101,6 +101,8 @@ func run() error {
 		fmt.Fprintf(w, "### %s\n\n", e.Name)
 		res.WriteTable2(w, i)
 		fmt.Fprintln(w)
+		res.WriteFalseLeaves(w, i)
+		fmt.Fprintln(w)
 		if miss := sumMiss(res, i); miss != "" {
 			fmt.Fprintf(w, "Misses issue 7's bar: %s.\n\n", miss)
 		} else {
