@@ -21,7 +21,13 @@
 //   - table.go prints the results in the layout of ZAM's Table 2.
 //
 // Everything is seeded: the same Config gives the same numbers on any
-// machine and with any degree of parallelism.
+// machine and with any degree of parallelism. Run it with
+//
+//	go run ./internal/eval/cmd/ctdiff-eval -min-delta 50ms,25ms,100ms -seeds 5 -failures
+//	go test ./internal/eval -run TestDoneWhen -eval -v   # asserts issue 7's bar
+//
+// Every choice of the noise model is documented on Noise and Changes, with
+// the defaults of the published numbers (BENCHMARKS.md, "diff: accuracy").
 //
 // eval sits beside the pipeline: it imports convert, cct and diff, and
 // nothing but its command and tests import it.
