@@ -304,7 +304,8 @@ func (w *world) locsTo(n int32) ([]int32, bool) {
 type template struct {
 	world
 	// Name is the profile's path relative to the corpus.
-	Name    string
+	Name string
+	// prof is the profile's header: sample types, period and mappings.
 	prof    *profile.Profile
 	timeIdx int
 	// period is the median time value of a sample: the duration given to
@@ -463,6 +464,16 @@ func newTemplate(name string, p *profile.Profile) (*template, error) {
 	}
 	slices.Sort(vals)
 	t.period = vals[len(vals)/2]
+	// The samples now live in t.base; keeping them twice would double a
+	// large template's memory. Runs take the rest from this header.
+	t.prof = &profile.Profile{
+		SampleType:        p.SampleType,
+		DefaultSampleType: p.DefaultSampleType,
+		PeriodType:        p.PeriodType,
+		Period:            p.Period,
+		TimeNanos:         p.TimeNanos,
+		Mapping:           p.Mapping,
+	}
 	return t, nil
 }
 

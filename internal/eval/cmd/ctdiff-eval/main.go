@@ -12,7 +12,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"runtime/debug"
 	"strings"
 	"time"
 
@@ -72,7 +71,6 @@ func run() error {
 	primaryMu = mus[0]
 	cfg.Engines = eval.DiffEngines(modes, mus)
 
-	debug.SetGCPercent(400) // the runs are short-lived garbage; this halves GC time
 	res, err := eval.Run(cfg)
 	if err != nil {
 		return err
