@@ -1,5 +1,7 @@
 package diff
 
+import "github.com/ctdiff/ctdiff/cct"
+
 // intersect is ZAM's critical graph aggregation (Section 3.2): a node stays
 // when it is in every pair's critical graph; its values are averaged (the
 // paper's footnote 5). ZAM matches the graphs level by level by (component,
@@ -121,12 +123,10 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64) (g g
 	return g, len(family)
 }
 
-// idle reports V8's "(idle)" frame. It is never a cause: it is the absence
-// of work, and it grows in every thread that waits on a slower one (ZAM
-// Section 5.3 found it among its most frequent false positives, "safely
-// ignored"). "(program)" and "(garbage collector)" are work and stay.
+// idle reports a union node of V8's "(idle)" frame (see isIdle).
 func idle(u *union, kt *keyTable, x int32) bool {
-	return kt.frames[u.key[x]].Function == "(idle)" && u.depth[x] >= 2
+	kf := kt.frames[u.key[x]]
+	return u.depth[x] >= 2 && isIdle(cct.Frame{Function: kf.Function, Kind: kf.Kind})
 }
 
 func kindOf(u *union, x int32) Kind {

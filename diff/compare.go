@@ -73,7 +73,7 @@ func Compare(base, nw []*cct.Tree, opts Options) (*Result, error) {
 
 	// The union tree: base runs first, so its order is the base's.
 	um := newMatcher(o.Match, o.LCS)
-	um.kt = kt
+	um.kt, um.renameMin = kt, max(res.MinDelta/2, 1)
 	u := newUnion()
 	for _, r := range append(append([]*run{}, bRuns...), nRuns...) {
 		um.addRun(u, r, o.Match)
@@ -83,7 +83,7 @@ func Compare(base, nw []*cct.Tree, opts Options) (*Result, error) {
 
 	// Run pairs, matched with the chosen algorithm.
 	pm := newMatcher(o.Match, o.LCS)
-	pm.kt = kt
+	pm.kt, pm.renameMin = kt, um.renameMin
 	pairs := make([]pairResult, min(len(bRuns), len(nRuns)))
 	for i := range pairs {
 		pairs[i] = pairResult{a: bRuns[i], b: nRuns[i], baseOf: pm.matchTrees(bRuns[i], nRuns[i], o.Match)}
@@ -94,7 +94,7 @@ func Compare(base, nw []*cct.Tree, opts Options) (*Result, error) {
 	case o.Aggregate == Intersect:
 		gs := make([]graph, len(pairs))
 		for i, p := range pairs {
-			gs[i] = criticalPair(p.a, p.b, p.baseOf, res.MinDelta, kt)
+			gs[i] = criticalPair(p.a, p.b, p.baseOf, res.MinDelta)
 		}
 		g = intersect(gs)
 		res.Matchers = pm.counts
@@ -127,7 +127,7 @@ func Compare(base, nw []*cct.Tree, opts Options) (*Result, error) {
 		}
 	}
 	nm := newMatcher(o.Match, o.LCS)
-	nm.kt = kt
+	nm.kt, nm.renameMin = kt, um.renameMin
 	var noise []float64
 	for i := 0; i+1 < len(bRuns); i++ {
 		a, b := bRuns[i], bRuns[i+1]

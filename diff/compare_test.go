@@ -118,12 +118,12 @@ func TestParseThreshold(t *testing.T) {
 		{"1%", "nanoseconds", Threshold{Share: 0.01}, ""},
 		{" 0.5% ", "count", Threshold{Share: 0.005}, ""},
 		{"1000", "bytes", Threshold{Value: 1000}, ""},
-		{"0", "count", Threshold{}, `min delta "0": must be positive`},
-		{"-5ms", "nanoseconds", Threshold{}, `min delta "-5ms": must be positive`},
-		{"150%", "nanoseconds", Threshold{}, `min delta "150%": want a share between 0% and 100%, such as 1%`},
-		{"50ms", "count", Threshold{}, `min delta "50ms": a duration needs a time metric, and this metric counts count: use a share such as 1% or a number`},
-		{"fast", "nanoseconds", Threshold{}, `min delta "fast": want a duration such as 50ms, a share such as 1%, or a number in nanoseconds`},
-		{"500ns", "milliseconds", Threshold{}, `min delta "500ns" is below one millisecond`},
+		{"0", "count", Threshold{}, `"0": must be positive`},
+		{"-5ms", "nanoseconds", Threshold{}, `"-5ms": must be positive`},
+		{"150%", "nanoseconds", Threshold{}, `"150%": want a share between 0% and 100%, such as 1%`},
+		{"50ms", "count", Threshold{}, `"50ms": a duration needs a time metric, and this metric counts count: use a share such as 1% or a number`},
+		{"fast", "nanoseconds", Threshold{}, `"fast": want a duration such as 50ms, a share such as 1%, or a number in nanoseconds`},
+		{"500ns", "milliseconds", Threshold{}, `"500ns" is below one millisecond`},
 	} {
 		got, err := ParseThreshold(tt.in, tt.unit)
 		if tt.err != "" {

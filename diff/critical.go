@@ -3,6 +3,8 @@ package diff
 import (
 	"math"
 	"slices"
+
+	"github.com/ctdiff/ctdiff/cct"
 )
 
 // A graph is a critical graph over union-tree nodes: every node it holds has
@@ -25,13 +27,13 @@ type gval struct {
 // cause and not explored further. The leaves are the regression-causes of
 // Definition 2. Nodes are recorded by their union-tree ids.
 //
-// One departure: "(idle)" frames are never causes (see idle).
+// One departure: "(idle)" frames are never causes (see isIdle).
 //
 // Algorithm 2 does not test the root itself, while Definition 2 (condition 2)
 // requires every ancestor, the root included, to regress by μ. This follows
 // the algorithm: a regression in one thread is reported even when another
 // thread got faster by more.
-func criticalPair(a, b *run, baseOf []int32, mu int64, kt *keyTable) graph {
+func criticalPair(a, b *run, baseOf []int32, mu int64) graph {
 	g := graph{}
 	stack := []int32{0}
 	for len(stack) > 0 {
@@ -39,7 +41,7 @@ func criticalPair(a, b *run, baseOf []int32, mu int64, kt *keyTable) graph {
 		stack = stack[:len(stack)-1]
 		for _, c := range b.children(n) {
 			c := int32(c)
-			if kt.frames[b.key(c)].Function == "(idle)" {
+			if isIdle(b.t.FrameOf(cct.NodeID(c))) {
 				continue
 			}
 			nv := b.total[c]

@@ -1,6 +1,8 @@
 package diff
 
 import (
+	"slices"
+
 	"github.com/ctdiff/ctdiff/cct"
 )
 
@@ -16,10 +18,21 @@ import (
 //
 //   - a child with callees is the renamed counterpart of another when most
 //     of their callees are the same functions (Dice coefficient ≥ ½ over
-//     the callees' identities);
-//   - leaves, which have no callees to compare, pair when they are the only
-//     leftover leaves of the same source file on both sides and their values
-//     are within a factor of two.
+//     the callees' identities) and at least two are shared — or one, when
+//     it is the only callee of both and both weigh at least μ/2 within a
+//     factor of two;
+//   - otherwise (leaves have no callees to compare, and a renamed caller's
+//     callees may have changed too) two siblings pair when each is the only
+//     leftover of its source file on its side weighing at least μ/2, and
+//     their weights are within a factor of two. Smaller ones could not
+//     become false causes anyway, and sampling at 100 Hz makes one-sample
+//     leaves come and go between runs.
+//
+// and in both cases only when the old function occurs nowhere in the new
+// tree and the new one nowhere in the old tree: a renamed function is gone
+// under its old name everywhere. Without that condition two leaves of one
+// file that sampling happened to catch in one run each would pass for a
+// rename.
 //
 // Rename matching is part of the ZAM mode only: PARCS's matching is kept as
 // published.
@@ -27,6 +40,7 @@ import (
 // A renameCand is a sibling left unmatched, as rename matching sees it.
 type renameCand struct {
 	pos    int32 // position in the sibling list
+	key    key
 	file   string
 	kids   []key // identities of its own children
 	weight int64
@@ -41,8 +55,35 @@ const renameMinDice = 0.5
 // the matching quadratic.
 const renameMaxPostings = 64
 
+// keySet is the set of frame identities of a tree, indexed by key.
+type keySet []bool
+
+func (s keySet) has(k key) bool { return int(k) < len(s) && s[k] }
+
+func (s *keySet) add(k key) {
+	for int(k) >= len(*s) {
+		*s = append(*s, false)
+	}
+	(*s)[k] = true
+}
+
+// keysOf returns the set of identities in a run's tree.
+func keysOf(r *run) keySet {
+	var s keySet
+	for _, k := range r.fkey {
+		s.add(k)
+	}
+	return s
+}
+
 // renames appends the rename pairs between leftover old and new siblings.
-func (m *matcher) renames(old, nw []renameCand, out []pair) []pair {
+// oldKeys and newKeys are the identities present in the old and new trees.
+func (m *matcher) renames(old, nw []renameCand, oldKeys, newKeys keySet, out []pair) []pair {
+	old = slices.DeleteFunc(slices.Clone(old), func(c renameCand) bool { return newKeys.has(c.key) })
+	nw = slices.DeleteFunc(slices.Clone(nw), func(c renameCand) bool { return oldKeys.has(c.key) })
+	if len(old) == 0 || len(nw) == 0 {
+		return out
+	}
 	usedOld := make([]bool, len(old))
 	usedNew := make([]bool, len(nw))
 	index := map[key][]int32{}
@@ -54,6 +95,7 @@ func (m *matcher) renames(old, nw []renameCand, out []pair) []pair {
 		}
 	}
 	shared := make([]int32, len(old))
+	shared2 := make([]int32, len(old)) // shared callees of the best candidate
 	var touched []int32
 	for j, c := range nw {
 		if len(c.kids) == 0 {
@@ -73,30 +115,31 @@ func (m *matcher) renames(old, nw []renameCand, out []pair) []pair {
 			dice := 2 * float64(shared[i]) / float64(len(old[i].kids)+len(c.kids))
 			if !usedOld[i] && (dice > bestDice || dice == bestDice && i < best) {
 				best, bestDice = i, dice
+				shared2[i] = shared[i]
 			}
 			shared[i] = 0
 		}
-		if best >= 0 && bestDice >= renameMinDice {
+		if best >= 0 && bestDice >= renameMinDice && (shared2[best] >= 2 || m.heavy(old[best].weight, c.weight)) {
 			usedOld[best], usedNew[j] = true, true
 			out = append(out, pair{old[best].pos, c.pos})
 			m.counts.Renamed++
 		}
 	}
-	// Leaves: the single leftover leaf of a file on each side.
-	type fileLeaves struct{ old, nw, nOld, nNew int }
-	byFile := map[string]*fileLeaves{}
+	// What remains: the single heavy leftover of a file on each side.
+	type fileCands struct{ old, nw, nOld, nNew int }
+	byFile := map[string]*fileCands{}
 	for i, c := range old {
-		if !usedOld[i] && len(c.kids) == 0 && c.file != "" {
+		if !usedOld[i] && c.file != "" && c.weight >= m.renameMin {
 			f := byFile[c.file]
 			if f == nil {
-				f = &fileLeaves{}
+				f = &fileCands{}
 				byFile[c.file] = f
 			}
 			f.old, f.nOld = i, f.nOld+1
 		}
 	}
 	for j, c := range nw {
-		if f := byFile[c.file]; f != nil && !usedNew[j] && len(c.kids) == 0 {
+		if f := byFile[c.file]; f != nil && !usedNew[j] && c.weight >= m.renameMin {
 			f.nw, f.nNew = j, f.nNew+1
 		}
 	}
@@ -105,13 +148,18 @@ func (m *matcher) renames(old, nw []renameCand, out []pair) []pair {
 		if f == nil || f.nOld != 1 || f.nNew != 1 || f.nw != j {
 			continue
 		}
-		a, b := old[f.old].weight, c.weight
-		if a > 0 && b > 0 && 2*min(a, b) >= max(a, b) {
+		if m.heavy(old[f.old].weight, c.weight) {
 			out = append(out, pair{old[f.old].pos, c.pos})
 			m.counts.Renamed++
 		}
 	}
 	return out
+}
+
+// heavy reports whether two weights are both at least the rename minimum
+// (μ/2) and within a factor of two of each other.
+func (m *matcher) heavy(a, b int64) bool {
+	return a >= m.renameMin && b >= m.renameMin && a > 0 && 2*min(a, b) >= max(a, b)
 }
 
 // leftovers returns the positions not covered by pairs, old and new.
@@ -140,7 +188,7 @@ func (m *matcher) runCands(r *run, ch []cct.NodeID, pos []int32) []renameCand {
 	for i, p := range pos {
 		c := int32(ch[p])
 		kids, _ := childKeys(r, r.children(c), nil, nil, false)
-		out[i] = renameCand{pos: p, file: m.kt.frames[r.key(c)].File, kids: kids, weight: r.total[c]}
+		out[i] = renameCand{pos: p, key: r.key(c), file: m.kt.frames[r.key(c)].File, kids: kids, weight: r.total[c]}
 	}
 	return out
 }
@@ -154,7 +202,7 @@ func (m *matcher) unionCands(u *union, ch []int32, pos []int32) []renameCand {
 		for j, k := range u.children[c] {
 			kids[j] = u.key[k]
 		}
-		out[i] = renameCand{pos: p, file: m.kt.frames[u.key[c]].File, kids: kids, weight: u.weight[c]}
+		out[i] = renameCand{pos: p, key: u.key[c], file: m.kt.frames[u.key[c]].File, kids: kids, weight: u.weight[c]}
 	}
 	return out
 }

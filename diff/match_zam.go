@@ -7,8 +7,10 @@ type matcher struct {
 	mode   Matching
 	budget Budget
 	counts MatcherCounts
-	// kt, when set, enables rename matching in ZAM mode (match_rename.go).
-	kt *keyTable
+	// kt, when set, enables rename matching in ZAM mode (match_rename.go);
+	// renameMin is the least weight of a rename without shared callees.
+	kt        *keyTable
+	renameMin int64
 
 	lcs    lcsScratch
 	pairs  []pair
@@ -187,6 +189,10 @@ func (m *matcher) matchTrees(a, b *run, mode Matching) []int32 {
 	baseOf[0] = 0
 	var ka, kb []key
 	var ca, cb []int64
+	var keysA, keysB keySet
+	if mode == ZAM && m.kt != nil {
+		keysA, keysB = keysOf(a), keysOf(b)
+	}
 	stack := []pair{{0, 0}}
 	for len(stack) > 0 {
 		p := stack[len(stack)-1]
@@ -197,7 +203,7 @@ func (m *matcher) matchTrees(a, b *run, mode Matching) []int32 {
 		pairs := m.siblings(ka, kb, ca, cb, a.depth(p.a), mode)
 		if m.renaming(mode, a.depth(p.a), len(chA), len(chB), len(pairs)) {
 			lo, ln := leftovers(len(chA), len(chB), pairs)
-			pairs = m.renames(m.runCands(a, chA, lo), m.runCands(b, chB, ln), pairs)
+			pairs = m.renames(m.runCands(a, chA, lo), m.runCands(b, chB, ln), keysA, keysB, pairs)
 		}
 		for _, q := range pairs {
 			na, nb := int32(chA[q.a]), int32(chB[q.b])

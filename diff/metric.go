@@ -68,3 +68,23 @@ func SampleMetric(name string, trees ...*cct.Tree) (Metric, error) {
 	m.Self = func(t *cct.Tree, id cct.NodeID) int64 { return t.Nodes[id].Self[idx[t]] * scale }
 	return m, nil
 }
+
+// LatencyMetric compares IntroPerf's inferred function latencies (Section
+// 3.3) instead of a sample type: inclusive latency totals (calls × mean
+// latency) and their top-down normalized own parts (Section 3.4.1). Every
+// tree must have been annotated with cct.Tree.InferLatency; nodes of a tree
+// without latencies count 0. aggressive picks the aggressive estimate (an
+// instance lasts until the next sample of another context) over the
+// conservative one (until its last sample).
+func LatencyMetric(aggressive bool) Metric {
+	name := "latency/conservative"
+	if aggressive {
+		name = "latency/aggressive"
+	}
+	return Metric{
+		Name:  name,
+		Unit:  "nanoseconds",
+		Total: func(t *cct.Tree, id cct.NodeID) int64 { return t.LatencyTotal(id, aggressive) },
+		Self:  func(t *cct.Tree, id cct.NodeID) int64 { return t.LatencyOwn(id, aggressive) },
+	}
+}

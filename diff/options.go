@@ -87,36 +87,37 @@ type Threshold struct {
 }
 
 // ParseThreshold parses "50ms" (a duration, for time metrics), "1%" (a share
-// of the base total) or a plain positive number in unit.
+// of the base total) or a plain positive number in unit. Errors start with
+// the quoted input, for the caller to prefix with the flag's name.
 func ParseThreshold(s, unit string) (Threshold, error) {
 	s = strings.TrimSpace(s)
 	if p, ok := strings.CutSuffix(s, "%"); ok {
 		f, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
 		if err != nil || !(f > 0 && f <= 100) || math.IsNaN(f) {
-			return Threshold{}, fmt.Errorf("min delta %q: want a share between 0%% and 100%%, such as 1%%", s)
+			return Threshold{}, fmt.Errorf("%q: want a share between 0%% and 100%%, such as 1%%", s)
 		}
 		return Threshold{Share: f / 100}, nil
 	}
 	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
 		if n <= 0 {
-			return Threshold{}, fmt.Errorf("min delta %q: must be positive", s)
+			return Threshold{}, fmt.Errorf("%q: must be positive", s)
 		}
 		return Threshold{Value: n}, nil
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil {
-		return Threshold{}, fmt.Errorf("min delta %q: want a duration such as 50ms, a share such as 1%%, or a number in %s", s, unit)
+		return Threshold{}, fmt.Errorf("%q: want a duration such as 50ms, a share such as 1%%, or a number in %s", s, unit)
 	}
 	if d <= 0 {
-		return Threshold{}, fmt.Errorf("min delta %q: must be positive", s)
+		return Threshold{}, fmt.Errorf("%q: must be positive", s)
 	}
 	per, ok := timeUnits[unit]
 	if !ok {
-		return Threshold{}, fmt.Errorf("min delta %q: a duration needs a time metric, and this metric counts %s: use a share such as 1%% or a number", s, unit)
+		return Threshold{}, fmt.Errorf("%q: a duration needs a time metric, and this metric counts %s: use a share such as 1%% or a number", s, unit)
 	}
 	v := int64(d) / per
 	if v == 0 {
-		return Threshold{}, fmt.Errorf("min delta %q is below one %s", s, strings.TrimSuffix(unit, "s"))
+		return Threshold{}, fmt.Errorf("%q is below one %s", s, strings.TrimSuffix(unit, "s"))
 	}
 	return Threshold{Value: v}, nil
 }

@@ -27,7 +27,7 @@ import (
 //     the one that changed most, not one that was always expensive — the
 //     paper's own argument for differential ranking (Section 3.4.2).
 //   - Only paths with a positive cost are ranked: a path that got cheaper
-//     is not a candidate cause.
+//     is not a candidate cause; nor is "(idle)" (isIdle).
 //
 // Costs are means over the runs of each side, so several runs per side
 // smooth the ranking too. The cost of all paths is computed in one pass over
@@ -41,7 +41,8 @@ func rankPaths(u *union, kt *keyTable, top int) []RankedPath {
 		if u.depth[x] >= 2 {
 			cost[x] = cost[u.parent[x]] + u.selfNew[x] - u.selfBase[x]
 		}
-		leaf[x] = u.inNew[x] > 0
+		// "(idle)" is no work (isIdle): its paths are not ranked.
+		leaf[x] = u.inNew[x] > 0 && !idle(u, kt, int32(x))
 	}
 	for x := 1; x < n; x++ {
 		if u.inNew[x] > 0 {

@@ -66,8 +66,26 @@ func newRun(t *cct.Tree, kt *keyTable, m Metric) *run {
 		r.total[i] = m.Total(t, id)
 		r.self[i] = m.Self(t, id)
 	}
+	// Threads and the root count busy time only: "(idle)" is the absence of
+	// work, and a longer recording (or a thread waiting on a slower one)
+	// grows it without anything regressing. The idle nodes keep their own
+	// values, so the weights and rankings still see them.
+	for _, th := range t.Nodes[cct.RootID].Children {
+		for _, c := range t.Nodes[th].Children {
+			if isIdle(t.Frames[t.Nodes[c].Frame]) {
+				r.total[th] -= r.total[c]
+				r.total[cct.RootID] -= r.total[c]
+			}
+		}
+	}
 	return r
 }
+
+// isIdle reports V8's "(idle)" pseudo-frame. It is never a cause: it is the
+// absence of work, and it grows in every thread that waits on a slower one
+// (ZAM Section 5.3 found it among its most frequent false positives, "safely
+// ignored"). "(program)" and "(garbage collector)" are work and stay.
+func isIdle(f cct.Frame) bool { return f.Kind == cct.KindFunction && f.Function == "(idle)" }
 
 func (r *run) key(n int32) key { return r.fkey[r.t.Nodes[n].Frame] }
 

@@ -1,6 +1,8 @@
 package diff
 
 import (
+	"slices"
+
 	"github.com/ctdiff/ctdiff/cct"
 )
 
@@ -17,9 +19,10 @@ type union struct {
 	depth    []int32
 	callSite []int64
 	children [][]int32
-	// weight is the value of the run node that created the node, for rename
-	// matching.
+	// weight is the value of the run node that created the node, and keys
+	// the identities present, for rename matching.
 	weight []int64
+	keys   keySet
 
 	// Filled by values, after every run is added: per node and run the
 	// inclusive value (total[u*runs+r]), the mean self value per side, and
@@ -40,6 +43,7 @@ func (u *union) len() int { return len(u.parent) }
 
 func (u *union) add(parent int32, k key, callSite, weight int64) int32 {
 	id := int32(len(u.parent))
+	u.keys.add(k)
 	u.weight = append(u.weight, weight)
 	u.parent = append(u.parent, parent)
 	u.key = append(u.key, k)
@@ -55,6 +59,13 @@ func (u *union) add(parent int32, k key, callSite, weight int64) int32 {
 func (m *matcher) addRun(u *union, r *run, mode Matching) {
 	r.toU = make([]int32, len(r.t.Nodes))
 	r.toU[0] = 0
+	// The identities on both sides before this run: the union's keys
+	// change as the run adds nodes, and a rename must be judged against
+	// what existed before.
+	var runKeys, unionKeys keySet
+	if mode == ZAM && m.kt != nil {
+		runKeys, unionKeys = keysOf(r), slices.Clone(u.keys)
+	}
 	callSites := mode == PARCS
 	var ku, kr []key
 	var cu, cr []int64
@@ -82,7 +93,7 @@ func (m *matcher) addRun(u *union, r *run, mode Matching) {
 		pairs := m.siblings(ku, kr, cu, cr, u.depth[p.a], mode)
 		if m.renaming(mode, u.depth[p.a], len(chU), len(chR), len(pairs)) {
 			lo, ln := leftovers(len(chU), len(chR), pairs)
-			pairs = m.renames(m.unionCands(u, chU, lo), m.runCands(r, chR, ln), pairs)
+			pairs = m.renames(m.unionCands(u, chU, lo), m.runCands(r, chR, ln), unionKeys, runKeys, pairs)
 		}
 		for _, q := range pairs {
 			rc, uc := int32(chR[q.b]), chU[q.a]
@@ -90,6 +101,7 @@ func (m *matcher) addRun(u *union, r *run, mode Matching) {
 				// Renamed: the node takes the newer name, under which
 				// later runs match it directly and reports show it.
 				u.key[uc] = k
+				u.keys.add(k)
 			}
 			r.toU[rc] = uc
 			matched[q.b] = true
