@@ -1,0 +1,234 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/ctdiff/ctdiff/cct"
+	"github.com/ctdiff/ctdiff/convert"
+	"github.com/ctdiff/ctdiff/diff"
+	"github.com/ctdiff/ctdiff/internal/labels"
+	"github.com/ctdiff/ctdiff/report"
+	"github.com/spf13/cobra"
+)
+
+type diffOptions struct {
+	inputs           inputFlags
+	minDelta         string
+	aggregate        string
+	match            string
+	metric           string
+	format           string
+	output           string
+	failOnRegression bool
+	top              int
+	noPrune          bool
+	callSites        bool
+	alpha            float64
+}
+
+func newDiffCmd(s *streams) *cobra.Command {
+	o := &diffOptions{}
+	cmd := &cobra.Command{
+		Use:   "diff OLD NEW",
+		Short: "Compare base runs with new runs and report the regressed call paths",
+		Long: `diff compares the "before" runs OLD with the "after" runs NEW. Each is a profile, a
+directory of profiles or a glob; several files are several runs of the same workload.
+It reports the lowest functions whose time grew by at least --min-delta (ZAM's critical
+graph), the call paths that cost most more (IntroPerf's ranking), the calls that appeared
+or disappeared and how similar the runs are (PARCS).
+
+--aggregate stats (the default) tests every calling context across all runs and keeps
+significant regressions; --aggregate intersect is ZAM's method: runs are paired by sorted
+file name, and a cause must appear in every pair.
+
+Exit codes: 0 success, 1 with --fail-on-regression when a cause was found, 2 on errors.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 2 {
+				return fmt.Errorf("diff takes OLD and NEW, got %d arguments (see 'ctdiff diff --help')", len(args))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := oneOf("--aggregate", o.aggregate, string(diff.Stats), string(diff.Intersect)); err != nil {
+				return err
+			}
+			if err := oneOf("--match", o.match, string(diff.ZAM), string(diff.PARCS)); err != nil {
+				return err
+			}
+			if err := oneOf("--format", o.format, "text", "json"); err != nil {
+				return err
+			}
+			if o.top < 0 {
+				return fmt.Errorf("--top %d must not be negative", o.top)
+			}
+			if !(o.alpha > 0 && o.alpha < 1) {
+				return fmt.Errorf("--alpha %g must be between 0 and 1", o.alpha)
+			}
+			return runDiff(s, o, args[0], args[1])
+		},
+	}
+	o.inputs.register(cmd)
+	fl := cmd.Flags()
+	fl.StringVar(&o.minDelta, "min-delta", "", "least growth of a cause: a duration (50ms), a share of the base total (1%) or a number in the metric's unit (default 50ms for time metrics, 1% otherwise)")
+	fl.StringVar(&o.aggregate, "aggregate", string(diff.DefaultAggregate), "how runs combine: stats (per-node significance tests) or intersect (ZAM)")
+	fl.StringVar(&o.match, "match", string(diff.DefaultMatching), "sibling matching: zam (LCS with hash-map fallback) or parcs (relaxed common-tree matching)")
+	fl.StringVar(&o.metric, "metric", "", "sample type to compare (default: the profiles' default, else the last), or latency / latency-aggressive for latencies inferred from timestamped stacks")
+	fl.StringVar(&o.format, "format", "text", "text or json (schema ctdiff.diff/v1)")
+	fl.StringVarP(&o.output, "output", "o", "", "output file (default stdout)")
+	fl.BoolVar(&o.failOnRegression, "fail-on-regression", false, "exit with status 1 when a regression cause is found")
+	fl.IntVar(&o.top, "top", diff.DefaultTop, "ranked paths (and weight differences) to report")
+	fl.BoolVar(&o.noPrune, "no-prune", false, "keep anonymous, empty and one-letter frames (ZAM prunes them)")
+	fl.BoolVar(&o.callSites, "call-sites", false, "distinguish calls from different lines of the caller (PARCS call-site CCT)")
+	fl.Float64Var(&o.alpha, "alpha", diff.DefaultAlpha, "with --aggregate stats, the chance of any false cause (family-wise error rate)")
+	for _, f := range []struct {
+		name   string
+		values []string
+	}{
+		{"aggregate", []string{string(diff.Stats), string(diff.Intersect)}},
+		{"match", []string{string(diff.ZAM), string(diff.PARCS)}},
+		{"format", []string{"text", "json"}},
+	} {
+		_ = cmd.RegisterFlagCompletionFunc(f.name, fixedCompletion(f.values))
+	}
+	return cmd
+}
+
+// side is one side of a comparison: its inputs and their trees.
+type side struct {
+	paths []string
+	trees []*cct.Tree
+	// untimed names inputs whose samples carry no timestamps.
+	untimed []string
+}
+
+func runDiff(s *streams, o *diffOptions, oldArg, newArg string) error {
+	latency := o.metric == "latency" || o.metric == "latency-aggressive"
+	copts := cct.Options{Prune: !o.noPrune, CallSites: o.callSites, Timeline: latency}
+	var sides [2]side
+	for i, arg := range []string{oldArg, newArg} {
+		sd, err := loadSide(s, o, arg, copts)
+		if err != nil {
+			return err
+		}
+		sides[i] = sd
+	}
+	all := append(append([]*cct.Tree{}, sides[0].trees...), sides[1].trees...)
+	allPaths := append(append([]string{}, sides[0].paths...), sides[1].paths...)
+	opts := diff.DefaultOptions()
+	opts.Aggregate = diff.Aggregate(o.aggregate)
+	opts.Match = diff.Matching(o.match)
+	opts.Top = o.top
+	opts.Alpha = o.alpha
+	if latency {
+		for i, t := range all {
+			if err := t.InferLatency(cct.LatencyOptions{}); err != nil {
+				return fmt.Errorf("%s: --metric %s: %w", allPaths[i], o.metric, err)
+			}
+		}
+		opts.Metric = diff.LatencyMetric(o.metric == "latency-aggressive")
+	} else {
+		var first cct.ValueType
+		for i, t := range all {
+			k, err := t.SampleIndex(o.metric)
+			if err != nil {
+				return fmt.Errorf("%s: --metric: %w", allPaths[i], err)
+			}
+			if i == 0 {
+				first = t.SampleTypes[k]
+			} else if vt := t.SampleTypes[k]; vt != first {
+				return fmt.Errorf("%s: compares %s, and %s compares %s: pick a type both have with --metric", allPaths[i], vt, allPaths[0], first)
+			}
+		}
+		m, err := diff.SampleMetric(o.metric, all...)
+		if err != nil {
+			return fmt.Errorf("--metric: %w", err)
+		}
+		opts.Metric = m
+	}
+	if o.minDelta != "" {
+		th, err := diff.ParseThreshold(o.minDelta, opts.Metric.Unit)
+		if err != nil {
+			return fmt.Errorf("--min-delta %w", err)
+		}
+		opts.MinDelta = th
+	}
+	if o.match == string(diff.PARCS) {
+		if untimed := append(sides[0].untimed, sides[1].untimed...); len(untimed) > 0 {
+			fmt.Fprintf(s.Err, "ctdiff: warning: --match parcs matches siblings by call order, which %s do not record (no timestamps): their order is first appearance in the file, so fewer calls match; --match zam does not depend on it\n",
+				strings.Join(untimed, ", "))
+		}
+	}
+	res, err := diff.Compare(sides[0].trees, sides[1].trees, opts)
+	if err != nil {
+		return err
+	}
+	res.Base.Profiles, res.New.Profiles = sides[0].paths, sides[1].paths
+	err = writeOutput(s, o.output, false, func(w io.Writer) error {
+		if o.format == "json" {
+			return report.WriteDiffJSON(w, res)
+		}
+		return report.WriteDiffText(w, res, report.DiffTextOptions{})
+	})
+	if err != nil {
+		return err
+	}
+	if o.format != "text" || (o.output != "" && o.output != "-") {
+		// The report holds the warnings; say them where CI logs show them.
+		for _, w := range res.Warnings {
+			fmt.Fprintf(s.Err, "ctdiff: warning: %s\n", w)
+		}
+	}
+	if o.failOnRegression && len(res.Causes) > 0 {
+		c := res.Causes[0]
+		where := c.Thread
+		if n := len(c.Path); n > 0 {
+			where = c.Path[n-1].Function
+		}
+		fmt.Fprintf(s.Err, "ctdiff: regression: %d cause(s), the largest %s +%s in %s\n",
+			len(res.Causes), c.Kind, report.FormatValue(c.Delta, res.Unit), where)
+		return errRegression
+	}
+	return nil
+}
+
+// loadSide reads the profiles arg stands for, one at a time, and builds one
+// tree per profile: each profile is a run. The profile is dropped once its
+// tree is built, so memory holds trees, not profiles.
+func loadSide(s *streams, o *diffOptions, arg string, copts cct.Options) (side, error) {
+	paths, err := expandInputs([]string{arg})
+	if err != nil {
+		return side{}, err
+	}
+	var sd side
+	for _, p := range paths {
+		got, results, err := o.inputs.load(s, []string{p}, o.output)
+		if err != nil {
+			return side{}, err
+		}
+		for i, r := range results {
+			b := cct.NewBuilder(copts)
+			if err := b.Add(r.Profile); err != nil {
+				return side{}, fmt.Errorf("%s: %w", got[i], err)
+			}
+			sd.paths = append(sd.paths, got[i])
+			sd.trees = append(sd.trees, b.Finish())
+			if !timed(r) {
+				sd.untimed = append(sd.untimed, got[i])
+			}
+		}
+	}
+	return sd, nil
+}
+
+// timed reports whether every sample of a profile has a timestamp, that is,
+// whether the tree's sibling order is the order of execution.
+func timed(r *convert.Result) bool {
+	for _, smp := range r.Profile.Sample {
+		if len(smp.NumLabel[labels.Timestamp]) == 0 {
+			return false
+		}
+	}
+	return len(r.Profile.Sample) > 0
+}

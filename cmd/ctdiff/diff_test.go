@@ -1,0 +1,140 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const (
+	exampleOld = "../../testdata/example/old"
+	exampleNew = "../../testdata/example/new"
+)
+
+// The README's main command: the injected slowdown (validate re-running
+// checkRules) is the top cause.
+func TestDiffExample(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		args   []string
+		golden string
+	}{
+		{"text", []string{"diff", exampleOld, exampleNew}, "diff-example.txt"},
+		{"json", []string{"diff", exampleOld, exampleNew, "--format", "json"}, "diff-example.json"},
+		{"intersect", []string{"diff", exampleOld, exampleNew, "--aggregate", "intersect", "--top", "3"}, "diff-example-intersect.txt"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, code := ctdiff(tt.args...)
+			if code != 0 {
+				t.Fatalf("exit %d, stderr:\n%s", code, errOut)
+			}
+			golden(t, tt.golden, out)
+		})
+	}
+	out, _, _ := ctdiff("diff", exampleOld, exampleNew, "--format", "json")
+	var doc struct {
+		Causes []struct {
+			Path []struct{ Function string }
+			Kind string
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Causes) == 0 {
+		t.Fatal("no causes in the example")
+	}
+	var path []string
+	for _, f := range doc.Causes[0].Path {
+		path = append(path, f.Function)
+	}
+	if p := strings.Join(path, ";"); !strings.Contains(p, "example.validate;github.com/ctdiff/ctdiff/internal/example.checkRules") {
+		t.Errorf("top cause %s does not go through validate → checkRules, the injected slowdown", p)
+	}
+}
+
+func TestDiffFailOnRegression(t *testing.T) {
+	out, errOut, code := ctdiff("diff", exampleOld, exampleNew, "--fail-on-regression", "--format", "json")
+	if code != exitRegression {
+		t.Errorf("exit %d, want %d", code, exitRegression)
+	}
+	if !strings.HasPrefix(out, "{") {
+		t.Errorf("the report must still be written; stdout %q", out[:min(len(out), 80)])
+	}
+	if want := "ctdiff: regression: 2 cause(s), the largest regressed +86.67ms in strings.EqualFold\n"; errOut != want {
+		t.Errorf("stderr %q, want %q", errOut, want)
+	}
+	// The old runs against themselves: nothing regressed, exit 0.
+	_, errOut, code = ctdiff("diff", exampleOld, exampleOld, "--fail-on-regression", "-o", filepath.Join(t.TempDir(), "r.txt"))
+	if code != exitOK || errOut != "" {
+		t.Errorf("old vs old: exit %d, stderr %q; want 0 and nothing", code, errOut)
+	}
+}
+
+func TestDiffOutputFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "report.json")
+	out, errOut, code := ctdiff("diff", exampleOld+"/run1.pb.gz", exampleNew+"/run1.pb.gz", "--format", "json", "-o", path)
+	if code != 0 || out != "" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	// One run per side: the report and stderr both say so.
+	if !strings.Contains(errOut, "ctdiff: warning: stats needs at least 2 runs per side") {
+		t.Errorf("stderr %q lacks the one-run warning", errOut)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"schema": "ctdiff.diff/v1"`) || !strings.Contains(string(b), `"noise_floor_percent": null`) {
+		t.Errorf("report:\n%s", b[:min(len(b), 400)])
+	}
+}
+
+func TestDiffErrors(t *testing.T) {
+	dir := t.TempDir()
+	folded := writeFile(t, dir, "a.folded", "main;work 10\n")
+	counts := writeFile(t, dir, "b.folded", "main;work 12\n")
+	for _, tt := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"one argument", []string{"diff", exampleOld}, "ctdiff: diff takes OLD and NEW, got 1 arguments (see 'ctdiff diff --help')\n"},
+		{"missing input", []string{"diff", exampleOld, filepath.Join(dir, "nope")}, "ctdiff: stat " + filepath.Join(dir, "nope") + ": no such file or directory\n"},
+		{"bad aggregate", []string{"diff", exampleOld, exampleNew, "--aggregate", "mean"}, "ctdiff: --aggregate \"mean\" must be one of: [stats intersect]\n"},
+		{"bad match", []string{"diff", exampleOld, exampleNew, "--match", "exact"}, "ctdiff: --match \"exact\" must be one of: [zam parcs]\n"},
+		{"bad format", []string{"diff", exampleOld, exampleNew, "--format", "xml"}, "ctdiff: --format \"xml\" must be one of: [text json]\n"},
+		{"bad min delta", []string{"diff", exampleOld, exampleNew, "--min-delta", "fast"}, "ctdiff: --min-delta \"fast\": want a duration such as 50ms, a share such as 1%, or a number in nanoseconds\n"},
+		{"duration on a count metric", []string{"diff", exampleOld, exampleNew, "--metric", "samples", "--min-delta", "50ms"}, "ctdiff: --min-delta \"50ms\": a duration needs a time metric, and this metric counts count: use a share such as 1% or a number\n"},
+		{"unknown metric", []string{"diff", exampleOld, exampleNew, "--metric", "alloc"}, "ctdiff: ../../testdata/example/old/run1.pb.gz: --metric: sample type \"alloc\" not found: must be one of: [samples/count cpu/nanoseconds]\n"},
+		{"intersect with unequal runs", []string{"diff", exampleOld, exampleNew + "/run1.pb.gz", "--aggregate", "intersect"}, "ctdiff: --aggregate intersect pairs runs by sorted file name (ZAM Section 3.1) and needs as many base runs as new runs, got 3 and 1: use --aggregate stats\n"},
+		{"different sample types", []string{"diff", exampleOld + "/run1.pb.gz", counts}, "ctdiff: " + counts + ": compares samples/count, and ../../testdata/example/old/run1.pb.gz compares cpu/nanoseconds: pick a type both have with --metric\n"},
+		{"latency without timestamps", []string{"diff", folded, counts, "--metric", "latency"}, "ctdiff: " + folded + ": --metric latency: latency inference needs per-sample timestamps, and the input has none (no sample carries the timestamp_ns label)\n"},
+		{"bad alpha", []string{"diff", exampleOld, exampleNew, "--alpha", "1.5"}, "ctdiff: --alpha 1.5 must be between 0 and 1\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, errOut, code := ctdiff(tt.args...)
+			if code != exitError {
+				t.Errorf("exit %d, want %d", code, exitError)
+			}
+			if errOut != tt.want {
+				t.Errorf("stderr\n%q\nwant\n%q", errOut, tt.want)
+			}
+		})
+	}
+}
+
+// --match parcs says when the inputs cannot give it the call order it
+// relies on.
+func TestDiffParcsWarnsWithoutTimestamps(t *testing.T) {
+	_, errOut, code := ctdiff("diff", exampleOld, exampleNew, "--match", "parcs", "-o", filepath.Join(t.TempDir(), "r.txt"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(errOut, "ctdiff: warning: --match parcs matches siblings by call order, which ../../testdata/example/old/run1.pb.gz") {
+		t.Errorf("stderr %q", errOut)
+	}
+}
