@@ -282,18 +282,29 @@ func (c *Case) describe(l Cause) string {
 	return s
 }
 
-// weakest says where along the cause's path (its thread included) the
-// growth is smallest, per run pair (base i against new i) and on average:
-// where Definition 2's condition 2 is most likely to break.
+// weakest says where along the cause's path the growth is smallest, per
+// run pair (base i against new i) and on average, and how much the thread
+// grew (idle time included): where Definition 2's condition 2 is most
+// likely to break.
 func (c *Case) weakest() string {
 	base, nw := c.Along[0], c.Along[1]
 	if len(base) == 0 || len(nw) == 0 {
 		return "no path data"
 	}
+	pairs := min(len(base), len(nw))
+	minPair := func(d int) (int64, int) {
+		m, at := int64(math.MaxInt64), 0
+		for i := range pairs {
+			if x := nw[i][d] - base[i][d]; x < m {
+				m, at = x, i
+			}
+		}
+		return m, at
+	}
 	n := len(c.Injection.Path)
-	minPair, minPairAt, pairAt := int64(math.MaxInt64), 0, 0
-	minMean, minMeanAt := math.Inf(1), 0
-	for d := range n + 1 {
+	bestPair, bestPairAt, pairAt := int64(math.MaxInt64), 1, 0
+	minMean, minMeanAt := math.Inf(1), 1
+	for d := 1; d <= n; d++ {
 		var sb, sn float64
 		for i := range base {
 			sb += float64(base[i][d])
@@ -304,19 +315,13 @@ func (c *Case) weakest() string {
 		if m := sn/float64(len(nw)) - sb/float64(len(base)); m < minMean {
 			minMean, minMeanAt = m, d
 		}
-		for i := range min(len(base), len(nw)) {
-			if x := nw[i][d] - base[i][d]; x < minPair {
-				minPair, minPairAt, pairAt = x, d, i
-			}
+		if x, i := minPair(d); x < bestPair {
+			bestPair, bestPairAt, pairAt = x, d, i
 		}
 	}
-	name := func(d int) string {
-		if d == 0 {
-			return "the thread " + c.Injection.Thread
-		}
-		return fmt.Sprintf("%s (depth %d of %d)", c.Injection.Path[d-1].Function, d, n)
-	}
-	return fmt.Sprintf("smallest growth on the path: pair %d at %s %+v; mean over runs at %s %+v",
-		pairAt+1, name(minPairAt), time.Duration(minPair).Round(10*time.Microsecond),
-		name(minMeanAt), time.Duration(minMean).Round(10*time.Microsecond))
+	name := func(d int) string { return fmt.Sprintf("%s (depth %d of %d)", c.Injection.Path[d-1].Function, d, n) }
+	r := func(x int64) time.Duration { return time.Duration(x).Round(10 * time.Microsecond) }
+	th, thAt := minPair(0)
+	return fmt.Sprintf("smallest growth on the path: pair %d at %s %+v; mean over runs at %s %+v; thread (idle included): pair %d %+v",
+		pairAt+1, name(bestPairAt), r(bestPair), name(minMeanAt), r(int64(minMean)), thAt+1, r(th))
 }
