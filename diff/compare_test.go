@@ -3,6 +3,7 @@ package diff
 import (
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -166,4 +167,52 @@ func TestThreadWarnings(t *testing.T) {
 	if got := strings.Join(res.Warnings, "\n"); !strings.Contains(got, `no thread of the new runs matches a thread of the base runs (threads match by name and ordinal): base has ["main"], new has ["ui"]`) {
 		t.Errorf("warnings %q", got)
 	}
+}
+
+// Every step is iterative: stacks 100,000 frames deep compare fine.
+func TestDeepStacks(t *testing.T) {
+	const depth = 100_000
+	line := func(v string) string {
+		var b strings.Builder
+		for i := range depth {
+			if i > 0 {
+				b.WriteByte(';')
+			}
+			b.WriteString([]string{"rec", "helper", "step"}[i%3])
+		}
+		return b.String() + " " + v
+	}
+	base := trees(t, line("100"), line("101"))
+	nw := trees(t, line("180"), line("178"))
+	for _, o := range []Options{{}, {Aggregate: Intersect}, {Match: PARCS}} {
+		res := compare(t, base, nw, o)
+		if len(res.Causes) != 1 || len(res.Causes[0].Path) != depth {
+			t.Fatalf("%+v: %d causes, want the leaf at depth %d", o, len(res.Causes), depth)
+		}
+		if len(res.RankedPaths) != 1 || len(res.RankedPaths[0].Path) != depth {
+			t.Fatalf("%+v: ranked paths %d", o, len(res.RankedPaths))
+		}
+	}
+}
+
+func FuzzParseThreshold(f *testing.F) {
+	for _, s := range []string{"50ms", "1%", "0.5%", "1000", "1.5s", "-1ms", "100%", "1e3", "%", "ms", "9223372036854775807ns"} {
+		f.Add(s, "nanoseconds")
+		f.Add(s, "count")
+	}
+	f.Fuzz(func(t *testing.T, s, unit string) {
+		th, err := ParseThreshold(s, unit)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), strconv.Quote(strings.TrimSpace(s))) {
+				t.Errorf("error %q does not start with the quoted input", err)
+			}
+			return
+		}
+		if th.Value < 0 || th.Share < 0 || th.Share > 1 || (th.Value == 0) == (th.Share == 0) {
+			t.Errorf("ParseThreshold(%q, %q) = %+v", s, unit, th)
+		}
+		if th.resolve(1e9) < 1 {
+			t.Errorf("resolved μ below 1 for %+v", th)
+		}
+	})
 }

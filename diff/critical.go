@@ -112,19 +112,20 @@ func assemble(g graph, u *union, kt *keyTable) ([]GraphNode, []Cause) {
 	type item struct {
 		x      int32
 		parent int
+		thread string
 	}
 	stack := []item{}
 	for i := len(kids[0]) - 1; i >= 0; i-- {
-		stack = append(stack, item{kids[0][i], -1})
+		x := kids[0][i]
+		stack = append(stack, item{x, -1, threadLabel(kt.frames[u.key[x]])})
 	}
 	for len(stack) > 0 {
 		it := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		v := g[it.x]
-		thread, path := u.describe(kt, it.x)
 		gn := GraphNode{
 			Parent:   it.parent,
-			Thread:   thread,
+			Thread:   it.thread,
 			IsThread: u.depth[it.x] == 1,
 			Kind:     v.kind,
 			Base:     round(v.base),
@@ -133,22 +134,26 @@ func assemble(g graph, u *union, kt *keyTable) ([]GraphNode, []Cause) {
 			Context:  v.context,
 			Stats:    v.test,
 		}
-		if len(path) > 0 {
-			gn.Frame = path[len(path)-1]
+		if !gn.IsThread {
+			kf := kt.frames[u.key[it.x]]
+			gn.Frame = Frame{Function: kf.Function, File: kf.File}
 		}
 		ch := kids[it.x]
 		gn.Cause = len(ch) == 0
 		idx := len(nodes)
 		nodes = append(nodes, gn)
 		if gn.Cause {
+			// Only causes carry their whole path: building one per graph
+			// node would be quadratic in the depth.
+			_, path := u.describe(kt, it.x)
 			causes = append(causes, Cause{
-				Thread: thread, Path: path, Kind: v.kind,
+				Thread: it.thread, Path: path, Kind: v.kind,
 				Base: gn.Base, New: gn.New, Delta: gn.Delta,
 				Stats: v.test, Node: idx,
 			})
 		}
 		for i := len(ch) - 1; i >= 0; i-- {
-			stack = append(stack, item{ch[i], idx})
+			stack = append(stack, item{ch[i], idx, it.thread})
 		}
 	}
 	slices.SortStableFunc(causes, func(a, b Cause) int {

@@ -128,7 +128,7 @@ func weightMatching(sumB, sumN []float64, cnt []int32, ov Overlap, u *union, kt 
 		case dp < dq:
 			return 1
 		}
-		return u.comparePaths(kt, p.x, q.x)
+		return u.compareCheap(kt, p.x, q.x)
 	})
 	wm := WeightMatching{Nodes: []WeightDiff{}, Adjusted: ov.Percent}
 	for _, c := range cands {
@@ -196,7 +196,7 @@ func subtrees(acc map[int32]*subtreeAcc, pairs int, u *union, kt *keyTable, limi
 		case p.s.weight < q.s.weight:
 			return 1
 		}
-		return u.comparePaths(kt, p.x, q.x)
+		return u.compareCheap(kt, p.x, q.x)
 	})
 	out := []Subtree{}
 	for _, it := range items[:min(len(items), limit)] {

@@ -39,8 +39,12 @@ type prior struct {
 const maxPriorDF = 50
 
 // minPriorNodes is the least number of nodes with variance to fit a prior
-// on; with fewer, Stats uses Welch's t-test.
-const minPriorNodes = 10
+// on; with fewer, Stats uses Welch's t-test. maxPriorNodes is the most it
+// uses.
+const (
+	minPriorNodes = 10
+	maxPriorNodes = 4096
+)
 
 // fitPrior fits the prior on nodes' pooled means and pooled variances (both
 // samples), each with d = k + m − 2 degrees of freedom. Nodes without
@@ -59,6 +63,16 @@ func fitPrior(means, vars []float64, d float64) *prior {
 	if len(ls) < minPriorNodes {
 		return nil
 	}
+	if len(ls) > maxPriorNodes {
+		// Two parameters need no more: a deterministic stride keeps the
+		// fit's cost bounded on trees of millions of nodes.
+		stride := float64(len(ls)) / maxPriorNodes
+		for i := range maxPriorNodes {
+			j := int(float64(i) * stride)
+			ls[i], es[i] = ls[j], es[j]
+		}
+		ls, es = ls[:maxPriorNodes], es[:maxPriorNodes]
+	}
 	lMin, lMax := ls[0], ls[0]
 	for _, l := range ls {
 		lMin, lMax = math.Min(lMin, l), math.Max(lMax, l)
@@ -71,9 +85,7 @@ func fitPrior(means, vars []float64, d float64) *prior {
 	// underestimating the variance makes false causes.
 	pr := &prior{}
 	best := math.Inf(1)
-	const steps = 400
-	for i := 0; i <= steps; i++ {
-		lv := lMin - 5 + (lMax-lMin+10)*float64(i)/steps
+	try := func(lv float64) {
 		c := 0.0
 		for k, l := range ls {
 			c += es[k] - l - softplus(l-lv)
@@ -87,6 +99,17 @@ func fitPrior(means, vars []float64, d float64) *prior {
 		if sse < best {
 			best, pr.c, pr.logVStar = sse, c, lv
 		}
+	}
+	// A coarse grid over the sizes seen (and beyond, for a pure sampling
+	// or pure jitter trend), then a fine one around the best point.
+	const steps = 40
+	lo, step := lMin-5, (lMax-lMin+10)/steps
+	for i := 0; i <= steps; i++ {
+		try(lo + step*float64(i))
+	}
+	center := pr.logVStar
+	for i := -steps / 2; i <= steps/2; i++ {
+		try(center + step*float64(i)/(steps/2))
 	}
 	resid := make([]float64, len(ls))
 	for i, l := range ls {

@@ -197,6 +197,15 @@ func threadLabel(kf keyFrame) string {
 	return cct.ThreadLabel(cct.Frame{Function: kf.Function, File: kf.File, Ordinal: kf.Ordinal, Kind: kf.Kind})
 }
 
+// compareCheap orders two union nodes by name, then by id: deterministic and
+// O(1), for sorting many nodes where the order of ties does not show.
+func (u *union) compareCheap(kt *keyTable, x, y int32) int {
+	if c := u.compareNames(kt, x, y); c != 0 || x == y {
+		return c
+	}
+	return int(x - y)
+}
+
 // comparePaths orders two union nodes by their root-first paths of names,
 // for stable tie-breaking: a path sorts before its extensions, and paths
 // differ first just below their lowest common ancestor. Siblings with equal

@@ -64,7 +64,7 @@ func WriteDiffText(w io.Writer, res *diff.Result, o DiffTextOptions) error {
 	fmt.Fprintf(bw, "\nRegression causes: %d%s\n", len(res.Causes), more(len(res.Causes), o.MaxCauses))
 	if len(res.Causes) == 0 {
 		fmt.Fprintf(bw, "  none: no function grew by %s or more", val(res.MinDelta))
-		if res.Aggregate == diff.Stats {
+		if res.Aggregate == diff.Stats && res.Base.Runs >= 2 && res.New.Runs >= 2 {
 			fmt.Fprint(bw, " with significance")
 		}
 		fmt.Fprintln(bw)
