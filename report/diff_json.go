@@ -64,7 +64,8 @@ type causeJSON struct {
 
 type testJSON struct {
 	Test string `json:"test"`
-	// P is the one-sided p-value, PAdjusted the Holm-adjusted one.
+	// P is the one-sided p-value, PAdjusted the Holm-adjusted one; they and
+	// the interval have three significant digits.
 	P         float64 `json:"p"`
 	PAdjusted float64 `json:"p_adjusted"`
 	CILow     int64   `json:"ci_low"`
@@ -240,7 +241,7 @@ func testOf(t *diff.Test) *testJSON {
 	if t == nil {
 		return nil
 	}
-	return &testJSON{Test: t.Name, P: sig3(t.P), PAdjusted: sig3(t.Q), CILow: t.Low, CIHigh: t.High}
+	return &testJSON{Test: t.Name, P: sig3(t.P), PAdjusted: sig3(t.Q), CILow: int64(sig3(float64(t.Low))), CIHigh: int64(sig3(float64(t.High)))}
 }
 
 // sig3 rounds to three significant digits, for the same reason as pct2.
