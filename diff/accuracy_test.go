@@ -413,6 +413,7 @@ func TestAccuracy(t *testing.T) {
 	variants := []variant{
 		{"stats μ=50ms", func(o *Options) {}},
 		{"stats μ=50ms, Benjamini–Hochberg", func(o *Options) { correct = benjaminiHochberg }},
+		{"stats μ=50ms, Welch (no prior)", func(o *Options) { moderate = false }},
 		{"intersect μ=50ms", func(o *Options) { o.Aggregate = Intersect }},
 		{"stats μ=20ms", func(o *Options) { o.MinDelta = Threshold{Value: 20e6} }},
 		{"stats μ=100ms", func(o *Options) { o.MinDelta = Threshold{Value: 100e6} }},
@@ -427,7 +428,7 @@ func TestAccuracy(t *testing.T) {
 			o := DefaultOptions()
 			v.opts(&o)
 			fmt.Println(simulate(t, c.cfg, *accCases, 7, o).row(v.name))
-			correct = holm
+			correct, moderate = holm, true
 		}
 	}
 }

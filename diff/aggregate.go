@@ -81,7 +81,10 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64) (g g
 			vars = append(vars, v)
 		}
 	}
-	pr := fitPrior(means, vars, float64(u.runs-2))
+	var pr *prior
+	if moderate {
+		pr = fitPrior(means, vars, float64(u.runs-2))
+	}
 	var family []int32
 	var ps []float64
 	tests := make(map[int32]*Test)
@@ -128,6 +131,10 @@ func idle(u *union, kt *keyTable, x int32) bool {
 	kf := kt.frames[u.key[x]]
 	return u.depth[x] >= 2 && isIdle(cct.Frame{Function: kf.Function, Kind: kf.Kind})
 }
+
+// moderate enables the variance prior; a variable so the accuracy
+// simulation can measure plain Welch tests against it.
+var moderate = true
 
 func kindOf(u *union, x int32) Kind {
 	if u.inBase[x] == 0 {
