@@ -56,7 +56,8 @@ type Side struct {
 	Profiles []string
 	// Runs is the number of trees.
 	Runs int
-	// Total is the mean root total; Totals has one entry per run.
+	// Total is the mean root total; Totals has one entry per run. Both
+	// leave out V8's "(idle)" frames, which are no work (see isIdle).
 	Total  int64
 	Totals []int64
 }
