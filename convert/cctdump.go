@@ -131,7 +131,7 @@ func parseCCTDump(in *Input) (*profile.Profile, error) {
 	if err := c.check(); err != nil {
 		return nil, err
 	}
-	return c.profile(), nil
+	return c.profile()
 }
 
 type cctReader struct {
@@ -218,7 +218,7 @@ func (c *cctReader) check() error {
 	return nil
 }
 
-func (c *cctReader) profile() *profile.Profile {
+func (c *cctReader) profile() (*profile.Profile, error) {
 	t := c.tree
 	nodes := t.Nodes
 	st := make([]*profile.ValueType, 0, len(t.SampleTypes)+3)
@@ -266,6 +266,9 @@ func (c *cctReader) profile() *profile.Profile {
 	// current node: O(depth) per sample, nothing quadratic in the tree.
 	var path []int // node indices below the thread, root first
 	var meta SampleMeta
+	if err := c.checkDepths(); err != nil {
+		return nil, err
+	}
 	rootSelf := false
 	for _, i := range c.order {
 		n := &nodes[i]
@@ -315,7 +318,32 @@ func (c *cctReader) profile() *profile.Profile {
 	if rootSelf {
 		c.in.Warnf("the root node has self values; they are kept as a sample without thread or stack")
 	}
-	return p
+	return p, nil
+}
+
+// checkDepths charges the stack of every node that gets a sample before
+// any is built: each holds the node's whole path, so a deep chain of small
+// nodes would otherwise take memory quadratic in the file.
+func (c *cctReader) checkDepths() error {
+	nodes := c.tree.Nodes
+	budget := c.in.stackBudget()
+	depth := make([]int, len(nodes)) // frames in the node's stack
+	for _, i := range c.order {
+		n := &nodes[i]
+		if i == c.root || n.Kind == "thread" {
+			continue
+		}
+		depth[i] = 1
+		if p := c.byID[n.Parent]; p != c.root && nodes[p].Kind != "thread" {
+			depth[i] += depth[p]
+		}
+		if c.needsSample(n) {
+			if err := budget.take(depth[i]); err != nil {
+				return fmt.Errorf("node %d: %w", n.ID, err)
+			}
+		}
+	}
+	return nil
 }
 
 // needsSample says whether a function node gets a sample of its own: when

@@ -65,7 +65,7 @@ func parseCpuprofile(in *Input) (*profile.Profile, error) {
 	}
 	em := newV8Emitter(in)
 	em.threads = []*v8Thread{th}
-	return em.profile(), nil
+	return em.profile()
 }
 
 // readCpuprofile reads the file into its one thread and profile.

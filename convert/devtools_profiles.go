@@ -24,7 +24,10 @@ func (tr *traceReader) build() (*profile.Profile, error) {
 	}
 	em := newV8Emitter(tr.in)
 	em.threads = threads
-	p := em.profile()
+	p, err := em.profile()
+	if err != nil {
+		return nil, err
+	}
 	if !tr.startTime.IsZero() {
 		p.TimeNanos = tr.startTime.UnixNano()
 	}

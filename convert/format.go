@@ -89,6 +89,16 @@ type Input struct {
 	Options *Options
 
 	warnings []string
+	consumed *int64 // decompressed bytes read so far; nil when unknown
+}
+
+// bytesRead returns how many decompressed bytes were read from the input
+// so far (including what R buffered ahead), 0 when unknown.
+func (in *Input) bytesRead() int64 {
+	if in.consumed == nil {
+		return 0
+	}
+	return *in.consumed
 }
 
 // Warnf records a warning about the input (skipped records, assumptions

@@ -505,6 +505,16 @@ func (pv *perfView) build() (*profile.Profile, error) {
 	)
 	locs := newETWLocations(b)
 	memo := map[int32]*perfViewResolved{}
+	// CallerID chains can be deep and shared by many samples: the stacks
+	// are charged before any is walked.
+	budget, depths := pv.in.stackBudget(), map[int32]int{}
+	for i := range pv.samples {
+		if s := &pv.samples[i]; s.stack >= 0 {
+			if err := budget.take(pv.depth(s.stack, depths)); err != nil {
+				return nil, fmt.Errorf("%s: %w", s.where.Where, err)
+			}
+		}
+	}
 	var chain []string
 	var ids []int32
 	threads, blocked, empty := false, false, 0
@@ -557,6 +567,31 @@ func (pv *perfView) build() (*profile.Profile, error) {
 		pv.in.Warnf("%d of %d samples have no frames; each is kept as one frame \"(no stack)\"", empty, len(out))
 	}
 	return p, nil
+}
+
+// depth returns how many frames chain(id) has, memoizing every node's
+// depth in depths so that all calls together take time linear in the
+// stacks. A loop or a missing node ends the count; chain reports them.
+func (pv *perfView) depth(id int32, depths map[int32]int) int {
+	var path []int32
+	base := 0
+	for id >= 0 && len(path) <= len(pv.stacks) {
+		if d, ok := depths[id]; ok {
+			base = d
+			break
+		}
+		st, ok := pv.stacks[id]
+		if !ok {
+			break
+		}
+		path = append(path, id)
+		id = st.caller
+	}
+	for k := len(path) - 1; k >= 0; k-- {
+		base++
+		depths[path[k]] = base
+	}
+	return base
 }
 
 // chain returns the frame names of a stack node, leaf first.

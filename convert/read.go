@@ -86,15 +86,18 @@ func read(r io.Reader, name string, opts *Options) (*Result, error) {
 	}
 	br := bufio.NewReaderSize(r, 64<<10)
 	magic, _ := br.Peek(2)
+	var consumed *int64 // decompressed bytes read so far
 	if len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
 			return nil, fmt.Errorf("gzip: %w", err)
 		}
 		zr.Multistream(true)
-		br = bufio.NewReaderSize(&gzipReader{zr: zr, limit: limit}, 64<<10)
+		g := &gzipReader{zr: zr, limit: limit}
+		br, consumed = bufio.NewReaderSize(g, 64<<10), &g.n
 	} else {
-		br = bufio.NewReaderSize(&limitReader{r: br, limit: limit}, 64<<10)
+		l := &limitReader{r: br, limit: limit}
+		br, consumed = bufio.NewReaderSize(l, 64<<10), &l.n
 	}
 	head, err := br.Peek(SniffSize)
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
@@ -115,13 +118,16 @@ func read(r io.Reader, name string, opts *Options) (*Result, error) {
 				ErrUnknownFormat, strings.Join(FormatNames(), ", "))
 		}
 	}
-	in := &Input{Name: name, R: br, Options: opts}
+	in := &Input{Name: name, R: br, Options: opts, consumed: consumed}
 	p, err := f.Parse(in)
 	if err != nil {
 		return nil, err
 	}
 	if err := p.CheckValid(); err != nil {
 		return nil, fmt.Errorf("%s reader produced an invalid profile: %w", f.Name, err)
+	}
+	if err := checkSamples(p, in.bytesRead()); err != nil {
+		return nil, err
 	}
 	res := &Result{Profile: p, Format: f.Name, Warnings: in.warnings}
 	if len(p.Sample) == 0 {

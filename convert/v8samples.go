@@ -2,6 +2,7 @@ package convert
 
 import (
 	"cmp"
+	"fmt"
 	"maps"
 	"slices"
 
@@ -64,6 +65,7 @@ func (th *v8Thread) firstTime() int64 {
 // threads in the order they started, samples in time order per thread. It
 // consumes the profiles: their sample arrays are released as it goes.
 type v8Emitter struct {
+	in        *Input
 	b         *Builder
 	aggregate bool // merge identical stacks per thread, without timestamps
 	threads   []*v8Thread
@@ -76,7 +78,27 @@ type v8Emitter struct {
 }
 
 func newV8Emitter(in *Input) *v8Emitter {
-	return &v8Emitter{b: NewBuilder(v8SampleTypes()...), aggregate: in.Options.Aggregate, warnf: in.Warnf}
+	return &v8Emitter{in: in, b: NewBuilder(v8SampleTypes()...), aggregate: in.Options.Aggregate, warnf: in.Warnf}
+}
+
+// checkDepths charges every sample's stack depth to the input's budget
+// before any stack is built: a small tree can name a deep node many times.
+func (e *v8Emitter) checkDepths() error {
+	budget := e.in.stackBudget()
+	for _, th := range e.threads {
+		for _, p := range th.profiles {
+			for _, id := range p.ids {
+				d := 1 // an undefined id becomes a one-frame placeholder
+				if i, ok := p.tree.index[id]; ok {
+					d = p.tree.stackDepth(i)
+				}
+				if err := budget.take(d); err != nil {
+					return fmt.Errorf("%s: %w", p.name, err)
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // v8Entry is one sample on its way out.
@@ -156,7 +178,10 @@ func (e *v8Emitter) extend(start, end int64) {
 }
 
 // profile writes every thread's samples and returns the profile.
-func (e *v8Emitter) profile() *profile.Profile {
+func (e *v8Emitter) profile() (*profile.Profile, error) {
+	if err := e.checkDepths(); err != nil {
+		return nil, err
+	}
 	// Threads in order of their first sample: the ordinal cct gives
 	// same-named threads then means "the second worker to start".
 	threads := slices.Clone(e.threads)
@@ -204,7 +229,7 @@ func (e *v8Emitter) profile() *profile.Profile {
 		p.DurationNanos = e.maxEnd - e.minStart
 	}
 	p.DefaultSampleType = "wall"
-	return p
+	return p, nil
 }
 
 // threadLabels returns the maps every sample of a thread shares. Sharing

@@ -79,6 +79,10 @@ type v8Tree struct {
 	// missing counts node ids that are referenced (as a parent or by a
 	// sample) but never defined, and refs the references to them.
 	missing, refs int
+	// above[i]-1 is how many frames node i and its ancestors put in the
+	// stack of a node below it; 0 means not computed (see stackDepth).
+	above []int32
+	path  []int32 // scratch for stackDepth
 }
 
 type v8TreeNode struct {
@@ -281,4 +285,34 @@ func (t *v8Tree) stack(i int32, b *Builder) []*profile.Location {
 	}
 	t.nodes[i].stack = st
 	return st
+}
+
+// stackDepth returns how many frames stack(i) has, without building it, in
+// time linear in the nodes over all calls: depths are memoized top down.
+func (t *v8Tree) stackDepth(i int32) int {
+	n := &t.nodes[i]
+	if n.parent < 0 {
+		return 1 // a root is a one-frame stack, even (root) itself
+	}
+	if len(t.above) < len(t.nodes) {
+		t.above = append(t.above, make([]int32, len(t.nodes)-len(t.above))...)
+	}
+	path := t.path[:0]
+	j := n.parent
+	for j >= 0 && t.above[j] == 0 {
+		path = append(path, j)
+		j = t.nodes[j].parent
+	}
+	frames := int32(0)
+	if j >= 0 {
+		frames = t.above[j] - 1
+	}
+	for k := len(path) - 1; k >= 0; k-- {
+		if a := &t.nodes[path[k]]; a.parent >= 0 || a.frame.Name != rootName {
+			frames++ // stack skips only a top-level (root)
+		}
+		t.above[path[k]] = frames + 1
+	}
+	t.path = path
+	return 1 + int(t.above[n.parent]-1)
 }

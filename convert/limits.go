@@ -1,0 +1,95 @@
+package convert
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/google/pprof/profile"
+)
+
+// MaxStackDepth is the most frames one sample's stack may have. Recorders
+// truncate far below it (JFR at 64, async-profiler at 2048, perf at 127);
+// only runaway recursion or a hostile file comes near, and 100,000-frame
+// stacks still read. It bounds memory in readers that expand a call tree
+// into stacks, where one node deep down costs its whole path.
+const MaxStackDepth = 1_000_000
+
+// The frames of all samples' stacks together are bounded by
+// stackFramesPerByte per decompressed input byte, and never below
+// minStackFrames. Real profiles hold under one frame per byte (corpus:
+// at most 0.7, a JFR recording whose samples share pooled stacks); tree
+// formats (V8 nodes with parent links, PerfView stacks, ctdiff.cct/v1)
+// let a small file name deep nodes many times, which would make every
+// later stage walk, and some readers allocate, depth × samples frames.
+const (
+	stackFramesPerByte = 64
+	minStackFrames     = 1 << 27
+)
+
+// ErrStackLimit is returned (wrapped) when a stack is deeper than
+// MaxStackDepth or all stacks together hold more frames than the input's
+// budget.
+var ErrStackLimit = errors.New("stack frames exceed the limit")
+
+// ErrNegativeValue is returned (wrapped) when a sample has a negative
+// value: ctdiff adds and compares weights, which must be counts or times.
+var ErrNegativeValue = errors.New("negative sample value")
+
+// stackBudget counts the frames of the stacks a reader produces against
+// the input's limits. Readers that expand trees charge each stack before
+// building it, so a hostile tree fails before it takes the memory.
+type stackBudget struct {
+	used, limit int64
+}
+
+// stackBudget returns the budget for this input: readers call it after
+// reading the part of the input that defines the stacks.
+func (in *Input) stackBudget() *stackBudget {
+	return &stackBudget{limit: stackFrameLimit(in.bytesRead())}
+}
+
+func stackFrameLimit(inputBytes int64) int64 {
+	return max(minStackFrames, stackFramesPerByte*inputBytes)
+}
+
+// take charges one stack of depth frames.
+func (b *stackBudget) take(depth int) error {
+	if depth > MaxStackDepth {
+		return fmt.Errorf("%w: a stack of %d frames, more than the limit of %d per stack (runaway recursion?)",
+			ErrStackLimit, depth, MaxStackDepth)
+	}
+	b.used += int64(depth)
+	if b.used > b.limit {
+		return fmt.Errorf("%w: the stacks hold more than %d frames in total, the limit for this input "+
+			"(%d per input byte, at least %d): a deep call tree whose nodes are sampled many times",
+			ErrStackLimit, b.limit, stackFramesPerByte, minStackFrames)
+	}
+	return nil
+}
+
+// checkSamples applies the limits every reader's output must meet: stack
+// depth, total frames and non-negative values. It runs on every profile
+// Read returns, so later stages can rely on them.
+func checkSamples(p *profile.Profile, inputBytes int64) error {
+	budget := &stackBudget{limit: stackFrameLimit(inputBytes)}
+	for i, s := range p.Sample {
+		if err := budget.take(len(s.Location)); err != nil {
+			return fmt.Errorf("sample %d: %w", i, err)
+		}
+		for j, v := range s.Value {
+			if v < 0 {
+				return fmt.Errorf("sample %d: %w: %s is %d; ctdiff needs counts and times "+
+					"(a profile of differences, such as pprof -diff_base writes, cannot be read: pass the two profiles instead)",
+					i, ErrNegativeValue, sampleTypeName(p, j), v)
+			}
+		}
+	}
+	return nil
+}
+
+func sampleTypeName(p *profile.Profile, i int) string {
+	if i < len(p.SampleType) && p.SampleType[i] != nil {
+		return p.SampleType[i].Type + "/" + p.SampleType[i].Unit
+	}
+	return fmt.Sprintf("value %d", i)
+}
