@@ -112,8 +112,12 @@ func Compare(base, nw []*cct.Tree, opts Options) (*Result, error) {
 			res.warn("2 runs per side give the significance test little power; 3 or more per side are recommended")
 		}
 	}
-	res.Graph, res.Causes = assemble(g, u, kt)
+	var graphIDs []int32
+	res.Graph, res.Causes, graphIDs = assemble(g, u, kt)
 	res.CriticalGraphNodes = len(res.Graph)
+	if o.Tree {
+		res.Tree = exportTree(u, kt, res.Graph, graphIDs)
+	}
 
 	// PARCS: strict common trees for comparison, and base-vs-base overlaps
 	// for the noise floor.

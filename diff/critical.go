@@ -87,8 +87,8 @@ func thresholdGraph(u *union, kt *keyTable, mu int64) graph {
 
 // assemble turns a graph into Result.Graph (pre-order, children by delta,
 // largest first, ties by name) and Result.Causes (the leaves, by delta, ties
-// by thread and path).
-func assemble(g graph, u *union, kt *keyTable) ([]GraphNode, []Cause) {
+// by thread and path); ids are the graph nodes' union-tree nodes.
+func assemble(g graph, u *union, kt *keyTable) (nodes []GraphNode, causes []Cause, ids []int32) {
 	kids := map[int32][]int32{}
 	for x := range g {
 		p := u.parent[x]
@@ -107,8 +107,9 @@ func assemble(g graph, u *union, kt *keyTable) ([]GraphNode, []Cause) {
 	for _, ch := range kids {
 		slices.SortFunc(ch, cmp)
 	}
-	nodes := make([]GraphNode, 0, len(g))
-	causes := []Cause{}
+	nodes = make([]GraphNode, 0, len(g))
+	ids = make([]int32, 0, len(g))
+	causes = []Cause{}
 	type item struct {
 		x      int32
 		parent int
@@ -142,6 +143,7 @@ func assemble(g graph, u *union, kt *keyTable) ([]GraphNode, []Cause) {
 		gn.Cause = len(ch) == 0
 		idx := len(nodes)
 		nodes = append(nodes, gn)
+		ids = append(ids, it.x)
 		if gn.Cause {
 			// Only causes carry their whole path: building one per graph
 			// node would be quadratic in the depth.
@@ -168,7 +170,7 @@ func assemble(g graph, u *union, kt *keyTable) ([]GraphNode, []Cause) {
 		}
 		return comparePathFrames(a.Path, b.Path)
 	})
-	return nodes, causes
+	return nodes, causes, ids
 }
 
 func comparePathFrames(a, b []Frame) int {

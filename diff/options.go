@@ -172,6 +172,10 @@ type Options struct {
 	// TopologyLimit caps the added and removed subtrees returned (0 means
 	// DefaultTopologyLimit).
 	TopologyLimit int
+	// Tree asks for Result.Tree, the matched union tree. Off by default:
+	// it is one TreeNode per calling context of all runs (about 90 bytes
+	// each), which only reports that redraw the whole tree need.
+	Tree bool
 }
 
 // DefaultOptions returns the options `ctdiff diff` uses without flags.

@@ -48,6 +48,10 @@ type Result struct {
 	// Warnings are things the user should know: too few runs for
 	// statistics, threads that match nothing, and the like.
 	Warnings []string
+
+	// Tree is the matched union tree of all runs (tree.go), root first;
+	// set only when Options.Tree asks for it.
+	Tree []TreeNode `json:",omitempty"`
 }
 
 // A Side describes the base or the new runs.
