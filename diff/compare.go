@@ -51,18 +51,32 @@ func Compare(base, nw []*cct.Tree, opts Options) (*Result, error) {
 	for i, t := range nw {
 		nRuns[i] = newRun(t, kt, o.Metric)
 	}
+	var iters *benchIterations
+	var verdict *BenchVerdict
+	if o.Bench != nil {
+		if iters, verdict, err = prepareBench(o.Bench, len(base), len(nw)); err != nil {
+			return nil, err
+		}
+	}
+	nz, err := PlanNormalization(base, nw, o.Normalize, o.Metric.Unit, iters != nil)
+	if err != nil {
+		return nil, err
+	}
 
 	res := &Result{
-		Metric: o.Metric.Name, Unit: o.Metric.Unit,
+		Metric: o.Metric.Name, Unit: nz.Unit,
 		Aggregate: o.Aggregate, Match: o.Match, Alpha: o.Alpha,
-		Base: side(bRuns), New: side(nRuns),
 		TreeNodes: len(base[0].Nodes) - 1,
 		Warnings:  []string{},
 	}
+	if err := normalize(&nz, bRuns, nRuns, iters, res); err != nil {
+		return nil, err
+	}
+	res.Normalization, res.Base, res.New = nz, side(bRuns), side(nRuns)
 	th := o.MinDelta
 	if th == (Threshold{}) {
 		th = Threshold{Value: DefaultMinDelta}
-		if o.Metric.Unit != "nanoseconds" {
+		if res.Unit != "nanoseconds" || nz.Mode == NormalizePer || nz.Mode == NormalizeIteration {
 			th = Threshold{Share: DefaultMinDeltaShare}
 		}
 	}
@@ -141,6 +155,11 @@ func Compare(base, nw []*cct.Tree, opts Options) (*Result, error) {
 	res.Overlap, res.Topology, res.WeightMatching = parcs(pairs, strictCommon, noise, u, kt, o)
 
 	res.RankedPaths = rankPaths(u, kt, o.Top)
+	if verdict != nil {
+		benchProfile(verdict, &nz, bRuns, nRuns, res)
+		res.Benchmark = verdict
+	}
+	res.GoRuntime = goRuntime(u, kt)
 	return res, nil
 }
 

@@ -176,6 +176,14 @@ type Options struct {
 	// it is one TreeNode per calling context of all runs (about 90 bytes
 	// each), which only reports that redraw the whole tree need.
 	Tree bool
+	// Normalize selects how each run's values are scaled before the sides
+	// are compared (normalize.go); the zero value picks the mode from the
+	// inputs. MinDelta and the tests apply to the normalized values.
+	Normalize Normalize
+	// Bench holds the go test -bench outputs of the runs, for normalization
+	// per iteration and benchstat's verdict (benchstat.go); nil when there
+	// are none.
+	Bench *Bench
 }
 
 // DefaultOptions returns the options `ctdiff diff` uses without flags.

@@ -52,6 +52,17 @@ type Result struct {
 	// Tree is the matched union tree of all runs (tree.go), root first;
 	// set only when Options.Tree asks for it.
 	Tree []TreeNode `json:",omitempty"`
+
+	// Normalization says how the values were scaled before comparing
+	// (normalize.go): every value of the Result, Base and New totals
+	// included, is normalized and in Unit.
+	Normalization Normalization
+	// Benchmark is benchstat's verdict on the benchmark whose outputs
+	// came with the profiles (Options.Bench); nil without them.
+	Benchmark *BenchVerdict
+	// GoRuntime summarizes the Go runtime's garbage collection and
+	// allocation work (goruntime.go); nil when the profiles have none.
+	GoRuntime *GoRuntime
 }
 
 // A Side describes the base or the new runs.

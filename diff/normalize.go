@@ -1,0 +1,441 @@
+package diff
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ctdiff/ctdiff/cct"
+)
+
+// A NormalizeMode says how each run's values are scaled before the sides
+// are compared. Which one is right depends on what was held fixed while the
+// profiles were recorded (peers.md, user ask 3):
+//
+//   - fixed work (a batch job, a test, N requests): absolute times compare,
+//     NormalizeNone;
+//   - fixed duration (/debug/pprof/profile?seconds=30 on a busy service):
+//     the total is capped by the recording window, so a slower function
+//     takes time from the others and the total stays flat; absolute deltas
+//     then mix the regression with losses elsewhere, and shares compare,
+//     NormalizeShare (PARCS's pweight, Section 3.4), or time per request,
+//     NormalizePer;
+//   - a varying number of iterations (go test -bench): time per iteration,
+//     NormalizeIteration.
+type NormalizeMode string
+
+const (
+	// NormalizeAuto picks the mode from the inputs (PlanNormalization).
+	NormalizeAuto NormalizeMode = "auto"
+	// NormalizeNone compares absolute values.
+	NormalizeNone NormalizeMode = "none"
+	// NormalizeTotal scales every base run by the ratio of the mean new
+	// total to the mean base total, so the side totals are equal; pprof's
+	// -normalize, with the roles of base and new as ctdiff reports them.
+	NormalizeTotal NormalizeMode = "total"
+	// NormalizeShare turns each run's values into shares of that run's
+	// total (UnitShare), PARCS's percentage weights.
+	NormalizeShare NormalizeMode = "share"
+	// NormalizePer divides each run's values by the number of instances of
+	// a marker function (Normalize.Func), such as a request handler: time
+	// per request.
+	NormalizePer NormalizeMode = "per"
+	// NormalizeIteration divides each run's values by its benchmark
+	// iterations (Options.Bench).
+	NormalizeIteration NormalizeMode = "iteration"
+)
+
+// UnitShare is the unit of values under NormalizeShare: parts per billion of
+// the run's total, so integers keep nine digits of a percentage.
+const UnitShare = "parts-per-billion"
+
+// shareScale is a run's total under NormalizeShare.
+const shareScale = 1e9
+
+// fixedDurationSpread is how much the recording durations of fixed-duration
+// profiles may differ: a 30-second /debug/pprof/profile lasts 30 s plus a
+// few milliseconds of scheduling, while fixed-work runs of two versions
+// differ by their speed (the example's by 10-14%).
+const fixedDurationSpread = 0.03
+
+// Normalize selects the normalization (Options.Normalize). The zero value
+// is NormalizeAuto.
+type Normalize struct {
+	Mode NormalizeMode
+	// Func is the marker function of NormalizePer, matched against the
+	// full function name or its last components: "handleRequest",
+	// "example.handleRequest" and "github.com/x/example.handleRequest" all
+	// name github.com/x/example.handleRequest.
+	Func string
+}
+
+// ParseNormalize parses the --normalize flag: auto, none, total, share,
+// per=FUNC or iteration.
+func ParseNormalize(s string) (Normalize, error) {
+	s = strings.TrimSpace(s)
+	if f, ok := strings.CutPrefix(s, "per="); ok {
+		if f = strings.TrimSpace(f); f == "" {
+			return Normalize{}, fmt.Errorf("%q: per= needs a function name, such as per=handleRequest", s)
+		}
+		return Normalize{Mode: NormalizePer, Func: f}, nil
+	}
+	switch m := NormalizeMode(s); m {
+	case "", NormalizeAuto:
+		return Normalize{Mode: NormalizeAuto}, nil
+	case NormalizeNone, NormalizeTotal, NormalizeShare, NormalizeIteration:
+		return Normalize{Mode: m}, nil
+	}
+	return Normalize{}, fmt.Errorf("%q must be one of: [auto none total share per=FUNC iteration]", s)
+}
+
+func (n Normalize) String() string {
+	if n.Mode == NormalizePer {
+		return "per=" + n.Func
+	}
+	if n.Mode == "" {
+		return string(NormalizeAuto)
+	}
+	return string(n.Mode)
+}
+
+// Normalization says how a comparison's values were normalized
+// (Result.Normalization).
+type Normalization struct {
+	// Mode is the mode used, never NormalizeAuto; Func is the marker of
+	// NormalizePer.
+	Mode NormalizeMode
+	Func string
+	// Auto says the mode was chosen from the inputs, and Reason why (for a
+	// chosen mode, what the inputs say).
+	Auto   bool
+	Reason string
+	// Unit is the unit of the normalized values (Result.Unit).
+	Unit string
+	// CountSource names what NormalizePer and NormalizeIteration divide by:
+	// "calls", "inferred instances", "samples" or "benchmark iterations";
+	// Matched is the marker's full name as found in the profiles. Per says
+	// what one normalized unit is ("call of example.handleRequest").
+	CountSource, Matched, Per string
+	// Scale: values are per Scale instances (1, or a power of ten when one
+	// instance costs too little for integer values).
+	Scale int64
+	// BaseCounts and NewCounts hold each run's divisor (instances or
+	// iterations); BaseFactors and NewFactors each run's scale factor.
+	BaseCounts, NewCounts   []float64
+	BaseFactors, NewFactors []float64
+	// RawBase and RawNew are the mean totals before normalization, in
+	// RawUnit (the metric's unit).
+	RawBase, RawNew int64
+	RawUnit         string
+	// BaseDurations and NewDurations are the profiles' recording durations
+	// (DurationNanos, 0 when unknown); FixedDuration says they are all
+	// known and equal within 3%.
+	BaseDurations, NewDurations []int64
+	FixedDuration               bool
+}
+
+// PlanNormalization decides the normalization of a comparison before it
+// runs: NormalizeAuto becomes a mode chosen from what the inputs say, and
+// the rest is checked. iterations says whether benchmark iteration counts
+// are available (Options.Bench). Compare calls it; callers call it first
+// when they need the unit of the normalized values (Normalization.Unit is
+// set from metricUnit), e.g. to parse --min-delta.
+//
+// The automatic choice: iteration counts → NormalizeIteration; profiles that
+// all cover the same duration → NormalizeShare (fixed-duration profiles,
+// where none would be wrong); otherwise NormalizeNone (fixed work, or
+// durations unknown).
+func PlanNormalization(base, nw []*cct.Tree, n Normalize, metricUnit string, iterations bool) (Normalization, error) {
+	nz := Normalization{Mode: n.Mode, Func: n.Func, Scale: 1, RawUnit: metricUnit}
+	nz.BaseDurations, nz.NewDurations = durations(base), durations(nw)
+	all := append(slices.Clone(nz.BaseDurations), nz.NewDurations...)
+	spread, known := durationSpread(all)
+	nz.FixedDuration = known && spread <= fixedDurationSpread
+	switch nz.Mode {
+	case "", NormalizeAuto:
+		nz.Auto = true
+		switch {
+		case iterations:
+			nz.Mode = NormalizeIteration
+			nz.Reason = "benchmark outputs give each run's iteration count, so time per iteration compares"
+		case nz.FixedDuration:
+			nz.Mode = NormalizeShare
+			nz.Reason = fmt.Sprintf("every profile covers %s (±%.1f%%) and no iteration count was given: fixed-duration profiles, whose total the recording window caps, so a slower function takes time from the others; shares of each run's total compare, absolute times (none) would not",
+				fmtDuration(all[0]), 100*spread)
+		case known:
+			nz.Mode = NormalizeNone
+			nz.Reason = fmt.Sprintf("the profiles cover different durations (base %s, new %s): fixed work, so absolute values compare",
+				fmtDuration(meanInt(nz.BaseDurations)), fmtDuration(meanInt(nz.NewDurations)))
+		default:
+			nz.Mode = NormalizeNone
+			nz.Reason = "the inputs do not record their durations, so nothing says the work was not fixed: absolute values compare"
+		}
+	case NormalizeNone, NormalizeTotal, NormalizeShare:
+	case NormalizePer:
+		if n.Func == "" {
+			return nz, fmt.Errorf("normalize per=FUNC needs a function name")
+		}
+	case NormalizeIteration:
+		if !iterations {
+			return nz, fmt.Errorf("normalize iteration needs benchmark outputs with iteration counts (--bench-base and --bench-new)")
+		}
+	default:
+		return nz, fmt.Errorf("normalize %q must be one of: [auto none total share per=FUNC iteration]", n.Mode)
+	}
+	nz.Unit = metricUnit
+	if nz.Mode == NormalizeShare {
+		nz.Unit = UnitShare
+	}
+	return nz, nil
+}
+
+// normalize scales every run's values as nz says, filling in the counts,
+// factors and raw totals. It runs before anything looks at the values, so
+// the threshold, the tests, the weights and the ranking all see normalized
+// values.
+func normalize(nz *Normalization, base, nw []*run, bench *benchIterations, res *Result) error {
+	nz.RawBase, nz.RawNew = round(meanTotal(base)), round(meanTotal(nw))
+	nz.BaseFactors, nz.NewFactors = ones(len(base)), ones(len(nw))
+	switch nz.Mode {
+	case NormalizeNone:
+		if nz.FixedDuration {
+			res.warn("--normalize none compares absolute values, but every profile covers the same duration: in fixed-duration profiles the total is capped (here %s → %s, %s), so a slower function shows as a shift of shares and its absolute growth is offset by losses elsewhere; use --normalize share or per=FUNC",
+				fmtValue(nz.RawBase, nz.RawUnit), fmtValue(nz.RawNew, nz.RawUnit), signedPct(nz.RawNew-nz.RawBase, nz.RawBase))
+		}
+	case NormalizeTotal:
+		if nz.RawBase > 0 {
+			f := float64(nz.RawNew) / float64(nz.RawBase)
+			for i := range nz.BaseFactors {
+				nz.BaseFactors[i] = f
+			}
+		} else {
+			res.warn("--normalize total: the base runs have no samples, so nothing is scaled")
+		}
+	case NormalizeShare:
+		for i, r := range base {
+			nz.BaseFactors[i] = shareFactor(r)
+		}
+		for i, r := range nw {
+			nz.NewFactors[i] = shareFactor(r)
+		}
+	case NormalizePer, NormalizeIteration:
+		if nz.Mode == NormalizePer {
+			if err := markerCounts(nz, base, nw); err != nil {
+				return err
+			}
+		} else {
+			nz.CountSource, nz.Per = "benchmark iterations", "iteration"
+			nz.BaseCounts, nz.NewCounts = bench.base, bench.new
+		}
+		for i, c := range nz.BaseCounts {
+			nz.BaseFactors[i] = 1 / c
+		}
+		for i, c := range nz.NewCounts {
+			nz.NewFactors[i] = 1 / c
+		}
+		// One instance may cost less than a few thousand units (a fast
+		// benchmark, a count metric): values are then per 10^k instances,
+		// so integers keep at least five significant digits.
+		perUnit := 0.0
+		for i, r := range base {
+			perUnit += float64(r.total[0]) * nz.BaseFactors[i]
+		}
+		perUnit /= float64(len(base))
+		for perUnit > 0 && perUnit*float64(nz.Scale) < 1e4 && nz.Scale < 1e9 {
+			nz.Scale *= 10
+		}
+		for i := range nz.BaseFactors {
+			nz.BaseFactors[i] *= float64(nz.Scale)
+		}
+		for i := range nz.NewFactors {
+			nz.NewFactors[i] *= float64(nz.Scale)
+		}
+	}
+	for i, r := range base {
+		r.scale(nz.BaseFactors[i])
+	}
+	for i, r := range nw {
+		r.scale(nz.NewFactors[i])
+	}
+	return nil
+}
+
+// scale multiplies every value of the run by f.
+func (r *run) scale(f float64) {
+	if f == 1 {
+		return
+	}
+	for i := range r.total {
+		r.total[i] = round(float64(r.total[i]) * f)
+		r.self[i] = round(float64(r.self[i]) * f)
+	}
+}
+
+func shareFactor(r *run) float64 {
+	if r.total[0] <= 0 {
+		return 0
+	}
+	return shareScale / float64(r.total[0])
+}
+
+// markerCounts counts the instances of nz.Func in every run: calls where the
+// tree knows them (cct.Node.Count: a call-counting profiler, or inferred
+// instances after latency inference), else samples of the marker. Only
+// outermost occurrences count, so recursion is not counted twice.
+func markerCounts(nz *Normalization, base, nw []*run) error {
+	var source string
+	count := func(side string, i int, r *run) (float64, error) {
+		c, src, name, err := markerCount(r.t, nz.Func)
+		if err != nil {
+			return 0, fmt.Errorf("normalize per=%s: %s run %d: %w", nz.Func, side, i+1, err)
+		}
+		switch {
+		case source == "":
+			source, nz.Matched = src, name
+		case src != source:
+			return 0, fmt.Errorf("normalize per=%s: %s run %d counts %s, and the first run counts %s: the runs must count the same way", nz.Func, side, i+1, src, source)
+		}
+		return c, nil
+	}
+	nz.BaseCounts, nz.NewCounts = make([]float64, len(base)), make([]float64, len(nw))
+	for i, r := range base {
+		c, err := count("base", i, r)
+		if err != nil {
+			return err
+		}
+		nz.BaseCounts[i] = c
+	}
+	for i, r := range nw {
+		c, err := count("new", i, r)
+		if err != nil {
+			return err
+		}
+		nz.NewCounts[i] = c
+	}
+	nz.CountSource = source
+	nz.Per = "call of " + nz.Matched
+	if source == "samples" {
+		nz.Per = "sample of " + nz.Matched
+	}
+	return nil
+}
+
+// markerCount returns the instances of the marker in one tree, what they
+// are and the marker's full name.
+func markerCount(t *cct.Tree, fn string) (count float64, source, name string, err error) {
+	samples := -1
+	for k, st := range t.SampleTypes {
+		if st.Type == "samples" && st.Unit == "count" {
+			samples = k
+		}
+	}
+	var calls, sampled int64
+	found := false
+	stack := []cct.NodeID{cct.RootID}
+	for len(stack) > 0 {
+		id := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		n := &t.Nodes[id]
+		f := t.Frames[n.Frame]
+		if f.Kind == cct.KindFunction && matchesFunc(f.Function, fn) {
+			if !found || f.Function < name {
+				name = f.Function
+			}
+			found = true
+			calls += n.Count
+			if samples >= 0 {
+				sampled += n.Total[samples]
+			} else if t.Period > 0 {
+				// No sample count: one sample per period of the period
+				// type, where the first sample type is that type.
+				if len(t.SampleTypes) > 0 && t.SampleTypes[0] == t.PeriodType {
+					sampled += n.Total[0] / t.Period
+				}
+			}
+			continue // outermost instances only
+		}
+		stack = append(stack, n.Children...)
+	}
+	switch {
+	case !found:
+		return 0, "", "", fmt.Errorf("no function named %q (or ending in .%s) in the profile", fn, fn)
+	case calls > 0 && t.Latency != nil:
+		return float64(calls), "inferred instances", name, nil
+	case calls > 0:
+		return float64(calls), "calls", name, nil
+	case sampled > 0:
+		return float64(sampled), "samples", name, nil
+	}
+	return 0, "", name, fmt.Errorf("%s has no calls and no samples to count", name)
+}
+
+// matchesFunc reports whether the full function name names fn: equal, or
+// ending in fn after a '.' or '/' (Go's package-qualified names).
+func matchesFunc(full, fn string) bool {
+	if full == fn {
+		return true
+	}
+	if !strings.HasSuffix(full, fn) {
+		return false
+	}
+	c := full[len(full)-len(fn)-1]
+	return c == '.' || c == '/'
+}
+
+// durations returns each tree's recording duration (0 when unknown).
+func durations(ts []*cct.Tree) []int64 {
+	d := make([]int64, len(ts))
+	for i, t := range ts {
+		d[i] = t.DurationNanos
+	}
+	return d
+}
+
+// durationSpread returns (max − min) / min of the durations, and whether
+// every duration is known.
+func durationSpread(d []int64) (float64, bool) {
+	if len(d) == 0 || slices.Min(d) <= 0 {
+		return 0, false
+	}
+	return float64(slices.Max(d)-slices.Min(d)) / float64(slices.Min(d)), true
+}
+
+func ones(n int) []float64 {
+	f := make([]float64, n)
+	for i := range f {
+		f[i] = 1
+	}
+	return f
+}
+
+func meanInt(v []int64) int64 {
+	if len(v) == 0 {
+		return 0
+	}
+	var s float64
+	for _, x := range v {
+		s += float64(x)
+	}
+	return round(s / float64(len(v)))
+}
+
+func fmtDuration(ns int64) string {
+	return time.Duration(ns).Round(time.Millisecond).String()
+}
+
+// fmtValue renders a raw total for a warning: durations for nanoseconds
+// (diff does not import report, whose FormatValue does more).
+func fmtValue(v int64, unit string) string {
+	if unit == "nanoseconds" {
+		return time.Duration(v).Round(time.Millisecond).String()
+	}
+	return fmt.Sprintf("%d %s", v, unit)
+}
+
+func signedPct(delta, base int64) string {
+	if base == 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%+.1f%%", 100*float64(delta)/float64(base))
+}
