@@ -221,5 +221,25 @@ func TestCCTDumpErrors(t *testing.T) {
 
 func FuzzCCTDump(f *testing.F) {
 	jpFuzzSeeds(f, "testdata/cct")
-	f.Fuzz(func(t *testing.T, in string) { jpFuzzCheck(t, "cct", in) })
+	f.Fuzz(func(t *testing.T, in string) {
+		jpFuzzCheck(t, "cct", in)
+		res, err := convert.Read(strings.NewReader(in), "fuzz.json", convert.Options{From: "cct"})
+		if err != nil {
+			return
+		}
+		// Conservation: the nodes' self values are the samples' values.
+		var tree cctjson.Tree
+		if err := json.Unmarshal([]byte(in), &tree); err != nil {
+			return // the reader streams one document; trailing bytes are not its business
+		}
+		want := make([]int64, len(tree.SampleTypes))
+		for _, n := range tree.Nodes {
+			for i, v := range n.Self {
+				want[i] += v
+			}
+		}
+		if got := convert.SampleSums(res.Profile)[:len(want)]; !slices.Equal(got, want) {
+			t.Fatalf("sample sums %v, the nodes' self values add up to %v", got, want)
+		}
+	})
 }

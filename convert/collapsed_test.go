@@ -1,8 +1,10 @@
 package convert_test
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -165,11 +167,9 @@ func FuzzCollapsed(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		res, err := convert.Read(strings.NewReader(string(data)), "fuzz", convert.Options{From: "collapsed"})
+		convert.CheckRead(t, "fuzz", res, err)
 		if err != nil {
 			return
-		}
-		if err := res.Profile.CheckValid(); err != nil {
-			t.Fatalf("invalid profile: %v", err)
 		}
 		// Conservation: the counts in equal the values out.
 		var in int64
@@ -196,11 +196,18 @@ func FuzzPprof(f *testing.F) {
 	}
 	f.Add([]byte("\x0a\x04\x08\x01\x10\x02"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		res, err := convert.Read(strings.NewReader(string(data)), "fuzz", convert.Options{MaxDecompressed: 1 << 20})
-		if err == nil {
-			if err := res.Profile.CheckValid(); err != nil {
-				t.Fatalf("invalid profile: %v", err)
-			}
+		res, err := convert.Read(strings.NewReader(string(data)), "fuzz", convert.Options{From: "pprof", MaxDecompressed: 1 << 20})
+		convert.CheckRead(t, "fuzz", res, err)
+		if err != nil {
+			return
+		}
+		// Conservation: what pprof itself reads is what ctdiff keeps.
+		in, err := profile.Parse(bytes.NewReader(data))
+		if err != nil {
+			t.Fatalf("ctdiff read a profile pprof cannot: %v", err)
+		}
+		if want, got := convert.SampleSums(in), convert.SampleSums(res.Profile); !slices.Equal(want, got) {
+			t.Fatalf("sums %v, pprof reads %v", got, want)
 		}
 	})
 }

@@ -521,15 +521,7 @@ func FuzzJFR(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		res, err := convert.Read(strings.NewReader(string(data)), "fuzz.jfr", convert.Options{From: "jfr"})
-		if err != nil {
-			if !strings.HasPrefix(err.Error(), "fuzz.jfr: ") {
-				t.Fatalf("error without the file name: %v", err)
-			}
-			return
-		}
-		if err := res.Profile.CheckValid(); err != nil {
-			t.Fatal(err)
-		}
+		convert.CheckRead(t, "fuzz.jfr", res, err)
 	})
 }
 

@@ -3,6 +3,10 @@ package convert
 import (
 	"errors"
 	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"unicode"
 
 	"github.com/google/pprof/profile"
 )
@@ -72,6 +76,7 @@ func (b *stackBudget) take(depth int) error {
 // Read returns, so later stages can rely on them.
 func checkSamples(p *profile.Profile, inputBytes int64) error {
 	budget := &stackBudget{limit: stackFrameLimit(inputBytes)}
+	sums := make([]int64, len(p.SampleType))
 	for i, s := range p.Sample {
 		if err := budget.take(len(s.Location)); err != nil {
 			return fmt.Errorf("sample %d: %w", i, err)
@@ -81,6 +86,10 @@ func checkSamples(p *profile.Profile, inputBytes int64) error {
 				return fmt.Errorf("sample %d: %w: %s is %d; ctdiff needs counts and times "+
 					"(a profile of differences, such as pprof -diff_base writes, cannot be read: pass the two profiles instead)",
 					i, ErrNegativeValue, sampleTypeName(p, j), v)
+			}
+			if sums[j] += v; sums[j] < 0 {
+				// Totals that wrap around would turn into negative weights later.
+				return fmt.Errorf("sample %d: the %s values add up to more than %d", i, sampleTypeName(p, j), int64(math.MaxInt64))
 			}
 		}
 	}
@@ -92,4 +101,13 @@ func sampleTypeName(p *profile.Profile, i int) string {
 		return p.SampleType[i].Type + "/" + p.SampleType[i].Unit
 	}
 	return fmt.Sprintf("value %d", i)
+}
+
+// oneLine returns s for an error message: as it is when printable, quoted
+// when it holds control characters, so that errors stay one line.
+func oneLine(s string) string {
+	if strings.IndexFunc(s, unicode.IsControl) >= 0 {
+		return strconv.Quote(s)
+	}
+	return s
 }

@@ -234,3 +234,11 @@ func TestCCTDumpStackBudget(t *testing.T) {
 		t.Fatalf("error %v, want the stack limit at a node", err)
 	}
 }
+
+func TestValueOverflowRejected(t *testing.T) {
+	_, err := Read(strings.NewReader("a 9223372036854775807\nb 1\n"), "big.folded", Options{})
+	want := "big.folded: sample 1: the samples/count values add up to more than 9223372036854775807"
+	if err == nil || err.Error() != want {
+		t.Fatalf("error %v, want %q", err, want)
+	}
+}

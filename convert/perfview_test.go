@@ -301,6 +301,7 @@ func FuzzPerfView(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		res, err := Read(bytes.NewReader(data), "fuzz", Options{From: "perfview"})
+		CheckRead(t, "fuzz", res, err)
 		if err != nil {
 			return
 		}

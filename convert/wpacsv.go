@@ -119,7 +119,11 @@ func parseWPACSV(in *Input) (*profile.Profile, error) {
 	headerLine := lr.Line()
 	stackCol, ok := h.col["stack"]
 	if !ok {
-		return nil, LineError(headerLine, "expected a Stack column in the header, found: %s", strings.Join(h.names, ", "))
+		names := make([]string, len(h.names))
+		for i, n := range h.names {
+			names[i] = oneLine(n)
+		}
+		return nil, LineError(headerLine, "expected a Stack column in the header, found: %s", strings.Join(names, ", "))
 	}
 	absorb := make([]bool, h.n)
 	for k, i := range h.col {

@@ -249,6 +249,7 @@ func FuzzWPACSV(f *testing.F) {
 	f.Add([]byte(`"TimeStamp","Process","Thread ID","Weight","Count","Stack"` + "\n" + `"1","a (1)","2","1.0","1","[Root]/a!f"` + "\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		res, err := Read(strings.NewReader(string(data)), "fuzz.csv", Options{From: "wpacsv"})
+		CheckRead(t, "fuzz.csv", res, err)
 		if err != nil {
 			var se *SyntaxError
 			if errors.As(err, &se) && !strings.HasPrefix(se.Where, "line ") {

@@ -253,6 +253,7 @@ func FuzzXperf(f *testing.F) {
 	f.Add([]byte(xperfSynthetic(3)))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		res, err := Read(strings.NewReader(string(data)), "fuzz.txt", Options{From: "xperf"})
+		CheckRead(t, "fuzz.txt", res, err)
 		if err != nil {
 			var se *SyntaxError
 			if errors.As(err, &se) && !strings.HasPrefix(se.Where, "line ") {
