@@ -38,6 +38,10 @@ type diffJSON struct {
 	WeightMatching     weightsJSON  `json:"weight_matching"`
 	Matchers           matchersJSON `json:"matchers"`
 	Warnings           []string     `json:"warnings"`
+	// Normalization, Benchmark and GoRuntime: diff_normalize.go.
+	Normalization normalizationJSON `json:"normalization"`
+	Benchmark     *benchmarkJSON    `json:"benchmark"`
+	GoRuntime     *goRuntimeJSON    `json:"go_runtime"`
 }
 
 type sideJSON struct {
@@ -170,6 +174,9 @@ func WriteDiffJSON(w io.Writer, res *diff.Result) error {
 		CriticalGraph:      []graphJSON{},
 		WeightMatching:     weightsJSON{Nodes: []weightJSON{}, AdjustedPercent: pct2(res.WeightMatching.Adjusted), Reached: res.WeightMatching.Reached},
 		Warnings:           append([]string{}, res.Warnings...),
+		Normalization:      normalizationOf(res.Normalization),
+		Benchmark:          benchmarkOf(res.Benchmark),
+		GoRuntime:          goRuntimeOf(res.GoRuntime),
 	}
 	ov := res.Overlap
 	out.Overlap = overlapJSON{

@@ -40,7 +40,11 @@ func WriteDiffText(w io.Writer, res *diff.Result, o DiffTextOptions) error {
 	writeInputs(bw, "Base", res.Base.Profiles)
 	writeInputs(bw, "New", res.New.Profiles)
 	change := res.New.Total - res.Base.Total
+	fmt.Fprintf(bw, "Normalization: %s\n", NormalizationSummary(res))
 	fmt.Fprintf(bw, "Total: %s → %s (%s, %s)\n", val(res.Base.Total), val(res.New.Total), sval(change), signedPercent(change, res.Base.Total))
+	if g := GoRuntimeSummary(res); g != "" {
+		fmt.Fprintf(bw, "GC/runtime: %s\n", g)
+	}
 	method := string(res.Aggregate)
 	if res.Aggregate == diff.Stats {
 		method += fmt.Sprintf(" (per-node tests, Holm α=%g)", res.Alpha)
@@ -61,6 +65,9 @@ func WriteDiffText(w io.Writer, res *diff.Result, o DiffTextOptions) error {
 		ov.Percent, noise, ov.CommonTree, ov.StrictCommonTree, ov.Score)
 	fmt.Fprintf(bw, "Critical graph: %d of %d nodes\n", res.CriticalGraphNodes, res.TreeNodes)
 
+	if lines := BenchmarkSummary(res); len(lines) > 0 {
+		fmt.Fprintf(bw, "\n%s\n", strings.Join(lines, "\n"))
+	}
 	fmt.Fprintf(bw, "\nRegression causes: %d%s\n", len(res.Causes), more(len(res.Causes), o.MaxCauses))
 	if len(res.Causes) == 0 {
 		fmt.Fprintf(bw, "  none: no function grew by %s or more", val(res.MinDelta))

@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+
+	"github.com/ctdiff/ctdiff/diff"
 )
 
 // FormatValue renders a sample value in its unit the way pprof users read
 // them: durations scaled to s/ms/µs/ns, bytes to B/kB/MB/GB, other units as
-// plain integers.
+// plain integers; diff.UnitShare (normalized shares) as percentages.
 func FormatValue(v int64, unit string) string {
 	switch unit {
 	case "nanoseconds":
@@ -21,6 +23,8 @@ func FormatValue(v int64, unit string) string {
 		return formatDuration(float64(v) * 1e9)
 	case "bytes":
 		return formatBytes(float64(v))
+	case diff.UnitShare:
+		return trim(float64(v)/1e7) + "%"
 	}
 	return strconv.FormatInt(v, 10)
 }
