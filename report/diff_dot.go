@@ -1,0 +1,110 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/ctdiff/ctdiff/diff"
+)
+
+// WriteDiffDOT writes the critical graph of a comparison as a Graphviz
+// digraph, ZAM's output form (Section 3.1, Figure 4): one box per node with
+// the function, base → new and the delta, filled by the delta (red grew,
+// blue shrank), the regression causes drawn with a
+// thick dark border and numbered as in the text report, added functions
+// dashed, and ancestors kept only as context of a cause dotted. Edge widths
+// follow the callee's delta. Every name from a profile is escaped.
+func WriteDiffDOT(w io.Writer, res *diff.Result) error {
+	bw := bufio.NewWriter(w)
+	u := res.Unit
+	val := func(v int64) string { return FormatValue(v, u) }
+	sval := func(v int64) string { return signed(FormatValue(v, u), v) }
+	change := res.New.Total - res.Base.Total
+	title := []string{
+		fmt.Sprintf("ctdiff critical graph: %s, %s vs %s", res.Metric, runs(res.Base.Runs, "base"), runs(res.New.Runs, "new")),
+		fmt.Sprintf("total %s → %s (%s), min delta %s, %s", val(res.Base.Total), val(res.New.Total), sval(change), val(res.MinDelta), plural(len(res.Causes), "cause")),
+		"thick border: regression cause; dashed: added; dotted: context only",
+	}
+	fmt.Fprintf(bw, "digraph critical {\n  graph [label=%s, labelloc=t, fontname=\"Helvetica\"];\n", dotLines(title...))
+	bw.WriteString("  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\"];\n")
+	bw.WriteString("  edge [color=\"#777777\"];\n")
+	if len(res.Graph) == 0 {
+		fmt.Fprintf(bw, "  none [label=%s, shape=plaintext, style=\"\"];\n}\n",
+			dotQuote("no regression cause: no function grew by "+val(res.MinDelta)+" or more"))
+		return bw.Flush()
+	}
+	var maxAbs int64
+	for _, g := range res.Graph {
+		if !g.IsThread {
+			maxAbs = max(maxAbs, abs(g.Delta))
+		}
+	}
+	causeNo := causeNumbers(res)
+	for i, g := range res.Graph {
+		name := g.Frame.Function
+		if g.IsThread {
+			name = "thread " + g.Thread
+		}
+		var lines []string
+		if n := causeNo[i]; n > 0 {
+			lines = append(lines, fmt.Sprintf("cause %d (%s)", n, g.Kind))
+		}
+		lines = append(lines, shorten(name, 60))
+		if g.Kind == diff.Added {
+			lines = append(lines, "added: "+val(g.New))
+		} else {
+			lines = append(lines, fmt.Sprintf("%s → %s", val(g.Base), val(g.New)))
+		}
+		delta := sval(g.Delta)
+		if g.Base != 0 {
+			delta += " (" + signedPercent(g.Delta, g.Base) + ")"
+		}
+		lines = append(lines, delta)
+		if s := g.Stats; s != nil && causeNo[i] > 0 {
+			lines = append(lines, fmt.Sprintf("95%% CI %s..%s", sval(s.Low), sval(s.High)))
+		}
+		style := []string{"rounded", "filled"}
+		switch {
+		case g.Kind == diff.Added:
+			style = append(style, "dashed")
+		case g.Context:
+			style = append(style, "dotted")
+		}
+		attrs := []string{
+			"label=" + dotLines(lines...),
+			"tooltip=" + dotQuote(strings.TrimSpace(name+" "+g.Frame.File)),
+			"fillcolor=" + dotQuote(deltaColor(g.Delta, maxAbs)),
+			"style=" + dotQuote(strings.Join(style, ",")),
+		}
+		if g.IsThread {
+			attrs = append(attrs, "shape=box3d")
+		}
+		if causeNo[i] > 0 {
+			attrs = append(attrs, `color="#5a0000"`, "penwidth=3")
+		}
+		fmt.Fprintf(bw, "  n%d [%s];\n", i, strings.Join(attrs, ", "))
+		if g.Parent >= 0 {
+			width := 1.0
+			if maxAbs > 0 && g.Delta > 0 {
+				width += 4 * float64(g.Delta) / float64(maxAbs)
+			}
+			fmt.Fprintf(bw, "  n%d -> n%d [penwidth=%.2f];\n", g.Parent, i, width)
+		}
+	}
+	bw.WriteString("}\n")
+	return bw.Flush()
+}
+
+// deltaColor maps a delta to a fill colour: white at 0, red as it grows to
+// maxAbs, blue as it shrinks (the colours of Gregg's differential flame
+// graphs, which colour-blind readers tell apart better than pprof's
+// red and green).
+func deltaColor(delta, maxAbs int64) string {
+	share := 0.0
+	if maxAbs > 0 {
+		share = float64(abs(delta)) / float64(maxAbs)
+	}
+	return blendColor(delta >= 0, share)
+}

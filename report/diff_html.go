@@ -1,0 +1,433 @@
+package report
+
+import (
+	"bufio"
+	"bytes"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/ctdiff/ctdiff/diff"
+)
+
+// The page's template, style and script, embedded so the report is one
+// self-contained file that needs no network.
+//
+//go:embed html/report.html.tmpl html/report.css html/report.js
+var htmlFiles embed.FS
+
+var htmlPage = template.Must(template.New("report.html.tmpl").Funcs(template.FuncMap{
+	"short": shortFunc,
+}).ParseFS(htmlFiles, "html/report.html.tmpl"))
+
+// DiffHTMLOptions control the HTML report.
+type DiffHTMLOptions struct {
+	// MinShare leaves out of the flame graph the calling contexts whose
+	// base and new values are both below this share of the larger side's
+	// total (0 means 1/5000, a tenth of a pixel at 2,000 pixels); causes
+	// and their ancestors always stay.
+	MinShare float64
+	// MaxNodes caps the flame graph's nodes (0 means 50,000), so the page
+	// of a 1.5-million-node comparison stays quick: the largest are kept.
+	MaxNodes int
+}
+
+// WriteDiffHTML writes a comparison as one self-contained HTML page: the
+// summary and causes, IntroPerf's ranked-path heat map (Figure 7: one row
+// per path, one cell per function, coloured by the function's own delta,
+// numbered by the distance from the path's costliest function), and a
+// differential icicle graph of the matched tree (Result.Tree, from
+// Options.Tree) sized by the new runs and coloured by delta, which zooms on
+// click and searches by name.
+//
+// Names from profiles are untrusted: the page's HTML is produced by
+// html/template, which escapes them, the graph's data is JSON with <, >, &
+// and U+2028/9 escaped inside a non-executable script element, and the
+// script sets names only as text, never as markup.
+func WriteDiffHTML(w io.Writer, res *diff.Result, o DiffHTMLOptions) error {
+	if len(res.Tree) == 0 {
+		return errors.New("the HTML report needs the matched tree: compare with diff.Options{Tree: true}")
+	}
+	if o.MinShare <= 0 {
+		o.MinShare = 1.0 / 5000
+	}
+	if o.MaxNodes <= 0 {
+		o.MaxNodes = 50000
+	}
+	page, err := htmlModel(res, o)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriter(w)
+	if err := htmlPage.Execute(bw, page); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// htmlReport is what the template shows.
+type htmlReport struct {
+	Title             string
+	Verdict           string
+	Regressed         bool
+	Metric            string
+	BaseRuns, NewRuns string
+	Base, New         []string // input paths
+	BaseTotal         string
+	NewTotal          string
+	Change            string
+	Method            string
+	MinDelta          string
+	Similarity        string
+	Graph             string
+	Causes            []htmlCauseRow
+	HeatMap           []htmlHeatRow
+	HeatDepth         []int
+	Warnings          []string
+	CSS               template.CSS
+	JS                template.JS
+	Data              template.JS
+}
+
+type htmlCauseRow struct {
+	N                      int
+	Function, File, Thread string
+	Delta, Base, New       string
+	Kind                   string
+	CI, P                  string
+	Path                   []string
+	Node                   int
+}
+
+type htmlHeatRow struct {
+	Rank         int
+	Cost, Thread string
+	Hot          string
+	HotCost      string
+	Cells        []htmlHeatCell
+	// Pad is the number of empty columns after the cells.
+	Pad  int
+	Node int
+}
+
+type htmlHeatCell struct {
+	Distance int
+	Color    string
+	Title    string
+	Hot      bool
+}
+
+// htmlData is the JSON the script draws the icicle graph from: the kept
+// nodes in columns (parents before children), frames interned.
+type htmlData struct {
+	Unit string `json:"unit"`
+	// Frames are [function, file, short name (shortFunc)].
+	Frames [][3]string `json:"frames"`
+	Parent []int32     `json:"parent"`
+	Frame  []int32     `json:"frame"`
+	// Kind is 0 for the root, 1 for threads, 2 for functions.
+	Kind     []int8  `json:"kind"` // not []uint8, which JSON writes as base64
+	Base     []int64 `json:"base"`
+	New      []int64 `json:"new"`
+	BaseSelf []int64 `json:"baseSelf"`
+	NewSelf  []int64 `json:"newSelf"`
+	// Side is 0 when both sides have the node, 1 when only the new runs
+	// have it, -1 when only the base runs do.
+	Side  []int8  `json:"side"`
+	Cause []int32 `json:"cause"`
+	// Runs are the runs per side, for "in 2 of 3 runs".
+	BaseRuns  []int32 `json:"baseRuns"`
+	NewRuns   []int32 `json:"newRuns"`
+	RunsTotal [2]int  `json:"runsTotal"`
+	// Pruned counts the contexts left out.
+	Pruned int `json:"pruned"`
+}
+
+func htmlModel(res *diff.Result, o DiffHTMLOptions) (*htmlReport, error) {
+	u := res.Unit
+	val := func(v int64) string { return FormatValue(v, u) }
+	sval := func(v int64) string { return signed(FormatValue(v, u), v) }
+	change := res.New.Total - res.Base.Total
+	page := &htmlReport{
+		Metric:    res.Metric,
+		BaseRuns:  runs(res.Base.Runs, "base"),
+		NewRuns:   runs(res.New.Runs, "new"),
+		Base:      res.Base.Profiles,
+		New:       res.New.Profiles,
+		BaseTotal: val(res.Base.Total),
+		NewTotal:  val(res.New.Total),
+		Change:    sval(change) + " (" + signedPercent(change, res.Base.Total) + ")",
+		MinDelta:  val(res.MinDelta),
+		Graph:     fmt.Sprintf("%d of %d nodes", res.CriticalGraphNodes, res.TreeNodes),
+		Warnings:  res.Warnings,
+		Regressed: len(res.Causes) > 0,
+	}
+	page.Method = string(res.Aggregate) + ", " + string(res.Match) + " matching"
+	if res.Aggregate == diff.Stats {
+		page.Method = fmt.Sprintf("stats (per-node tests, Holm α=%g), %s matching", res.Alpha, res.Match)
+	}
+	ov := res.Overlap
+	page.Similarity = fmt.Sprintf("overlap %.2f%%", ov.Percent)
+	if ov.NoiseFloor != nil {
+		page.Similarity += fmt.Sprintf(" (noise floor %.2f%%)", *ov.NoiseFloor)
+	}
+	page.Similarity += fmt.Sprintf(", common tree %.2f%%, matching score %.2f%%", ov.CommonTree, ov.Score)
+	if page.Regressed {
+		page.Title = "ctdiff: " + plural(len(res.Causes), "regression cause")
+		c := res.Causes[0]
+		page.Verdict = fmt.Sprintf("Regressed: the largest cause is %s, %s (%s → %s).", causeFunc(c), sval(c.Delta), val(c.Base), val(c.New))
+	} else {
+		page.Title = "ctdiff: no regression"
+		page.Verdict = "No function grew by " + val(res.MinDelta) + " or more."
+	}
+
+	data, treeOf, err := htmlTree(res, o)
+	if err != nil {
+		return nil, err
+	}
+	graphNode := make([]int, len(res.Graph))
+	for i := range graphNode {
+		graphNode[i] = -1
+	}
+	for x, n := range res.Tree {
+		if n.Graph >= 0 {
+			graphNode[n.Graph] = treeOf[x]
+		}
+	}
+	for i, c := range res.Causes {
+		row := htmlCauseRow{
+			N: i + 1, Function: causeFunc(c), Thread: c.Thread,
+			Delta: sval(c.Delta), Base: val(c.Base), New: val(c.New), Kind: string(c.Kind),
+			Path: pathNames(c.Path, false), Node: graphNode[c.Node],
+		}
+		if n := len(c.Path); n > 0 {
+			row.File = c.Path[n-1].File
+		}
+		if s := c.Stats; s != nil {
+			row.CI = sval(s.Low) + ".." + sval(s.High)
+			row.P = fmt.Sprintf("%.2g", s.Q)
+		}
+		page.Causes = append(page.Causes, row)
+	}
+	page.HeatMap, page.HeatDepth = heatMap(res, data, u)
+
+	js, err := json.Marshal(data)
+	if err != nil {
+		return nil, err
+	}
+	// encoding/json escapes <, > and & as \u003c..., and U+2028/9, so no
+	// name can close the script element, open a comment or end a line of
+	// script; checked all the same, since a slip here is an XSS.
+	if low := bytes.ToLower(js); bytes.Contains(low, []byte("</script")) || bytes.Contains(low, []byte("<!--")) {
+		return nil, errors.New("internal error: unescaped markup in the HTML report's data")
+	}
+	page.Data = template.JS(js)
+	css, err := htmlFiles.ReadFile("html/report.css")
+	if err != nil {
+		return nil, err
+	}
+	script, err := htmlFiles.ReadFile("html/report.js")
+	if err != nil {
+		return nil, err
+	}
+	page.CSS, page.JS = template.CSS(css), template.JS(script)
+	return page, nil
+}
+
+// htmlTree keeps the contexts worth drawing: those reaching MinShare of the
+// larger total on either side, at most MaxNodes of them (the largest), the
+// causes, and the ancestors of all these. treeOf maps Result.Tree indexes to
+// the kept nodes' indexes, or -1.
+func htmlTree(res *diff.Result, o DiffHTMLOptions) (*htmlData, []int, error) {
+	tr := res.Tree
+	size := func(n diff.TreeNode) float64 { return max(math.Abs(n.Base), math.Abs(n.New)) }
+	limit := o.MinShare * float64(max(abs(res.Base.Total), abs(res.New.Total)))
+	cut := math.Inf(-1)
+	if len(tr) > o.MaxNodes {
+		sizes := make([]float64, len(tr))
+		for i, n := range tr {
+			sizes[i] = size(n)
+		}
+		slices.Sort(sizes)
+		// Nodes larger than the (MaxNodes+1)th largest: at most MaxNodes,
+		// and ancestors are at least as large as their descendants, so
+		// few more join as ancestors.
+		cut = sizes[len(sizes)-o.MaxNodes-1]
+	}
+	keep := make([]bool, len(tr))
+	for i, n := range tr {
+		keep[i] = i == 0 || n.Graph >= 0 || size(n) >= limit && size(n) > cut
+	}
+	for i := len(tr) - 1; i > 0; i-- {
+		if keep[i] {
+			keep[tr[i].Parent] = true
+		}
+	}
+	causeOf := causeNumbers(res)
+	d := &htmlData{Unit: res.Unit, Frames: [][3]string{}, RunsTotal: [2]int{res.Base.Runs, res.New.Runs}}
+	frames := map[diff.Frame]int32{}
+	treeOf := make([]int, len(tr))
+	for i, n := range tr {
+		if !keep[i] {
+			treeOf[i] = -1
+			d.Pruned++
+			continue
+		}
+		treeOf[i] = len(d.Parent)
+		par := int32(-1)
+		if i > 0 {
+			par = int32(treeOf[n.Parent])
+		}
+		f, ok := frames[n.Frame]
+		if !ok {
+			f = int32(len(d.Frames))
+			frames[n.Frame] = f
+			d.Frames = append(d.Frames, [3]string{n.Frame.Function, n.Frame.File, shortFunc(n.Frame.Function)})
+		}
+		kind := int8(2)
+		switch {
+		case i == 0:
+			kind = 0
+		case n.IsThread:
+			kind = 1
+		}
+		side := int8(0)
+		switch {
+		case n.BaseRuns == 0 && n.NewRuns > 0:
+			side = 1
+		case n.NewRuns == 0 && n.BaseRuns > 0:
+			side = -1
+		}
+		cause := int32(0)
+		if n.Graph >= 0 {
+			cause = int32(causeOf[n.Graph])
+		}
+		d.Parent = append(d.Parent, par)
+		d.Frame = append(d.Frame, f)
+		d.Kind = append(d.Kind, kind)
+		d.Base = append(d.Base, round(n.Base))
+		d.New = append(d.New, round(n.New))
+		d.BaseSelf = append(d.BaseSelf, round(n.BaseSelf))
+		d.NewSelf = append(d.NewSelf, round(n.NewSelf))
+		d.Side = append(d.Side, side)
+		d.Cause = append(d.Cause, cause)
+		d.BaseRuns = append(d.BaseRuns, n.BaseRuns)
+		d.NewRuns = append(d.NewRuns, n.NewRuns)
+	}
+	return d, treeOf, nil
+}
+
+// heatMap lays out IntroPerf's Figure 7 for the ranked paths: a row per
+// path (rank 1 on top), a cell per function root first, coloured by its own
+// delta on a log scale over three decades (the paper colours latencies by
+// log10) and numbered by its distance from the path's costliest function,
+// which is 0. Each row links to the path's lowest drawn node.
+func heatMap(res *diff.Result, d *htmlData, unit string) ([]htmlHeatRow, []int) {
+	var maxAbs int64
+	depth := 0
+	for _, p := range res.RankedPaths {
+		depth = max(depth, len(p.Path))
+		for _, n := range p.Path {
+			maxAbs = max(maxAbs, abs(n.Cost))
+		}
+	}
+	children := map[int32][]int32{}
+	for i := 1; i < len(d.Parent); i++ {
+		children[d.Parent[i]] = append(children[d.Parent[i]], int32(i))
+	}
+	var rows []htmlHeatRow
+	for _, p := range res.RankedPaths {
+		row := htmlHeatRow{Rank: p.Rank, Cost: signed(FormatValue(p.Cost, unit), p.Cost), Thread: p.Thread}
+		hot := 0
+		for i, n := range p.Path {
+			if n.Rank == 1 {
+				hot = i
+			}
+		}
+		for i, n := range p.Path {
+			dist := i - hot
+			row.Cells = append(row.Cells, htmlHeatCell{
+				Distance: max(dist, -dist),
+				Color:    logDeltaColor(n.Cost, maxAbs),
+				Title:    fmt.Sprintf("%s\nown %s", n.Function, signed(FormatValue(n.Cost, unit), n.Cost)),
+				Hot:      i == hot,
+			})
+		}
+		if len(p.Path) > 0 {
+			row.Hot = p.Path[hot].Function
+			row.HotCost = signed(FormatValue(p.Path[hot].Cost, unit), p.Path[hot].Cost)
+		}
+		row.Node = findPath(d, children, p.Thread, p.Path)
+		rows = append(rows, row)
+	}
+	for i := range rows {
+		rows[i].Pad = depth - len(rows[i].Cells)
+	}
+	cols := make([]int, depth)
+	for i := range cols {
+		cols[i] = i + 1
+	}
+	return rows, cols
+}
+
+// findPath returns the kept node deepest along a thread's path, following
+// the first child of each name (the path came from the same tree, so only
+// same-named siblings make this ambiguous, and either is a fair target).
+func findPath(d *htmlData, children map[int32][]int32, thread string, path []diff.PathNode) int {
+	x := int32(-1)
+	for _, c := range children[0] {
+		if d.Kind[c] == 1 && d.Frames[d.Frame[c]][0] == thread {
+			x = c
+			break
+		}
+	}
+	if x < 0 {
+		return 0
+	}
+next:
+	for _, n := range path {
+		for _, c := range children[x] {
+			if f := d.Frames[d.Frame[c]]; f[0] == n.Function && f[1] == n.File {
+				x = c
+				continue next
+			}
+		}
+		break
+	}
+	return int(x)
+}
+
+// logDeltaColor colours a delta by its magnitude on a log scale spanning
+// three decades below maxAbs: red for growth, blue for shrinking, white for
+// nothing.
+func logDeltaColor(v, maxAbs int64) string {
+	if v == 0 || maxAbs == 0 {
+		return "#ffffff"
+	}
+	share := max(0, 1+math.Log10(float64(abs(v))/float64(maxAbs))/3)
+	return blendColor(v > 0, share)
+}
+
+// blendColor mixes white with red (grew) or blue (shrank) by share in
+// [0, 1], as hex RGB.
+func blendColor(grew bool, share float64) string {
+	share = max(0, min(1, share))
+	to := [3]float64{0xd7, 0x30, 0x27} // red
+	if !grew {
+		to = [3]float64{0x45, 0x75, 0xb4} // blue
+	}
+	var b strings.Builder
+	b.WriteByte('#')
+	for _, c := range to {
+		fmt.Fprintf(&b, "%02x", int(math.Round(0xff+(c-0xff)*share)))
+	}
+	return b.String()
+}
+
+func round(f float64) int64 { return int64(math.Round(f)) }

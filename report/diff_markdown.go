@@ -1,0 +1,235 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/ctdiff/ctdiff/diff"
+)
+
+// DiffMarkdownOptions control the Markdown summary.
+type DiffMarkdownOptions struct {
+	// MaxCauses and MaxPaths cap the causes and ranked paths listed
+	// (0 means 10 and 5).
+	MaxCauses, MaxPaths int
+	// PathFrames is how many frames a table row shows of a path, the
+	// lowest ones (0 means 3); the full paths are in a collapsed section.
+	PathFrames int
+}
+
+// WriteDiffMarkdown writes a short summary for a pull-request comment
+// (GitHub-flavoured Markdown): the verdict and totals, a table of the
+// regression causes with the last frames of their paths, the full paths and
+// IntroPerf's top paths in collapsed <details> sections, and the warnings.
+// It has no links, and every name from a profile is in a code span, so no
+// name can turn into markup, HTML or an autolink.
+func WriteDiffMarkdown(w io.Writer, res *diff.Result, o DiffMarkdownOptions) error {
+	if o.MaxCauses <= 0 {
+		o.MaxCauses = 10
+	}
+	if o.MaxPaths <= 0 {
+		o.MaxPaths = 5
+	}
+	if o.PathFrames <= 0 {
+		o.PathFrames = 3
+	}
+	bw := bufio.NewWriter(w)
+	u := res.Unit
+	val := func(v int64) string { return FormatValue(v, u) }
+	sval := func(v int64) string { return signed(FormatValue(v, u), v) }
+	change := res.New.Total - res.Base.Total
+	stats := res.Aggregate == diff.Stats && res.Base.Runs >= 2 && res.New.Runs >= 2
+
+	if len(res.Causes) == 0 {
+		fmt.Fprintf(bw, "### ctdiff: no regression\n\nNo function grew by %s or more", val(res.MinDelta))
+		if stats {
+			bw.WriteString(" with significance")
+		}
+		bw.WriteString(".")
+	} else {
+		fmt.Fprintf(bw, "### ctdiff: %s found\n\n", plural(len(res.Causes), "regression cause"))
+		c := res.Causes[0]
+		fmt.Fprintf(bw, "The largest: %s %s (%s → %s).", mdCode(causeFunc(c), false), sval(c.Delta), val(c.Base), val(c.New))
+	}
+	fmt.Fprintf(bw, " Total %s: %s → %s (%s, %s), %s vs %s.\n\n", mdCode(res.Metric, false),
+		val(res.Base.Total), val(res.New.Total), sval(change), signedPercent(change, res.Base.Total),
+		runs(res.Base.Runs, "base"), runs(res.New.Runs, "new"))
+	method := string(res.Aggregate)
+	if res.Aggregate == diff.Stats {
+		method += fmt.Sprintf(" (per-node tests, Holm α=%g)", res.Alpha)
+	}
+	fmt.Fprintf(bw, "Method: %s, %s matching, min delta %s.", method, res.Match, val(res.MinDelta))
+	if nf := res.Overlap.NoiseFloor; nf != nil {
+		fmt.Fprintf(bw, " Overlap %.2f%% (noise floor %.2f%%).", res.Overlap.Percent, *nf)
+	}
+	bw.WriteString("\n")
+
+	causes := res.Causes[:min(len(res.Causes), o.MaxCauses)]
+	if len(causes) > 0 {
+		bw.WriteString("\n| # | Function | Delta | Base → New | Kind |")
+		if stats {
+			bw.WriteString(" 95% CI | adj. p |")
+		}
+		bw.WriteString(" Path (lowest frames) |\n|--:|---|--:|---|---|")
+		if stats {
+			bw.WriteString("---|--:|")
+		}
+		bw.WriteString("---|\n")
+		for i, c := range causes {
+			fmt.Fprintf(bw, "| %d | %s | %s | %s → %s | %s |", i+1, mdCode(shortFunc(causeFunc(c)), true),
+				sval(c.Delta), val(c.Base), val(c.New), c.Kind)
+			if stats {
+				if s := c.Stats; s != nil {
+					fmt.Fprintf(bw, " %s..%s | %.2g |", sval(s.Low), sval(s.High), s.Q)
+				} else {
+					bw.WriteString(" – | – |")
+				}
+			}
+			fmt.Fprintf(bw, " %s |\n", mdCode(lastFrames(pathNames(c.Path, true), o.PathFrames), true))
+		}
+		if n := len(res.Causes) - len(causes); n > 0 {
+			fmt.Fprintf(bw, "\n%d more causes in the full report.\n", n)
+		}
+		writeCausePaths(bw, causes)
+	}
+
+	if paths := res.RankedPaths[:min(len(res.RankedPaths), o.MaxPaths)]; len(paths) > 0 {
+		fmt.Fprintf(bw, "\n<details><summary>Top %d call paths by cost (IntroPerf ranking)</summary>\n\n", len(paths))
+		bw.WriteString("| Rank | Cost | Costliest function | Own delta | Path (lowest frames) |\n|--:|--:|---|--:|---|\n")
+		for _, p := range paths {
+			frames := make([]diff.Frame, len(p.Path))
+			hot := 0
+			for i, n := range p.Path {
+				frames[i] = n.Frame
+				if n.Rank == 1 {
+					hot = i
+				}
+			}
+			fmt.Fprintf(bw, "| %d | %s | %s | %s | %s |\n", p.Rank, sval(p.Cost), mdCode(shortFunc(p.Path[hot].Function), true),
+				sval(p.Path[hot].Cost), mdCode(lastFrames(pathNames(frames, true), o.PathFrames), true))
+		}
+		bw.WriteString("\n</details>\n")
+	}
+
+	if len(res.Warnings) > 0 {
+		bw.WriteString("\n**Warnings**\n\n")
+		for _, w := range res.Warnings {
+			fmt.Fprintf(bw, "- %s\n", mdText(w))
+		}
+	}
+	return bw.Flush()
+}
+
+// writeCausePaths lists the causes' full paths in a collapsed section; a
+// prefix that all share is printed once, so long Go and Java paths read
+// as what differs.
+func writeCausePaths(bw *bufio.Writer, causes []diff.Cause) {
+	bw.WriteString("\n<details><summary>Full call paths</summary>\n\n")
+	paths := make([][]diff.Frame, len(causes))
+	sameThread := true
+	for i, c := range causes {
+		paths[i] = c.Path
+		sameThread = sameThread && c.Thread == causes[0].Thread
+	}
+	common := 0
+	if len(causes) > 1 && sameThread {
+		common = commonPrefix(paths)
+		// Keep at least the cause itself on each line.
+		for _, p := range paths {
+			common = min(common, len(p)-1)
+		}
+	}
+	if common > 0 {
+		fmt.Fprintf(bw, "All in thread %s under %s:\n\n", mdCode(causes[0].Thread, false),
+			mdCode(strings.Join(pathNames(paths[0][:common], false), " → "), false))
+	}
+	for i, c := range causes {
+		names := pathNames(c.Path[common:], false)
+		if common > 0 {
+			names = append([]string{"…"}, names...)
+		}
+		line := strings.Join(names, " → ")
+		if len(c.Path) == 0 {
+			line = "(the thread itself)"
+		}
+		if common > 0 {
+			fmt.Fprintf(bw, "%d. %s\n", i+1, mdCode(line, false))
+		} else {
+			fmt.Fprintf(bw, "%d. %s %s\n", i+1, mdCode("["+c.Thread+"]", false), mdCode(line, false))
+		}
+	}
+	bw.WriteString("\n</details>\n")
+}
+
+// causeFunc is the function a cause names: its lowest frame, or the thread.
+func causeFunc(c diff.Cause) string {
+	if n := len(c.Path); n > 0 {
+		if f := c.Path[n-1].Function; f != "" {
+			return f
+		}
+		return "(unknown)"
+	}
+	return "thread " + c.Thread
+}
+
+// mdCode returns s as a Markdown code span: a fence longer than any run of
+// backquotes in s, padded when s starts or ends with one, control
+// characters as spaces, and in table cells "|" escaped (GFM splits cells at
+// a bare "|" even inside code spans). Inside a code span nothing is markup,
+// HTML or an autolink.
+func mdCode(s string, table bool) string {
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || r == '\u2028' || r == '\u2029' {
+			return ' '
+		}
+		return r
+	}, s)
+	if s == "" {
+		s = " "
+	}
+	if table {
+		s = strings.ReplaceAll(s, "|", `\|`)
+	}
+	longest, run := 0, 0
+	for _, r := range s {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", longest+1)
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") ||
+		(strings.HasPrefix(s, " ") && strings.HasSuffix(s, " ") && strings.TrimSpace(s) != "") {
+		s = " " + s + " "
+	}
+	return fence + s + fence
+}
+
+// mdText escapes text that may hold names (warnings quote thread names):
+// every ASCII punctuation character that Markdown or HTML could read as
+// syntax is backslash-escaped or an entity.
+func mdText(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '<':
+			b.WriteString("&lt;")
+		case r == '>':
+			b.WriteString("&gt;")
+		case r == '&':
+			b.WriteString("&amp;")
+		case r < 0x20 || r == 0x7f || r == '\u2028' || r == '\u2029':
+			b.WriteByte(' ')
+		case strings.ContainsRune("\\`*_{}[]()#+-.!|~:", r):
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}

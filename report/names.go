@@ -1,0 +1,88 @@
+package report
+
+import (
+	"strings"
+	"unicode"
+
+	"github.com/ctdiff/ctdiff/diff"
+)
+
+// shortFunc shortens a qualified function name for places where paths must
+// fit on one line (Markdown tables, heat-map cells), keeping what tells
+// functions apart: Go drops the import path before the package
+// ("github.com/ctdiff/ctdiff/internal/example.checkRules" →
+// "example.checkRules"), Java and C# keep the class and method
+// ("org.apache.kafka.Producer.send" → "Producer.send"). Arguments and type
+// parameters are left alone, and names that fit no pattern are unchanged.
+func shortFunc(name string) string {
+	// The qualified part ends where arguments or type parameters start.
+	end := len(name)
+	if i := strings.IndexAny(name, "([ <"); i >= 0 {
+		end = i
+	}
+	head, tail := name[:end], name[end:]
+	if i := strings.LastIndexByte(head, '/'); i >= 0 && i+1 < len(head) {
+		return head[i+1:] + tail
+	}
+	// Java and C#: two or more lower-case package segments, then a
+	// capitalised class, then the method. Go's "runtime.gcBgMarkWorker.func2"
+	// and "time.Time.Add" stay whole.
+	parts := strings.Split(head, ".")
+	if len(parts) < 4 {
+		return name
+	}
+	for i, p := range parts[:len(parts)-1] {
+		if p == "" {
+			return name
+		}
+		first := []rune(p)[0]
+		if i < len(parts)-2 && !unicode.IsLower(first) || i == len(parts)-2 && !unicode.IsUpper(first) {
+			return name
+		}
+	}
+	return strings.Join(parts[len(parts)-2:], ".") + tail
+}
+
+// pathNames returns the function names of a path, shortened with shortFunc
+// when short is set; an empty name shows as "(unknown)".
+func pathNames(p []diff.Frame, short bool) []string {
+	out := make([]string, len(p))
+	for i, f := range p {
+		switch {
+		case f.Function == "":
+			out[i] = "(unknown)"
+		case short:
+			out[i] = shortFunc(f.Function)
+		default:
+			out[i] = f.Function
+		}
+	}
+	return out
+}
+
+// commonPrefix returns how many leading frames all paths share.
+func commonPrefix(paths [][]diff.Frame) int {
+	if len(paths) == 0 {
+		return 0
+	}
+	n := len(paths[0])
+	for _, p := range paths[1:] {
+		n = min(n, len(p))
+		for i := range n {
+			if p[i] != paths[0][i] {
+				n = i
+				break
+			}
+		}
+	}
+	return n
+}
+
+// lastFrames joins the last k names with " → ", led by "… → " when some
+// were left out.
+func lastFrames(names []string, k int) string {
+	if len(names) <= k {
+		return strings.Join(names, " → ")
+	}
+	return "… → " + strings.Join(names[len(names)-k:], " → ")
+}
