@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/ctdiff/ctdiff/cct"
@@ -26,6 +25,7 @@ type diffOptions struct {
 	noPrune          bool
 	callSites        bool
 	alpha            float64
+	norm             normalizeFlags
 }
 
 func newDiffCmd(s *streams) *cobra.Command {
@@ -57,9 +57,11 @@ Exit codes: 0 success, 1 with --fail-on-regression when a cause was found, 2 on 
 			if err := oneOf("--match", o.match, string(diff.ZAM), string(diff.PARCS)); err != nil {
 				return err
 			}
-			if err := oneOf("--format", o.format, "text", "json"); err != nil {
+			format, err := outputFormat(cmd.Flags().Changed("format"), o.format, o.output, "text", diffFormats)
+			if err != nil {
 				return err
 			}
+			o.format = format
 			if o.top < 0 {
 				return fmt.Errorf("--top %d must not be negative", o.top)
 			}
@@ -71,11 +73,12 @@ Exit codes: 0 success, 1 with --fail-on-regression when a cause was found, 2 on 
 	}
 	o.inputs.register(cmd)
 	fl := cmd.Flags()
+	o.norm.register(fl)
 	fl.StringVar(&o.minDelta, "min-delta", "", "least growth of a cause: a duration (50ms), a share of the base total (1%) or a number in the metric's unit (default 50ms for time metrics, 1% otherwise)")
 	fl.StringVar(&o.aggregate, "aggregate", string(diff.DefaultAggregate), "how runs combine: stats (per-node significance tests) or intersect (ZAM)")
 	fl.StringVar(&o.match, "match", string(diff.DefaultMatching), "sibling matching: zam (LCS with hash-map fallback) or parcs (relaxed common-tree matching)")
 	fl.StringVar(&o.metric, "metric", "", "sample type to compare (default: the profiles' default, else the last), or latency / latency-aggressive for latencies inferred from timestamped stacks")
-	fl.StringVar(&o.format, "format", "text", "text or json (schema ctdiff.diff/v1)")
+	fl.StringVar(&o.format, "format", "text", "text, json (schema ctdiff.diff/v1), dot (the critical graph), pprof (new − base in pprof's diff convention), markdown or html (default: from -o's extension, else text)")
 	fl.StringVarP(&o.output, "output", "o", "", "output file (default stdout)")
 	fl.BoolVar(&o.failOnRegression, "fail-on-regression", false, "exit with status 1 when a regression cause is found")
 	fl.IntVar(&o.top, "top", diff.DefaultTop, "ranked paths (and weight differences) to report")
@@ -88,7 +91,7 @@ Exit codes: 0 success, 1 with --fail-on-regression when a cause was found, 2 on 
 	}{
 		{"aggregate", []string{string(diff.Stats), string(diff.Intersect)}},
 		{"match", []string{string(diff.ZAM), string(diff.PARCS)}},
-		{"format", []string{"text", "json"}},
+		{"format", diffFormats},
 	} {
 		_ = cmd.RegisterFlagCompletionFunc(f.name, fixedCompletion(f.values))
 	}
@@ -121,6 +124,7 @@ func runDiff(s *streams, o *diffOptions, oldArg, newArg string) error {
 	opts.Match = diff.Matching(o.match)
 	opts.Top = o.top
 	opts.Alpha = o.alpha
+	opts.Tree = needsTree(o.format)
 	if latency {
 		for i, t := range all {
 			if err := t.InferLatency(cct.LatencyOptions{}); err != nil {
@@ -147,10 +151,14 @@ func runDiff(s *streams, o *diffOptions, oldArg, newArg string) error {
 		}
 		opts.Metric = m
 	}
+	unit, err := o.norm.apply(&opts, sides[0].trees, sides[1].trees)
+	if err != nil {
+		return err
+	}
 	if o.minDelta != "" {
-		th, err := diff.ParseThreshold(o.minDelta, opts.Metric.Unit)
+		th, err := parseMinDelta(o.minDelta, unit)
 		if err != nil {
-			return fmt.Errorf("--min-delta %w", err)
+			return err
 		}
 		opts.MinDelta = th
 	}
@@ -165,13 +173,7 @@ func runDiff(s *streams, o *diffOptions, oldArg, newArg string) error {
 		return err
 	}
 	res.Base.Profiles, res.New.Profiles = sides[0].paths, sides[1].paths
-	err = writeOutput(s, o.output, false, func(w io.Writer) error {
-		if o.format == "json" {
-			return report.WriteDiffJSON(w, res)
-		}
-		return report.WriteDiffText(w, res, report.DiffTextOptions{})
-	})
-	if err != nil {
+	if err := writeDiff(s, res, o.format, o.output); err != nil {
 		return err
 	}
 	if o.format != "text" || (o.output != "" && o.output != "-") {
