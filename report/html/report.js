@@ -191,6 +191,27 @@
     zoom = j;
     render();
     info.textContent = describe(j);
+    saveHash();
+  }
+
+  // The view lives in the URL's fragment (#zoom=N&search=TEXT), so a link
+  // or a reload shows the same frame, and tests can drive the page.
+  function saveHash() {
+    var parts = [];
+    if (zoom > 0) parts.push("zoom=" + zoom);
+    if (search.value) parts.push("search=" + encodeURIComponent(search.value));
+    var h = parts.length ? "#" + parts.join("&") : "";
+    if (h !== location.hash && history.replaceState) {
+      history.replaceState(null, "", h || location.pathname + location.search);
+    }
+  }
+  function loadHash() {
+    location.hash.replace(/^#/, "").split("&").forEach(function (kv) {
+      var k = kv.split("=")[0], v = kv.slice(k.length + 1);
+      try { v = decodeURIComponent(v); } catch (e) { return; }
+      if (k === "zoom" && +v >= 0 && +v < n) zoom = +v;
+      if (k === "search") search.value = v;
+    });
   }
 
   function onSearch() {
@@ -215,6 +236,7 @@
       for (var j = 1; j < n; j++) match[j] = test(name(j)) ? 1 : 0;
     }
     render();
+    saveHash();
   }
 
   fg.addEventListener("click", function (e) {
@@ -245,5 +267,7 @@
       fg.scrollIntoView({ block: "nearest" });
     });
   });
-  render();
+  loadHash();
+  if (search.value) onSearch(); else render();
+  if (zoom > 0) info.textContent = describe(zoom);
 })();
