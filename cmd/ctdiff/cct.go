@@ -36,9 +36,11 @@ func newCCTCmd(s *streams) *cobra.Command {
 			if err := oneOf("--view", o.view, "top-down", "bottom-up", "flat"); err != nil {
 				return err
 			}
-			if err := oneOf("--format", o.format, "text", "json", "dot", "pprof"); err != nil {
+			format, err := outputFormat(cmd.Flags().Changed("format"), o.format, o.output, "text", cctFormats)
+			if err != nil {
 				return err
 			}
+			o.format = format
 			if err := oneOf("--latency", o.latency, "off", "conservative", "aggressive"); err != nil {
 				return err
 			}
@@ -57,7 +59,7 @@ func newCCTCmd(s *streams) *cobra.Command {
 	o.inputs.register(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&o.view, "view", "top-down", "top-down, bottom-up or flat")
-	fl.StringVar(&o.format, "format", "text", "text, json, dot or pprof (gzipped; with --latency its sample types are calls and own latencies)")
+	fl.StringVar(&o.format, "format", "text", "text, json, dot or pprof (gzipped; with --latency its sample types are calls and own latencies); default: from -o's extension, else text")
 	fl.StringVar(&o.metric, "metric", "", "sample type shown in text (default: the profile's default, else the last)")
 	fl.BoolVar(&o.callSites, "call-sites", false, "distinguish calls from different lines of the caller (PARCS call-site CCT)")
 	fl.BoolVar(&o.prune, "prune", false, "drop anonymous, empty and one-letter frames (ZAM pruning)")
@@ -72,7 +74,7 @@ func newCCTCmd(s *streams) *cobra.Command {
 		values []string
 	}{
 		{"view", []string{"top-down", "bottom-up", "flat"}},
-		{"format", []string{"text", "json", "dot", "pprof"}},
+		{"format", cctFormats},
 		{"latency", []string{"off", "conservative", "aggressive"}},
 	} {
 		_ = cmd.RegisterFlagCompletionFunc(f.name, fixedCompletion(f.values))

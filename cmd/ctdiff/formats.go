@@ -27,6 +27,9 @@ var formatExtensions = []struct{ ext, format string }{
 	{".htm", "html"},
 }
 
+// cctFormats are the formats of `ctdiff cct`.
+var cctFormats = []string{"text", "json", "dot", "pprof"}
+
 // diffFormats are the formats of `ctdiff diff`, in the order --help lists them.
 var diffFormats = []string{"text", "json", "dot", "pprof", "markdown", "html"}
 
