@@ -21,7 +21,8 @@ func CheckRead(t testing.TB, name string, res *Result, err error) {
 	t.Helper()
 	if err != nil {
 		msg := err.Error()
-		if !strings.HasPrefix(msg, name+": ") {
+		// "NAME: ..." or, inside an archive, "NAME (zip entry E): ...".
+		if !strings.HasPrefix(msg, name+": ") && !strings.HasPrefix(msg, name+" (") {
 			t.Fatalf("error without the input name %q: %v", name, err)
 		}
 		if strings.ContainsAny(msg, "\n\r") {

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Runs every fuzz target of the module for FUZZTIME each (default 10s), one
+# at a time: go test -fuzz takes a single target. Targets are found with
+# go test -list, so a new FuzzXxx joins without editing this script.
+# A crash fails the script; go test saves the input under the package's
+# testdata/fuzz/FuzzXxx/, where, once fixed, it stays as a regression seed.
+#
+#   .ci/fuzz.sh                    # every target, 10 s each
+#   FUZZTIME=60s .ci/fuzz.sh ./convert FuzzRead   # one package, targets matching
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+fuzztime="${FUZZTIME:-10s}"
+pkgs="${1:-./...}"
+match="${2:-.}"
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+n=0
+for pkg in $(go list "$pkgs"); do
+  if ! list=$(go test -list '^Fuzz' "$pkg" 2>&1); then
+    echo "listing the fuzz targets of $pkg failed:"; echo "$list"; exit 1
+  fi
+  for target in $(echo "$list" | grep '^Fuzz' | grep -E -- "$match" || true); do
+    printf '== %s %s (%s): ' "${pkg#github.com/ctdiff/ctdiff/}" "$target" "$fuzztime"
+    if ! go test "$pkg" -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" >"$log" 2>&1; then
+      echo FAIL; cat "$log"; exit 1
+    fi
+    # The last progress line holds the totals: "execs: N (R/sec), new interesting: ..."
+    grep -o 'execs: [0-9]*' "$log" | tail -1 || echo "no execs reported"
+    n=$((n + 1))
+  done
+done
+echo "== fuzzed $n targets for $fuzztime each"
