@@ -18,7 +18,9 @@ func intersect(gs []graph) graph {
 	}
 next:
 	for x, v := range gs[0] {
-		agg := gval{base: v.base, new: v.new, kind: v.kind}
+		// Context in any pair (normalize_graph.go): it did not grow by μ
+		// in that pair.
+		agg := gval{base: v.base, new: v.new, kind: v.kind, context: v.context}
 		for _, g := range gs[1:] {
 			w, ok := g[x]
 			if !ok {
@@ -26,6 +28,7 @@ next:
 			}
 			agg.base += w.base
 			agg.new += w.new
+			agg.context = agg.context || w.context
 			if w.kind == Regressed {
 				agg.kind = Regressed
 			}

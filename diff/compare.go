@@ -108,7 +108,11 @@ func Compare(base, nw []*cct.Tree, opts Options) (*Result, error) {
 	case o.Aggregate == Intersect:
 		gs := make([]graph, len(pairs))
 		for i, p := range pairs {
-			gs[i] = criticalPair(p.a, p.b, p.baseOf, res.MinDelta)
+			if nz.relaxesAncestors() {
+				gs[i] = relaxedCriticalPair(p.a, p.b, p.baseOf, res.MinDelta)
+			} else {
+				gs[i] = criticalPair(p.a, p.b, p.baseOf, res.MinDelta)
+			}
 		}
 		g = intersect(gs)
 		res.Matchers = pm.counts
@@ -116,7 +120,11 @@ func Compare(base, nw []*cct.Tree, opts Options) (*Result, error) {
 			res.warn("one run per side: nothing to intersect, so noise is not filtered; record 2-4 runs per side (ZAM Section 6)")
 		}
 	case len(bRuns) < 2 || len(nRuns) < 2:
-		g = thresholdGraph(u, kt, res.MinDelta)
+		if nz.relaxesAncestors() {
+			g = relaxedThresholdGraph(u, kt, res.MinDelta)
+		} else {
+			g = thresholdGraph(u, kt, res.MinDelta)
+		}
 		res.Matchers = um.counts
 		res.warn("stats needs at least 2 runs per side to test significance, got %d base and %d new: causes use the threshold alone (ZAM Algorithm 2 on mean values)", len(bRuns), len(nRuns))
 	default:

@@ -189,3 +189,39 @@ func TestMatchesFunc(t *testing.T) {
 		}
 	}
 }
+
+// With one run per side, and in Intersect mode, ZAM's Algorithm 2 would
+// need every ancestor to grow by μ, which shares cannot: the normalized
+// graphs keep the slowed function with its ancestors as context.
+func TestNormalizedGraphsRelaxAncestors(t *testing.T) {
+	base, nw := fixedDuration(t)
+	for _, tt := range []struct {
+		name string
+		b, n []*cct.Tree
+		agg  Aggregate
+	}{
+		{"one run per side", base[:1], nw[:1], Stats},
+		{"intersect", base, nw, Intersect},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := Compare(tt.b, tt.n, Options{Aggregate: tt.agg})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Normalization.Mode != NormalizeShare || len(res.Causes) != 1 {
+				t.Fatalf("mode %s, causes %+v", res.Normalization.Mode, res.Causes)
+			}
+			if p := framesOf(res.Causes[0].Path); strings.Join(p, ";") != "main;handle;check" {
+				t.Errorf("cause %v, want main;handle;check", p)
+			}
+			if g := res.Graph; len(g) != 4 || !g[0].IsThread || !g[1].Context || !g[2].Context || g[3].Context {
+				t.Errorf("graph %+v: want thread, main and handle as context above check", g)
+			}
+			// none keeps ZAM's rule: the flat ancestors stop it.
+			res, _ = Compare(tt.b, tt.n, Options{Aggregate: tt.agg, Normalize: Normalize{Mode: NormalizeNone}})
+			if len(res.Causes) != 0 {
+				t.Errorf("none: causes %+v", res.Causes)
+			}
+		})
+	}
+}
