@@ -1,9 +1,10 @@
 // Package example is a small request-processing workload used to generate
-// the example profiles in testdata/example: the same fixed amount of work in
-// two versions, where the "new" version carries one known, injected
-// slowdown (ZAM's "repeated check": validate re-checks every field against
-// every rule). Its only purpose is to give ctdiff real Go CPU profiles
-// with a known answer.
+// the example profiles in testdata/example (the same fixed amount of work in
+// two versions), testdata/fixed-duration (the same recording time: RunFor)
+// and testdata/bench (go test -bench BenchmarkHandleRequest), where the
+// "new" version carries one known, injected slowdown (ZAM's "repeated
+// check": validate re-checks every field against every rule). Its only
+// purpose is to give ctdiff real Go CPU profiles with a known answer.
 package example
 
 import (
@@ -15,6 +16,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"time"
 )
 
 // A Record is one item of a request.
@@ -42,6 +44,20 @@ func Run(cfg Config) uint64 {
 		sum += handleRequest(makeRequest(i), cfg.Slow)
 	}
 	return sum
+}
+
+// RunFor handles requests one after another until d has passed, as a
+// saturated service does during a fixed-duration profile
+// (/debug/pprof/profile?seconds=N): the slow version handles fewer
+// requests in the same time. It returns the requests handled and a
+// checksum.
+func RunFor(d time.Duration, slow bool) (requests int, sum uint64) {
+	end := time.Now().Add(d)
+	for time.Now().Before(end) {
+		sum += handleRequest(makeRequest(requests), slow)
+		requests++
+	}
+	return requests, sum
 }
 
 func makeRequest(seed int) []byte {

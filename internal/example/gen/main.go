@@ -1,11 +1,16 @@
-// Command gen regenerates testdata/example: three CPU-profiled runs of the
-// example workload's old version and three of its new version (with the
-// injected slowdown in validate).
+// Command gen regenerates the example profiles: CPU-profiled runs of the
+// example workload's old version and of its new version (with the injected
+// slowdown in validate).
 //
 //	go run ./internal/example/gen -o testdata/example
+//	go run ./internal/example/gen -o testdata/fixed-duration -duration 2s
 //
-// The profiles are real runtime/pprof CPU profiles, so each regeneration
-// differs by sampling noise; the injected slowdown does not.
+// The first does a fixed amount of work per run (-requests), so the new
+// runs take longer; with -duration every run lasts the same time, as a
+// fixed-duration profile of a saturated service does
+// (/debug/pprof/profile?seconds=N), and the new version handles fewer
+// requests. The profiles are real runtime/pprof CPU profiles, so each
+// regeneration differs by sampling noise; the injected slowdown does not.
 package main
 
 import (
@@ -15,6 +20,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/pprof"
+	"time"
 
 	"github.com/ctdiff/ctdiff/internal/example"
 )
@@ -22,39 +28,52 @@ import (
 func main() {
 	out := flag.String("o", "testdata/example", "output directory")
 	runs := flag.Int("runs", 3, "runs per version")
-	requests := flag.Int("requests", 3000, "requests per run")
+	requests := flag.Int("requests", 3000, "requests per run (fixed work)")
+	duration := flag.Duration("duration", 0, "if set, every run lasts this long instead (fixed duration)")
 	flag.Parse()
-	for _, v := range []struct {
+	versions := []struct {
 		dir  string
 		slow bool
-	}{{"old", false}, {"new", true}} {
-		dir := filepath.Join(*out, v.dir)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+	}{{"old", false}, {"new", true}}
+	for _, v := range versions {
+		if err := os.MkdirAll(filepath.Join(*out, v.dir), 0o755); err != nil {
 			log.Fatal(err)
 		}
-		for i := 1; i <= *runs; i++ {
-			path := filepath.Join(dir, fmt.Sprintf("run%d.pb.gz", i))
-			if err := profileRun(path, example.Config{Slow: v.slow, Requests: *requests}); err != nil {
+	}
+	// Runs alternate between the versions, so a change in the machine's
+	// load hits both alike (benchstat's advice for benchmarks).
+	for i := 1; i <= *runs; i++ {
+		for _, v := range versions {
+			path := filepath.Join(*out, v.dir, fmt.Sprintf("run%d.pb.gz", i))
+			work := func() (int, uint64) {
+				return *requests, example.Run(example.Config{Slow: v.slow, Requests: *requests})
+			}
+			if *duration > 0 {
+				work = func() (int, uint64) { return example.RunFor(*duration, v.slow) }
+			}
+			n, err := profileRun(path, work)
+			if err != nil {
 				log.Fatal(err)
 			}
-			fmt.Println("wrote", path)
+			fmt.Printf("wrote %s (%d requests)\n", path, n)
 		}
 	}
 }
 
-func profileRun(path string, cfg example.Config) error {
+func profileRun(path string, work func() (int, uint64)) (int, error) {
 	f, err := os.Create(path)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if err := pprof.StartCPUProfile(f); err != nil {
 		f.Close()
-		return err
+		return 0, err
 	}
-	sum := example.Run(cfg)
+	start := time.Now()
+	n, sum := work()
 	pprof.StopCPUProfile()
 	if sum == 42 { // keep the result alive
-		fmt.Println()
+		fmt.Println(time.Since(start))
 	}
-	return f.Close()
+	return n, f.Close()
 }

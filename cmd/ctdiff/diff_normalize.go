@@ -1,0 +1,73 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/ctdiff/ctdiff/cct"
+	"github.com/ctdiff/ctdiff/diff"
+	"github.com/spf13/pflag"
+)
+
+// normalizeFlags are diff's normalization and go test -bench flags.
+type normalizeFlags struct {
+	normalize           string
+	benchBase, benchNew string
+}
+
+func (f *normalizeFlags) register(fl *pflag.FlagSet) {
+	fl.StringVar(&f.normalize, "normalize", "auto", "how each run's values are scaled before comparing: none (absolute; fixed work), total (base scaled to the new total, pprof's -normalize), share (percent of each run's total; fixed-duration profiles), per=FUNC (per call or sample of FUNC, e.g. per=handleRequest), iteration (per benchmark iteration); auto picks from the inputs and the report says why")
+	fl.StringVar(&f.benchBase, "bench-base", "", "go test -bench output of the OLD profiles' runs: values per iteration, and benchstat's verdict in the report")
+	fl.StringVar(&f.benchNew, "bench-new", "", "go test -bench output of the NEW profiles' runs (with --bench-base)")
+}
+
+// apply sets opts.Normalize and opts.Bench from the flags and returns the
+// unit of the normalized values, in which --min-delta is read.
+func (f *normalizeFlags) apply(opts *diff.Options, base, nw []*cct.Tree) (string, error) {
+	n, err := diff.ParseNormalize(f.normalize)
+	if err != nil {
+		return "", fmt.Errorf("--normalize %w", err)
+	}
+	opts.Normalize = n
+	if (f.benchBase == "") != (f.benchNew == "") {
+		return "", fmt.Errorf("--bench-base and --bench-new go together: give the go test -bench output of both sides")
+	}
+	if f.benchBase != "" {
+		b := &diff.Bench{}
+		if b.Base, err = readBench(f.benchBase); err != nil {
+			return "", err
+		}
+		if b.New, err = readBench(f.benchNew); err != nil {
+			return "", err
+		}
+		opts.Bench = b
+	}
+	plan, err := diff.PlanNormalization(base, nw, n, opts.Metric.Unit, opts.Bench != nil)
+	if err != nil {
+		return "", fmt.Errorf("--%w", err)
+	}
+	return plan.Unit, nil
+}
+
+func readBench(path string) ([]diff.BenchResult, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	return diff.ParseBench(fh, path)
+}
+
+// parseMinDelta reads --min-delta in the unit of the normalized values.
+func parseMinDelta(s, unit string) (diff.Threshold, error) {
+	th, err := diff.ParseThreshold(s, unit)
+	if err != nil && unit == diff.UnitShare {
+		if _, perr := diff.ParseThreshold(s, "nanoseconds"); perr == nil {
+			return th, fmt.Errorf("--min-delta %q: values are shares of each run's total (--normalize share): use a share such as 1%%", s)
+		}
+	}
+	if err != nil {
+		return th, fmt.Errorf("--min-delta %w", err)
+	}
+	return th, nil
+}
