@@ -26,6 +26,7 @@ func WriteDiffDOT(w io.Writer, res *diff.Result) error {
 		fmt.Sprintf("ctdiff critical graph: %s, %s vs %s", res.Metric, runs(res.Base.Runs, "base"), runs(res.New.Runs, "new")),
 		fmt.Sprintf("total %s → %s (%s), min delta %s, %s", val(res.Base.Total), val(res.New.Total), sval(change), val(res.MinDelta), plural(len(res.Causes), "cause")),
 		"thick border: regression cause; dashed: added; dotted: context only",
+		"normalization: " + normalizationShort(res),
 	}
 	fmt.Fprintf(bw, "digraph critical {\n  graph [label=%s, labelloc=t, fontname=\"Helvetica\"];\n", dotLines(title...))
 	bw.WriteString("  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\"];\n")

@@ -83,6 +83,7 @@ type htmlReport struct {
 	NewTotal          string
 	Change            string
 	Method            string
+	Normalization     string
 	MinDelta          string
 	Similarity        string
 	Graph             string
@@ -164,6 +165,8 @@ func htmlModel(res *diff.Result, o DiffHTMLOptions) (*htmlReport, error) {
 		NewTotal:  val(res.New.Total),
 		Change:    sval(change) + " (" + signedPercent(change, res.Base.Total) + ")",
 		MinDelta:  val(res.MinDelta),
+		// diff_normalize.go: how the values were scaled, and why.
+		Normalization: NormalizationSummary(res),
 		Graph:     fmt.Sprintf("%d of %d nodes", res.CriticalGraphNodes, res.TreeNodes),
 		Warnings:  res.Warnings,
 		Regressed: len(res.Causes) > 0,

@@ -65,6 +65,14 @@ func WriteDiffMarkdown(w io.Writer, res *diff.Result, o DiffMarkdownOptions) err
 		fmt.Fprintf(bw, " Overlap %.2f%% (noise floor %.2f%%).", res.Overlap.Percent, *nf)
 	}
 	bw.WriteString("\n")
+	// Normalization, benchmark verdict and Go runtime: diff_normalize.go.
+	fmt.Fprintf(bw, "\nNormalization: %s.\n", mdText(NormalizationSummary(res)))
+	for _, l := range BenchmarkSummary(res) {
+		fmt.Fprintf(bw, "\n%s\n", mdText(strings.TrimSpace(l)))
+	}
+	if g := GoRuntimeSummary(res); g != "" {
+		fmt.Fprintf(bw, "\nGC/runtime: %s.\n", mdText(g))
+	}
 
 	causes := res.Causes[:min(len(res.Causes), o.MaxCauses)]
 	if len(causes) > 0 {

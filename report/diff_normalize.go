@@ -9,9 +9,9 @@ import (
 )
 
 // The lines every diff report shows about normalization, the Go runtime and
-// the benchmark (diff/normalize.go, goruntime.go, benchstat.go). Text and
-// JSON use them here; the other formats can call the same functions so
-// every header says the same thing.
+// the benchmark (diff/normalize.go, goruntime.go, benchstat.go), shared by
+// the text, JSON, Markdown, HTML and DOT reports so every header says the
+// same thing.
 
 // NormalizationSummary says how the values were normalized and why, in one
 // line without a trailing newline: "share (chosen: ...): values are
@@ -225,4 +225,20 @@ func benchmarkOf(v *diff.BenchVerdict) *benchmarkJSON {
 		out.DeltaPercent = &d
 	}
 	return out
+}
+
+// normalizationShort is the mode alone, "share (auto)", for titles.
+func normalizationShort(res *diff.Result) string {
+	nz := res.Normalization
+	s := string(nz.Mode)
+	switch {
+	case nz.Mode == diff.NormalizePer:
+		s = "per=" + nz.Func
+	case s == "":
+		s = string(diff.NormalizeNone)
+	}
+	if nz.Auto {
+		s += " (auto)"
+	}
+	return s
 }

@@ -69,6 +69,7 @@
       if (a >= 1e3) return trim(v / 1e3) + "µs";
       return trim(v) + "ns";
     }
+    if (data.unit === "parts-per-billion") return trim(v / 1e7) + "%";
     if (data.unit === "bytes") {
       if (a >= 1 << 30) return trim(v / (1 << 30)) + "GB";
       if (a >= 1 << 20) return trim(v / (1 << 20)) + "MB";
