@@ -167,9 +167,9 @@ func htmlModel(res *diff.Result, o DiffHTMLOptions) (*htmlReport, error) {
 		MinDelta:  val(res.MinDelta),
 		// diff_normalize.go: how the values were scaled, and why.
 		Normalization: NormalizationSummary(res),
-		Graph:     fmt.Sprintf("%d of %d nodes", res.CriticalGraphNodes, res.TreeNodes),
-		Warnings:  res.Warnings,
-		Regressed: len(res.Causes) > 0,
+		Graph:         fmt.Sprintf("%d of %d nodes", res.CriticalGraphNodes, res.TreeNodes),
+		Warnings:      res.Warnings,
+		Regressed:     len(res.Causes) > 0,
 	}
 	page.Method = string(res.Aggregate) + ", " + string(res.Match) + " matching"
 	if res.Aggregate == diff.Stats {
