@@ -43,6 +43,12 @@ or disappeared and how similar the runs are (PARCS).
 significant regressions; --aggregate intersect is ZAM's method: runs are paired by sorted
 file name, and a cause must appear in every pair.
 
+--normalize says how each run's values are scaled first, and the report says which and
+why: by default share when every profile covers the same duration (fixed-duration
+profiles such as /debug/pprof/profile?seconds=30, where absolute times are wrong), per
+benchmark iteration with --bench-base/--bench-new (go test -bench output), else none.
+OLD and NEW may be URLs, fetched as go tool pprof does (--seconds, --timeout, --save-dir).
+
 Exit codes: 0 success, 1 with --fail-on-regression when a cause was found, 2 on errors.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 2 {
@@ -74,7 +80,7 @@ Exit codes: 0 success, 1 with --fail-on-regression when a cause was found, 2 on 
 	o.inputs.register(cmd)
 	fl := cmd.Flags()
 	o.norm.register(fl)
-	fl.StringVar(&o.minDelta, "min-delta", "", "least growth of a cause: a duration (50ms), a share of the base total (1%) or a number in the metric's unit (default 50ms for time metrics, 1% otherwise)")
+	fl.StringVar(&o.minDelta, "min-delta", "", "least growth of a cause: a duration (50ms), a share of the base total (1%) or a number in the normalized values' unit (default 50ms for time metrics under --normalize none or total, 1% otherwise)")
 	fl.StringVar(&o.aggregate, "aggregate", string(diff.DefaultAggregate), "how runs combine: stats (per-node significance tests) or intersect (ZAM)")
 	fl.StringVar(&o.match, "match", string(diff.DefaultMatching), "sibling matching: zam (LCS with hash-map fallback) or parcs (relaxed common-tree matching)")
 	fl.StringVar(&o.metric, "metric", "", "sample type to compare (default: the profiles' default, else the last), or latency / latency-aggressive for latencies inferred from timestamped stacks")
