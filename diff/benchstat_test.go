@@ -1,6 +1,9 @@
 package diff
 
 import (
+	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -116,4 +119,33 @@ func TestCompareBench(t *testing.T) {
 	if !found {
 		t.Errorf("no coverage warning in %q", res.Warnings)
 	}
+}
+
+// FuzzParseBench: any input gives results or an error, never a panic, and
+// every result has a name, a position and a finite time.
+func FuzzParseBench(f *testing.F) {
+	f.Add(benchOld)
+	f.Add(benchNew)
+	for _, name := range []string{"old.txt", "new.txt"} {
+		if b, err := os.ReadFile(filepath.Join("..", "testdata", "bench", name)); err == nil {
+			f.Add(string(b))
+		}
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		rs, err := ParseBench(strings.NewReader(in), "f.txt")
+		if err != nil {
+			return
+		}
+		for _, r := range rs {
+			if r.File != "f.txt" || r.Line <= 0 || math.IsNaN(r.SecPerOp) {
+				t.Fatalf("result %+v", r)
+			}
+		}
+		if len(rs) > 0 {
+			it, err := runIterations("base", rs, 1)
+			if err == nil && it[0] <= 0 {
+				t.Fatalf("iterations %v from %+v", it, rs)
+			}
+		}
+	})
 }
