@@ -49,11 +49,18 @@ func WriteDiffPprof(w io.Writer, res *diff.Result) error {
 // written under the new name, so the two cancel where `-diff_base` on the raw
 // profiles would show an unrelated −/+ pair (peers.md, §2.1).
 //
-// Means are rounded by cumulative rounding (each sample gets the rounded
-// running sum minus what was already given out), so each side's values add
-// up to its rounded mean total, and the profile's total is exactly the new
-// total minus the base total. Like those totals (Side.Total), the diff
-// leaves out V8's "(idle)", which is no work.
+// Means have fractions (a third of 10 ms over three runs), and pprof picks
+// the unit of its whole report from the smallest non-zero value, so a single
+// nanosecond of rounding would make it print every value in nanoseconds. So
+// the means are rounded per function: the contexts whose lowest frame is the
+// same function take turns in cumulative rounding of the base value and of
+// the delta (each gets the rounded running sum minus what was given out), so
+// a function's flat delta is its rounded mean delta, and a function or
+// context that did not change shows exactly 0. The few nanoseconds left over are added to each side's largest
+// sample, so the new samples add up to the new total, the base samples to
+// minus the base total, and the profile's total is exactly new − base. Like
+// those totals (Side.Total), the diff leaves out V8's "(idle)", which is no
+// work.
 func DiffProfile(res *diff.Result) (*profile.Profile, error) {
 	tr := res.Tree
 	if len(tr) == 0 {
@@ -82,8 +89,9 @@ func DiffProfile(res *diff.Result) (*profile.Profile, error) {
 	thread := make([]string, len(tr))
 	cause := make([]int64, len(tr))
 	depth := make([]int32, len(tr))
-	var newSum, baseSum float64
-	var newOut, baseOut int64
+	var newSum, baseSum int64
+	newMax, baseMax := -1, -1
+	sums := map[diff.Frame]*roundingSums{}
 	for i, n := range tr {
 		if i == 0 {
 			continue
@@ -104,12 +112,15 @@ func DiffProfile(res *diff.Result) (*profile.Profile, error) {
 		if tr[par].IsThread && n.Frame.Function == "(idle)" {
 			continue
 		}
-		newSum += n.NewSelf
-		baseSum += n.BaseSelf
-		nv := int64(math.Round(newSum)) - newOut
-		bv := int64(math.Round(baseSum)) - baseOut
-		newOut += nv
-		baseOut += bv
+		if n.NewSelf == 0 && n.BaseSelf == 0 {
+			continue
+		}
+		acc := sums[n.Frame]
+		if acc == nil {
+			acc = &roundingSums{}
+			sums[n.Frame] = acc
+		}
+		nv, bv := acc.add(n.NewSelf, n.BaseSelf)
 		if nv == 0 && bv == 0 {
 			continue
 		}
@@ -133,6 +144,15 @@ func DiffProfile(res *diff.Result) (*profile.Profile, error) {
 					smp.Label = map[string][]string{}
 				}
 				smp.Label[DiffBaseLabel] = []string{"true"}
+				baseSum += s.v
+				if baseMax < 0 || s.v < p.Sample[baseMax].Value[0] {
+					baseMax = len(p.Sample)
+				}
+			} else {
+				newSum += s.v
+				if newMax < 0 || s.v > p.Sample[newMax].Value[0] {
+					newMax = len(p.Sample)
+				}
 			}
 			if cause[i] > 0 {
 				smp.NumLabel = map[string][]int64{CauseLabel: {cause[i]}}
@@ -140,10 +160,42 @@ func DiffProfile(res *diff.Result) (*profile.Profile, error) {
 			p.Sample = append(p.Sample, smp)
 		}
 	}
+	if newMax >= 0 {
+		p.Sample[newMax].Value[0] += res.New.Total - newSum
+	}
+	if baseMax >= 0 {
+		p.Sample[baseMax].Value[0] -= res.Base.Total + baseSum
+	}
 	if err := p.CheckValid(); err != nil {
 		return nil, fmt.Errorf("internal error: invalid pprof diff: %w", err)
 	}
 	return p, nil
+}
+
+// roundingSums are one function's running sums of unrounded base values
+// and deltas (new − base), and what was given out of them, for cumulative
+// rounding.
+type roundingSums struct {
+	b, d       float64
+	bOut, dOut int64
+}
+
+// add takes the next context's mean new and base values and returns them
+// rounded. The base and the delta are rounded cumulatively, so the
+// function's rounded base values and deltas add up to its rounded sums,
+// and a context whose values did not change has new = base exactly. A side
+// without value gets exactly 0, and the new value is never negative.
+func (r *roundingSums) add(n, b float64) (nv, bv int64) {
+	r.b += b
+	bv = int64(math.Round(r.b)) - r.bOut
+	r.bOut += bv
+	r.d += n - b
+	dv := int64(math.Round(r.d)) - r.dOut
+	if n == 0 || bv+dv < 0 {
+		dv = -bv
+	}
+	r.dOut += dv
+	return bv + dv, bv
 }
 
 // allThreads is cct.ThreadLabel's name for samples without a thread.
