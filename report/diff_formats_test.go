@@ -310,3 +310,17 @@ func TestDiffHTMLPrunes(t *testing.T) {
 		t.Error("the cause was pruned, or the count of pruned nodes is missing")
 	}
 }
+
+func TestMdText(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"thread \"main\" occurs only in the new runs", "thread \"main\" occurs only in the new runs"},
+		{"<img src=x onerror=alert(1)>", "&lt;img src=x onerror=alert(1)&gt;"},
+		{"a*b_c `d` [e](f) |g| ~h~ \\", "a\\*b\\_c \\`d\\` \\[e\\](f) \\|g\\| \\~h\\~ \\\\"},
+		{"R&D\nnext\u2028line", "R&amp;D next line"},
+		{"1.5s (base 1.543s): fixed work", "1.5s (base 1.543s): fixed work"},
+	} {
+		if got := report.MdText(tt.in); got != tt.want {
+			t.Errorf("mdText(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

@@ -218,8 +218,12 @@ func mdCode(s string, table bool) string {
 }
 
 // mdText escapes text that may hold names (warnings quote thread names):
-// every ASCII punctuation character that Markdown or HTML could read as
-// syntax is backslash-escaped or an entity.
+// <, > and & become entities, and the characters that start emphasis,
+// code, links, tables or strikethrough anywhere in a line are
+// backslash-escaped. Characters that are markup only at the start of a
+// line (#, +, -, digits and ".") stay, since callers never start a line
+// with this text, and so do parentheses, which form a link only after an
+// escaped "]".
 func mdText(s string) string {
 	var b strings.Builder
 	for _, r := range s {
@@ -232,7 +236,7 @@ func mdText(s string) string {
 			b.WriteString("&amp;")
 		case r < 0x20 || r == 0x7f || r == '\u2028' || r == '\u2029':
 			b.WriteByte(' ')
-		case strings.ContainsRune("\\`*_{}[]()#+-.!|~:", r):
+		case strings.ContainsRune("\\`*_[]|~", r):
 			b.WriteByte('\\')
 			b.WriteRune(r)
 		default:

@@ -5,4 +5,5 @@ var (
 	RenderDOT = renderDOT
 	ShortFunc = shortFunc
 	MdCode    = mdCode
+	MdText    = mdText
 )
