@@ -269,3 +269,58 @@ func TestDiffNormalizeErrors(t *testing.T) {
 		})
 	}
 }
+
+// The worked examples of the README's "Comparing Go service profiles" are
+// verbatim: every line of its output excerpts ("..." aside) is a line of
+// the commands' reports, which are golden files.
+func TestDiffGoServiceREADME(t *testing.T) {
+	var lines []string
+	for _, c := range []struct {
+		golden string
+		args   []string
+	}{
+		{"diff-fixed-duration.txt", []string{fixedOld, fixedNew}},
+		{"diff-fixed-duration-none.txt", []string{fixedOld, fixedNew, "--normalize", "none"}},
+		{"diff-bench.txt", []string{benchDir + "/old", benchDir + "/new", "--bench-base", benchDir + "/old.txt", "--bench-new", benchDir + "/new.txt"}},
+	} {
+		out, errOut, code := ctdiff(append([]string{"diff"}, c.args...)...)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		golden(t, c.golden, out)
+		lines = append(lines, strings.Split(out, "\n")...)
+	}
+	// The report names inputs relative to this package; the README's
+	// commands run at the repository root.
+	have := map[string]bool{}
+	for _, l := range lines {
+		have[strings.ReplaceAll(l, "../../testdata/", "testdata/")] = true
+	}
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sec, ok := strings.Cut(string(readme), "## Comparing Go service profiles\n")
+	if !ok {
+		t.Fatal("README has no section Comparing Go service profiles")
+	}
+	sec, _, _ = strings.Cut(sec, "\n## ")
+	checked := 0
+	for i, block := range strings.Split(sec, "```") {
+		if i%2 == 0 || strings.HasPrefix(block, "sh\n") {
+			continue
+		}
+		for _, l := range strings.Split(strings.Trim(block, "\n"), "\n") {
+			if l == "..." {
+				continue
+			}
+			checked++
+			if !have[l] {
+				t.Errorf("README line not in the reports (go test -run TestDiffGoServiceREADME -update, then copy):\n%s", l)
+			}
+		}
+	}
+	if checked < 10 {
+		t.Errorf("checked %d README lines", checked)
+	}
+}
