@@ -28,6 +28,13 @@
 // keyed by interned integers, never strings, and no step is quadratic in the
 // number of nodes: trees reach 1.5 million nodes.
 //
-// diff imports cct, internal helpers and gonum's stat packages; it must not
-// import convert, report or cmd.
+// Before anything is compared, every run's values are normalized
+// (normalize.go: none, total, share, per call of a marker function, per
+// benchmark iteration), chosen from the inputs when the caller does not
+// say; benchstat.go reads go test -bench output and gives benchstat's
+// verdict, and goruntime.go summarizes Go's GC and allocation work.
+//
+// diff imports cct, internal helpers, gonum's stat packages and
+// golang.org/x/perf's benchfmt and benchmath (benchstat's own parser and
+// statistics); it must not import convert, report or cmd.
 package diff
