@@ -26,10 +26,19 @@ type diffOptions struct {
 	callSites        bool
 	alpha            float64
 	norm             normalizeFlags
+	// sink, when set, receives the comparison and the runs' trees (base
+	// runs first) instead of the comparison being written: ctdiff report
+	// runs its components through this command, so their verdicts are
+	// those of ctdiff diff.
+	sink func(*diff.Result, []*cct.Tree)
 }
 
-func newDiffCmd(s *streams) *cobra.Command {
-	o := &diffOptions{}
+func newDiffCmd(s *streams) *cobra.Command { return diffCommand(s, nil) }
+
+// diffCommand is the diff command, whose comparisons go to sink when it is
+// not nil (diffOptions.sink).
+func diffCommand(s *streams, sink func(*diff.Result, []*cct.Tree)) *cobra.Command {
+	o := &diffOptions{sink: sink}
 	cmd := &cobra.Command{
 		Use:   "diff OLD NEW",
 		Short: "Compare base runs with new runs and report the regressed call paths",
@@ -179,6 +188,10 @@ func runDiff(s *streams, o *diffOptions, oldArg, newArg string) error {
 		return err
 	}
 	res.Base.Profiles, res.New.Profiles = sides[0].paths, sides[1].paths
+	if o.sink != nil {
+		o.sink(res, all)
+		return nil
+	}
 	if err := writeDiff(s, res, o.format, o.output); err != nil {
 		return err
 	}
