@@ -54,10 +54,12 @@ const UnitShare = "parts-per-billion"
 const shareScale = 1e9
 
 // fixedDurationSpread is how much the recording durations of fixed-duration
-// profiles may differ: a 30-second /debug/pprof/profile lasts 30 s plus a
-// few milliseconds of scheduling, while fixed-work runs of two versions
-// differ by their speed (the example's by 10-14%).
-const fixedDurationSpread = 0.03
+// profiles may differ: a /debug/pprof/profile?seconds=N lasts N seconds
+// plus up to about 100 ms (runtime/pprof's reader polls every 100 ms, and a
+// busy machine delays the wake-up), which is 5% of a 2-second profile and
+// far less of a 30-second one, while fixed-work runs of two versions differ
+// by their speed (the example's by 10-14%).
+const fixedDurationSpread = 0.05
 
 // Normalize selects the normalization (Options.Normalize). The zero value
 // is NormalizeAuto.
@@ -130,7 +132,7 @@ type Normalization struct {
 	RawUnit         string
 	// BaseDurations and NewDurations are the profiles' recording durations
 	// (DurationNanos, 0 when unknown); FixedDuration says they are all
-	// known and equal within 3%.
+	// known and equal within 5%.
 	BaseDurations, NewDurations []int64
 	FixedDuration               bool
 }

@@ -130,7 +130,7 @@ func TestDiffLiveEndpoints(t *testing.T) {
 
 	dir := t.TempDir()
 	report := filepath.Join(dir, "report.json")
-	_, errOut, code := ctdiff("diff", "--seconds", "1", "--format", "json", "-o", report,
+	_, errOut, code := ctdiff("diff", "--seconds", "2", "--format", "json", "-o", report,
 		oldSrv.URL+"/debug/pprof/profile", newSrv.URL+"/debug/pprof/profile")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -151,7 +151,7 @@ func TestDiffLiveEndpoints(t *testing.T) {
 		t.Fatal(err)
 	}
 	if r.Normalization.Mode != "share" || !r.Normalization.FixedDuration {
-		t.Errorf("two 1-second profiles: normalization %+v, want share for fixed durations", r.Normalization)
+		t.Errorf("two 2-second profiles: normalization %+v, want share for fixed durations", r.Normalization)
 	}
 	found := false
 	for i := range r.Causes {
