@@ -114,7 +114,7 @@ func parseCCTDump(in *Input) (*profile.Profile, error) {
 		case errors.As(err, &te) && te.Field == "":
 			return nil, OffsetError(te.Offset, "expected a JSON object (a ctdiff.cct/v1 tree), found %s", te.Value)
 		case errors.As(err, &te):
-			return nil, OffsetError(te.Offset, "expected %s for %s, found %s", te.Type, te.Field, te.Value)
+			return nil, OffsetError(te.Offset, "expected %s for %s, found %s", jsonType(te.Type), te.Field, te.Value)
 		}
 		return nil, fmt.Errorf("invalid JSON: %w", err)
 	}

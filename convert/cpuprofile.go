@@ -184,7 +184,7 @@ func decodeAt(off int64, raw []byte, what string, v any) error {
 	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		return OffsetError(off, "%s: field %s: expected %s, found %s", what, te.Field, jsonType(te.Type.String()), te.Value)
+		return OffsetError(off, "%s: field %s: expected %s, found %s", what, te.Field, jsonType(te.Type), te.Value)
 	}
 	return OffsetError(off+jsonErrOffset(err), "%s: %v", what, err)
 }

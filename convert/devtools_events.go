@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 )
 
 // Decoding the few trace events the devtools reader needs.
@@ -23,7 +24,7 @@ func decodeEvent(i int, off int64, raw []byte, what string, v any) error {
 	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		return eventError(i, off, "%s: field %s: expected %s, found %s", what, te.Field, jsonType(te.Type.String()), te.Value)
+		return eventError(i, off, "%s: field %s: expected %s, found %s", what, te.Field, jsonType(te.Type), te.Value)
 	}
 	return eventError(i, off+jsonErrOffset(err), "%s: %v", what, err)
 }
@@ -38,14 +39,27 @@ func jsonErrOffset(err error) int64 {
 	return 0
 }
 
-func jsonType(goType string) string {
-	switch goType {
-	case "int64", "float64", "*int64", "*float64":
-		return "a number"
-	case "string":
-		return "a string"
+// jsonType names the JSON value a Go type decodes from, so that errors
+// speak of the file rather than of ctdiff's types.
+func jsonType(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
 	}
-	return goType
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64:
+		return "a number"
+	}
+	return t.String()
 }
 
 // mayMatter is a cheap filter run on every event: only events whose bytes

@@ -453,7 +453,7 @@ func (pv *perfView) jsonSamples(d *json.Decoder) error {
 		if err := d.Decode(&js); err != nil {
 			var te *json.UnmarshalTypeError
 			if errors.As(err, &te) {
-				return EventError(i, "sample: expected %s in %s, found a JSON %s", te.Type, te.Field, te.Value)
+				return EventError(i, "sample: expected %s in %s, found a JSON %s", jsonType(te.Type), te.Field, te.Value)
 			}
 			// json.Decoder's SyntaxError offsets are relative to its buffer, not
 			// the input: name the sample and where it starts instead.

@@ -193,7 +193,7 @@ func TestPerfViewErrors(t *testing.T) {
 		{"json time", `{"StackSource":{"Samples":[{"Time":"1.0","Stack":["a"]},{"Time":"x","Stack":["a"]}]}}`,
 			`in.xml: event 1: sample: expected a number of milliseconds in Time, found "x"`},
 		{"json stack", `{"StackSource":{"Samples":[{"Time":"1.0","Stack":"a"}]}}`,
-			"in.xml: event 0: sample: expected []string in Stack, found a JSON string"},
+			"in.xml: event 0: sample: expected an array in Stack, found a JSON string"},
 		{"json syntax", `{"StackSource":{"Samples":[{"Time":1,}]}}`,
 			"in.xml: event 0: malformed JSON in the sample that starts at byte 27: invalid character '}' looking for beginning of object key string"},
 		{"json truncated", `{"StackSource":{"Samples":[{"Time":1}`,
