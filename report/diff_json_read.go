@@ -1,0 +1,248 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/ctdiff/ctdiff/diff"
+)
+
+// MaxDiffJSONSize bounds what ReadDiffJSON reads: a ctdiff.diff/v1 result
+// lists causes, ranked paths and subtrees, never whole trees, so a real one
+// is far smaller.
+const MaxDiffJSONSize = 256 << 20
+
+// ReadDiffJSON reads a comparison written by WriteDiffJSON (ctdiff diff
+// --format json). name labels errors. It accepts the schema ctdiff.diff/v1
+// only, and fields it does not know (v1 may gain fields; DESIGN.md). The
+// Result has what the JSON holds, which is all but the matched tree
+// (Result.Tree) and the benchmark verdict; p-values and confidence bounds
+// have the three significant digits the JSON keeps.
+func ReadDiffJSON(r io.Reader, name string) (*diff.Result, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxDiffJSONSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(data) > MaxDiffJSONSize {
+		return nil, fmt.Errorf("%s: larger than %d MiB: not a ctdiff diff result", name, MaxDiffJSONSize>>20)
+	}
+	var probe struct {
+		Schema *string `json:"schema"`
+	}
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return nil, jsonError(name, data, err)
+	}
+	switch {
+	case probe.Schema == nil:
+		return nil, fmt.Errorf(`%s: no "schema" field: not a ctdiff diff result (ctdiff diff --format json writes %s)`, name, DiffSchema)
+	case *probe.Schema != DiffSchema:
+		return nil, fmt.Errorf("%s: schema %q, expected %s: this ctdiff reads %s results (ctdiff diff --format json)", name, *probe.Schema, DiffSchema, DiffSchema)
+	}
+	var in diffJSON
+	if err := json.Unmarshal(data, &in); err != nil {
+		return nil, jsonError(name, data, err)
+	}
+	res, err := resultOf(&in)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return res, nil
+}
+
+// jsonError names the line and column of a syntax or type error.
+func jsonError(name string, data []byte, err error) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		// Offset counts the bytes read, the offending one included.
+		off := syn.Offset
+		if off < int64(len(data)) {
+			off--
+		}
+		return fmt.Errorf("%s:%s: invalid JSON: %v", name, lineCol(data, off), syn)
+	case errors.As(err, &typ):
+		// Offset is where the value ends.
+		return fmt.Errorf("%s:%s: field %q: expected %s, found %s", name, lineCol(data, typ.Offset), typ.Field, typ.Type, typ.Value)
+	}
+	return fmt.Errorf("%s: %w", name, err)
+}
+
+// lineCol renders a byte offset as "line:column" (1-based, column in bytes).
+func lineCol(data []byte, off int64) string {
+	off = min(max(off, 0), int64(len(data)))
+	head := data[:off]
+	line := bytes.Count(head, []byte{'\n'}) + 1
+	col := off - int64(bytes.LastIndexByte(head, '\n'))
+	return fmt.Sprintf("%d:%d", line, col)
+}
+
+func resultOf(in *diffJSON) (*diff.Result, error) {
+	if in.Unit == "" {
+		return nil, errors.New(`"unit" is empty`)
+	}
+	res := &diff.Result{
+		Metric: in.Metric, Unit: in.Unit, MinDelta: in.MinDelta, MinDeltaSpec: in.MinDeltaSpec,
+		Aggregate: diff.Aggregate(in.Aggregate), Match: diff.Matching(in.Match), Alpha: in.Alpha,
+		Base: sideOf(in.Base), New: sideOf(in.New),
+		Causes: []diff.Cause{}, Graph: []diff.GraphNode{}, RankedPaths: []diff.RankedPath{},
+		CriticalGraphNodes: in.CriticalGraphNodes, TreeNodes: in.TreeNodes,
+		Topology: diff.Topology{
+			Added: subtreesOf(in.Topology.Added), Removed: subtreesOf(in.Topology.Removed),
+			AddedCount: in.Topology.AddedCount, RemovedCount: in.Topology.RemovedCount,
+		},
+		WeightMatching: diff.WeightMatching{Nodes: []diff.WeightDiff{}, Adjusted: in.WeightMatching.AdjustedPercent, Reached: in.WeightMatching.Reached},
+		Matchers: diff.MatcherCounts{
+			LCS: in.Matchers.LCS, Alternate: in.Matchers.Alternate, Fallback: in.Matchers.Fallback, Residual: in.Matchers.Residual,
+			Renamed: in.Matchers.Renamed, Relaxed: in.Matchers.Relaxed, Strict: in.Matchers.Strict,
+		},
+		Warnings:      append([]string{}, in.Warnings...),
+		Normalization: normalizationFrom(in.Normalization),
+		GoRuntime:     goRuntimeFrom(in.GoRuntime),
+	}
+	ov := in.Overlap
+	res.Overlap = diff.Overlap{Percent: ov.Percent, CommonTree: ov.CommonTreePercent, StrictCommonTree: ov.StrictCommonTreePercent, Score: ov.Score, Pairs: ov.Pairs}
+	if ov.NoiseFloorPercent != nil {
+		nf := *ov.NoiseFloorPercent
+		res.Overlap.NoiseFloor = &nf
+	}
+	for i, g := range in.CriticalGraph {
+		if g.Parent < -1 || g.Parent >= i {
+			return nil, fmt.Errorf("critical_graph[%d]: parent %d, expected -1 or an earlier node's index", i, g.Parent)
+		}
+		kind, err := kindOf(g.Kind, g.IsThread)
+		if err != nil {
+			return nil, fmt.Errorf("critical_graph[%d]: %w", i, err)
+		}
+		res.Graph = append(res.Graph, diff.GraphNode{
+			Parent: g.Parent, Thread: g.Thread, Frame: diff.Frame{Function: g.Function, File: g.File}, IsThread: g.IsThread,
+			Kind: kind, Base: g.Base, New: g.New, Delta: g.Delta, Cause: g.Cause, Context: g.Context, Stats: testFrom(g.Stats),
+		})
+	}
+	causeNode := graphCauses(res.Graph)
+	for i, c := range in.Causes {
+		kind, err := kindOf(c.Kind, false)
+		if err != nil {
+			return nil, fmt.Errorf("causes[%d]: %w", i, err)
+		}
+		if kind == "" {
+			return nil, fmt.Errorf(`causes[%d]: "kind" is empty, expected regressed or added`, i)
+		}
+		cause := diff.Cause{Thread: c.Thread, Path: framesOf(c.Path), Kind: kind, Base: c.Base, New: c.New, Delta: c.Delta, Stats: testFrom(c.Stats), Node: -1}
+		if x, ok := causeNode[pathKey(cause.Thread, cause.Path)]; ok {
+			cause.Node = x
+		}
+		res.Causes = append(res.Causes, cause)
+	}
+	for _, p := range in.RankedPaths {
+		rp := diff.RankedPath{Rank: p.Rank, Thread: p.Thread, Cost: p.Cost, Path: make([]diff.PathNode, len(p.Path))}
+		for i, n := range p.Path {
+			rp.Path[i] = diff.PathNode{Frame: diff.Frame{Function: n.Function, File: n.File}, Cost: n.Cost, Rank: n.Rank}
+		}
+		res.RankedPaths = append(res.RankedPaths, rp)
+	}
+	for _, d := range in.WeightMatching.Nodes {
+		res.WeightMatching.Nodes = append(res.WeightMatching.Nodes, diff.WeightDiff{
+			Thread: d.Thread, Path: framesOf(d.Path), Base: d.BasePercent, New: d.NewPercent, Diff: d.DiffPoints,
+		})
+	}
+	return res, nil
+}
+
+// kindOf checks a cause or graph node kind; thread nodes may have none.
+func kindOf(s string, thread bool) (diff.Kind, error) {
+	switch k := diff.Kind(s); k {
+	case diff.Regressed, diff.Added:
+		return k, nil
+	case "":
+		if thread {
+			return "", nil
+		}
+	}
+	return "", fmt.Errorf(`"kind" %q, expected regressed or added`, s)
+}
+
+// graphCauses maps each cause node of the critical graph, by its thread and
+// root-first path, to its index, so read causes point into Graph again.
+func graphCauses(g []diff.GraphNode) map[string]int {
+	out := map[string]int{}
+	depth := make([]int, len(g))
+	for i, n := range g {
+		if n.Parent >= 0 {
+			depth[i] = depth[n.Parent] + 1
+		}
+		if !n.Cause {
+			continue
+		}
+		path := make([]diff.Frame, depth[i])
+		for x := i; x >= 0 && !g[x].IsThread && depth[x] > 0; x = g[x].Parent {
+			path[depth[x]-1] = g[x].Frame
+		}
+		out[pathKey(n.Thread, path)] = i
+	}
+	return out
+}
+
+func pathKey(thread string, path []diff.Frame) string {
+	var b strings.Builder
+	b.WriteString(thread)
+	for _, f := range path {
+		b.WriteString("\x00")
+		b.WriteString(f.Function)
+		b.WriteString("\x01")
+		b.WriteString(f.File)
+	}
+	return b.String()
+}
+
+func sideOf(s sideJSON) diff.Side {
+	return diff.Side{Profiles: append([]string{}, s.Profiles...), Runs: s.Runs, Total: s.Total, Totals: append([]int64{}, s.Totals...)}
+}
+
+func framesOf(p []frameJSON) []diff.Frame {
+	out := make([]diff.Frame, len(p))
+	for i, f := range p {
+		out[i] = diff.Frame{Function: f.Function, File: f.File}
+	}
+	return out
+}
+
+func subtreesOf(list []subtreeJSON) []diff.Subtree {
+	out := make([]diff.Subtree, len(list))
+	for i, s := range list {
+		out[i] = diff.Subtree{Thread: s.Thread, Path: framesOf(s.Path), Nodes: s.Nodes, Weight: s.Weight}
+	}
+	return out
+}
+
+func testFrom(t *testJSON) *diff.Test {
+	if t == nil {
+		return nil
+	}
+	return &diff.Test{Name: t.Test, P: t.P, Q: t.PAdjusted, Low: t.CILow, High: t.CIHigh}
+}
+
+func normalizationFrom(n normalizationJSON) diff.Normalization {
+	return diff.Normalization{
+		Mode: diff.NormalizeMode(n.Mode), Func: n.Function, Matched: n.Matched, Auto: n.Auto, Reason: n.Reason,
+		Per: n.Per, Scale: n.Scale, CountSource: n.CountSource, BaseCounts: n.BaseCounts, NewCounts: n.NewCounts,
+		RawUnit: n.RawUnit, RawBase: n.RawBaseTotal, RawNew: n.RawNewTotal, FixedDuration: n.FixedDuration,
+		BaseDurations: n.BaseDurations, NewDurations: n.NewDurations,
+	}
+}
+
+func goRuntimeFrom(g *goRuntimeJSON) *diff.GoRuntime {
+	if g == nil {
+		return nil
+	}
+	c := func(c changeJSON) diff.Change { return diff.Change{Base: c.Base, New: c.New, Delta: c.Delta} }
+	out := &diff.GoRuntime{BackgroundGC: c(g.BackgroundGC), Allocation: c(g.Allocation)}
+	for _, a := range g.Allocators {
+		out.Allocators = append(out.Allocators, diff.Allocator{Frame: diff.Frame{Function: a.Function, File: a.File}, Change: c(a.changeJSON)})
+	}
+	return out
+}

@@ -1,0 +1,103 @@
+package report_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ctdiff/ctdiff/report"
+)
+
+// Reading a diff result and writing it again gives the same bytes: the
+// reader keeps every field the writer writes (but the benchmark verdict,
+// which these results have none of).
+func TestReadDiffJSONRoundTrip(t *testing.T) {
+	files, _ := filepath.Glob("testdata/diff-*.json.golden")
+	if len(files) == 0 {
+		t.Fatal("no diff JSON goldens in testdata")
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := report.ReadDiffJSON(bytes.NewReader(data), f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, c := range res.Causes {
+				if c.Node < 0 || !res.Graph[c.Node].Cause || res.Graph[c.Node].Delta != c.Delta {
+					t.Errorf("cause %d points at graph node %d, not at its own", i, c.Node)
+				}
+			}
+			var out bytes.Buffer
+			if err := report.WriteDiffJSON(&out, res); err != nil {
+				t.Fatal(err)
+			}
+			if out.String() != string(data) {
+				t.Errorf("written again, %s differs:\n%s", f, out.String())
+			}
+		})
+	}
+}
+
+func TestReadDiffJSONErrors(t *testing.T) {
+	for _, tt := range []struct{ name, in, want string }{
+		{"not JSON", "hello", "r.json:1:1: invalid JSON: invalid character 'h' looking for beginning of value"},
+		{"truncated", "{\n  \"schema\": \"ctdiff.diff/v1\",\n  \"unit\"", "r.json:3:9: invalid JSON: unexpected end of JSON input"},
+		{"no schema", `{"unit": "nanoseconds"}`, `r.json: no "schema" field: not a ctdiff diff result (ctdiff diff --format json writes ctdiff.diff/v1)`},
+		{"other schema", `{"schema": "ctdiff.diff/v2"}`, `r.json: schema "ctdiff.diff/v2", expected ctdiff.diff/v1: this ctdiff reads ctdiff.diff/v1 results (ctdiff diff --format json)`},
+		{"cct schema", `{"schema": "ctdiff.cct/v1", "threads": []}`, `r.json: schema "ctdiff.cct/v1", expected ctdiff.diff/v1`},
+		{"schema type", `{"schema": 1}`, `r.json:1:13: field "schema": expected string, found number`},
+		{"field type", "{\"schema\": \"ctdiff.diff/v1\",\n\"unit\": \"ns\", \"causes\": [{\"delta\": \"big\"}]}", `r.json:2:41: field "causes.delta": expected int64, found string`},
+		{"no unit", `{"schema": "ctdiff.diff/v1"}`, `r.json: "unit" is empty`},
+		{"cause kind", `{"schema": "ctdiff.diff/v1", "unit": "nanoseconds", "causes": [{"kind": "faster"}]}`, `r.json: causes[0]: "kind" "faster", expected regressed or added`},
+		{"graph parent", `{"schema": "ctdiff.diff/v1", "unit": "nanoseconds", "critical_graph": [{"parent": 0, "kind": "regressed"}]}`, `r.json: critical_graph[0]: parent 0, expected -1 or an earlier node's index`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := report.ReadDiffJSON(strings.NewReader(tt.in), "r.json")
+			if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+				t.Errorf("error %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// FuzzReadDiffJSON: any input is read or refused with an error naming it,
+// never a panic; what is read writes out as JSON that reads back to the
+// same result.
+func FuzzReadDiffJSON(f *testing.F) {
+	files, _ := filepath.Glob("testdata/diff-*.json.golden")
+	for _, p := range files {
+		if data, err := os.ReadFile(p); err == nil {
+			f.Add(data)
+		}
+	}
+	f.Add([]byte(`{"schema":"ctdiff.diff/v1","unit":"nanoseconds","causes":[{"kind":"added","path":[{"function":"f"}]}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		res, err := report.ReadDiffJSON(bytes.NewReader(data), "in.json")
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "in.json") || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("error is not one line naming the input: %q", err)
+			}
+			return
+		}
+		var once, twice bytes.Buffer
+		if err := report.WriteDiffJSON(&once, res); err != nil {
+			t.Fatal(err)
+		}
+		again, err := report.ReadDiffJSON(bytes.NewReader(once.Bytes()), "again.json")
+		if err != nil {
+			t.Fatalf("written result does not read back: %v", err)
+		}
+		if err := report.WriteDiffJSON(&twice, again); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(once.Bytes(), twice.Bytes()) {
+			t.Fatalf("not stable:\n%s\n%s", once.Bytes(), twice.Bytes())
+		}
+	})
+}
