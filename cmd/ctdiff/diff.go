@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/ctdiff/ctdiff/cct"
@@ -124,6 +125,10 @@ type side struct {
 func runDiff(s *streams, o *diffOptions, oldArg, newArg string) error {
 	latency := o.metric == "latency" || o.metric == "latency-aggressive"
 	copts := cct.Options{Prune: !o.noPrune, CallSites: o.callSites, Timeline: latency}
+	if paths, err := expandInputs([]string{oldArg, newArg}); err == nil {
+		s.progress = startProgress(s, "reading", inputSize(paths))
+		defer func() { s.progress.finish(); s.progress = nil }()
+	}
 	var sides [2]side
 	for i, arg := range []string{oldArg, newArg} {
 		sd, err := loadSide(s, o, arg, copts)
@@ -132,6 +137,7 @@ func runDiff(s *streams, o *diffOptions, oldArg, newArg string) error {
 		}
 		sides[i] = sd
 	}
+	s.progress.phase("comparing")
 	all := append(append([]*cct.Tree{}, sides[0].trees...), sides[1].trees...)
 	allPaths := append(append([]string{}, sides[0].paths...), sides[1].paths...)
 	opts := diff.DefaultOptions()
@@ -184,6 +190,7 @@ func runDiff(s *streams, o *diffOptions, oldArg, newArg string) error {
 		}
 	}
 	res, err := diff.Compare(sides[0].trees, sides[1].trees, opts)
+	s.progress.finish()
 	if err != nil {
 		return err
 	}
@@ -229,12 +236,14 @@ func loadSide(s *streams, o *diffOptions, arg string, copts cct.Options) (side, 
 			return side{}, err
 		}
 		for i, r := range results {
+			s.progress.describe("building the tree of " + filepath.Base(got[i]))
 			b := cct.NewBuilder(copts)
 			if err := b.Add(r.Profile); err != nil {
 				return side{}, fmt.Errorf("%s: %w", got[i], err)
 			}
 			sd.paths = append(sd.paths, got[i])
 			sd.trees = append(sd.trees, b.Finish())
+			s.progress.describe("reading")
 			if !timed(r) {
 				sd.untimed = append(sd.untimed, got[i])
 			}

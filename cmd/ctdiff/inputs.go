@@ -142,11 +142,20 @@ func (f *inputFlags) loadWith(s *streams, args []string, output string, opts con
 
 // readProfiles reads each path, printing warnings to stderr.
 func readProfiles(s *streams, paths []string, opts convert.Options) ([]*convert.Result, error) {
+	prog := s.progress
+	if prog == nil {
+		prog = startProgress(s, "reading", inputSize(paths))
+		defer prog.finish()
+	}
 	out := make([]*convert.Result, 0, len(paths))
 	for _, p := range paths {
-		res, err := convert.ReadFile(p, opts)
+		res, err := readInput(p, opts, prog)
 		if err != nil {
+			prog.clear()
 			return nil, err
+		}
+		if len(res.Warnings) > 0 {
+			prog.clear()
 		}
 		for _, w := range res.Warnings {
 			fmt.Fprintf(s.Err, "ctdiff: %s: warning: %s\n", p, w)

@@ -27,11 +27,17 @@ type streams struct {
 	// OutIsTerminal reports whether Out is a terminal (binary output to a
 	// terminal is refused).
 	OutIsTerminal bool
+	// ErrIsTerminal reports whether Err is a terminal: only then is
+	// progress shown (progress.go).
+	ErrIsTerminal bool
+	// progress, when set, is the progress of the running command, which
+	// readProfiles adds to instead of showing its own.
+	progress *progress
 }
 
 // run executes the CLI with args and returns the exit code.
 func run(args []string, stdout, stderr io.Writer) int {
-	s := &streams{Out: stdout, Err: stderr, OutIsTerminal: isTerminal(stdout)}
+	s := &streams{Out: stdout, Err: stderr, OutIsTerminal: isTerminal(stdout), ErrIsTerminal: isTerminal(stderr)}
 	root := newRootCmd(s)
 	root.SetArgs(args)
 	root.SetOut(stdout)

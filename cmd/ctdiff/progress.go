@@ -1,0 +1,116 @@
+package main
+
+import (
+	"io"
+	"os"
+	"time"
+
+	"github.com/ctdiff/ctdiff/convert"
+	"github.com/schollz/progressbar/v3"
+)
+
+// minProgressBytes is the input size from which reading shows progress:
+// smaller inputs read in well under a second, and a bar that flashes by
+// only clutters the terminal.
+const minProgressBytes = 4 << 20
+
+// A progress shows long work on stderr: a bar over the input bytes while
+// profiles are read and converted, then a spinner for work that has no
+// measure (comparing). It is shown only when stderr is a terminal, so logs,
+// pipes and tests never see it. A nil *progress does nothing.
+type progress struct {
+	w   io.Writer
+	bar *progressbar.ProgressBar
+}
+
+// startProgress returns a progress for reading total input bytes, or nil
+// when stderr is not a terminal or the input is small.
+func startProgress(s *streams, desc string, total int64) *progress {
+	if !s.ErrIsTerminal || total < minProgressBytes {
+		return nil
+	}
+	return newProgress(s.Err, desc, total)
+}
+
+func newProgress(w io.Writer, desc string, total int64) *progress {
+	return &progress{w: w, bar: progressbar.NewOptions64(total, barOptions(w, desc)...)}
+}
+
+func barOptions(w io.Writer, desc string) []progressbar.Option {
+	return []progressbar.Option{
+		progressbar.OptionSetWriter(w),
+		progressbar.OptionSetDescription("ctdiff: " + desc),
+		progressbar.OptionShowBytes(true),
+		progressbar.OptionSetWidth(30),
+		progressbar.OptionThrottle(100 * time.Millisecond),
+		progressbar.OptionSpinnerType(14),
+		progressbar.OptionClearOnFinish(),
+	}
+}
+
+// reader counts the bytes read through r on the bar.
+func (p *progress) reader(r io.Reader) io.Reader {
+	if p == nil {
+		return r
+	}
+	pr := progressbar.NewReader(r, p.bar)
+	return &pr
+}
+
+// describe changes what the bar says it is doing.
+func (p *progress) describe(desc string) {
+	if p != nil {
+		p.bar.Describe("ctdiff: " + desc)
+	}
+}
+
+// phase replaces the bar by a spinner for work without a measure.
+func (p *progress) phase(desc string) {
+	if p == nil {
+		return
+	}
+	_ = p.bar.Finish()
+	p.bar = progressbar.NewOptions64(-1, barOptions(p.w, desc)...)
+	_ = p.bar.RenderBlank()
+}
+
+// clear removes the bar from the line, before a message is printed.
+func (p *progress) clear() {
+	if p != nil {
+		_ = p.bar.Clear()
+	}
+}
+
+// finish removes the bar for good.
+func (p *progress) finish() {
+	if p != nil {
+		_ = p.bar.Finish()
+	}
+}
+
+// inputSize is the total size of the regular files among paths.
+func inputSize(paths []string) int64 {
+	var n int64
+	for _, p := range paths {
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			n += st.Size()
+		}
+	}
+	return n
+}
+
+// readInput is convert.ReadFile, counting the bytes read on p.
+func readInput(path string, opts convert.Options, p *progress) (*convert.Result, error) {
+	if p == nil || path == "-" {
+		return convert.ReadFile(path, opts)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return convert.ReadFile(path, opts) // for its error text
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return convert.ReadFile(path, opts)
+	}
+	return convert.Read(p.reader(f), path, opts)
+}

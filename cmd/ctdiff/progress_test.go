@@ -1,0 +1,54 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"strings"
+	"testing"
+)
+
+// The bar counts the bytes read through it and the spinner names its
+// phase; both write only to the writer they were given.
+func TestProgressWrites(t *testing.T) {
+	var w bytes.Buffer
+	p := newProgress(&w, "reading", 8<<20)
+	n, err := io.Copy(io.Discard, p.reader(strings.NewReader(strings.Repeat("x", 8<<20))))
+	if err != nil || n != 8<<20 {
+		t.Fatalf("read %d bytes: %v", n, err)
+	}
+	if s := p.bar.State(); s.CurrentNum != 8<<20 || s.CurrentPercent != 1 {
+		t.Errorf("bar at %d bytes (%.0f%%), want all 8 MiB", s.CurrentNum, 100*s.CurrentPercent)
+	}
+	p.phase("comparing")
+	p.finish()
+	for _, want := range []string{"ctdiff: reading", "ctdiff: comparing"} {
+		if !strings.Contains(w.String(), want) {
+			t.Errorf("progress output lacks %q: %q", want, w.String())
+		}
+	}
+}
+
+// No terminal, or a small input: no progress, and a nil progress does
+// nothing.
+func TestProgressOnlyOnTerminals(t *testing.T) {
+	var w bytes.Buffer
+	if p := startProgress(&streams{Err: &w}, "reading", 1<<30); p != nil {
+		t.Error("progress without a terminal")
+	}
+	if p := startProgress(&streams{Err: &w, ErrIsTerminal: true}, "reading", 1<<10); p != nil {
+		t.Error("progress for a 1 kB input")
+	}
+	var p *progress
+	r := strings.NewReader("abc")
+	if p.reader(r) != r {
+		t.Error("a nil progress wraps readers")
+	}
+	p.phase("comparing")
+	p.clear()
+	p.finish()
+	// The CLI with stderr in a buffer prints no progress, even for a diff.
+	_, errOut, code := ctdiff("diff", exampleOld, exampleNew, "-o", t.TempDir()+"/r.txt")
+	if code != 0 || errOut != "" {
+		t.Errorf("exit %d, stderr %q: want nothing on stderr", code, errOut)
+	}
+}
