@@ -1,0 +1,151 @@
+package report_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ctdiff/ctdiff/diff"
+	"github.com/ctdiff/ctdiff/report"
+)
+
+func fr(fn, file string) diff.Frame { return diff.Frame{Function: fn, File: file} }
+
+func TestFrameLabels(t *testing.T) {
+	lines := map[diff.Frame]int64{fr("formatPrice", "file:///srv/web/storefront.js"): 21}
+	for _, tt := range []struct {
+		eco         report.Ecosystem
+		f           diff.Frame
+		label, full string
+	}{
+		{report.Go, fr("github.com/ctdiff/ctdiff/internal/example.checkRules", "/src/example/workload.go"),
+			"example.checkRules", "github.com/ctdiff/ctdiff/internal/example.checkRules (/src/example/workload.go)"},
+		{report.Go, fr("encoding/json.(*decodeState).object", "/go/src/encoding/json/decode.go"),
+			"json.(*decodeState).object", "encoding/json.(*decodeState).object (/go/src/encoding/json/decode.go)"},
+		{report.Go, fr("runtime.gcBgMarkWorker", ""), "runtime.gcBgMarkWorker", "runtime.gcBgMarkWorker"},
+		{report.JS, fr("formatPrice", "file:///srv/web/storefront.js"),
+			"formatPrice (storefront.js:21)", "formatPrice (file:///srv/web/storefront.js:21)"},
+		{report.JS, fr("render", "https://cdn.example.com/app/main.4f2a.js?v=3#x"), "render (main.4f2a.js)", "render (https://cdn.example.com/app/main.4f2a.js?v=3#x)"},
+		{report.JS, fr("Module._compile", "node:internal/modules/cjs/loader"),
+			"Module._compile (node:internal/modules/cjs/loader)", "Module._compile (node:internal/modules/cjs/loader)"},
+		{report.JS, fr("(garbage collector)", ""), "(garbage collector)", "(garbage collector)"},
+		{report.JS, fr("", "file:///a.js"), "(unknown) (a.js)", "(unknown) (file:///a.js)"},
+		{report.Java, fr("com.example.billing.InvoiceService.invoice", ""), "InvoiceService.invoice", "com.example.billing.InvoiceService.invoice"},
+		{report.Java, fr("java.util.regex.Pattern$CharPredicate.negate", ""), "Pattern$CharPredicate.negate", "java.util.regex.Pattern$CharPredicate.negate"},
+		{report.Java, fr("java.lang.String.<init>", ""), "String.<init>", "java.lang.String.<init>"},
+		{report.Java, fr("libjvm.so!JavaCalls::call", ""), "libjvm.so!JavaCalls::call", "libjvm.so!JavaCalls::call"},
+		{report.Native, fr("RtlUserThreadStart", `C:\Windows\System32\ntdll.dll`), "ntdll.dll!RtlUserThreadStart", "ntdll.dll!RtlUserThreadStart"},
+		{report.Native, fr("ntoskrnl.exe!0xfffff80312345678", ""), "ntoskrnl.exe!0xfffff80312345678", "ntoskrnl.exe!0xfffff80312345678"},
+		{report.Unknown, fr("main", ""), "main", "main"},
+	} {
+		s := report.FrameStyle{Ecosystem: tt.eco, Lines: lines}
+		if got := s.Label(tt.f); got != tt.label {
+			t.Errorf("%s Label(%v) = %q, want %q", tt.eco.Title(), tt.f, got, tt.label)
+		}
+		if got := s.Full(tt.f); got != tt.full {
+			t.Errorf("%s Full(%v) = %q, want %q", tt.eco.Title(), tt.f, got, tt.full)
+		}
+	}
+}
+
+func TestRuntimeGroup(t *testing.T) {
+	for _, tt := range []struct {
+		f    diff.Frame
+		want string
+	}{
+		{fr("(garbage collector)", ""), "GC"},
+		{fr("(program)", ""), "VM"},
+		{fr("(idle)", ""), "idle"},
+		{fr("runtime.gcBgMarkWorker", "/go/src/runtime/mgc.go"), "GC"},
+		{fr("runtime.gcDrain", ""), "GC"},
+		{fr("runtime.gcBgMarkWorker.func2", ""), "GC"},
+		{fr("runtime.(*gcWork).tryGet", ""), "GC"},
+		{fr("runtime.mallocgc", ""), "allocation"},
+		{fr("runtime.(*mcache).refill", ""), "allocation"},
+		{fr("runtime.main", ""), "runtime"},
+		{fr("internal/runtime/syscall.Syscall6", ""), "runtime"},
+		{fr("Module._load", "node:internal/modules/cjs/loader"), "Node.js internals"},
+		{fr("Interpreter", ""), "JIT and VM stubs"},
+		{fr("StubRoutines (1)", ""), "JIT and VM stubs"},
+		{fr("CallDescrWorkerInternal", "coreclr.dll"), "VM"},
+		{fr("ThePreStub", "clrjit.dll"), "JIT and VM stubs"},
+		{fr("runtimeHelper", ""), ""},
+		{fr("github.com/x/runtime.F", ""), ""},
+		{fr("java.lang.Runtime.gc", ""), ""},
+		{fr("formatPrice", "file:///a.js"), ""},
+	} {
+		if got := report.RuntimeGroup(tt.f); got != tt.want {
+			t.Errorf("RuntimeGroup(%v) = %q, want %q", tt.f, got, tt.want)
+		}
+	}
+	for _, tt := range []struct{ thread, want string }{
+		{"GC Thread#0", "GC"}, {"G1 Conc#0", "GC"}, {"C2 CompilerThread0", "JIT and VM stubs"},
+		{"VM Thread", "VM"}, {"main", ""}, {"(all threads)", ""}, {"worker-gc", ""},
+	} {
+		if got := report.ThreadGroup(tt.thread); got != tt.want {
+			t.Errorf("ThreadGroup(%q) = %q, want %q", tt.thread, got, tt.want)
+		}
+	}
+}
+
+func TestDetectEcosystem(t *testing.T) {
+	path := func(fs ...diff.Frame) *diff.Result {
+		return &diff.Result{Causes: []diff.Cause{{Path: fs}}}
+	}
+	for _, tt := range []struct {
+		name string
+		res  *diff.Result
+		want report.Ecosystem
+	}{
+		{"go", path(fr("runtime.main", ""), fr("main.main", "/src/main.go"), fr("github.com/a/b.F", "/src/b.go")), report.Go},
+		{"js", path(fr("(program)", ""), fr("main", "file:///x.js"), fr("Module._load", "node:internal/modules/cjs/loader")), report.JS},
+		{"java", path(fr("com.example.billing.BillingJob.main", ""), fr("java.lang.String.replaceAll", "")), report.Java},
+		{"native", path(fr("RtlUserThreadStart", "ntdll.dll"), fr("kernel32.dll!BaseThreadInitThunk", "")), report.Native},
+		{"native frames under Java", path(fr("com.example.A.b", ""), fr("java.lang.Thread.run", ""), fr("libc.so.6!write", "")), report.Java},
+		{"unknown", path(fr("a", ""), fr("b", "")), report.Unknown},
+		{"empty", &diff.Result{}, report.Unknown},
+	} {
+		if got := report.DetectEcosystem(tt.res); got != tt.want {
+			t.Errorf("%s: DetectEcosystem = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+	for format, want := range map[string]report.Ecosystem{"cpuprofile": report.JS, "devtools": report.JS, "jfr": report.Java, "xperf": report.Native, "pprof": report.Unknown} {
+		if got := report.FormatEcosystem(format); got != want {
+			t.Errorf("FormatEcosystem(%q) = %q, want %q", format, got, want)
+		}
+	}
+}
+
+// Runtime frames above a cause fold into one labelled part; the cause's own
+// frame stays, and a runtime cause is charged to its application caller.
+func TestPathParts(t *testing.T) {
+	node := func(fn string) diff.Frame { return fr(fn, "node:internal/modules/cjs/loader") }
+	js := func(fn string) diff.Frame { return fr(fn, "file:///srv/storefront.js") }
+	style := report.FrameStyle{Ecosystem: report.JS}
+	p := []diff.Frame{node("executeUserEntryPoint"), node("Module._load"), node("Module._compile"), js("main"), js("renderPage"), js("formatPrice")}
+	var labels []string
+	for _, part := range style.Parts(p) {
+		labels = append(labels, part.Label)
+	}
+	if got, want := strings.Join(labels, " → "), "[Node.js internals ×3] → main (storefront.js) → renderPage (storefront.js) → formatPrice (storefront.js)"; got != want {
+		t.Errorf("parts %q, want %q", got, want)
+	}
+
+	goPath := []diff.Frame{fr("runtime.main", ""), fr("main.main", ""), fr("main.parse", ""), fr("runtime.growslice", ""), fr("runtime.mallocgc", "")}
+	parts := report.FrameStyle{Ecosystem: report.Go}.Parts(goPath)
+	labels = labels[:0]
+	for _, part := range parts {
+		labels = append(labels, part.Label)
+	}
+	if got, want := strings.Join(labels, " → "), "[runtime] → main.main → main.parse → [allocation] → runtime.mallocgc"; got != want {
+		t.Errorf("parts %q, want %q", got, want)
+	}
+	if g := parts[len(parts)-1].Group; g != "allocation" {
+		t.Errorf("the leaf's group is %q, want allocation", g)
+	}
+	if a := report.Attribution(goPath); a == nil || a.Function != "main.parse" {
+		t.Errorf("Attribution = %v, want main.parse", a)
+	}
+	if a := report.Attribution([]diff.Frame{fr("runtime.gcBgMarkWorker", ""), fr("runtime.gcDrain", "")}); a != nil {
+		t.Errorf("Attribution of the collector's own work = %v, want none", a)
+	}
+}
