@@ -326,7 +326,9 @@ func weighPerfView(t *testing.T, data []byte) map[string]int64 {
 		}
 	}
 	if b := bytes.TrimSpace(data); len(b) > 0 && b[0] == '{' {
-		var doc struct{ StackSource struct{ Samples []json.RawMessage } }
+		var doc struct {
+			StackSource struct{ Samples []json.RawMessage }
+		}
 		if err := json.Unmarshal(data, &doc); err != nil {
 			t.Fatal(err)
 		}
