@@ -206,10 +206,10 @@ func benchstat(name string, base, nw []BenchResult) *BenchVerdict {
 
 // benchProfile fills the verdict's per-iteration values of the benchmark
 // function in the normalized runs, and warns when they disagree with sec/op
-// by more than a quarter: the profile then holds work the iteration count
-// does not (testing.B's calibration runs before the measured one, for
-// benchmarks that loop over b.N with a time -benchtime) or the benchmark
-// works on other goroutines.
+// by more than a quarter: more CPU than wall time per iteration means the
+// profile holds work the iteration count does not (testing.B's calibration
+// runs before the measured one, for benchmarks that loop over b.N with a
+// time -benchtime) or work on other goroutines; less means time off CPU.
 func benchProfile(v *BenchVerdict, nz *Normalization, base, nw []*run, res *Result) {
 	if nz.Mode != NormalizeIteration || nz.Unit != "nanoseconds" {
 		return
@@ -251,10 +251,16 @@ func benchProfile(v *BenchVerdict, nz *Normalization, base, nw []*run, res *Resu
 		sec     float64
 	}{{"base", b, v.Base.Center}, {"new", n, v.New.Center}} {
 		ns := s.profile / scale
-		if r := ns / (s.sec * 1e9); s.sec > 0 && (r > 1.25 || r < 0.8) {
-			res.warn("benchmark %s: the %s profiles show %s per iteration in %s, and the benchmark reports %s/op: the profiles hold work the iteration count does not (testing.B's calibration runs when the benchmark loops over b.N with a time -benchtime: use b.Loop or -benchtime=Nx), or the benchmark works on other goroutines",
-				v.Name, s.side, fmtNanos(ns), name, fmtNanos(s.sec*1e9))
+		r := ns / (s.sec * 1e9)
+		if s.sec <= 0 || (r <= 1.25 && r >= 0.8) {
+			continue
 		}
+		why := "the profiles hold work the iteration count does not (testing.B's calibration runs when the benchmark loops over b.N with a time -benchtime: use b.Loop or -benchtime=Nx), or the benchmark works on other goroutines"
+		if r < 0.8 {
+			why = "CPU profiles count time on CPU, and the benchmark spent the rest waiting (I/O, locks, sleeps) or descheduled on a busy machine, which sec/op counts"
+		}
+		res.warn("benchmark %s: the %s profiles show %s per iteration in %s, and the benchmark reports %s/op: %s",
+			v.Name, s.side, fmtNanos(ns), name, fmtNanos(s.sec*1e9), why)
 	}
 }
 
