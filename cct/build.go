@@ -1,9 +1,10 @@
 package cct
 
 import (
+	"cmp"
 	"fmt"
+	"reflect"
 	"slices"
-	"sort"
 	"unicode/utf8"
 
 	"github.com/ctdiff/ctdiff/internal/labels"
@@ -28,9 +29,10 @@ type Options struct {
 
 // A Builder merges profiles into one tree.
 type Builder struct {
-	opts      Options
-	t         *Tree
-	locFrames map[*profile.Location][]FrameID
+	opts Options
+	t    *Tree
+	locs locationCache
+	ins  inserter
 }
 
 // NewBuilder returns a builder; the first profile added fixes the sample
@@ -48,6 +50,12 @@ func FromProfile(p *profile.Profile, opts Options) (*Tree, error) {
 
 // Add merges one profile into the tree. Its sample types must equal those
 // of the first profile (same types and units, same order).
+//
+// The stacks are collected first, as frame ids, and inserted into the tree
+// in batches (insert.go): sorted, so that a stack shares its path with the
+// one before it and finds or creates its nodes without a lookup, then
+// renumbered so the tree is exactly the one inserting the samples one by
+// one in order would give.
 func (b *Builder) Add(p *profile.Profile) error {
 	if b.t == nil {
 		st := make([]ValueType, len(p.SampleType))
@@ -65,50 +73,24 @@ func (b *Builder) Add(p *profile.Profile) error {
 	}
 	t := b.t
 	t.Profiles++
-	b.locFrames = make(map[*profile.Location][]FrameID, len(p.Location))
+	b.locs.reset(p)
 	t.DurationNanos += p.DurationNanos
 	order := sampleOrder(p)
-	threads := threadNodes{t: t, ids: map[threadKey]NodeID{}, ordinals: map[[2]string]int32{}}
-	var frames, prevFrames []FrameID
-	var path []NodeID // path[i] is the node of prevFrames[i]
-	prevThread := NoNode
-	firstTimed := len(t.Timeline)
+	threads := threadFrames{t: t, ids: map[threadKey]FrameID{}, ordinals: map[[2]string]int32{}}
 	if b.opts.Timeline {
 		t.Timeline = slices.Grow(t.Timeline, len(order))
 	}
+	firstTimed := len(t.Timeline)
+	ins := &b.ins
+	ins.start(t, b.opts.Timeline, int32(t.Profiles-1), p)
 	for _, si := range order {
 		s := p.Sample[si]
-		thread := threads.node(s)
-		frames = b.stackFrames(s, frames[:0])
-		// Consecutive samples share most of their stack: reuse the nodes of
-		// the common prefix with the previous sample instead of looking
-		// each one up again.
-		common := 0
-		if thread == prevThread {
-			for common < len(frames) && common < len(prevFrames) && frames[common] == prevFrames[common] {
-				common++
-			}
-		}
-		path = path[:common]
-		id := thread
-		if common > 0 {
-			id = path[common-1]
-		}
-		for _, f := range frames[common:] {
-			id = t.AddChild(id, f)
-			path = append(path, id)
-		}
-		prevThread, prevFrames, frames = thread, frames, prevFrames
-		self := t.Nodes[id].Self
-		for k, v := range s.Value {
-			self[k] += v
-		}
-		if b.opts.Timeline {
-			if ts, ok := s.NumLabel[labels.Timestamp]; ok && len(ts) > 0 {
-				t.Timeline = append(t.Timeline, TimedSample{Thread: thread, Leaf: id, Time: ts[0], Value: s.Value, Profile: int32(t.Profiles - 1)})
-			}
-		}
+		// The thread is the first frame of the path below the root.
+		ins.frames = append(ins.frames, threads.frame(s))
+		ins.frames = b.stackFrames(s, ins.frames)
+		ins.endSample(s)
 	}
+	ins.flush()
 	if b.opts.Timeline {
 		sortTimeline(t.Timeline[firstTimed:])
 	}
@@ -167,7 +149,7 @@ func sampleOrder(p *profile.Profile) []int {
 		}
 	}
 	if !sorted {
-		sort.SliceStable(order, func(a, b int) bool { return times[order[a]] < times[order[b]] })
+		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(times[a], times[b]) })
 	}
 	return order
 }
@@ -183,10 +165,10 @@ func (b *Builder) stackFrames(s *profile.Sample, frames []FrameID) []FrameID {
 	if !b.opts.CallSites {
 		for i := len(s.Location) - 1; i >= 0; i-- {
 			loc := s.Location[i]
-			fs, ok := b.locFrames[loc]
+			fs, ok := b.locs.get(loc)
 			if !ok {
 				fs = b.locationFrames(loc, 0, nil)
-				b.locFrames[loc] = fs
+				b.locs.set(loc, fs)
 			}
 			frames = append(frames, fs...)
 		}
@@ -270,43 +252,65 @@ func Prunable(name string) bool {
 	return name == "" || name == "(anonymous)" || (len(name) <= utf8.UTFMax && utf8.RuneCountInString(name) == 1)
 }
 
-// threadNodes maps a profile's thread instances to thread nodes.
-type threadNodes struct {
+// threadFrames maps a profile's thread instances to thread frames: a
+// thread's node is the child of the root with that frame.
+type threadFrames struct {
 	t        *Tree
-	ids      map[threadKey]NodeID
+	ids      map[threadKey]FrameID
 	ordinals map[[2]string]int32
+	// The previous sample's labels and frame: samples of one thread
+	// usually share their label maps, and come in runs.
+	lastLabel map[string][]string
+	lastNum   threadNum
+	last      FrameID
+	hasLast   bool
 }
 
 type threadKey struct {
 	process, thread string
-	pid, tid        int64
-	hasPID, hasTID  bool
+	threadNum
 }
 
-func (tn *threadNodes) node(s *profile.Sample) NodeID {
-	var k threadKey
+type threadNum struct {
+	pid, tid       int64
+	hasPID, hasTID bool
+}
+
+func (tn *threadFrames) frame(s *profile.Sample) FrameID {
+	var num threadNum
+	if len(s.NumLabel) > 0 {
+		if v := s.NumLabel[labels.PID]; len(v) > 0 {
+			num.pid, num.hasPID = v[0], true
+		}
+		if v := s.NumLabel[labels.TID]; len(v) > 0 {
+			num.tid, num.hasTID = v[0], true
+		}
+	}
+	if tn.hasLast && num == tn.lastNum && sameMap(s.Label, tn.lastLabel) {
+		return tn.last
+	}
+	k := threadKey{threadNum: num}
 	if v := s.Label[labels.Process]; len(v) > 0 {
 		k.process = v[0]
 	}
 	if v := s.Label[labels.Thread]; len(v) > 0 {
 		k.thread = v[0]
 	}
-	if v := s.NumLabel[labels.PID]; len(v) > 0 {
-		k.pid, k.hasPID = v[0], true
+	f, ok := tn.ids[k]
+	if !ok {
+		name := [2]string{k.process, k.thread}
+		ord := tn.ordinals[name]
+		tn.ordinals[name] = ord + 1
+		f = tn.t.Intern(Frame{Function: k.thread, File: k.process, Ordinal: ord, Kind: KindThread}, FrameInfo{})
+		tn.ids[k] = f
 	}
-	if v := s.NumLabel[labels.TID]; len(v) > 0 {
-		k.tid, k.hasTID = v[0], true
-	}
-	if id, ok := tn.ids[k]; ok {
-		return id
-	}
-	name := [2]string{k.process, k.thread}
-	ord := tn.ordinals[name]
-	tn.ordinals[name] = ord + 1
-	f := tn.t.Intern(Frame{Function: k.thread, File: k.process, Ordinal: ord, Kind: KindThread}, FrameInfo{})
-	id := tn.t.AddChild(RootID, f)
-	tn.ids[k] = id
-	return id
+	tn.lastLabel, tn.lastNum, tn.last, tn.hasLast = s.Label, num, f, true
+	return f
+}
+
+// sameMap reports whether a and b are the same map (not merely equal maps).
+func sameMap(a, b map[string][]string) bool {
+	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }
 
 // ThreadLabel is how a thread frame is shown: "process/thread #2".
@@ -341,4 +345,53 @@ func (t *Tree) Label(id NodeID) string {
 		return "(unknown)"
 	}
 	return f.Function
+}
+
+// locationCache holds the frames of each location of one profile. Samples
+// share locations, so their frames are computed once; locations are found
+// by id in a slice when the ids are small and unique, as pprof writes
+// them, else in a map.
+type locationCache struct {
+	byID   []*profile.Location
+	frames [][]FrameID
+	known  []bool
+	m      map[*profile.Location][]FrameID
+}
+
+func (c *locationCache) reset(p *profile.Profile) {
+	c.m = map[*profile.Location][]FrameID{}
+	c.byID, c.frames, c.known = nil, nil, nil
+	limit := uint64(2*len(p.Location) + 64)
+	byID := make([]*profile.Location, len(p.Location)+1)
+	for _, loc := range p.Location {
+		if loc.ID == 0 || loc.ID > limit {
+			return
+		}
+		if int(loc.ID) >= len(byID) {
+			byID = append(byID, make([]*profile.Location, int(loc.ID)+1-len(byID))...)
+		}
+		if byID[loc.ID] != nil {
+			return
+		}
+		byID[loc.ID] = loc
+	}
+	c.byID = byID
+	c.frames = make([][]FrameID, len(byID))
+	c.known = make([]bool, len(byID))
+}
+
+func (c *locationCache) get(loc *profile.Location) ([]FrameID, bool) {
+	if id := loc.ID; id < uint64(len(c.byID)) && c.byID[id] == loc {
+		return c.frames[id], c.known[id]
+	}
+	fs, ok := c.m[loc]
+	return fs, ok
+}
+
+func (c *locationCache) set(loc *profile.Location, fs []FrameID) {
+	if id := loc.ID; id < uint64(len(c.byID)) && c.byID[id] == loc {
+		c.frames[id], c.known[id] = fs, true
+		return
+	}
+	c.m[loc] = fs
 }

@@ -6,7 +6,8 @@
 // runs by thread name and ordinal, never by tid); under those the top-level
 // functions. Children keep the order of first execution (time order where the
 // input has timestamps, else first appearance), which ZAM's per-level LCS
-// matching depends on, with a tree-wide index for O(1) lookup by frame.
+// matching depends on; a child is found by frame in O(1) (a short scan, or
+// an index for nodes with many children).
 //
 // Every node is a distinct root-to-node path, so a NodeID is IntroPerf's path
 // id (Algorithm 1): Tree.Path maps id → path and Tree.Lookup path → id.

@@ -96,9 +96,17 @@ type Tree struct {
 	Latency *Latency
 
 	frameIdx map[Frame]FrameID
+	// childIdx indexes the children of wide nodes only (more than
+	// wideChildren children); narrow nodes, almost all of them, are
+	// searched in their Children list, which costs less than a map entry
+	// per node in time and memory.
 	childIdx map[edge]NodeID
 	values   []int64 // slab for Self/Total
 }
+
+// wideChildren is the number of children up to which a node's children are
+// found by scanning rather than by childIdx.
+const wideChildren = 8
 
 // A TimedSample is one sample in time: its thread node, its leaf node
 // (the full stack is the leaf's path) and its timestamp in nanoseconds.
@@ -163,33 +171,58 @@ func (t *Tree) FrameID(f Frame) (FrameID, bool) {
 	return id, ok
 }
 
-// Child returns the child of parent with the given frame, in O(1).
+// Child returns the child of parent with the given frame, in O(1): a scan
+// of at most wideChildren children, or an index lookup.
 func (t *Tree) Child(parent NodeID, f FrameID) (NodeID, bool) {
-	id, ok := t.childIdx[edge{parent, f}]
-	return id, ok
+	ch := t.Nodes[parent].Children
+	if len(ch) > wideChildren {
+		id, ok := t.childIdx[edge{parent, f}]
+		return id, ok
+	}
+	for _, c := range ch {
+		if t.Nodes[c].Frame == f {
+			return c, true
+		}
+	}
+	return 0, false
 }
 
 // AddChild returns the child of parent with frame f, appending a new child
 // (last in execution order) when there is none.
 func (t *Tree) AddChild(parent NodeID, f FrameID) NodeID {
-	if id, ok := t.childIdx[edge{parent, f}]; ok {
+	if id, ok := t.Child(parent, f); ok {
 		return id
 	}
-	id := NodeID(len(t.Nodes))
 	if len(t.Nodes) == cap(t.Nodes) {
 		// Double: append grows large slices by 1.25x, which copies a
 		// million-node tree several times over.
 		t.Nodes = slices.Grow(t.Nodes, len(t.Nodes)+1024)
 	}
+	return t.appendNode(parent, f, nil)
+}
+
+// appendNode adds a node that is known to be new as parent's last child;
+// children, if not nil, is its (empty) child list.
+func (t *Tree) appendNode(parent NodeID, f FrameID, children []NodeID) NodeID {
+	id := NodeID(len(t.Nodes))
 	t.Nodes = append(t.Nodes, Node{
-		Frame:  f,
-		Parent: parent,
-		Depth:  t.Nodes[parent].Depth + 1,
-		Self:   t.alloc(),
-		Total:  t.alloc(),
+		Frame:    f,
+		Parent:   parent,
+		Depth:    t.Nodes[parent].Depth + 1,
+		Children: children,
+		Self:     t.alloc(),
+		Total:    t.alloc(),
 	})
-	t.Nodes[parent].Children = append(t.Nodes[parent].Children, id)
-	t.childIdx[edge{parent, f}] = id
+	p := &t.Nodes[parent]
+	p.Children = append(p.Children, id)
+	switch n := len(p.Children); {
+	case n == wideChildren+1: // parent just became wide: index all its children
+		for _, c := range p.Children {
+			t.childIdx[edge{parent, t.Nodes[c].Frame}] = c
+		}
+	case n > wideChildren+1:
+		t.childIdx[edge{parent, f}] = id
+	}
 	return id
 }
 
@@ -312,7 +345,7 @@ func (t *Tree) Validate() error {
 			if cn.Parent != id || c <= id || cn.Depth != n.Depth+1 {
 				return fmt.Errorf("node %d: child %d has parent %d, depth %d", i, c, cn.Parent, cn.Depth)
 			}
-			if got, ok := t.childIdx[edge{id, cn.Frame}]; !ok || got != c {
+			if got, ok := t.Child(id, cn.Frame); !ok || got != c {
 				return fmt.Errorf("node %d: child %d missing from the index", i, c)
 			}
 			for k, v := range cn.Total {

@@ -1,0 +1,339 @@
+package cct
+
+import (
+	"slices"
+
+	"github.com/ctdiff/ctdiff/internal/labels"
+	"github.com/google/pprof/profile"
+)
+
+// batchFrames bounds the frames an inserter holds before it inserts them:
+// 32 MB of frame ids, which holds a 200,000-stack profile at once. A
+// variable so tests can force many batches.
+var batchFrames = 1 << 23
+
+// An inserter adds the stacks of one profile to a tree in batches.
+//
+// Looking every frame up among its parent's children, sample after sample,
+// costs a lookup in a table of all nodes per frame: 6 million lookups in a
+// table of a million for a 200,000-stack profile, each a cache miss, and
+// most of the time of building its tree. Instead a batch is inserted one
+// depth at a time: at depth d every path's frame d is looked up under its
+// node at depth d-1 in a table of that depth's nodes only, which is small
+// enough to stay in cache, and the frames of one depth are read
+// sequentially.
+//
+// Processing by depth creates nodes in another order than processing by
+// sample, and children must keep the order of first execution. A new node
+// is first reached by some path (paths are groups of consecutive samples
+// with the same stack, numbered in sample order, and visited in that order
+// at every depth), and inserting the samples one by one would create it at
+// that group's first sample, after the group's shallower new nodes. So the
+// new nodes are renumbered by (first group, depth), which gives exactly
+// the ids, and by appending in that order the child order, of one-by-one
+// insertion.
+type inserter struct {
+	t        *Tree
+	timeline bool
+	profile  int32
+
+	// frames holds the batch's paths below the root (thread frame first),
+	// one per group of consecutive samples with the same path; a group's
+	// path ends at ends[g].
+	frames  []FrameID
+	ends    []int
+	samples []*profile.Sample
+	group   []int32 // per sample of the batch
+
+	// Per group, after insertion: the end node and the thread node.
+	end, thread []NodeID
+	cols        [][]FrameID // per depth, the frames at that depth
+	slab        []FrameID   // backs cols
+	alive       []int32     // the groups whose paths are longer than the depth
+	cur         []NodeID    // their nodes at the previous depth
+	level       levelTable
+
+	// The new nodes, by temporary id: parent (an id below base is an
+	// existing node, else base + temporary id), frame and first group.
+	parent []NodeID
+	frame  []FrameID
+	first  []int32
+	final  []NodeID
+	order  []int32
+	count  []int32
+}
+
+func (in *inserter) start(t *Tree, timeline bool, profile int32, p *profile.Profile) {
+	in.t, in.timeline, in.profile = t, timeline, profile
+	in.reset()
+	// Room for the profile's frames (more with inlining, fewer with
+	// pruning), up to a batch.
+	frames := len(p.Sample)
+	for _, s := range p.Sample {
+		frames += len(s.Location)
+	}
+	in.frames = slices.Grow(in.frames, min(frames, batchFrames+batchFrames/8))
+	in.samples = slices.Grow(in.samples, min(len(p.Sample), batchFrames))
+	in.group = slices.Grow(in.group, min(len(p.Sample), batchFrames))
+}
+
+func (in *inserter) reset() {
+	in.frames, in.ends, in.samples, in.group = in.frames[:0], in.ends[:0], in.samples[:0], in.group[:0]
+}
+
+// groupLen returns the length of group g's path.
+func (in *inserter) groupLen(g int) int {
+	if g > 0 {
+		return in.ends[g] - in.ends[g-1]
+	}
+	return in.ends[0]
+}
+
+// groupPath returns the path of group g.
+func (in *inserter) groupPath(g int) []FrameID {
+	start := 0
+	if g > 0 {
+		start = in.ends[g-1]
+	}
+	return in.frames[start:in.ends[g]]
+}
+
+// endSample ends the path of sample s, which the caller appended to
+// in.frames, and inserts the batch when it is full.
+func (in *inserter) endSample(s *profile.Sample) {
+	g := len(in.ends)
+	if g > 0 {
+		prevEnd := in.ends[g-1]
+		prev := in.groupPath(g - 1)
+		if slices.Equal(prev, in.frames[prevEnd:]) {
+			in.frames = in.frames[:prevEnd]
+			g--
+		} else {
+			in.ends = append(in.ends, len(in.frames))
+		}
+	} else {
+		in.ends = append(in.ends, len(in.frames))
+	}
+	in.samples = append(in.samples, s)
+	in.group = append(in.group, int32(g))
+	if len(in.frames) >= batchFrames {
+		in.flush()
+	}
+}
+
+// flush inserts the batch into the tree.
+func (in *inserter) flush() {
+	if len(in.samples) == 0 {
+		return
+	}
+	t := in.t
+	groups := len(in.ends)
+	base := NodeID(len(t.Nodes))
+	in.parent, in.frame, in.first = in.parent[:0], in.frame[:0], in.first[:0]
+	in.end = resize(in.end, groups)
+	in.thread = resize(in.thread, groups)
+
+	// Transpose the paths into one column per depth, all in one slab:
+	// cols[d] holds frame d of the paths longer than d, in group order.
+	maxLen := 0
+	for g := range groups {
+		maxLen = max(maxLen, in.groupLen(g))
+	}
+	in.count = resize(in.count, maxLen+1)
+	clear(in.count)
+	for g := range groups {
+		in.count[in.groupLen(g)]++
+	}
+	in.slab = resize(in.slab, len(in.frames))
+	in.cols = resize(in.cols, maxLen)
+	at, longer := 0, groups // paths longer than d
+	for d := range maxLen {
+		in.cols[d] = in.slab[at : at : at+longer]
+		at += longer
+		longer -= int(in.count[d+1])
+	}
+	in.alive, in.cur = resize(in.alive, groups), resize(in.cur, groups)
+	for g := range groups {
+		for d, f := range in.groupPath(g) {
+			in.cols[d] = append(in.cols[d], f)
+		}
+		in.alive[g], in.cur[g] = int32(g), RootID // every path holds its thread
+	}
+	for d := 0; len(in.alive) > 0; d++ {
+		in.level.reset()
+		col := in.cols[d]
+		next := 0 // alive and cur are filtered in place
+		for i, g := range in.alive {
+			parent, f := in.cur[i], col[i]
+			slot, found := in.level.find(parent, f)
+			id := *slot
+			if !found {
+				ok := false
+				if parent < base {
+					id, ok = t.Child(parent, f)
+				}
+				if !ok {
+					id = base + NodeID(len(in.parent))
+					in.parent = append(in.parent, parent)
+					in.frame = append(in.frame, f)
+					in.first = append(in.first, g)
+				}
+				*slot = id
+				in.level.added()
+			}
+			if d == 0 {
+				in.thread[g] = id
+			}
+			if in.groupLen(int(g)) == d+1 {
+				in.end[g] = id
+				continue
+			}
+			in.alive[next], in.cur[next] = g, id
+			next++
+		}
+		in.alive, in.cur = in.alive[:next], in.cur[:next]
+	}
+
+	n := len(in.parent)
+	// Counting sort by first group, stable: within a group the new nodes
+	// form one path, created depth by depth.
+	in.count = resize(in.count, groups+1)
+	clear(in.count)
+	for _, g := range in.first {
+		in.count[g+1]++
+	}
+	for g := 1; g <= groups; g++ {
+		in.count[g] += in.count[g-1]
+	}
+	order := resize(in.order, n) // order[rank] = temporary id
+	for i, g := range in.first {
+		order[in.count[g]] = int32(i)
+		in.count[g]++
+	}
+	in.order = order
+	// Child lists of new nodes come from one slab, sized exactly.
+	nkids := resize(in.count, n) // reuses count: the sort is done
+	clear(nkids)
+	for _, p := range in.parent {
+		if p >= base {
+			nkids[p-base]++
+		}
+	}
+	in.count = nkids
+	slab := make([]NodeID, n)
+	in.final = resize(in.final, n)
+	t.Nodes = slices.Grow(t.Nodes, n)
+	off := 0
+	for _, i := range order {
+		p := in.parent[i]
+		if p >= base {
+			p = in.final[p-base]
+		}
+		k := int(nkids[i])
+		in.final[i] = t.appendNode(p, in.frame[i], slab[off:off:off+k])
+		off += k
+	}
+
+	for g := range groups {
+		if e := in.end[g]; e >= base {
+			in.end[g] = in.final[e-base]
+		}
+		if th := in.thread[g]; th >= base {
+			in.thread[g] = in.final[th-base]
+		}
+	}
+	for k, s := range in.samples {
+		g := in.group[k]
+		id := in.end[g]
+		self := t.Nodes[id].Self
+		for j, v := range s.Value {
+			self[j] += v
+		}
+		if in.timeline {
+			if ts, ok := s.NumLabel[labels.Timestamp]; ok && len(ts) > 0 {
+				t.Timeline = append(t.Timeline, TimedSample{Thread: in.thread[g], Leaf: id, Time: ts[0], Value: s.Value, Profile: in.profile})
+			}
+		}
+	}
+	clear(in.samples) // let the profile go
+	in.reset()
+}
+
+// resize returns s with length n, reallocated when too small; the contents
+// are not kept.
+func resize[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n, n+n/4)
+	}
+	return s[:n]
+}
+
+// A levelTable maps (parent, frame) to the child node for the nodes of one
+// depth: open addressing with linear probing, cleared per depth. It holds
+// one depth's nodes, a few ten thousand, and stays in cache.
+type levelTable struct {
+	keys []uint64 // emptyKey marks a free slot
+	vals []NodeID
+	n    int
+}
+
+const emptyKey = ^uint64(0) // parent ids are below 1<<31: never a key
+
+func (lt *levelTable) reset() {
+	if lt.n == 0 && lt.keys != nil {
+		return
+	}
+	if lt.keys == nil || len(lt.keys) > 4*max(lt.n, 1024) {
+		// Shrink after a wide depth, so the next stays in cache.
+		size := 1024
+		for size < 4*lt.n {
+			size <<= 1
+		}
+		lt.keys, lt.vals = make([]uint64, size), make([]NodeID, size)
+	}
+	for i := range lt.keys {
+		lt.keys[i] = emptyKey
+	}
+	lt.n = 0
+}
+
+// find returns the value slot of (parent, f) and whether it was there; a
+// missing key's slot must be set and then added called.
+func (lt *levelTable) find(parent NodeID, f FrameID) (*NodeID, bool) {
+	k := uint64(uint32(parent))<<32 | uint64(uint32(f))
+	mask := uint64(len(lt.keys) - 1)
+	for i := (k * 0x9e3779b97f4a7c15) >> 32 & mask; ; i = (i + 1) & mask {
+		switch lt.keys[i] {
+		case k:
+			return &lt.vals[i], true
+		case emptyKey:
+			lt.keys[i] = k
+			return &lt.vals[i], false
+		}
+	}
+}
+
+// added counts the key the last find inserted; the table doubles when
+// half full.
+func (lt *levelTable) added() {
+	lt.n++
+	if 2*lt.n <= len(lt.keys) {
+		return
+	}
+	keys, vals := lt.keys, lt.vals
+	lt.keys, lt.vals = make([]uint64, 2*len(keys)), make([]NodeID, 2*len(keys))
+	for i := range lt.keys {
+		lt.keys[i] = emptyKey
+	}
+	mask := uint64(len(lt.keys) - 1)
+	for j, k := range keys {
+		if k == emptyKey {
+			continue
+		}
+		i := (k * 0x9e3779b97f4a7c15) >> 32 & mask
+		for lt.keys[i] != emptyKey {
+			i = (i + 1) & mask
+		}
+		lt.keys[i], lt.vals[i] = k, vals[j]
+	}
+}

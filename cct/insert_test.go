@@ -1,0 +1,185 @@
+package cct
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/ctdiff/ctdiff/internal/labels"
+	"github.com/ctdiff/ctdiff/internal/synth"
+	"github.com/google/pprof/profile"
+)
+
+// referenceAdd is the builder's definition: every sample, in sampleOrder,
+// inserted frame by frame with AddChild. The batched, sorted insertion
+// (insert.go) must give exactly the same tree: ids, child order, values,
+// timeline.
+func referenceAdd(b *Builder, p *profile.Profile) {
+	if b.t == nil {
+		st := make([]ValueType, len(p.SampleType))
+		for i, v := range p.SampleType {
+			st[i] = ValueType{v.Type, v.Unit}
+		}
+		b.t = New(st)
+		b.t.DefaultSampleType = p.DefaultSampleType
+		b.t.Period = p.Period
+	}
+	t := b.t
+	t.Profiles++
+	b.locs.reset(p)
+	threads := threadFrames{t: t, ids: map[threadKey]FrameID{}, ordinals: map[[2]string]int32{}}
+	first := len(t.Timeline)
+	for _, si := range sampleOrder(p) {
+		s := p.Sample[si]
+		thread := t.AddChild(RootID, threads.frame(s))
+		id := thread
+		for _, f := range b.stackFrames(s, nil) {
+			id = t.AddChild(id, f)
+		}
+		for k, v := range s.Value {
+			t.Nodes[id].Self[k] += v
+		}
+		if ts, ok := s.NumLabel[labels.Timestamp]; ok && len(ts) > 0 && b.opts.Timeline {
+			t.Timeline = append(t.Timeline, TimedSample{Thread: thread, Leaf: id, Time: ts[0], Value: s.Value, Profile: int32(t.Profiles - 1)})
+		}
+	}
+	if b.opts.Timeline {
+		sortTimeline(t.Timeline[first:])
+	}
+}
+
+// randomProfile returns a profile with n samples over a small call graph:
+// two threads in two processes, repeated and prefix stacks, inlined
+// frames, an unsymbolized location, and timestamps on all, some or none
+// of the samples, in or out of order.
+func randomProfile(rng *rand.Rand, n int, timed string) *profile.Profile {
+	p := &profile.Profile{SampleType: []*profile.ValueType{{Type: "samples", Unit: "count"}, {Type: "cpu", Unit: "nanoseconds"}}}
+	for i := range 12 {
+		name := fmt.Sprintf("f%d", i)
+		if i == 11 {
+			name = "x" // prunable
+		}
+		p.Function = append(p.Function, &profile.Function{ID: uint64(i + 1), Name: name, SystemName: name, Filename: "a.go"})
+	}
+	for i := range 16 {
+		l := &profile.Location{ID: uint64(i + 1)}
+		switch {
+		case i == 15:
+			l.Address = 0x1234 // unsymbolized
+		case i%5 == 4: // inlined: two lines
+			l.Line = []profile.Line{{Function: p.Function[i%12], Line: int64(i)}, {Function: p.Function[(i+1)%12], Line: int64(i + 1)}}
+		default:
+			l.Line = []profile.Line{{Function: p.Function[i%12], Line: int64(10 + i)}}
+		}
+		p.Location = append(p.Location, l)
+	}
+	threads := []map[string][]string{
+		{labels.Thread: {"main"}, labels.Process: {"app"}},
+		{labels.Thread: {"worker"}, labels.Process: {"app"}},
+		{labels.Thread: {"main"}, labels.Process: {"other"}},
+		nil,
+	}
+	for i := range n {
+		depth := rng.IntN(8)
+		var stack []*profile.Location
+		for range depth {
+			stack = append(stack, p.Location[rng.IntN(len(p.Location))])
+		}
+		s := &profile.Sample{Location: stack, Value: []int64{1, int64(1 + rng.IntN(100))}, Label: threads[rng.IntN(len(threads))]}
+		if rng.IntN(3) == 0 && len(s.Label) > 0 {
+			s.NumLabel = map[string][]int64{labels.TID: {int64(rng.IntN(2))}}
+		}
+		ts := int64(i * 10)
+		switch timed {
+		case "shuffled":
+			ts = rng.Int64N(int64(n) * 10)
+		case "some":
+			if rng.IntN(4) == 0 {
+				ts = -1
+			}
+		case "none":
+			ts = -1
+		}
+		if ts >= 0 {
+			if s.NumLabel == nil {
+				s.NumLabel = map[string][]int64{}
+			}
+			s.NumLabel[labels.Timestamp] = []int64{ts}
+		}
+		p.Sample = append(p.Sample, s)
+		if rng.IntN(4) == 0 { // repeat the stack, as hot loops do
+			p.Sample = append(p.Sample, &profile.Sample{Location: stack, Value: []int64{1, 7}, Label: s.Label, NumLabel: s.NumLabel})
+		}
+	}
+	return p
+}
+
+func TestInsertMatchesReference(t *testing.T) {
+	defer func(n int) { batchFrames = n }(batchFrames)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, batch := range []int{1, 7, 100, 1 << 23} {
+		for _, timed := range []string{"ordered", "shuffled", "some", "none"} {
+			for _, opts := range []Options{{}, {Prune: true}, {CallSites: true}, {Timeline: true}} {
+				name := fmt.Sprintf("batch=%d/%s/%+v", batch, timed, opts)
+				t.Run(name, func(t *testing.T) {
+					batchFrames = batch
+					profiles := []*profile.Profile{randomProfile(rng, 300, timed), randomProfile(rng, 200, timed)}
+					got, want := NewBuilder(opts), NewBuilder(opts)
+					for _, p := range profiles {
+						if err := got.Add(p); err != nil {
+							t.Fatal(err)
+						}
+						referenceAdd(want, p)
+					}
+					sameTree(t, got.Finish(), want.Finish())
+				})
+			}
+		}
+	}
+}
+
+func TestInsertMatchesReferenceSynth(t *testing.T) {
+	defer func(n int) { batchFrames = n }(batchFrames)
+	pair := synth.Generate(synth.Config{Seed: 3, Stacks: 3000, Functions: 300})
+	for _, batch := range []int{1000, 1 << 23} {
+		batchFrames = batch
+		got, want := NewBuilder(Options{Prune: true}), NewBuilder(Options{Prune: true})
+		for _, p := range []*profile.Profile{pair.Base, pair.New} {
+			if err := got.Add(p); err != nil {
+				t.Fatal(err)
+			}
+			referenceAdd(want, p)
+		}
+		sameTree(t, got.Finish(), want.Finish())
+	}
+}
+
+func sameTree(t *testing.T, got, want *Tree) {
+	t.Helper()
+	if err := got.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got.Frames, want.Frames) || !slices.Equal(got.FrameInfo, want.FrameInfo) {
+		t.Fatalf("frames differ:\n%v\n%v", got.Frames, want.Frames)
+	}
+	if len(got.Nodes) != len(want.Nodes) {
+		t.Fatalf("%d nodes, want %d", len(got.Nodes), len(want.Nodes))
+	}
+	for i := range got.Nodes {
+		g, w := &got.Nodes[i], &want.Nodes[i]
+		if g.Frame != w.Frame || g.Parent != w.Parent || g.Depth != w.Depth || !slices.Equal(g.Children, w.Children) ||
+			!slices.Equal(g.Self, w.Self) || !slices.Equal(g.Total, w.Total) || g.Count != w.Count {
+			t.Fatalf("node %d: %+v, want %+v", i, *g, *w)
+		}
+	}
+	if len(got.Timeline) != len(want.Timeline) {
+		t.Fatalf("timeline: %d samples, want %d", len(got.Timeline), len(want.Timeline))
+	}
+	for i := range got.Timeline {
+		g, w := got.Timeline[i], want.Timeline[i]
+		if g.Thread != w.Thread || g.Leaf != w.Leaf || g.Time != w.Time || g.Profile != w.Profile || !slices.Equal(g.Value, w.Value) {
+			t.Fatalf("timeline[%d] = %+v, want %+v", i, g, w)
+		}
+	}
+}
