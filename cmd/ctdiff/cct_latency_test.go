@@ -199,6 +199,7 @@ func TestCCTFormatsDotAndPprof(t *testing.T) {
 	if code != 0 || !strings.HasPrefix(out, "digraph cct {") {
 		t.Errorf("dot: exit %d, stderr %q, output:\n%s", code, errOut, out)
 	}
+	renderDOT(t, out)
 	pb := filepath.Join(dir, "tree.pb.gz")
 	if _, errOut, code := ctdiff("cct", "--format", "pprof", "-o", pb, in); code != 0 {
 		t.Fatalf("pprof: exit %d: %s", code, errOut)

@@ -53,6 +53,9 @@ func TestOutputFormatFromExtension(t *testing.T) {
 			if !bytes.HasPrefix(b, []byte(tt.prefix)) {
 				t.Errorf("%s starts %q, want %q", tt.file, b[:min(len(b), 60)], tt.prefix)
 			}
+			if strings.HasSuffix(tt.file, ".dot") {
+				renderDOT(t, string(b))
+			}
 		})
 	}
 	_, errOut, code := ctdiff("cct", exampleNew, "-o", filepath.Join(dir, "t.md"))
