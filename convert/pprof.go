@@ -42,6 +42,11 @@ func parsePprof(in *Input) (*profile.Profile, error) {
 	if err != nil {
 		return nil, err
 	}
+	if p, ok := decodePprof(data); ok && p.CheckValid() == nil {
+		return p, nil
+	}
+	// Whatever the fast decoder does not take, pprof decides: legacy text
+	// formats, a second layer of gzip, and the errors.
 	p, err := profile.ParseData(data)
 	if err != nil {
 		return nil, fmt.Errorf("not a valid pprof profile: %w", err)

@@ -1,0 +1,644 @@
+package convert
+
+import (
+	"strings"
+
+	"github.com/google/pprof/profile"
+)
+
+// decodePprof decodes an uncompressed profile.proto into the profile that
+// profile.ParseUncompressed returns for it, about four times faster and with
+// half the memory: samples, their location and value slices and their label
+// values are carved from a few large slabs instead of being allocated one by
+// one, the sample's location ids are not kept beside its locations, and
+// samples with the same string labels (or the same numeric label keys and
+// units) share one Label (NumUnit) map, as the Builder's readers do.
+//
+// It returns ok=false for anything it does not accept exactly as
+// ParseUncompressed would, and the caller then falls back to
+// profile.ParseData, which gives the authoritative result or error; so the
+// decoder checks what pprof checks and gives up instead of explaining.
+func decodePprof(data []byte) (p *profile.Profile, ok bool) {
+	if len(data) == 0 {
+		return nil, false
+	}
+	d := pprofDecoder{p: &profile.Profile{}}
+	if !d.top(data) || !d.resolve() || !d.samples() {
+		return nil, false
+	}
+	return d.p, true
+}
+
+type pprofDecoder struct {
+	p       *profile.Profile
+	strings []string
+
+	sampleTypes []valueTypeX
+	periodType  *valueTypeX
+	sampleMsgs  [][]byte
+	mappings    []mappingX
+	locations   []locationX
+	lines       []lineX // all locations' lines; locationX holds a range
+	functions   []functionX
+	dropFrames  int64
+	keepFrames  int64
+	comments    []int64
+	defaultType int64
+	docURL      int64
+
+	locByID []*profile.Location
+	locByX  map[uint64]*profile.Location
+}
+
+type valueTypeX struct{ typ, unit int64 }
+
+type mappingX struct {
+	m             profile.Mapping
+	file, buildID int64
+}
+
+type locationX struct {
+	l          profile.Location
+	mapping    uint64
+	start, end int // lines[start:end]
+}
+
+type lineX struct {
+	function  uint64
+	line, col int64
+}
+
+type functionX struct {
+	f                  profile.Function
+	name, system, file int64
+}
+
+// A field is one decoded protobuf field: its number, wire type, varint or
+// fixed value, and for wire type 2 its bytes.
+type field struct {
+	num, typ int
+	u        uint64
+	data     []byte
+}
+
+// varint decodes a varint as pprof does: at most 10 bytes, excess high bits
+// dropped. n is 0 when the varint is malformed.
+func varint(b []byte) (u uint64, n int) {
+	if len(b) > 0 && b[0] < 0x80 {
+		return uint64(b[0]), 1
+	}
+	for i := 0; i < 10 && i < len(b); i++ {
+		u |= uint64(b[i]&0x7f) << (7 * i)
+		if b[i] < 0x80 {
+			return u, i + 1
+		}
+	}
+	return 0, 0
+}
+
+// next decodes the field at the start of b and returns the rest.
+func next(b []byte) (f field, rest []byte, ok bool) {
+	key, n := varint(b)
+	if n == 0 {
+		return f, nil, false
+	}
+	b = b[n:]
+	f.num, f.typ = int(key>>3), int(key&7)
+	switch f.typ {
+	case 0:
+		if f.u, n = varint(b); n == 0 {
+			return f, nil, false
+		}
+		b = b[n:]
+	case 1:
+		if len(b) < 8 {
+			return f, nil, false
+		}
+		for i := 7; i >= 0; i-- {
+			f.u = f.u<<8 | uint64(b[i])
+		}
+		b = b[8:]
+	case 2:
+		l, n := varint(b)
+		if n == 0 || l > uint64(len(b)-n) {
+			return f, nil, false
+		}
+		f.data, b = b[n:n+int(l)], b[n+int(l):]
+	case 5:
+		if len(b) < 4 {
+			return f, nil, false
+		}
+		f.u = uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24
+		b = b[4:]
+	default:
+		return f, nil, false
+	}
+	return f, b, true
+}
+
+// int64Field is an optional int64/uint64/bool field: wire type 0 only.
+func (f field) int64Field(x *int64) bool {
+	*x = int64(f.u)
+	return f.typ == 0
+}
+
+// each calls fn for every field of a message.
+func each(b []byte, fn func(f field) bool) bool {
+	for len(b) > 0 {
+		f, rest, ok := next(b)
+		if !ok || !fn(f) {
+			return false
+		}
+		b = rest
+	}
+	return true
+}
+
+// repeated appends the values of a repeated varint field, packed (wire
+// type 2) or not (wire type 0).
+func repeated[T int64 | uint64](f field, out []T) ([]T, bool) {
+	switch f.typ {
+	case 0:
+		return append(out, T(f.u)), true
+	case 2:
+		for b := f.data; len(b) > 0; {
+			u, n := varint(b)
+			if n == 0 {
+				return out, false
+			}
+			out = append(out, T(u))
+			b = b[n:]
+		}
+		return out, true
+	}
+	return out, false
+}
+
+func (d *pprofDecoder) top(data []byte) bool {
+	return each(data, func(f field) bool {
+		switch f.num {
+		case 1:
+			var vt valueTypeX
+			ok := f.typ == 2 && d.valueType(f.data, &vt)
+			d.sampleTypes = append(d.sampleTypes, vt)
+			return ok
+		case 2:
+			d.sampleMsgs = append(d.sampleMsgs, f.data)
+			return f.typ == 2
+		case 3:
+			return f.typ == 2 && d.mapping(f.data)
+		case 4:
+			return f.typ == 2 && d.location(f.data)
+		case 5:
+			return f.typ == 2 && d.function(f.data)
+		case 6:
+			d.strings = append(d.strings, string(f.data))
+			return f.typ == 2 && d.strings[0] == ""
+		case 7:
+			return f.int64Field(&d.dropFrames)
+		case 8:
+			return f.int64Field(&d.keepFrames)
+		case 9:
+			if d.p.TimeNanos != 0 {
+				return false // concatenated profiles: pprof refuses them
+			}
+			return f.int64Field(&d.p.TimeNanos)
+		case 10:
+			return f.int64Field(&d.p.DurationNanos)
+		case 11:
+			d.periodType = &valueTypeX{}
+			return f.typ == 2 && d.valueType(f.data, d.periodType)
+		case 12:
+			return f.int64Field(&d.p.Period)
+		case 13:
+			var ok bool
+			d.comments, ok = repeated(f, d.comments)
+			return ok
+		case 14:
+			return f.int64Field(&d.defaultType)
+		case 15:
+			return f.int64Field(&d.docURL)
+		}
+		return true // unknown fields are skipped, as pprof does
+	})
+}
+
+func (d *pprofDecoder) valueType(b []byte, vt *valueTypeX) bool {
+	return each(b, func(f field) bool {
+		switch f.num {
+		case 1:
+			return f.int64Field(&vt.typ)
+		case 2:
+			return f.int64Field(&vt.unit)
+		}
+		return true
+	})
+}
+
+func (d *pprofDecoder) mapping(b []byte) bool {
+	var m mappingX
+	var v int64
+	ok := each(b, func(f field) bool {
+		ok := f.int64Field(&v)
+		switch f.num {
+		case 1:
+			m.m.ID = uint64(v)
+		case 2:
+			m.m.Start = uint64(v)
+		case 3:
+			m.m.Limit = uint64(v)
+		case 4:
+			m.m.Offset = uint64(v)
+		case 5:
+			m.file = v
+		case 6:
+			m.buildID = v
+		case 7:
+			m.m.HasFunctions = v != 0
+		case 8:
+			m.m.HasFilenames = v != 0
+		case 9:
+			m.m.HasLineNumbers = v != 0
+		case 10:
+			m.m.HasInlineFrames = v != 0
+		default:
+			return true
+		}
+		return ok
+	})
+	d.mappings = append(d.mappings, m)
+	return ok
+}
+
+func (d *pprofDecoder) location(b []byte) bool {
+	l := locationX{start: len(d.lines)}
+	var v int64
+	ok := each(b, func(f field) bool {
+		switch f.num {
+		case 1, 2, 3, 5:
+			ok := f.int64Field(&v)
+			switch f.num {
+			case 1:
+				l.l.ID = uint64(v)
+			case 2:
+				l.mapping = uint64(v)
+			case 3:
+				l.l.Address = uint64(v)
+			case 5:
+				l.l.IsFolded = v != 0
+			}
+			return ok
+		case 4:
+			var ln lineX
+			var v int64
+			ok := f.typ == 2 && each(f.data, func(f field) bool {
+				switch f.num {
+				case 1:
+					ok := f.int64Field(&v)
+					ln.function = uint64(v)
+					return ok
+				case 2:
+					return f.int64Field(&ln.line)
+				case 3:
+					return f.int64Field(&ln.col)
+				}
+				return true
+			})
+			d.lines = append(d.lines, ln)
+			return ok
+		}
+		return true
+	})
+	l.end = len(d.lines)
+	d.locations = append(d.locations, l)
+	return ok
+}
+
+func (d *pprofDecoder) function(b []byte) bool {
+	var fn functionX
+	var v int64
+	ok := each(b, func(f field) bool {
+		switch f.num {
+		case 1:
+			ok := f.int64Field(&v)
+			fn.f.ID = uint64(v)
+			return ok
+		case 2:
+			return f.int64Field(&fn.name)
+		case 3:
+			return f.int64Field(&fn.system)
+		case 4:
+			return f.int64Field(&fn.file)
+		case 5:
+			return f.int64Field(&fn.f.StartLine)
+		}
+		return true
+	})
+	d.functions = append(d.functions, fn)
+	return ok
+}
+
+// str resolves a string index; ok is false when it is out of range, which
+// pprof rejects as a malformed profile.
+func (d *pprofDecoder) str(x int64, ok *bool) string {
+	if x < 0 || x >= int64(len(d.strings)) {
+		*ok = false
+		return ""
+	}
+	return d.strings[x]
+}
+
+// resolve links mappings, functions and locations as postDecode does: by
+// id, the last of equal ids winning, unknown ids giving nil.
+func (d *pprofDecoder) resolve() bool {
+	p, ok := d.p, true
+	mappings := make([]profile.Mapping, len(d.mappings))
+	mapByID := make([]*profile.Mapping, len(d.mappings)+1)
+	mapByX := map[uint64]*profile.Mapping{}
+	p.Mapping = make([]*profile.Mapping, len(d.mappings))
+	for i := range d.mappings {
+		mx := &d.mappings[i]
+		m := &mappings[i]
+		*m = mx.m
+		m.File, m.BuildID = d.str(mx.file, &ok), d.str(mx.buildID, &ok)
+		if s, found := strings.CutPrefix(m.File, "[kernel.kallsyms]"); found {
+			m.KernelRelocationSymbol = s
+		}
+		if m.ID < uint64(len(mapByID)) {
+			mapByID[m.ID] = m
+		} else {
+			mapByX[m.ID] = m
+		}
+		p.Mapping[i] = m
+	}
+	functions := make([]profile.Function, len(d.functions))
+	funcByID := make([]*profile.Function, len(d.functions)+1)
+	funcByX := map[uint64]*profile.Function{}
+	p.Function = make([]*profile.Function, len(d.functions))
+	for i := range d.functions {
+		fx := &d.functions[i]
+		f := &functions[i]
+		*f = fx.f
+		f.Name, f.SystemName, f.Filename = d.str(fx.name, &ok), d.str(fx.system, &ok), d.str(fx.file, &ok)
+		if f.ID < uint64(len(funcByID)) {
+			funcByID[f.ID] = f
+		} else {
+			funcByX[f.ID] = f
+		}
+		p.Function[i] = f
+	}
+	locations := make([]profile.Location, len(d.locations))
+	lines := make([]profile.Line, len(d.lines))
+	d.locByID = make([]*profile.Location, len(d.locations)+1)
+	d.locByX = map[uint64]*profile.Location{}
+	p.Location = make([]*profile.Location, len(d.locations))
+	for i := range d.locations {
+		lx := &d.locations[i]
+		l := &locations[i]
+		*l = lx.l
+		if id := lx.mapping; id < uint64(len(mapByID)) {
+			l.Mapping = mapByID[id]
+		} else {
+			l.Mapping = mapByX[id]
+		}
+		if lx.end > lx.start {
+			l.Line = lines[lx.start:lx.end:lx.end]
+		}
+		for j, ln := range d.lines[lx.start:lx.end] {
+			l.Line[j] = profile.Line{Line: ln.line, Column: ln.col}
+			if id := ln.function; id != 0 {
+				if id < uint64(len(funcByID)) {
+					l.Line[j].Function = funcByID[id]
+				} else {
+					l.Line[j].Function = funcByX[id]
+				}
+			}
+		}
+		if l.ID < uint64(len(d.locByID)) {
+			d.locByID[l.ID] = l
+		} else {
+			d.locByX[l.ID] = l
+		}
+		p.Location[i] = l
+	}
+	p.SampleType = make([]*profile.ValueType, len(d.sampleTypes))
+	types := make([]profile.ValueType, len(d.sampleTypes))
+	for i, vt := range d.sampleTypes {
+		types[i] = profile.ValueType{Type: d.str(vt.typ, &ok), Unit: d.str(vt.unit, &ok)}
+		p.SampleType[i] = &types[i]
+	}
+	p.DropFrames, p.KeepFrames = d.str(d.dropFrames, &ok), d.str(d.keepFrames, &ok)
+	p.PeriodType = &profile.ValueType{}
+	if pt := d.periodType; pt != nil {
+		p.PeriodType.Type, p.PeriodType.Unit = d.str(pt.typ, &ok), d.str(pt.unit, &ok)
+	}
+	for _, c := range d.comments {
+		p.Comments = append(p.Comments, d.str(c, &ok))
+	}
+	p.DefaultSampleType, p.DocURL = d.str(d.defaultType, &ok), d.str(d.docURL, &ok)
+	return ok
+}
+
+func (d *pprofDecoder) loc(id uint64) *profile.Location {
+	if id < uint64(len(d.locByID)) {
+		return d.locByID[id]
+	}
+	return d.locByX[id]
+}
+
+// slab hands out slices of a large backing array, refilled in chunks, so
+// that a million small slices are a few allocations.
+type slab[T any] struct{ buf []T }
+
+func (s *slab[T]) take(n int) []T {
+	if n > len(s.buf) {
+		s.buf = make([]T, max(n, 1<<16))
+	}
+	out := s.buf[:n:n]
+	s.buf = s.buf[n:]
+	return out
+}
+
+// sampleLabel is one label of a sample as stored: string indexes.
+type sampleLabel struct{ key, str, num, unit int64 }
+
+func (d *pprofDecoder) samples() bool {
+	p := d.p
+	p.Sample = make([]*profile.Sample, len(d.sampleMsgs))
+	structs := make([]profile.Sample, len(d.sampleMsgs))
+	var locs slab[*profile.Location]
+	var vals slab[int64]
+	var ids []uint64
+	var values []int64
+	var lbls []sampleLabel
+	var lc labelCache
+	for i, b := range d.sampleMsgs {
+		ids, values, lbls = ids[:0], values[:0], lbls[:0]
+		ok := each(b, func(f field) bool {
+			var ok bool
+			switch f.num {
+			case 1:
+				ids, ok = repeated(f, ids)
+			case 2:
+				values, ok = repeated(f, values)
+			case 3:
+				var l sampleLabel
+				ok = f.typ == 2 && each(f.data, func(f field) bool {
+					switch f.num {
+					case 1:
+						return f.int64Field(&l.key)
+					case 2:
+						return f.int64Field(&l.str)
+					case 3:
+						return f.int64Field(&l.num)
+					case 4:
+						return f.int64Field(&l.unit)
+					}
+					return true
+				})
+				lbls = append(lbls, l)
+			default:
+				ok = true
+			}
+			return ok
+		})
+		if !ok {
+			return false
+		}
+		s := &structs[i]
+		if len(ids) > 0 {
+			s.Location = locs.take(len(ids))
+			for j, id := range ids {
+				s.Location[j] = d.loc(id)
+			}
+		}
+		if len(values) > 0 {
+			s.Value = vals.take(len(values))
+			copy(s.Value, values)
+		}
+		if len(lbls) > 0 && !d.labels(s, lbls, &lc, &vals) {
+			return false
+		}
+		p.Sample[i] = s
+	}
+	d.sampleMsgs = nil
+	return true
+}
+
+// labelCache remembers the label maps made for a label layout, so samples
+// of one thread share them.
+type labelCache struct {
+	key    []byte
+	str    map[string]map[string][]string
+	units  map[string]map[string][]string
+	counts map[string]int
+}
+
+// labels sets a sample's Label, NumLabel and NumUnit as postDecode does:
+// a label with a string value is a string label, else one with a number or
+// a unit is numeric (number 0 without a unit is dropped); units are padded
+// with "" to one per value.
+func (d *pprofDecoder) labels(s *profile.Sample, lbls []sampleLabel, lc *labelCache, vals *slab[int64]) bool {
+	ok := true
+	for _, l := range lbls {
+		d.str(l.key, &ok)
+		if l.str != 0 {
+			d.str(l.str, &ok)
+		} else if l.unit != 0 {
+			d.str(l.unit, &ok)
+		}
+	}
+	if !ok {
+		return false
+	}
+	if lc.str == nil {
+		lc.str, lc.units = map[string]map[string][]string{}, map[string]map[string][]string{}
+	}
+	// The string labels: shared by samples with the same ones.
+	lc.key = lc.key[:0]
+	nums := 0
+	for _, l := range lbls {
+		switch {
+		case l.str != 0:
+			lc.key = appendInt(appendInt(lc.key, l.key), l.str)
+		case l.num != 0 || l.unit != 0:
+			nums++
+		}
+	}
+	if len(lc.key) > 0 {
+		m, found := lc.str[string(lc.key)]
+		if !found {
+			m = map[string][]string{}
+			for _, l := range lbls {
+				if l.str != 0 {
+					k := d.strings[l.key]
+					m[k] = append(m[k], d.strings[l.str])
+				}
+			}
+			lc.str[string(lc.key)] = m
+		}
+		s.Label = m
+	}
+	if nums == 0 {
+		return true
+	}
+	// The numbers: one map per sample, values from the slab.
+	if lc.counts == nil {
+		lc.counts = map[string]int{}
+	}
+	clear(lc.counts)
+	for _, l := range lbls {
+		if l.str == 0 && (l.num != 0 || l.unit != 0) {
+			lc.counts[d.strings[l.key]]++
+		}
+	}
+	num := make(map[string][]int64, len(lc.counts))
+	for k, n := range lc.counts {
+		num[k] = vals.take(n)[:0]
+	}
+	// The units depend on the keys and units only: shared.
+	lc.key = lc.key[:0]
+	for _, l := range lbls {
+		if l.str == 0 && (l.num != 0 || l.unit != 0) {
+			lc.key = appendInt(appendInt(lc.key, l.key), l.unit)
+		}
+	}
+	units, found := lc.units[string(lc.key)]
+	if !found {
+		units = map[string][]string{}
+	}
+	for _, l := range lbls {
+		if l.str != 0 || (l.num == 0 && l.unit == 0) {
+			continue
+		}
+		k := d.strings[l.key]
+		if !found && l.unit != 0 {
+			u := units[k]
+			for len(u) < len(num[k]) {
+				u = append(u, "")
+			}
+			units[k] = append(u, d.strings[l.unit])
+		}
+		num[k] = append(num[k], l.num)
+	}
+	if !found {
+		for k, u := range units {
+			for len(u) < len(num[k]) {
+				u = append(u, "")
+			}
+			units[k] = u
+		}
+		lc.units[string(lc.key)] = units
+	}
+	s.NumLabel, s.NumUnit = num, units
+	return true
+}
+
+func appendInt(b []byte, v int64) []byte {
+	for u := uint64(v); ; u >>= 7 {
+		if u < 0x80 {
+			return append(b, byte(u))
+		}
+		b = append(b, byte(u)|0x80)
+	}
+}
