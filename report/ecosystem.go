@@ -15,11 +15,11 @@ import (
 type Ecosystem string
 
 const (
-	Unknown Ecosystem = ""
-	Go      Ecosystem = "go"
-	JS      Ecosystem = "js"   // V8: Chrome DevTools, Node.js .cpuprofile
-	Java    Ecosystem = "java" // JVM: JFR, HPROF, CCT dumps
-	Native  Ecosystem = "native"
+	UnknownEcosystem Ecosystem = ""
+	Go               Ecosystem = "go"
+	JS               Ecosystem = "js"   // V8: Chrome DevTools, Node.js .cpuprofile
+	Java             Ecosystem = "java" // JVM: JFR, HPROF, CCT dumps
+	Native           Ecosystem = "native"
 )
 
 // Ecosystems lists the known ecosystems, for flags and manifests.
@@ -41,7 +41,7 @@ func (e Ecosystem) Title() string {
 }
 
 // FormatEcosystem is the ecosystem an input format (convert's format names)
-// implies, or Unknown for formats any language can produce (pprof, folded
+// implies, or UnknownEcosystem for formats any language can produce (pprof, folded
 // stacks, perf script).
 func FormatEcosystem(format string) Ecosystem {
 	switch format {
@@ -52,12 +52,12 @@ func FormatEcosystem(format string) Ecosystem {
 	case "etl", "xperf", "wpacsv", "perfview":
 		return Native
 	}
-	return Unknown
+	return UnknownEcosystem
 }
 
 // DetectEcosystem picks the ecosystem most frames of a result look like
 // (frameEcosystem), from its causes, critical graph and ranked paths; ties
-// go to the first of Ecosystems. Unknown when no frame says.
+// go to the first of Ecosystems. UnknownEcosystem when no frame says.
 func DetectEcosystem(res *diff.Result) Ecosystem {
 	votes := map[Ecosystem]int{}
 	vote := func(f diff.Frame) { votes[frameEcosystem(f)]++ }
@@ -76,7 +76,7 @@ func DetectEcosystem(res *diff.Result) Ecosystem {
 			vote(n.Frame)
 		}
 	}
-	best, most := Unknown, 0
+	best, most := UnknownEcosystem, 0
 	for _, e := range Ecosystems {
 		if votes[e] > most {
 			best, most = e, votes[e]
@@ -106,7 +106,7 @@ func frameEcosystem(f diff.Frame) Ecosystem {
 	case strings.Contains(fn, "!"), isModule(file):
 		return Native
 	}
-	return Unknown
+	return UnknownEcosystem
 }
 
 func hasExt(file string, exts ...string) bool {
@@ -269,7 +269,7 @@ func (s FrameStyle) Label(f diff.Frame) string {
 		fn = "(unknown)"
 	}
 	eco := s.Ecosystem
-	if e := frameEcosystem(f); e != Unknown {
+	if e := frameEcosystem(f); e != UnknownEcosystem {
 		eco = e // a native frame in a Java profile is still native
 	}
 	switch eco {
@@ -297,7 +297,7 @@ func (s FrameStyle) Full(f diff.Frame) string {
 		fn = "(unknown)"
 	}
 	eco := s.Ecosystem
-	if e := frameEcosystem(f); e != Unknown {
+	if e := frameEcosystem(f); e != UnknownEcosystem {
 		eco = e
 	}
 	switch {

@@ -35,7 +35,7 @@ func TestFrameLabels(t *testing.T) {
 		{report.Java, fr("libjvm.so!JavaCalls::call", ""), "libjvm.so!JavaCalls::call", "libjvm.so!JavaCalls::call"},
 		{report.Native, fr("RtlUserThreadStart", `C:\Windows\System32\ntdll.dll`), "ntdll.dll!RtlUserThreadStart", "ntdll.dll!RtlUserThreadStart"},
 		{report.Native, fr("ntoskrnl.exe!0xfffff80312345678", ""), "ntoskrnl.exe!0xfffff80312345678", "ntoskrnl.exe!0xfffff80312345678"},
-		{report.Unknown, fr("main", ""), "main", "main"},
+		{report.UnknownEcosystem, fr("main", ""), "main", "main"},
 	} {
 		s := report.FrameStyle{Ecosystem: tt.eco, Lines: lines}
 		if got := s.Label(tt.f); got != tt.label {
@@ -101,14 +101,14 @@ func TestDetectEcosystem(t *testing.T) {
 		{"java", path(fr("com.example.billing.BillingJob.main", ""), fr("java.lang.String.replaceAll", "")), report.Java},
 		{"native", path(fr("RtlUserThreadStart", "ntdll.dll"), fr("kernel32.dll!BaseThreadInitThunk", "")), report.Native},
 		{"native frames under Java", path(fr("com.example.A.b", ""), fr("java.lang.Thread.run", ""), fr("libc.so.6!write", "")), report.Java},
-		{"unknown", path(fr("a", ""), fr("b", "")), report.Unknown},
-		{"empty", &diff.Result{}, report.Unknown},
+		{"unknown", path(fr("a", ""), fr("b", "")), report.UnknownEcosystem},
+		{"empty", &diff.Result{}, report.UnknownEcosystem},
 	} {
 		if got := report.DetectEcosystem(tt.res); got != tt.want {
 			t.Errorf("%s: DetectEcosystem = %q, want %q", tt.name, got, tt.want)
 		}
 	}
-	for format, want := range map[string]report.Ecosystem{"cpuprofile": report.JS, "devtools": report.JS, "jfr": report.Java, "xperf": report.Native, "pprof": report.Unknown} {
+	for format, want := range map[string]report.Ecosystem{"cpuprofile": report.JS, "devtools": report.JS, "jfr": report.Java, "xperf": report.Native, "pprof": report.UnknownEcosystem} {
 		if got := report.FormatEcosystem(format); got != want {
 			t.Errorf("FormatEcosystem(%q) = %q, want %q", format, got, want)
 		}
