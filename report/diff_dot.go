@@ -9,14 +9,31 @@ import (
 	"github.com/ctdiff/ctdiff/diff"
 )
 
+// DiffDOTOptions control the DOT report.
+type DiffDOTOptions struct {
+	// MaxCauses caps the causes drawn, the largest first, with their
+	// ancestors (0 means 50): Graphviz cannot lay out, nor a reader
+	// follow, the hundred thousand nodes of a large comparison's graph.
+	MaxCauses int
+}
+
 // WriteDiffDOT writes the critical graph of a comparison as a Graphviz
 // digraph, ZAM's output form (Section 3.1, Figure 4): one box per node with
 // the function, base → new and the delta, filled by the delta (red grew,
-// blue shrank), the regression causes drawn with a
-// thick dark border and numbered as in the text report, added functions
-// dashed, and ancestors kept only as context of a cause dotted. Edge widths
-// follow the callee's delta. Every name from a profile is escaped.
+// blue shrank), the regression causes drawn with a thick dark border and
+// numbered as in the text report, added functions dashed, and ancestors
+// kept only as context of a cause dotted. Edge widths follow the callee's
+// delta. Every name from a profile is escaped. The 50 largest causes are
+// drawn (see DiffDOTOptions), and the title says when there are more.
 func WriteDiffDOT(w io.Writer, res *diff.Result) error {
+	return WriteDiffDOTOptions(w, res, DiffDOTOptions{})
+}
+
+// WriteDiffDOTOptions is WriteDiffDOT with options.
+func WriteDiffDOTOptions(w io.Writer, res *diff.Result, o DiffDOTOptions) error {
+	if o.MaxCauses <= 0 {
+		o.MaxCauses = 50
+	}
 	bw := bufio.NewWriter(w)
 	u := res.Unit
 	val := func(v int64) string { return FormatValue(v, u) }
@@ -28,6 +45,21 @@ func WriteDiffDOT(w io.Writer, res *diff.Result) error {
 		"thick border: regression cause; dashed: added; dotted: context only",
 		"normalization: " + normalizationShort(res),
 	}
+	causeNo := causeNumbers(res)
+	keep := make([]bool, len(res.Graph))
+	drawn := 0
+	for i, n := range causeNo {
+		if n > 0 && n <= o.MaxCauses {
+			for x := i; x >= 0 && !keep[x]; x = res.Graph[x].Parent {
+				keep[x] = true
+				drawn++
+			}
+		}
+	}
+	if len(res.Causes) > o.MaxCauses {
+		title = append(title, fmt.Sprintf("showing the %d largest of %d causes (%d of %d nodes); the JSON report has all",
+			o.MaxCauses, len(res.Causes), drawn, len(res.Graph)))
+	}
 	fmt.Fprintf(bw, "digraph critical {\n  graph [label=%s, labelloc=t, fontname=\"Helvetica\"];\n", dotLines(title...))
 	bw.WriteString("  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\"];\n")
 	bw.WriteString("  edge [color=\"#777777\"];\n")
@@ -37,13 +69,15 @@ func WriteDiffDOT(w io.Writer, res *diff.Result) error {
 		return bw.Flush()
 	}
 	var maxAbs int64
-	for _, g := range res.Graph {
-		if !g.IsThread {
+	for i, g := range res.Graph {
+		if keep[i] && !g.IsThread {
 			maxAbs = max(maxAbs, abs(g.Delta))
 		}
 	}
-	causeNo := causeNumbers(res)
 	for i, g := range res.Graph {
+		if !keep[i] {
+			continue
+		}
 		name := g.Frame.Function
 		if g.IsThread {
 			name = "thread " + g.Thread

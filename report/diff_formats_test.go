@@ -324,3 +324,29 @@ func TestMdText(t *testing.T) {
 		}
 	}
 }
+
+// Only the largest causes are drawn or listed when there are many, and the
+// reports say how many more there are.
+func TestDiffCauseCaps(t *testing.T) {
+	res := compareTree(t, diffCases[1].base, diffCases[1].new, diffCases[1].opts)
+	if len(res.Causes) != 2 {
+		t.Fatalf("%d causes, want the intersect case's 2", len(res.Causes))
+	}
+	var dot, html bytes.Buffer
+	if err := report.WriteDiffDOTOptions(&dot, res, report.DiffDOTOptions{MaxCauses: 1}); err != nil {
+		t.Fatal(err)
+	}
+	report.RenderDOT(t, dot.Bytes())
+	if n := strings.Count(dot.String(), "label=\"cause "); n != 1 {
+		t.Errorf("%d causes drawn, want 1:\n%s", n, dot.String())
+	}
+	if !strings.Contains(dot.String(), "showing the 1 largest of 2 causes (6 of 8 nodes)") {
+		t.Errorf("the title does not say what was left out:\n%s", dot.String())
+	}
+	if err := report.WriteDiffHTML(&html, res, report.DiffHTMLOptions{MaxCauses: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(html.String(), `<tr class="cause-row"`); n != 1 || !strings.Contains(html.String(), "1 more causes, each smaller, are in the text and JSON reports.") {
+		t.Errorf("%d cause rows, or no note of the one left out", n)
+	}
+}

@@ -36,6 +36,8 @@ type DiffHTMLOptions struct {
 	// MaxNodes caps the flame graph's nodes (0 means 50,000), so the page
 	// of a 1.5-million-node comparison stays quick: the largest are kept.
 	MaxNodes int
+	// MaxCauses caps the causes listed, the largest first (0 means 100).
+	MaxCauses int
 }
 
 // WriteDiffHTML writes a comparison as one self-contained HTML page: the
@@ -59,6 +61,9 @@ func WriteDiffHTML(w io.Writer, res *diff.Result, o DiffHTMLOptions) error {
 	}
 	if o.MaxNodes <= 0 {
 		o.MaxNodes = 50000
+	}
+	if o.MaxCauses <= 0 {
+		o.MaxCauses = 100
 	}
 	page, err := htmlModel(res, o)
 	if err != nil {
@@ -88,6 +93,7 @@ type htmlReport struct {
 	Similarity        string
 	Graph             string
 	Causes            []htmlCauseRow
+	MoreCauses        string
 	HeatMap           []htmlHeatRow
 	HeatDepth         []int
 	Warnings          []string
@@ -203,7 +209,10 @@ func htmlModel(res *diff.Result, o DiffHTMLOptions) (*htmlReport, error) {
 			graphNode[n.Graph] = treeOf[x]
 		}
 	}
-	for i, c := range res.Causes {
+	if n := len(res.Causes) - o.MaxCauses; n > 0 {
+		page.MoreCauses = fmt.Sprintf("%d more causes, each smaller, are in the text and JSON reports.", n)
+	}
+	for i, c := range res.Causes[:min(len(res.Causes), o.MaxCauses)] {
 		row := htmlCauseRow{
 			N: i + 1, Function: causeFunc(c), Thread: c.Thread,
 			Delta: sval(c.Delta), Base: val(c.Base), New: val(c.New), Kind: string(c.Kind),
