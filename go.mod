@@ -3,6 +3,7 @@ module github.com/ctdiff/ctdiff
 go 1.26.0
 
 require (
+	github.com/BurntSushi/toml v1.6.0
 	github.com/google/pprof v0.0.0-20260906184651-6331bc6350fe
 	github.com/grafana/jfr-parser v0.13.0
 	github.com/ianlancetaylor/demangle v0.0.0-20250417193237-f615e6bd150b
