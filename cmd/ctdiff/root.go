@@ -62,7 +62,7 @@ stacks), builds calling-context trees and compares "before" runs with "after" ru
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
-	root.AddCommand(newConvertCmd(s), newCCTCmd(s), newDiffCmd(s), newVersionCmd(s))
+	root.AddCommand(newConvertCmd(s), newCCTCmd(s), newDiffCmd(s), newReportCmd(s), newVersionCmd(s))
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return fmt.Errorf("%w (see 'ctdiff %s --help')", err, c.Name())
 	})

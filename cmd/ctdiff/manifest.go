@@ -1,0 +1,168 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+	"github.com/ctdiff/ctdiff/report"
+)
+
+// A manifest names the components of a release for ctdiff report (TOML):
+//
+//	[defaults]                 # ctdiff diff options for every component
+//	min-delta = "50ms"
+//
+//	[[component]]
+//	name = "web"
+//	old = "web/old"            # OLD and NEW as ctdiff diff takes them
+//	new = "web/new"
+//	ecosystem = "js"           # optional: go, js, java, native
+//	options = { normalize = "none" }
+//
+//	[[component]]
+//	name = "billing"
+//	result = "billing.json"    # or a ctdiff diff --format json result
+//
+// Paths are relative to the manifest's directory.
+type manifest struct {
+	Defaults   map[string]any      `toml:"defaults"`
+	Components []manifestComponent `toml:"component"`
+}
+
+type manifestComponent struct {
+	Name      string         `toml:"name"`
+	Old       string         `toml:"old"`
+	New       string         `toml:"new"`
+	Result    string         `toml:"result"`
+	Ecosystem string         `toml:"ecosystem"`
+	Options   map[string]any `toml:"options"`
+}
+
+// pathOptions are diff options whose values are paths, resolved against the
+// manifest's directory like old and new.
+var pathOptions = []string{"bench-base", "bench-new", "save-dir"}
+
+// outputOptions are diff options that make no sense per component: the
+// report command has its own.
+var outputOptions = []string{"format", "output", "o", "fail-on-regression", "help", "h"}
+
+// readManifest reads and checks a manifest. Its paths stay as written:
+// relTo resolves them against the manifest's directory.
+func readManifest(path string) (*manifest, error) {
+	var m manifest
+	md, err := toml.DecodeFile(path, &m)
+	if err != nil {
+		var perr toml.ParseError
+		if errors.As(err, &perr) {
+			return nil, fmt.Errorf("%s:%d:%d: %s", path, perr.Position.Line, perr.Position.Col, perr.Message)
+		}
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	for _, k := range md.Undecoded() {
+		if len(k) > 0 && (k[0] == "defaults" || len(k) > 1 && k[0] == "component" && k[1] == "options") {
+			continue // option maps: checked by the diff command's flags
+		}
+		return nil, fmt.Errorf("%s: unknown key %q (a manifest has [defaults] and [[component]] tables with name, old, new, result, ecosystem and options)", path, k.String())
+	}
+	if len(m.Components) == 0 {
+		return nil, fmt.Errorf("%s: no [[component]]: a manifest names at least one component", path)
+	}
+	seen := map[string]bool{}
+	for i := range m.Components {
+		c := &m.Components[i]
+		where := fmt.Sprintf("%s: component %d", path, i+1)
+		if c.Name != "" {
+			where += fmt.Sprintf(" (%q)", c.Name)
+		}
+		switch {
+		case c.Name == "":
+			return nil, fmt.Errorf("%s: no name", where)
+		case seen[c.Name]:
+			return nil, fmt.Errorf("%s: the name is taken by another component", where)
+		case c.Result != "" && (c.Old != "" || c.New != ""):
+			return nil, fmt.Errorf("%s: give either result or old and new, not both", where)
+		case c.Result == "" && (c.Old == "" || c.New == ""):
+			return nil, fmt.Errorf("%s: needs old and new (the inputs to compare) or result (a ctdiff diff --format json file)", where)
+		case c.Ecosystem != "" && !slices.Contains(report.Ecosystems, report.Ecosystem(c.Ecosystem)):
+			return nil, fmt.Errorf("%s: ecosystem %q, expected one of go, js, java, native", where, c.Ecosystem)
+		}
+		seen[c.Name] = true
+	}
+	return &m, nil
+}
+
+// relTo resolves a manifest path against the manifest's directory; empty
+// paths, absolute paths, URLs and "-" stay as they are.
+func relTo(dir, p string) string {
+	if dir == "" || p == "" || p == "-" || isURL(p) || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(dir, p)
+}
+
+// diffArgs turns a component's options, over the manifest's defaults, into
+// ctdiff diff arguments: OLD NEW --key=value..., keys sorted so runs are
+// reproducible, paths resolved against dir ("" keeps them as written).
+// Keys may use dashes or underscores.
+func (m *manifest) diffArgs(c manifestComponent, dir string) ([]string, error) {
+	opts := map[string]any{}
+	for k, v := range m.Defaults {
+		opts[strings.ReplaceAll(k, "_", "-")] = v
+	}
+	for k, v := range c.Options {
+		opts[strings.ReplaceAll(k, "_", "-")] = v
+	}
+	keys := make([]string, 0, len(opts))
+	for k := range opts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	args := []string{relTo(dir, c.Old), relTo(dir, c.New)}
+	for _, k := range keys {
+		if slices.Contains(outputOptions, k) {
+			return nil, fmt.Errorf("option %q is the report's to set, not a component's (ctdiff report has --format, -o and --fail-on-regression)", k)
+		}
+		values, err := optionValues(k, opts[k])
+		if err != nil {
+			return nil, err
+		}
+		for _, v := range values {
+			if slices.Contains(pathOptions, k) {
+				v = relTo(dir, v)
+			}
+			args = append(args, "--"+k+"="+v)
+		}
+	}
+	return args, nil
+}
+
+// optionValues renders a TOML value as flag values: one per array element.
+func optionValues(key string, v any) ([]string, error) {
+	switch v := v.(type) {
+	case string:
+		return []string{v}, nil
+	case bool:
+		return []string{strconv.FormatBool(v)}, nil
+	case int64:
+		return []string{strconv.FormatInt(v, 10)}, nil
+	case float64:
+		return []string{strconv.FormatFloat(v, 'g', -1, 64)}, nil
+	case []any:
+		var out []string
+		for _, e := range v {
+			s, err := optionValues(key, e)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, s...)
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("option %q: a %T, expected a string, number, boolean or array of them", key, v)
+}
