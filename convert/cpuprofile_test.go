@@ -2,6 +2,7 @@ package convert
 
 import (
 	"bytes"
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -115,5 +116,14 @@ func FuzzCpuprofile(f *testing.F) {
 			return
 		}
 		checkV8Fuzz(t, res)
+		// Conservation: one sample per entry of "samples", when the
+		// document is plain enough for encoding/json to count them.
+		var doc struct{ Samples []json.RawMessage }
+		if json.Unmarshal(data, &doc) == nil && len(doc.Samples) > 0 {
+			in, out := int64(len(doc.Samples)), SampleSums(res.Profile)[0]
+			if in != out && !warned(res.Warnings, in-out) {
+				t.Fatalf("%d samples in, %d out, and no warning says so: %q", in, out, res.Warnings)
+			}
+		}
 	})
 }

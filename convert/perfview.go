@@ -407,7 +407,11 @@ func perfViewObject(d *json.Decoder, field func(key string) (bool, error)) error
 		return err
 	}
 	if delim, ok := tok.(json.Delim); !ok || delim != '{' {
-		return OffsetError(off, "expected a JSON object, found %v", tok)
+		found := fmt.Sprint(tok)
+		if s, ok := tok.(string); ok {
+			found = strconv.Quote(truncate([]byte(s), 40))
+		}
+		return OffsetError(off, "expected a JSON object, found %s", found)
 	}
 	for d.More() {
 		tok, err := d.Token()
