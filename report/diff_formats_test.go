@@ -350,3 +350,18 @@ func TestDiffCauseCaps(t *testing.T) {
 		t.Errorf("%d cause rows, or no note of the one left out", n)
 	}
 }
+
+// The page loads nothing: no links, images, imports or URLs of any kind,
+// so it opens offline and leaks nothing when opened.
+func TestDiffHTMLSelfContained(t *testing.T) {
+	var b bytes.Buffer
+	if err := report.WriteDiffHTML(&b, compareTree(t, diffCases[0].base, diffCases[0].new, diff.Options{}), report.DiffHTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	page := strings.ToLower(b.String())
+	for _, bad := range []string{"<link", "<img", "<iframe", " src=", "url(", "@import", "http:", "https:", "fetch(", "xmlhttprequest"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("the page holds %q", bad)
+		}
+	}
+}

@@ -219,6 +219,20 @@ func TestDiffHTMLExampleInBrowser(t *testing.T) {
 	if !strings.Contains(dom, `<td class="fn" title="strings.EqualFold (/usr/local/go/src/strings/strings.go)">strings.EqualFold</td>`) {
 		t.Error("the causes table lacks strings.EqualFold")
 	}
+	// Zooming on cause 1 (its row's data-node) through the URL draws it
+	// full width below its ancestors.
+	row := regexp.MustCompile(`<tr class="cause-row" data-node="(\d+)"`).FindStringSubmatch(dom)
+	if row == nil {
+		t.Fatal("no cause row with a node")
+	}
+	dom = browser.DumpDOM(t, path+"#zoom="+row[1])
+	if !regexp.MustCompile(`<div class="fg-node cause" data-i="` + row[1] + `" style="left: 0%; width: 100%;[^"]*">#1 strings\.EqualFold</div>`).MatchString(dom) {
+		t.Errorf("zoomed on node %s, the cause is not drawn full width:\n%s", row[1],
+			strings.Join(regexp.MustCompile(`<div class="fg-node[^>]*>[^<]*`).FindAllString(dom, 12), "\n"))
+	}
+	if n := strings.Count(dom, "fg-node ancestor"); n != 9 {
+		t.Errorf("%d ancestors above the zoomed cause, want 9 (root, thread and its 7 callers)", n)
+	}
 	if *screenshot {
 		browser.Screenshot(t, path, "../../docs/report.png", 1400, 1000)
 	}
