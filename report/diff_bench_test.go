@@ -1,0 +1,51 @@
+package report_test
+
+import (
+	"io"
+	"testing"
+
+	"github.com/ctdiff/ctdiff/cct"
+	"github.com/ctdiff/ctdiff/diff"
+	"github.com/ctdiff/ctdiff/internal/synth"
+	"github.com/ctdiff/ctdiff/report"
+	"github.com/google/pprof/profile"
+)
+
+// BenchmarkDiffReports writes every diff format for a synthetic pair
+// (internal/synth, 50,000 stacks, about 200,000 tree nodes per side); the
+// comparison is done once, outside the timing. Run with -benchmem.
+func BenchmarkDiffReports(b *testing.B) {
+	pair := synth.Generate(synth.Config{Seed: 1, Stacks: 50_000})
+	build := func(p *profile.Profile) []*cct.Tree {
+		bl := cct.NewBuilder(cct.Options{Prune: true})
+		if err := bl.Add(p); err != nil {
+			b.Fatal(err)
+		}
+		return []*cct.Tree{bl.Finish()}
+	}
+	res, err := diff.Compare(build(pair.Base), build(pair.New), diff.Options{Tree: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("%d union-tree nodes, %d causes, %d critical-graph nodes", len(res.Tree), len(res.Causes), len(res.Graph))
+	for _, f := range []struct {
+		name  string
+		write func(io.Writer) error
+	}{
+		{"text", func(w io.Writer) error { return report.WriteDiffText(w, res, report.DiffTextOptions{}) }},
+		{"json", func(w io.Writer) error { return report.WriteDiffJSON(w, res) }},
+		{"dot", func(w io.Writer) error { return report.WriteDiffDOT(w, res) }},
+		{"pprof", func(w io.Writer) error { return report.WriteDiffPprof(w, res) }},
+		{"markdown", func(w io.Writer) error { return report.WriteDiffMarkdown(w, res, report.DiffMarkdownOptions{}) }},
+		{"html", func(w io.Writer) error { return report.WriteDiffHTML(w, res, report.DiffHTMLOptions{}) }},
+	} {
+		b.Run(f.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := f.write(io.Discard); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
