@@ -4,9 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strconv"
-	"strings"
-	"unicode"
 
 	"github.com/google/pprof/profile"
 )
@@ -101,13 +98,4 @@ func sampleTypeName(p *profile.Profile, i int) string {
 		return p.SampleType[i].Type + "/" + p.SampleType[i].Unit
 	}
 	return fmt.Sprintf("value %d", i)
-}
-
-// oneLine returns s for an error message: as it is when printable, quoted
-// when it holds control characters, so that errors stay one line.
-func oneLine(s string) string {
-	if strings.IndexFunc(s, unicode.IsControl) >= 0 {
-		return strconv.Quote(s)
-	}
-	return s
 }

@@ -72,9 +72,13 @@ func Read(r io.Reader, name string, opts Options) (*Result, error) {
 			if se.File == "" {
 				se.File = name
 			}
-			return nil, err
+		} else {
+			err = fmt.Errorf("%s: %w", name, err)
 		}
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, oneLineError(err)
+	}
+	for i, w := range res.Warnings {
+		res.Warnings[i] = escapeControls(w)
 	}
 	return res, nil
 }
