@@ -1,0 +1,77 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Options become ctdiff diff flags: keys with dashes or underscores, values
+// of every TOML type, arrays repeated, paths resolved against the
+// manifest's directory, defaults overridden by the component's own.
+func TestManifestDiffArgs(t *testing.T) {
+	dir := t.TempDir()
+	path := writeFile(t, dir, "m.toml", `
+[defaults]
+min_delta = "20ms"
+alpha = 0.01
+no-prune = true
+
+[[component]]
+name = "svc"
+old = "old"
+new = "/abs/new"
+options = { min-delta = "1%", pid = [1, 2], bench-base = "b.txt", top = 5 }
+`)
+	m, err := readManifest(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args, err := m.diffArgs(m.Components[0], dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{filepath.Join(dir, "old"), "/abs/new", "--alpha=0.01", "--bench-base=" + filepath.Join(dir, "b.txt"),
+		"--min-delta=1%", "--no-prune=true", "--pid=1", "--pid=2", "--top=5"}
+	if strings.Join(args, " ") != strings.Join(want, " ") {
+		t.Errorf("args\n%q, want\n%q", args, want)
+	}
+	asWritten, _ := m.diffArgs(m.Components[0], "")
+	if asWritten[0] != "old" {
+		t.Errorf("as written, OLD is %q, want old", asWritten[0])
+	}
+}
+
+// FuzzReadManifest: any manifest is read or refused with one line naming
+// the file, never a panic; a manifest read has components that diffArgs
+// can turn into arguments or refuse.
+func FuzzReadManifest(f *testing.F) {
+	if data, err := os.ReadFile("../../testdata/release/manifest.toml"); err == nil {
+		f.Add(data)
+	}
+	f.Add([]byte("[[component]]\nname = \"x\"\nresult = \"r.json\"\n"))
+	f.Add([]byte("[defaults]\npid = [1, 2]\n[[component]]\nname = \"a\"\nold = \"o\"\nnew = \"n\"\noptions = { thread = \"main\", no_prune = true }\n"))
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(dir, "m.toml")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		m, err := readManifest(path)
+		if err != nil {
+			if msg := err.Error(); !strings.HasPrefix(msg, path) || strings.Contains(msg, "\n") {
+				t.Fatalf("error is not one line naming the file: %q", msg)
+			}
+			return
+		}
+		for _, c := range m.Components {
+			if c.Name == "" || (c.Result == "") == (c.Old == "" || c.New == "") {
+				t.Fatalf("component %+v passed the checks", c)
+			}
+			if args, err := m.diffArgs(c, dir); err == nil && c.Result == "" && len(args) < 2 {
+				t.Fatalf("arguments %q lack OLD and NEW", args)
+			}
+		}
+	})
+}
