@@ -87,6 +87,37 @@ func TestExampleFormatsGolden(t *testing.T) {
 			}
 		})
 	}
+	// The HTML page without its style sheet and script (report/html has
+	// them), and the pprof diff as pprof's own text dump.
+	out, errOut, code := ctdiff("diff", exampleOld, exampleNew, "--format", "html")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, f := range []string{"report.css", "report.js"} {
+		b, err := os.ReadFile(filepath.Join("../../report/html", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out, string(b)) {
+			t.Fatalf("the page does not embed %s", f)
+		}
+		out = strings.Replace(out, string(b), "/* report/html/"+f+" */", 1)
+	}
+	golden(t, "diff-example.html", out)
+	pb := filepath.Join(t.TempDir(), "diff.pb.gz")
+	if _, errOut, code := ctdiff("diff", exampleOld, exampleNew, "-o", pb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	f, err := os.Open(pb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	p, err := profile.Parse(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "diff-example.pprof.txt", p.String())
 }
 
 // renderDOT runs Graphviz (installed by .ci/run) on DOT output.
