@@ -201,7 +201,9 @@ func runComponent(s *streams, m *manifest, mc manifestComponent, dir string) (re
 	var res *diff.Result
 	var trees []*cct.Tree
 	cmd := diffCommand(s, func(r *diff.Result, t []*cct.Tree) { res, trees = r, t })
-	cmd.SetArgs(args)
+	// Flags first and "--" before OLD and NEW, so no input name reads as a
+	// flag.
+	cmd.SetArgs(append(append(args[2:len(args):len(args)], "--"), args[:2]...))
 	cmd.SetOut(io.Discard)
 	cmd.SetErr(s.Err)
 	cmd.SilenceErrors, cmd.SilenceUsage = true, true
