@@ -2,11 +2,12 @@ package report
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
-	"strings"
 
 	"github.com/ctdiff/ctdiff/diff"
 )
@@ -123,7 +124,7 @@ func resultOf(in *diffJSON) (*diff.Result, error) {
 			Kind: kind, Base: g.Base, New: g.New, Delta: g.Delta, Cause: g.Cause, Context: g.Context, Stats: testFrom(g.Stats),
 		})
 	}
-	causeNode := graphCauses(res.Graph)
+	causes := graphCauses(res.Graph)
 	for i, c := range in.Causes {
 		kind, err := kindOf(c.Kind, false)
 		if err != nil {
@@ -132,10 +133,8 @@ func resultOf(in *diffJSON) (*diff.Result, error) {
 		if kind == "" {
 			return nil, fmt.Errorf(`causes[%d]: "kind" is empty, expected regressed or added`, i)
 		}
-		cause := diff.Cause{Thread: c.Thread, Path: framesOf(c.Path), Kind: kind, Base: c.Base, New: c.New, Delta: c.Delta, Stats: testFrom(c.Stats), Node: -1}
-		if x, ok := causeNode[pathKey(cause.Thread, cause.Path)]; ok {
-			cause.Node = x
-		}
+		cause := diff.Cause{Thread: c.Thread, Path: framesOf(c.Path), Kind: kind, Base: c.Base, New: c.New, Delta: c.Delta, Stats: testFrom(c.Stats)}
+		cause.Node = causeNode(res.Graph, causes, cause)
 		res.Causes = append(res.Causes, cause)
 	}
 	for _, p := range in.RankedPaths {
@@ -166,37 +165,67 @@ func kindOf(s string, thread bool) (diff.Kind, error) {
 	return "", fmt.Errorf(`"kind" %q, expected regressed or added`, s)
 }
 
-// graphCauses maps each cause node of the critical graph, by its thread and
-// root-first path, to its index, so read causes point into Graph again.
-func graphCauses(g []diff.GraphNode) map[string]int {
-	out := map[string]int{}
-	depth := make([]int, len(g))
+// graphCauses indexes the cause nodes of the critical graph by a hash of
+// their thread and root-first path, computed from the parent's hash, so
+// read causes can point into Graph again in time linear in the graph.
+func graphCauses(g []diff.GraphNode) map[uint64][]int {
+	h := make([]uint64, len(g))
+	out := map[uint64][]int{}
 	for i, n := range g {
-		if n.Parent >= 0 {
-			depth[i] = depth[n.Parent] + 1
+		switch {
+		case n.IsThread:
+			h[i] = threadHash(n.Thread)
+		case n.Parent < 0:
+			h[i] = frameHash(threadHash(n.Thread), n.Frame)
+		default:
+			h[i] = frameHash(h[n.Parent], n.Frame)
 		}
-		if !n.Cause {
-			continue
+		if n.Cause {
+			out[h[i]] = append(out[h[i]], i)
 		}
-		path := make([]diff.Frame, depth[i])
-		for x := i; x >= 0 && !g[x].IsThread && depth[x] > 0; x = g[x].Parent {
-			path[depth[x]-1] = g[x].Frame
-		}
-		out[pathKey(n.Thread, path)] = i
 	}
 	return out
 }
 
-func pathKey(thread string, path []diff.Frame) string {
-	var b strings.Builder
-	b.WriteString(thread)
-	for _, f := range path {
-		b.WriteString("\x00")
-		b.WriteString(f.Function)
-		b.WriteString("\x01")
-		b.WriteString(f.File)
+// causeNode finds the graph node of a cause: one with the cause's hash
+// whose path and thread are the cause's.
+func causeNode(g []diff.GraphNode, index map[uint64][]int, c diff.Cause) int {
+	k := threadHash(c.Thread)
+	for _, f := range c.Path {
+		k = frameHash(k, f)
 	}
-	return b.String()
+next:
+	for _, cand := range index[k] {
+		x := cand
+		for i := len(c.Path) - 1; i >= 0; i-- {
+			if x < 0 || g[x].IsThread || g[x].Frame != c.Path[i] {
+				continue next
+			}
+			x = g[x].Parent
+		}
+		// Above the path: the cause's thread node, or nothing.
+		if x < 0 && g[cand].Thread == c.Thread || x >= 0 && g[x].IsThread && g[x].Thread == c.Thread {
+			return cand
+		}
+	}
+	return -1
+}
+
+func threadHash(thread string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(thread))
+	return h.Sum64()
+}
+
+func frameHash(parent uint64, f diff.Frame) uint64 {
+	h := fnv.New64a()
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], parent)
+	h.Write(b[:])
+	h.Write([]byte(f.Function))
+	h.Write([]byte{0})
+	h.Write([]byte(f.File))
+	return h.Sum64()
 }
 
 func sideOf(s sideJSON) diff.Side {

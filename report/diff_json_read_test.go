@@ -2,6 +2,7 @@ package report_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -100,4 +101,30 @@ func FuzzReadDiffJSON(f *testing.F) {
 			t.Fatalf("not stable:\n%s\n%s", once.Bytes(), twice.Bytes())
 		}
 	})
+}
+
+// A long chain in the critical graph, every node marked a cause, reads in
+// linear time: causes find their nodes by path hashes, not by paths.
+func TestReadDiffJSONDeepGraph(t *testing.T) {
+	const depth = 50000
+	var b strings.Builder
+	b.WriteString(`{"schema":"ctdiff.diff/v1","unit":"nanoseconds","critical_graph":[{"parent":-1,"thread":"main","is_thread":true}`)
+	for i := 1; i <= depth; i++ {
+		fmt.Fprintf(&b, `,{"parent":%d,"thread":"main","function":"f%d","kind":"regressed","cause":true}`, i-1, i)
+	}
+	b.WriteString(`],"causes":[{"thread":"main","kind":"regressed","path":[`)
+	for i := 1; i <= depth; i++ {
+		if i > 1 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `{"function":"f%d"}`, i)
+	}
+	b.WriteString(`]}]}`)
+	res, err := report.ReadDiffJSON(strings.NewReader(b.String()), "deep.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := res.Causes[0].Node; n != depth {
+		t.Errorf("the cause points at node %d, want %d", n, depth)
+	}
 }
