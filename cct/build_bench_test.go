@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/ctdiff/ctdiff/cct"
+	"github.com/ctdiff/ctdiff/internal/benchcpu"
 	"github.com/ctdiff/ctdiff/internal/synth"
 )
 
@@ -14,6 +15,7 @@ func BenchmarkBuild(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	var nodes int
+	stop := benchcpu.Start(b)
 	for b.Loop() {
 		t, err := cct.FromProfile(pair.Base, cct.Options{Prune: true})
 		if err != nil {
@@ -21,5 +23,6 @@ func BenchmarkBuild(b *testing.B) {
 		}
 		nodes = len(t.Nodes)
 	}
+	stop()
 	b.ReportMetric(float64(nodes), "nodes")
 }

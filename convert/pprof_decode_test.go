@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctdiff/ctdiff/internal/benchcpu"
 	"github.com/ctdiff/ctdiff/internal/corpus"
 	"github.com/ctdiff/ctdiff/internal/labels"
 	"github.com/ctdiff/ctdiff/internal/synth"
@@ -218,19 +219,23 @@ func BenchmarkDecodePprof(b *testing.B) {
 	b.Run("ctdiff", func(b *testing.B) {
 		b.SetBytes(int64(len(data)))
 		b.ReportAllocs()
+		stop := benchcpu.Start(b)
 		for b.Loop() {
 			if _, ok := decodePprof(data); !ok {
 				b.Fatal("refused")
 			}
 		}
+		stop()
 	})
 	b.Run("pprof", func(b *testing.B) {
 		b.SetBytes(int64(len(data)))
 		b.ReportAllocs()
+		stop := benchcpu.Start(b)
 		for b.Loop() {
 			if _, err := profile.ParseData(data); err != nil {
 				b.Fatal(err)
 			}
 		}
+		stop()
 	})
 }
