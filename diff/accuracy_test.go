@@ -437,19 +437,7 @@ func TestAccuracy(t *testing.T) {
 // to Holm the simulation compares.
 func benjaminiHochberg(p []float64) []float64 {
 	n := len(p)
-	order := make([]int, n)
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int {
-		switch {
-		case p[a] < p[b]:
-			return -1
-		case p[a] > p[b]:
-			return 1
-		}
-		return 0
-	})
+	order := ascending(p)
 	q := make([]float64, n)
 	minQ := 1.0
 	for r := n - 1; r >= 0; r-- {

@@ -229,7 +229,20 @@ var correct = holm
 // p-values far below α divided by the number of nodes tested.
 func holm(p []float64) []float64 {
 	n := len(p)
-	order := make([]int, n)
+	order := ascending(p)
+	q := make([]float64, n)
+	maxQ := 0.0
+	for r, i := range order {
+		maxQ = math.Max(maxQ, math.Min(1, p[i]*float64(n-r)))
+		q[i] = maxQ
+	}
+	return q
+}
+
+// ascending returns the indexes of p in increasing order of value (stable,
+// so equal p-values keep node order and the adjustment is deterministic).
+func ascending(p []float64) []int {
+	order := make([]int, len(p))
 	for i := range order {
 		order[i] = i
 	}
@@ -242,11 +255,5 @@ func holm(p []float64) []float64 {
 		}
 		return 0
 	})
-	q := make([]float64, n)
-	maxQ := 0.0
-	for r, i := range order {
-		maxQ = math.Max(maxQ, math.Min(1, p[i]*float64(n-r)))
-		q[i] = maxQ
-	}
-	return q
+	return order
 }
