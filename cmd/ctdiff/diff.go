@@ -2,13 +2,10 @@ package main
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/ctdiff/ctdiff/cct"
-	"github.com/ctdiff/ctdiff/convert"
 	"github.com/ctdiff/ctdiff/diff"
-	"github.com/ctdiff/ctdiff/internal/labels"
 	"github.com/ctdiff/ctdiff/report"
 	"github.com/spf13/cobra"
 )
@@ -129,13 +126,9 @@ func runDiff(s *streams, o *diffOptions, oldArg, newArg string) error {
 		s.progress = startProgress(s, "reading", inputSize(paths))
 		defer func() { s.progress.finish(); s.progress = nil }()
 	}
-	var sides [2]side
-	for i, arg := range []string{oldArg, newArg} {
-		sd, err := loadSide(s, o, arg, copts)
-		if err != nil {
-			return err
-		}
-		sides[i] = sd
+	sides, err := loadSides(s, o, [2]string{oldArg, newArg}, copts)
+	if err != nil {
+		return err
 	}
 	s.progress.phase("comparing")
 	all := append(append([]*cct.Tree{}, sides[0].trees...), sides[1].trees...)
@@ -221,44 +214,35 @@ func runDiff(s *streams, o *diffOptions, oldArg, newArg string) error {
 	return nil
 }
 
-// loadSide reads the profiles arg stands for, one at a time, and builds one
-// tree per profile: each profile is a run. The profile is dropped once its
-// tree is built, so memory holds trees, not profiles.
-func loadSide(s *streams, o *diffOptions, arg string, copts cct.Options) (side, error) {
-	paths, err := expandInputs([]string{arg})
+// loadSides reads the profiles the two arguments stand for and builds one
+// tree per profile: each profile is a run. Both sides are read and built in
+// parallel (buildTrees).
+func loadSides(s *streams, o *diffOptions, args [2]string, copts cct.Options) ([2]side, error) {
+	var sides [2]side
+	opts, err := o.inputs.options()
 	if err != nil {
-		return side{}, err
+		return sides, err
 	}
-	var sd side
-	for _, p := range paths {
-		got, results, err := o.inputs.load(s, []string{p}, o.output)
-		if err != nil {
-			return side{}, err
+	var paths []string
+	for i, arg := range args {
+		if sides[i].paths, err = o.inputs.resolve(s, []string{arg}, o.output); err != nil {
+			return sides, err
 		}
-		for i, r := range results {
-			s.progress.describe("building the tree of " + filepath.Base(got[i]))
-			b := cct.NewBuilder(copts)
-			if err := b.Add(r.Profile); err != nil {
-				return side{}, fmt.Errorf("%s: %w", got[i], err)
+		paths = append(paths, sides[i].paths...)
+	}
+	trees, err := buildTrees(s, paths, opts, copts)
+	if err != nil {
+		return sides, err
+	}
+	for i := range sides {
+		for _, p := range sides[i].paths {
+			t := trees[0]
+			trees = trees[1:]
+			sides[i].trees = append(sides[i].trees, t.tree)
+			if !t.timed {
+				sides[i].untimed = append(sides[i].untimed, p)
 			}
-			sd.paths = append(sd.paths, got[i])
-			sd.trees = append(sd.trees, b.Finish())
-			s.progress.describe("reading")
-			if !timed(r) {
-				sd.untimed = append(sd.untimed, got[i])
-			}
 		}
 	}
-	return sd, nil
-}
-
-// timed reports whether every sample of a profile has a timestamp, that is,
-// whether the tree's sibling order is the order of execution.
-func timed(r *convert.Result) bool {
-	for _, smp := range r.Profile.Sample {
-		if len(smp.NumLabel[labels.Timestamp]) == 0 {
-			return false
-		}
-	}
-	return len(r.Profile.Sample) > 0
+	return sides, nil
 }

@@ -118,9 +118,20 @@ func (f *inputFlags) load(s *streams, args []string, output string) ([]string, [
 
 // loadWith is load with convert options the caller adjusted.
 func (f *inputFlags) loadWith(s *streams, args []string, output string, opts convert.Options) ([]string, []*convert.Result, error) {
-	paths, err := expandInputs(args)
+	paths, err := f.resolve(s, args, output)
 	if err != nil {
 		return nil, nil, err
+	}
+	results, err := readProfiles(s, paths, opts)
+	return paths, results, err
+}
+
+// resolve expands the command-line inputs into the paths to read, fetching
+// URLs into files.
+func (f *inputFlags) resolve(s *streams, args []string, output string) ([]string, error) {
+	paths, err := expandInputs(args)
+	if err != nil {
+		return nil, err
 	}
 	dir := ""
 	for i, p := range paths {
@@ -129,15 +140,14 @@ func (f *inputFlags) loadWith(s *streams, args []string, output string, opts con
 		}
 		if dir == "" {
 			if dir, err = f.fetch.saveDirFor(output); err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 		}
 		if paths[i], err = f.fetch.fetch(s, p, dir); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
-	results, err := readProfiles(s, paths, opts)
-	return paths, results, err
+	return paths, nil
 }
 
 // readProfiles reads each path, printing warnings to stderr.

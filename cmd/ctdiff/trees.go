@@ -1,0 +1,89 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/ctdiff/ctdiff/cct"
+	"github.com/ctdiff/ctdiff/convert"
+	"github.com/ctdiff/ctdiff/internal/labels"
+)
+
+// A builtTree is the tree of one input profile.
+type builtTree struct {
+	tree *cct.Tree
+	// timed: every sample had a timestamp, so sibling order is execution
+	// order.
+	timed    bool
+	warnings []string
+}
+
+// buildTrees reads the profile at each path and builds its tree, on up to
+// GOMAXPROCS goroutines: reading and building one profile is independent of
+// the others, so on two cores the two sides of a diff take the time of one.
+// A profile is dropped once its tree is built, so memory holds trees and at
+// most one profile per goroutine. Warnings are printed in path order; the
+// error returned is the first in path order (no profile after it is
+// started).
+func buildTrees(s *streams, paths []string, opts convert.Options, copts cct.Options) ([]builtTree, error) {
+	out := make([]builtTree, len(paths))
+	errs := make([]error, len(paths))
+	var next atomic.Int64
+	var failed atomic.Bool
+	var wg sync.WaitGroup
+	for range min(len(paths), runtime.GOMAXPROCS(0)) {
+		wg.Go(func() {
+			for !failed.Load() {
+				i := int(next.Add(1)) - 1
+				if i >= len(paths) {
+					return
+				}
+				if out[i], errs[i] = buildTree(s, paths[i], opts, copts); errs[i] != nil {
+					failed.Store(true)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for i, t := range out {
+		if len(t.warnings) > 0 {
+			s.progress.clear()
+		}
+		for _, w := range t.warnings {
+			fmt.Fprintf(s.Err, "ctdiff: %s: warning: %s\n", paths[i], w)
+		}
+		if errs[i] != nil {
+			s.progress.clear()
+			return nil, errs[i]
+		}
+	}
+	return out, nil
+}
+
+func buildTree(s *streams, path string, opts convert.Options, copts cct.Options) (builtTree, error) {
+	res, err := readInput(path, opts, s.progress)
+	if err != nil {
+		return builtTree{}, err
+	}
+	s.progress.describe("building the tree of " + filepath.Base(path))
+	b := cct.NewBuilder(copts)
+	if err := b.Add(res.Profile); err != nil {
+		return builtTree{}, fmt.Errorf("%s: %w", path, err)
+	}
+	s.progress.describe("reading")
+	return builtTree{tree: b.Finish(), timed: timed(res), warnings: res.Warnings}, nil
+}
+
+// timed reports whether every sample of a profile has a timestamp, that is,
+// whether the tree's sibling order is the order of execution.
+func timed(r *convert.Result) bool {
+	for _, smp := range r.Profile.Sample {
+		if len(smp.NumLabel[labels.Timestamp]) == 0 {
+			return false
+		}
+	}
+	return len(r.Profile.Sample) > 0
+}
