@@ -130,7 +130,11 @@ func TestDiffLiveEndpoints(t *testing.T) {
 
 	dir := t.TempDir()
 	report := filepath.Join(dir, "report.json")
-	_, errOut, code := ctdiff("diff", "--seconds", "2", "--format", "json", "-o", report,
+	// share is named, not left to auto: auto picks share only when the two
+	// recordings last within 5% of each other, which a loaded CI machine
+	// does not promise (a 2 s profile was seen to take 3.8 s). Auto's choice
+	// is tested on recorded data in TestDiffFixedDuration.
+	_, errOut, code := ctdiff("diff", "--seconds", "2", "--normalize", "share", "--format", "json", "-o", report,
 		oldSrv.URL+"/debug/pprof/profile", newSrv.URL+"/debug/pprof/profile")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -150,8 +154,8 @@ func TestDiffLiveEndpoints(t *testing.T) {
 	if err := json.Unmarshal(b, &r); err != nil {
 		t.Fatal(err)
 	}
-	if r.Normalization.Mode != "share" || !r.Normalization.FixedDuration {
-		t.Errorf("two 2-second profiles: normalization %+v, want share for fixed durations", r.Normalization)
+	if r.Normalization.Mode != "share" {
+		t.Errorf("normalization %+v, want share", r.Normalization)
 	}
 	found := false
 	for i := range r.Causes {
