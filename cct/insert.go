@@ -222,7 +222,7 @@ func (in *inserter) flush() {
 	in.count = nkids
 	slab := make([]NodeID, n)
 	in.final = resize(in.final, n)
-	t.Nodes = slices.Grow(t.Nodes, n)
+	t.reserve(n)
 	off := 0
 	for _, i := range order {
 		p := in.parent[i]
@@ -245,7 +245,7 @@ func (in *inserter) flush() {
 	for k, s := range in.samples {
 		g := in.group[k]
 		id := in.end[g]
-		self := t.Nodes[id].Self
+		self := t.Self(id)
 		for j, v := range s.Value {
 			self[j] += v
 		}

@@ -38,7 +38,7 @@ func referenceAdd(b *Builder, p *profile.Profile) {
 			id = t.AddChild(id, f)
 		}
 		for k, v := range s.Value {
-			t.Nodes[id].Self[k] += v
+			t.Self(id)[k] += v
 		}
 		if ts, ok := s.NumLabel[labels.Timestamp]; ok && len(ts) > 0 && b.opts.Timeline {
 			t.Timeline = append(t.Timeline, TimedSample{Thread: thread, Leaf: id, Time: ts[0], Value: s.Value, Profile: int32(t.Profiles - 1)})
@@ -169,8 +169,8 @@ func sameTree(t *testing.T, got, want *Tree) {
 	for i := range got.Nodes {
 		g, w := &got.Nodes[i], &want.Nodes[i]
 		if g.Frame != w.Frame || g.Parent != w.Parent || g.Depth != w.Depth || !slices.Equal(g.Children, w.Children) ||
-			!slices.Equal(g.Self, w.Self) || !slices.Equal(g.Total, w.Total) || g.Count != w.Count {
-			t.Fatalf("node %d: %+v, want %+v", i, *g, *w)
+			!slices.Equal(got.Self(NodeID(i)), want.Self(NodeID(i))) || !slices.Equal(got.Total(NodeID(i)), want.Total(NodeID(i))) || g.Count != w.Count {
+			t.Fatalf("node %d: %+v %v %v, want %+v %v %v", i, *g, got.Self(NodeID(i)), got.Total(NodeID(i)), *w, want.Self(NodeID(i)), want.Total(NodeID(i)))
 		}
 	}
 	if len(got.Timeline) != len(want.Timeline) {

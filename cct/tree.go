@@ -62,9 +62,6 @@ type Node struct {
 	Depth int32
 	// Children are in order of first execution.
 	Children []NodeID
-	// Self and Total have one entry per Tree.SampleTypes; Total is Self plus
-	// the children's totals.
-	Self, Total []int64
 	// Count is the number of instances (calls) where known, 0 otherwise.
 	Count int64
 }
@@ -95,13 +92,17 @@ type Tree struct {
 	// nil unless InferLatency ran.
 	Latency *Latency
 
+	// self and total hold len(SampleTypes) values per node, node after
+	// node (Tree.Self, Tree.Total): two flat arrays instead of two slices
+	// per node halve a node's size and keep the garbage collector off them.
+	self, total []int64
+
 	frameIdx map[Frame]FrameID
 	// childIdx indexes the children of wide nodes only (more than
 	// wideChildren children); narrow nodes, almost all of them, are
 	// searched in their Children list, which costs less than a map entry
 	// per node in time and memory.
 	childIdx map[edge]NodeID
-	values   []int64 // slab for Self/Total
 }
 
 // wideChildren is the number of children up to which a node's children are
@@ -134,23 +135,52 @@ func New(sampleTypes []ValueType) *Tree {
 		childIdx:    map[edge]NodeID{},
 	}
 	root := t.Intern(Frame{Function: "(root)", Kind: KindRoot}, FrameInfo{})
-	t.Nodes = append(t.Nodes, Node{Frame: root, Parent: NoNode, Self: t.alloc(), Total: t.alloc()})
+	t.Nodes = append(t.Nodes, Node{Frame: root, Parent: NoNode})
+	t.growValues(1)
 	return t
 }
 
-// alloc hands out a zeroed value slice from a slab, so a million nodes do
-// not mean two million small allocations.
-func (t *Tree) alloc() []int64 {
-	n := len(t.SampleTypes)
-	if n == 0 {
-		return nil
+// Self returns node id's self values, one per sample type. The slice is the
+// tree's: writing to it changes the node.
+func (t *Tree) Self(id NodeID) []int64 {
+	k := len(t.SampleTypes)
+	i := int(id) * k
+	return t.self[i : i+k : i+k]
+}
+
+// Total returns node id's total values, one per sample type: Self plus the
+// children's totals, once ComputeTotals ran. The slice is the tree's.
+func (t *Tree) Total(id NodeID) []int64 {
+	k := len(t.SampleTypes)
+	i := int(id) * k
+	return t.total[i : i+k : i+k]
+}
+
+// growValues adds zero values for n more nodes.
+func (t *Tree) growValues(n int) {
+	k := len(t.SampleTypes) * n
+	if len(t.self)+k > cap(t.self) {
+		// Double, like t.Nodes: append grows large slices by 1.25x.
+		t.reserveValues(max(cap(t.self), k))
 	}
-	if len(t.values) < n {
-		t.values = make([]int64, max(n*4096, n))
+	t.self = t.self[:len(t.self)+k]
+	t.total = t.total[:len(t.total)+k]
+}
+
+// reserve makes room for n more nodes without growing again.
+func (t *Tree) reserve(n int) {
+	t.Nodes = slices.Grow(t.Nodes, n)
+	if len(t.self)+len(t.SampleTypes)*n > cap(t.self) {
+		t.reserveValues(len(t.SampleTypes) * n)
 	}
-	v := t.values[:n:n]
-	t.values = t.values[n:]
-	return v
+}
+
+// reserveValues reallocates the value arrays with room for extra more.
+// The new arrays are zeroed, which growValues relies on.
+func (t *Tree) reserveValues(extra int) {
+	c := len(t.self) + extra
+	t.self = append(make([]int64, 0, c), t.self...)
+	t.total = append(make([]int64, 0, c), t.total...)
 }
 
 // Intern returns the id of a frame, adding it (with its display info) if new.
@@ -210,9 +240,8 @@ func (t *Tree) appendNode(parent NodeID, f FrameID, children []NodeID) NodeID {
 		Parent:   parent,
 		Depth:    t.Nodes[parent].Depth + 1,
 		Children: children,
-		Self:     t.alloc(),
-		Total:    t.alloc(),
 	})
+	t.growValues(1)
 	p := &t.Nodes[parent]
 	p.Children = append(p.Children, id)
 	switch n := len(p.Children); {
@@ -313,14 +342,12 @@ func (t *Tree) PreOrder() []NodeID {
 // totals. Children always have larger ids than their parents, so one
 // backward pass suffices.
 func (t *Tree) ComputeTotals() {
-	for i := range t.Nodes {
-		copy(t.Nodes[i].Total, t.Nodes[i].Self)
-	}
+	copy(t.total, t.self)
+	k := len(t.SampleTypes)
 	for i := len(t.Nodes) - 1; i > 0; i-- {
-		n := &t.Nodes[i]
-		p := t.Nodes[n.Parent].Total
-		for k, v := range n.Total {
-			p[k] += v
+		c, p := i*k, int(t.Nodes[i].Parent)*k
+		for j := range k {
+			t.total[p+j] += t.total[c+j]
 		}
 	}
 }
@@ -332,14 +359,14 @@ func (t *Tree) Validate() error {
 	if len(t.Nodes) == 0 || t.Nodes[0].Parent != NoNode {
 		return fmt.Errorf("tree has no root")
 	}
+	if len(t.self) != len(t.Nodes)*len(t.SampleTypes) || len(t.total) != len(t.self) {
+		return fmt.Errorf("%d self and %d total values for %d nodes of %d sample types", len(t.self), len(t.total), len(t.Nodes), len(t.SampleTypes))
+	}
 	sum := make([]int64, len(t.SampleTypes))
 	for i := range t.Nodes {
 		n := &t.Nodes[i]
 		id := NodeID(i)
-		if len(n.Self) != len(t.SampleTypes) || len(n.Total) != len(t.SampleTypes) {
-			return fmt.Errorf("node %d: %d/%d values for %d sample types", i, len(n.Self), len(n.Total), len(t.SampleTypes))
-		}
-		copy(sum, n.Self)
+		copy(sum, t.Self(id))
 		for _, c := range n.Children {
 			cn := &t.Nodes[c]
 			if cn.Parent != id || c <= id || cn.Depth != n.Depth+1 {
@@ -348,12 +375,12 @@ func (t *Tree) Validate() error {
 			if got, ok := t.Child(id, cn.Frame); !ok || got != c {
 				return fmt.Errorf("node %d: child %d missing from the index", i, c)
 			}
-			for k, v := range cn.Total {
+			for k, v := range t.Total(c) {
 				sum[k] += v
 			}
 		}
-		if !slices.Equal(sum, n.Total) {
-			return fmt.Errorf("node %d (%s): total %v != self + children %v", i, t.Frames[n.Frame].Function, n.Total, sum)
+		if !slices.Equal(sum, t.Total(id)) {
+			return fmt.Errorf("node %d (%s): total %v != self + children %v", i, t.Frames[n.Frame].Function, t.Total(id), sum)
 		}
 	}
 	return nil

@@ -208,7 +208,7 @@ func TestDeepStacks(t *testing.T) {
 	if len(tr.Nodes) != depth+2 {
 		t.Fatalf("nodes = %d, want %d", len(tr.Nodes), depth+2)
 	}
-	if got := tr.Node(cct.RootID).Total[0]; got != 8 {
+	if got := tr.Total(cct.RootID)[0]; got != 8 {
 		t.Errorf("root total = %d, want 8", got)
 	}
 	if p := tr.Path(cct.NodeID(len(tr.Nodes) - 1)); len(p) != depth+1 {
@@ -224,7 +224,7 @@ func TestDeepStacks(t *testing.T) {
 	if err := up.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	if got := up.Node(cct.RootID).Total[0]; got != 8 {
+	if got := up.Total(cct.RootID)[0]; got != 8 {
 		t.Errorf("bottom-up root total = %d, want 8", got)
 	}
 }

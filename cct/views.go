@@ -21,11 +21,11 @@ func BottomUp(t *Tree) *Tree {
 	}
 	for _, id := range t.PreOrder() {
 		n := &t.Nodes[id]
-		if n.Depth < 1 || allZero(n.Self) {
+		if n.Depth < 1 || allZero(t.Self(id)) {
 			continue
 		}
 		if n.Depth == 1 { // self time on a thread node: samples with no frames
-			addTo(u.Nodes[threadOf[id]].Self, n.Self)
+			addTo(u.Self(threadOf[id]), t.Self(id))
 			continue
 		}
 		cur := threadOf[t.ThreadOf(id)]
@@ -33,7 +33,7 @@ func BottomUp(t *Tree) *Tree {
 			fid := t.Nodes[a].Frame
 			cur = u.AddChild(cur, u.Intern(t.Frames[fid], t.FrameInfo[fid]))
 		}
-		addTo(u.Nodes[cur].Self, n.Self)
+		addTo(u.Self(cur), t.Self(id))
 	}
 	u.ComputeTotals()
 	return u
@@ -88,9 +88,9 @@ func Flat(t *Tree) []FlatEntry {
 			continue
 		}
 		if e >= 0 {
-			addTo(out[e].Self, n.Self)
+			addTo(out[e].Self, t.Self(it.id))
 			if onPath[e] == 0 {
-				addTo(out[e].Total, n.Total)
+				addTo(out[e].Total, t.Total(it.id))
 			}
 			onPath[e]++
 			stack = append(stack, item{id: it.id, exit: true})

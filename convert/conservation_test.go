@@ -110,7 +110,7 @@ func TestConservation(t *testing.T) {
 				t.Fatal(err)
 			}
 			for i, s := range SampleSums(res.Profile) {
-				if got := tr.Node(cct.RootID).Total[i]; got != s {
+				if got := tr.Total(cct.RootID)[i]; got != s {
 					t.Errorf("the tree's %s total is %d, the samples hold %d", sampleTypeName(res.Profile, i), got, s)
 				}
 			}

@@ -73,7 +73,7 @@ func CheckRead(t testing.TB, name string, res *Result, err error) {
 	if err != nil {
 		t.Fatalf("building the calling-context tree: %v", err)
 	}
-	if got := tr.Node(cct.RootID).Total; !slices.Equal(got, sums) {
+	if got := tr.Total(cct.RootID); !slices.Equal(got, sums) {
 		t.Fatalf("calling-context tree totals %v, sample sums %v", got, sums)
 	}
 }

@@ -130,7 +130,7 @@ func simRun(rng *rand.Rand, p *prog, period, jitter, extra float64) *cct.Tree {
 			return // nodes without samples do not appear in a profile
 		}
 		id := t.AddChild(parent, t.Intern(cct.Frame{Function: s.p.name, File: "app.js"}, cct.FrameInfo{}))
-		t.Node(id).Self[0] += s.self
+		t.Self(id)[0] += s.self
 		for _, k := range s.kids {
 			add(id, k)
 		}

@@ -44,9 +44,9 @@ func TestCompareDoesNotMutate(t *testing.T) {
 		var out []string
 		for _, tr := range ts {
 			var b strings.Builder
-			for _, n := range tr.Nodes {
+			for i, n := range tr.Nodes {
 				b.WriteString(tr.Frames[n.Frame].Function)
-				for _, v := range append(slices.Clone(n.Self), n.Total...) {
+				for _, v := range append(slices.Clone(tr.Self(cct.NodeID(i))), tr.Total(cct.NodeID(i))...) {
 					b.WriteString(" " + strings.Repeat("x", int(v%7)))
 				}
 				for _, c := range n.Children {
@@ -72,7 +72,7 @@ func TestSampleMetric(t *testing.T) {
 	// Same types in another order, and a tree without the type.
 	b := cct.New([]cct.ValueType{{Type: "cpu", Unit: "nanoseconds"}, {Type: "samples", Unit: "count"}})
 	b.AddChild(cct.RootID, b.Intern(cct.Frame{Kind: cct.KindThread}, cct.FrameInfo{}))
-	b.Node(1).Self[0] = 7 * ms
+	b.Self(1)[0] = 7 * ms
 	b.ComputeTotals()
 	m, err := SampleMetric("cpu", a, b)
 	if err != nil {
@@ -87,7 +87,7 @@ func TestSampleMetric(t *testing.T) {
 	// Time units other than nanoseconds are converted.
 	c := cct.New([]cct.ValueType{{Type: "wall", Unit: "microseconds"}})
 	c.AddChild(cct.RootID, c.Intern(cct.Frame{Kind: cct.KindThread}, cct.FrameInfo{}))
-	c.Node(1).Self[0] = 5
+	c.Self(1)[0] = 5
 	c.ComputeTotals()
 	if m, _ := SampleMetric("", c); m.Unit != "nanoseconds" || m.Total(c, 0) != 5000 {
 		t.Errorf("microseconds metric: %s, total %d, want nanoseconds, 5000", m.Unit, m.Total(c, 0))

@@ -51,8 +51,8 @@ func tree(tb testing.TB, lines ...string) *cct.Tree {
 			frame.Function, frame.File, _ = strings.Cut(fr, "@")
 			id = t.AddChild(id, t.Intern(frame, cct.FrameInfo{}))
 		}
-		t.Node(id).Self[0]++
-		t.Node(id).Self[1] += int64(v * float64(ms))
+		t.Self(id)[0]++
+		t.Self(id)[1] += int64(v * float64(ms))
 	}
 	t.ComputeTotals()
 	if err := t.Validate(); err != nil {

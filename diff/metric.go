@@ -58,14 +58,14 @@ func SampleMetric(name string, trees ...*cct.Tree) (Metric, error) {
 	m := Metric{Name: first.String(), Unit: unit}
 	if same {
 		k := firstIdx
-		m.Total = func(t *cct.Tree, id cct.NodeID) int64 { return t.Nodes[id].Total[k] * scale }
-		m.Self = func(t *cct.Tree, id cct.NodeID) int64 { return t.Nodes[id].Self[k] * scale }
+		m.Total = func(t *cct.Tree, id cct.NodeID) int64 { return t.Total(id)[k] * scale }
+		m.Self = func(t *cct.Tree, id cct.NodeID) int64 { return t.Self(id)[k] * scale }
 		return m, nil
 	}
 	// Positions differ between trees: look the index up per tree. Compare
 	// calls these once per node, so the map lookup is not in any inner loop.
-	m.Total = func(t *cct.Tree, id cct.NodeID) int64 { return t.Nodes[id].Total[idx[t]] * scale }
-	m.Self = func(t *cct.Tree, id cct.NodeID) int64 { return t.Nodes[id].Self[idx[t]] * scale }
+	m.Total = func(t *cct.Tree, id cct.NodeID) int64 { return t.Total(id)[idx[t]] * scale }
+	m.Self = func(t *cct.Tree, id cct.NodeID) int64 { return t.Self(id)[idx[t]] * scale }
 	return m, nil
 }
 

@@ -347,12 +347,12 @@ func markerCount(t *cct.Tree, fn string) (count float64, source, name string, er
 			found = true
 			calls += n.Count
 			if samples >= 0 {
-				sampled += n.Total[samples]
+				sampled += t.Total(id)[samples]
 			} else if t.Period > 0 {
 				// No sample count: one sample per period of the period
 				// type, where the first sample type is that type.
 				if len(t.SampleTypes) > 0 && t.SampleTypes[0] == t.PeriodType {
-					sampled += n.Total[0] / t.Period
+					sampled += t.Total(id)[0] / t.Period
 				}
 			}
 			continue // outermost instances only

@@ -44,8 +44,10 @@ func (kt *keyTable) intern(f cct.Frame) key {
 // tree. The tree itself is only read.
 type run struct {
 	t *cct.Tree
-	// fkey maps the tree's FrameIDs to keys.
-	fkey []key
+	// fkey maps the tree's FrameIDs to keys, and nkey each node to its
+	// frame's key: matching reads the keys of every sibling list, and one
+	// small array stays in cache where the tree's nodes do not.
+	fkey, nkey []key
 	// total and self are the metric's values per node.
 	total, self []int64
 	// toU maps each node to its union-tree node.
@@ -59,10 +61,12 @@ func newRun(t *cct.Tree, kt *keyTable, m Metric) *run {
 	for i, f := range t.Frames {
 		r.fkey[i] = kt.intern(f)
 	}
+	r.nkey = make([]key, len(t.Nodes))
 	r.total = make([]int64, len(t.Nodes))
 	r.self = make([]int64, len(t.Nodes))
 	for i := range t.Nodes {
 		id := cct.NodeID(i)
+		r.nkey[i] = r.fkey[t.Nodes[i].Frame]
 		r.total[i] = m.Total(t, id)
 		r.self[i] = m.Self(t, id)
 	}
@@ -87,7 +91,7 @@ func newRun(t *cct.Tree, kt *keyTable, m Metric) *run {
 // ignored"). "(program)" and "(garbage collector)" are work and stay.
 func isIdle(f cct.Frame) bool { return f.Kind == cct.KindFunction && f.Function == "(idle)" }
 
-func (r *run) key(n int32) key { return r.fkey[r.t.Nodes[n].Frame] }
+func (r *run) key(n int32) key { return r.nkey[n] }
 
 func (r *run) children(n int32) []cct.NodeID { return r.t.Nodes[n].Children }
 

@@ -151,9 +151,9 @@ func hostileTrees(ms ...int64) []*cct.Tree {
 		th := t.AddChild(cct.RootID, t.Intern(cct.Frame{Function: "main", Kind: cct.KindThread}, cct.FrameInfo{}))
 		main := t.AddChild(th, t.Intern(cct.Frame{Function: "main"}, cct.FrameInfo{}))
 		a := t.AddChild(main, t.Intern(cct.Frame{Function: "a"}, cct.FrameInfo{}))
-		t.Node(a).Self[0] = 100e6
+		t.Self(a)[0] = 100e6
 		h := t.AddChild(main, t.Intern(cct.Frame{Function: hostile, File: "x.js\"<blink>"}, cct.FrameInfo{}))
-		t.Node(h).Self[0] = v * 1e6
+		t.Self(h)[0] = v * 1e6
 		t.ComputeTotals()
 		out = append(out, t)
 	}

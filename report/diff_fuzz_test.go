@@ -53,8 +53,8 @@ func renderAll(tb testing.TB, name, file string) rendered {
 		t := cct.New([]cct.ValueType{{Type: "cpu", Unit: "nanoseconds"}})
 		th := t.AddChild(cct.RootID, t.Intern(cct.Frame{Function: "main", Kind: cct.KindThread}, cct.FrameInfo{}))
 		m := t.AddChild(th, t.Intern(cct.Frame{Function: "main"}, cct.FrameInfo{}))
-		t.Node(t.AddChild(m, t.Intern(cct.Frame{Function: "a"}, cct.FrameInfo{}))).Self[0] = 100e6
-		t.Node(t.AddChild(m, t.Intern(cct.Frame{Function: name, File: file}, cct.FrameInfo{}))).Self[0] = v
+		t.Self(t.AddChild(m, t.Intern(cct.Frame{Function: "a"}, cct.FrameInfo{})))[0] = 100e6
+		t.Self(t.AddChild(m, t.Intern(cct.Frame{Function: name, File: file}, cct.FrameInfo{})))[0] = v
 		t.ComputeTotals()
 		return []*cct.Tree{t}
 	}

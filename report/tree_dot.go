@@ -15,7 +15,7 @@ func WriteTreeDOT(w io.Writer, t *cct.Tree, o TreeOptions) error {
 	bw := bufio.NewWriter(w)
 	si := o.SampleIndex
 	st := t.SampleTypes[si]
-	total := t.Node(cct.RootID).Total[si]
+	total := t.Total(cct.RootID)[si]
 	fmt.Fprintf(bw, "digraph cct {\n  graph [label=%s, labelloc=t, fontname=\"Helvetica\"];\n",
 		dotQuote(fmt.Sprintf("%s, total %s", st, FormatValue(total, st.Unit))))
 	bw.WriteString("  node [shape=box, style=filled, fontname=\"Helvetica\"];\n")
@@ -27,15 +27,15 @@ func WriteTreeDOT(w io.Writer, t *cct.Tree, o TreeOptions) error {
 		n := t.Node(id)
 		share := 0.0
 		if total != 0 {
-			share = float64(abs(n.Total[si])) / float64(abs(total))
+			share = float64(abs(t.Total(id)[si])) / float64(abs(total))
 		}
 		fmt.Fprintf(bw, "  n%d [label=%s, fillcolor=%q];\n", id,
 			dotLines(shorten(t.Label(id), 60),
-				fmt.Sprintf("self %s, total %s (%s)", FormatValue(n.Self[si], st.Unit),
-					FormatValue(n.Total[si], st.Unit), percent(n.Total[si], total))),
+				fmt.Sprintf("self %s, total %s (%s)", FormatValue(t.Self(id)[si], st.Unit),
+					FormatValue(t.Total(id)[si], st.Unit), percent(t.Total(id)[si], total))),
 			heatColor(share))
 		for _, c := range n.Children {
-			ct := t.Node(c).Total[si]
+			ct := t.Total(c)[si]
 			if belowFraction(ct, total, o.NodeFraction) {
 				continue
 			}

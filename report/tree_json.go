@@ -72,8 +72,8 @@ func jsonNode(t *cct.Tree, id cct.NodeID) cctjson.Node {
 		Ordinal:    f.Ordinal,
 		SystemName: info.SystemName,
 		Parent:     int32(n.Parent),
-		Self:       n.Self,
-		Total:      n.Total,
+		Self:       t.Self(id),
+		Total:      t.Total(id),
 		Count:      n.Count,
 	}
 	if t.Latency != nil {

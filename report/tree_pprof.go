@@ -87,7 +87,7 @@ func TreeProfile(t *cct.Tree, o TreeOptions) (*profile.Profile, error) {
 				return true
 			}
 		}
-		return !allZero(t.Node(id).Self)
+		return !allZero(t.Self(id))
 	}
 	var frames int64
 	for i := range t.Nodes {
@@ -132,7 +132,7 @@ func TreeProfile(t *cct.Tree, o TreeOptions) (*profile.Profile, error) {
 			nl := &lat.Nodes[id]
 			v[0], v[1], v[2] = nl.Count, nl.Conservative.Own, nl.Aggressive.Own
 		}
-		copy(v[nfixed:], n.Self)
+		copy(v[nfixed:], t.Self(id))
 		depth := max(int(n.Depth)-1, 0)
 		s := &profile.Sample{Value: v, Location: make([]*profile.Location, depth)}
 		for i, l := range stack[:depth] {

@@ -120,9 +120,8 @@ func TestTreePprofLatency(t *testing.T) {
 			if !ok {
 				t.Fatalf("path of %s missing from pprof", tr.Label(id))
 			}
-			n, b := tr.Node(id), back.Node(bid)
-			want := []int64{n.Count, tr.LatencyTotal(id, false), tr.LatencyTotal(id, true), n.Total[0]}
-			got := []int64{b.Self[0], b.Total[1], b.Total[2], b.Total[3]}
+			want := []int64{tr.Node(id).Count, tr.LatencyTotal(id, false), tr.LatencyTotal(id, true), tr.Total(id)[0]}
+			got := []int64{back.Self(bid)[0], back.Total(bid)[1], back.Total(bid)[2], back.Total(bid)[3]}
 			for i := range want {
 				if got[i] != want[i] {
 					t.Errorf("%s: pprof %s = %d, want %d", tr.Label(id), types[i], got[i], want[i])

@@ -37,7 +37,7 @@ func WriteTreeText(w io.Writer, t *cct.Tree, o TreeOptions) error {
 	bw := bufio.NewWriter(w)
 	si := o.SampleIndex
 	st := t.SampleTypes[si]
-	total := t.Node(cct.RootID).Total[si]
+	total := t.Total(cct.RootID)[si]
 
 	// Subtree sizes, so hidden subtrees are counted without walking them.
 	size := make([]int32, len(t.Nodes))
@@ -63,7 +63,7 @@ func WriteTreeText(w io.Writer, t *cct.Tree, o TreeOptions) error {
 		kids := sortedChildren(t, it.id, si)
 		var shown []cct.NodeID
 		for _, c := range kids {
-			if belowFraction(t.Node(c).Total[si], total, o.NodeFraction) {
+			if belowFraction(t.Total(c)[si], total, o.NodeFraction) {
 				hidden += int(size[c])
 				continue
 			}
@@ -115,8 +115,8 @@ func WriteTreeText(w io.Writer, t *cct.Tree, o TreeOptions) error {
 			fmt.Fprintf(&prefix, "[depth %d] ", n.Depth-1)
 		}
 		fmt.Fprintf(bw, "%10s %7s %10s %7s%s  %s%s\n",
-			FormatValue(n.Self[si], st.Unit), percent(n.Self[si], total),
-			FormatValue(n.Total[si], st.Unit), percent(n.Total[si], total),
+			FormatValue(t.Self(it.id)[si], st.Unit), percent(t.Self(it.id)[si], total),
+			FormatValue(t.Total(it.id)[si], st.Unit), percent(t.Total(it.id)[si], total),
 			latencyColumns(t, it.id, o), prefix.String(), nodeText(t, it.id))
 	}
 	return bw.Flush()
@@ -127,7 +127,7 @@ func WriteTreeText(w io.Writer, t *cct.Tree, o TreeOptions) error {
 func sortedChildren(t *cct.Tree, id cct.NodeID, si int) []cct.NodeID {
 	kids := slices.Clone(t.Node(id).Children)
 	slices.SortStableFunc(kids, func(a, b cct.NodeID) int {
-		va, vb := abs(t.Node(a).Total[si]), abs(t.Node(b).Total[si])
+		va, vb := abs(t.Total(a)[si]), abs(t.Total(b)[si])
 		switch {
 		case va > vb:
 			return -1
@@ -164,7 +164,7 @@ func WriteFlatText(w io.Writer, t *cct.Tree, o TreeOptions) error {
 	bw := bufio.NewWriter(w)
 	si := o.SampleIndex
 	st := t.SampleTypes[si]
-	total := t.Node(cct.RootID).Total[si]
+	total := t.Total(cct.RootID)[si]
 	flat := cct.Flat(t)
 	slices.SortStableFunc(flat, func(a, b cct.FlatEntry) int {
 		if c := cmpDesc(abs(a.Self[si]), abs(b.Self[si])); c != 0 {

@@ -62,7 +62,7 @@ func TestConvertRoundTripWithPprof(t *testing.T) {
 					t.Errorf("%s: pprof flat/cum %v, ctdiff self/total %v", fn, g, w)
 				}
 			}
-			if total := tree.Node(cct.RootID).Total[si]; !strings.Contains(string(raw), "of "+strconv.FormatInt(total, 10)) {
+			if total := tree.Total(cct.RootID)[si]; !strings.Contains(string(raw), "of "+strconv.FormatInt(total, 10)) {
 				t.Errorf("pprof total differs from ctdiff's %d:\n%s", total, raw[:min(len(raw), 400)])
 			}
 		})

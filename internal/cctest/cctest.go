@@ -111,7 +111,7 @@ func Dump(t *cct.Tree, sampleIndex int) string {
 	var b strings.Builder
 	for _, id := range t.PreOrder()[1:] {
 		n := t.Node(id)
-		fmt.Fprintf(&b, "%s%s %d %d\n", strings.Repeat("  ", int(n.Depth)-1), t.Label(id), n.Self[sampleIndex], n.Total[sampleIndex])
+		fmt.Fprintf(&b, "%s%s %d %d\n", strings.Repeat("  ", int(n.Depth)-1), t.Label(id), t.Self(id)[sampleIndex], t.Total(id)[sampleIndex])
 	}
 	return b.String()
 }

@@ -335,7 +335,7 @@ func pathTotals(t *cct.Tree, p Path) ([]int64, bool) {
 			continue
 		}
 		id := th
-		out[0] = t.Nodes[th].Total[k]
+		out[0] = t.Total(th)[k]
 		for i, f := range p.Frames {
 			fid, found := t.FrameID(cct.Frame{Function: f.Function, File: f.File})
 			if found {
@@ -344,7 +344,7 @@ func pathTotals(t *cct.Tree, p Path) ([]int64, bool) {
 			if !found {
 				return out, false
 			}
-			out[i+1] = t.Nodes[id].Total[k]
+			out[i+1] = t.Total(id)[k]
 		}
 		return out, true
 	}

@@ -71,7 +71,7 @@ func nodeTotal(tb testing.TB, tr *cct.Tree, thread string, names ...string) int6
 			}
 			return 0
 		}
-		return tr.Nodes[id].Total[0]
+		return tr.Total(id)[0]
 	}
 	return 0
 }
