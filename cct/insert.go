@@ -47,10 +47,9 @@ type inserter struct {
 
 	// Per group, after insertion: the end node and the thread node.
 	end, thread []NodeID
-	cols        [][]FrameID // per depth, the frames at that depth
-	slab        []FrameID   // backs cols
-	alive       []int32     // the groups whose paths are longer than the depth
-	cur         []NodeID    // their nodes at the previous depth
+	alive       []int32  // the groups whose paths are longer than the depth
+	cur         []NodeID // their nodes at the previous depth
+	at          []int    // where their frames at the depth are in frames
 	level       levelTable
 
 	// The new nodes, by temporary id: parent (an id below base is an
@@ -81,21 +80,17 @@ func (in *inserter) reset() {
 	in.frames, in.ends, in.samples, in.group = in.frames[:0], in.ends[:0], in.samples[:0], in.group[:0]
 }
 
-// groupLen returns the length of group g's path.
-func (in *inserter) groupLen(g int) int {
+// start returns where group g's path starts in in.frames.
+func (in *inserter) pathStart(g int) int {
 	if g > 0 {
-		return in.ends[g] - in.ends[g-1]
+		return in.ends[g-1]
 	}
-	return in.ends[0]
+	return 0
 }
 
 // groupPath returns the path of group g.
 func (in *inserter) groupPath(g int) []FrameID {
-	start := 0
-	if g > 0 {
-		start = in.ends[g-1]
-	}
-	return in.frames[start:in.ends[g]]
+	return in.frames[in.pathStart(g):in.ends[g]]
 }
 
 // endSample ends the path of sample s, which the caller appended to
@@ -133,38 +128,18 @@ func (in *inserter) flush() {
 	in.end = resize(in.end, groups)
 	in.thread = resize(in.thread, groups)
 
-	// Transpose the paths into one column per depth, all in one slab:
-	// cols[d] holds frame d of the paths longer than d, in group order.
-	maxLen := 0
+	// Every path starts at depth 0 (it holds its thread); at[i] is where
+	// alive path i's next frame is in in.frames. Reading frame d of every
+	// path walks in.frames forwards, which the hardware prefetches.
+	in.alive, in.cur, in.at = resize(in.alive, groups), resize(in.cur, groups), resize(in.at, groups)
 	for g := range groups {
-		maxLen = max(maxLen, in.groupLen(g))
-	}
-	in.count = resize(in.count, maxLen+1)
-	clear(in.count)
-	for g := range groups {
-		in.count[in.groupLen(g)]++
-	}
-	in.slab = resize(in.slab, len(in.frames))
-	in.cols = resize(in.cols, maxLen)
-	at, longer := 0, groups // paths longer than d
-	for d := range maxLen {
-		in.cols[d] = in.slab[at : at : at+longer]
-		at += longer
-		longer -= int(in.count[d+1])
-	}
-	in.alive, in.cur = resize(in.alive, groups), resize(in.cur, groups)
-	for g := range groups {
-		for d, f := range in.groupPath(g) {
-			in.cols[d] = append(in.cols[d], f)
-		}
-		in.alive[g], in.cur[g] = int32(g), RootID // every path holds its thread
+		in.alive[g], in.cur[g], in.at[g] = int32(g), RootID, in.pathStart(g)
 	}
 	for d := 0; len(in.alive) > 0; d++ {
 		in.level.reset()
-		col := in.cols[d]
-		next := 0 // alive and cur are filtered in place
+		next := 0 // alive, cur and at are filtered in place
 		for i, g := range in.alive {
-			parent, f := in.cur[i], col[i]
+			parent, f := in.cur[i], in.frames[in.at[i]]
 			slot, found := in.level.find(parent, f)
 			id := *slot
 			if !found {
@@ -184,14 +159,14 @@ func (in *inserter) flush() {
 			if d == 0 {
 				in.thread[g] = id
 			}
-			if in.groupLen(int(g)) == d+1 {
+			if in.at[i]+1 == in.ends[g] {
 				in.end[g] = id
 				continue
 			}
-			in.alive[next], in.cur[next] = g, id
+			in.alive[next], in.cur[next], in.at[next] = g, id, in.at[i]+1
 			next++
 		}
-		in.alive, in.cur = in.alive[:next], in.cur[:next]
+		in.alive, in.cur, in.at = in.alive[:next], in.cur[:next], in.at[:next]
 	}
 
 	n := len(in.parent)
