@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctdiff/ctdiff/internal/labels"
+	"github.com/ctdiff/ctdiff/internal/stacks"
 	"github.com/google/pprof/profile"
 )
 
@@ -57,6 +58,82 @@ func FromProfile(p *profile.Profile, opts Options) (*Tree, error) {
 // renumbered so the tree is exactly the one inserting the samples one by
 // one in order would give.
 func (b *Builder) Add(p *profile.Profile) error {
+	return b.add(p, profileSamples{p})
+}
+
+// AddSamples is Add for a profile whose samples are given as s (and not in
+// p.Sample), as convert returns them with convert.Options.Stacks.
+func (b *Builder) AddSamples(p *profile.Profile, s *stacks.Samples) error {
+	return b.add(p, &compactSamples{s: s, types: len(p.SampleType)})
+}
+
+// A sampleSource is a profile's samples, either form.
+type sampleSource interface {
+	len() int
+	values(i int) []int64
+	time(i int) (int64, bool)
+	// appendPath appends sample i's thread frame and its stack's frames,
+	// root first.
+	appendPath(b *Builder, tn *threadFrames, i int, frames []FrameID) []FrameID
+}
+
+type profileSamples struct{ p *profile.Profile }
+
+func (ps profileSamples) len() int             { return len(ps.p.Sample) }
+func (ps profileSamples) values(i int) []int64 { return ps.p.Sample[i].Value }
+func (ps profileSamples) time(i int) (int64, bool) {
+	if ts := ps.p.Sample[i].NumLabel[labels.Timestamp]; len(ts) > 0 {
+		return ts[0], true
+	}
+	return 0, false
+}
+func (ps profileSamples) appendPath(b *Builder, tn *threadFrames, i int, frames []FrameID) []FrameID {
+	s := ps.p.Sample[i]
+	return b.stackFrames(s, append(frames, tn.frame(s)))
+}
+
+type compactSamples struct {
+	s       *stacks.Samples
+	types   int
+	threads []FrameID // per stacks.Thread, once seen
+	seen    []bool
+}
+
+func (cs *compactSamples) len() int                 { return cs.s.Len() }
+func (cs *compactSamples) values(i int) []int64     { return cs.s.Value(i, cs.types) }
+func (cs *compactSamples) time(i int) (int64, bool) { return cs.s.Time(i) }
+func (cs *compactSamples) appendPath(b *Builder, tn *threadFrames, i int, frames []FrameID) []FrameID {
+	if cs.threads == nil {
+		cs.threads, cs.seen = make([]FrameID, len(cs.s.Threads)), make([]bool, len(cs.s.Threads))
+	}
+	x := cs.s.Thread[i]
+	if !cs.seen[x] {
+		th := cs.s.Threads[x]
+		cs.threads[x] = tn.frameOf(threadKey{process: th.Process, thread: th.Thread,
+			threadNum: threadNum{pid: th.PID, tid: th.TID, hasPID: th.HasPID, hasTID: th.HasTID}})
+		cs.seen[x] = true
+	}
+	frames = append(frames, cs.threads[x])
+	stack := cs.s.Stack(i)
+	if !b.opts.CallSites {
+		for j := len(stack) - 1; j >= 0; j-- {
+			frames = append(frames, b.locs.byIndex(b, stack[j])...)
+		}
+		return frames
+	}
+	callerLine := int64(0)
+	for j := len(stack) - 1; j >= 0; j-- {
+		loc := b.locs.p.Location[stack[j]]
+		frames = b.locationFrames(loc, callerLine, frames)
+		callerLine = 0
+		if len(loc.Line) > 0 {
+			callerLine = loc.Line[0].Line
+		}
+	}
+	return frames
+}
+
+func (b *Builder) add(p *profile.Profile, src sampleSource) error {
 	if b.t == nil {
 		st := make([]ValueType, len(p.SampleType))
 		for i, v := range p.SampleType {
@@ -75,22 +152,21 @@ func (b *Builder) Add(p *profile.Profile) error {
 	t.Profiles++
 	b.locs.reset(p)
 	t.DurationNanos += p.DurationNanos
-	order := sampleOrder(p)
+	order := sampleOrder(src)
 	threads := threadFrames{t: t, ids: map[threadKey]FrameID{}, ordinals: map[[2]string]int32{}}
 	if b.opts.Timeline {
 		t.Timeline = slices.Grow(t.Timeline, len(order))
 	}
 	firstTimed := len(t.Timeline)
 	ins := &b.ins
-	ins.start(t, b.opts.Timeline, int32(t.Profiles-1), p)
+	ins.start(t, b.opts.Timeline, int32(t.Profiles-1), src, pathFrames(p, src))
 	for _, si := range order {
-		s := p.Sample[si]
 		// The thread is the first frame of the path below the root.
-		ins.frames = append(ins.frames, threads.frame(s))
-		ins.frames = b.stackFrames(s, ins.frames)
-		ins.endSample(s)
+		ins.frames = src.appendPath(b, &threads, si, ins.frames)
+		ins.endSample(si)
 	}
 	ins.flush()
+	ins.src = nil // let the profile go
 	if b.opts.Timeline {
 		sortTimeline(t.Timeline[firstTimed:])
 	}
@@ -131,19 +207,19 @@ func (b *Builder) compatible(p *profile.Profile) error {
 // timestamp (stable, so equal times keep file order), else in file order.
 // Children are created in this order, which makes their order the order of
 // first execution.
-func sampleOrder(p *profile.Profile) []int {
-	order := make([]int, len(p.Sample))
+func sampleOrder(src sampleSource) []int {
+	order := make([]int, src.len())
 	for i := range order {
 		order[i] = i
 	}
-	times := make([]int64, len(p.Sample))
+	times := make([]int64, src.len())
 	sorted := true
-	for i, s := range p.Sample {
-		ts, ok := s.NumLabel[labels.Timestamp]
-		if !ok || len(ts) == 0 {
+	for i := range times {
+		ts, ok := src.time(i)
+		if !ok {
 			return order
 		}
-		times[i] = ts[0]
+		times[i] = ts
 		if i > 0 && times[i] < times[i-1] {
 			sorted = false
 		}
@@ -276,6 +352,20 @@ type threadNum struct {
 	hasPID, hasTID bool
 }
 
+// frameOf returns the frame of a thread, interning it (and numbering it
+// among threads of its name) when new.
+func (tn *threadFrames) frameOf(k threadKey) FrameID {
+	f, ok := tn.ids[k]
+	if !ok {
+		name := [2]string{k.process, k.thread}
+		ord := tn.ordinals[name]
+		tn.ordinals[name] = ord + 1
+		f = tn.t.Intern(Frame{Function: k.thread, File: k.process, Ordinal: ord, Kind: KindThread}, FrameInfo{})
+		tn.ids[k] = f
+	}
+	return f
+}
+
 func (tn *threadFrames) frame(s *profile.Sample) FrameID {
 	var num threadNum
 	if len(s.NumLabel) > 0 {
@@ -296,14 +386,7 @@ func (tn *threadFrames) frame(s *profile.Sample) FrameID {
 	if v := s.Label[labels.Thread]; len(v) > 0 {
 		k.thread = v[0]
 	}
-	f, ok := tn.ids[k]
-	if !ok {
-		name := [2]string{k.process, k.thread}
-		ord := tn.ordinals[name]
-		tn.ordinals[name] = ord + 1
-		f = tn.t.Intern(Frame{Function: k.thread, File: k.process, Ordinal: ord, Kind: KindThread}, FrameInfo{})
-		tn.ids[k] = f
-	}
+	f := tn.frameOf(k)
 	tn.lastLabel, tn.lastNum, tn.last, tn.hasLast = s.Label, num, f, true
 	return f
 }
@@ -352,14 +435,31 @@ func (t *Tree) Label(id NodeID) string {
 // by id in a slice when the ids are small and unique, as pprof writes
 // them, else in a map.
 type locationCache struct {
+	p      *profile.Profile
 	byID   []*profile.Location
 	frames [][]FrameID
 	known  []bool
 	m      map[*profile.Location][]FrameID
+	// By index in p.Location, for stacks.Samples.
+	idxFrames [][]FrameID
+	idxKnown  []bool
+}
+
+// byIndex returns the frames of p.Location[i] (without call sites).
+func (c *locationCache) byIndex(b *Builder, i int32) []FrameID {
+	if c.idxFrames == nil {
+		c.idxFrames, c.idxKnown = make([][]FrameID, len(c.p.Location)), make([]bool, len(c.p.Location))
+	}
+	if !c.idxKnown[i] {
+		c.idxFrames[i], c.idxKnown[i] = b.locationFrames(c.p.Location[i], 0, nil), true
+	}
+	return c.idxFrames[i]
 }
 
 func (c *locationCache) reset(p *profile.Profile) {
+	c.p = p
 	c.m = map[*profile.Location][]FrameID{}
+	c.idxFrames, c.idxKnown = nil, nil
 	c.byID, c.frames, c.known = nil, nil, nil
 	limit := uint64(2*len(p.Location) + 64)
 	byID := make([]*profile.Location, len(p.Location)+1)

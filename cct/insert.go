@@ -3,7 +3,6 @@ package cct
 import (
 	"slices"
 
-	"github.com/ctdiff/ctdiff/internal/labels"
 	"github.com/google/pprof/profile"
 )
 
@@ -42,7 +41,8 @@ type inserter struct {
 	// path ends at ends[g].
 	frames  []FrameID
 	ends    []int
-	samples []*profile.Sample
+	src     sampleSource
+	samples []int   // the batch's samples (indexes in src), in order
 	group   []int32 // per sample of the batch
 
 	// Per group, after insertion: the end node and the thread node.
@@ -62,18 +62,26 @@ type inserter struct {
 	count  []int32
 }
 
-func (in *inserter) start(t *Tree, timeline bool, profile int32, p *profile.Profile) {
-	in.t, in.timeline, in.profile = t, timeline, profile
+// start starts a profile of about frames frames (its locations and thread
+// frames: more with inlining, fewer with pruning).
+func (in *inserter) start(t *Tree, timeline bool, profile int32, src sampleSource, frames int) {
+	in.t, in.timeline, in.profile, in.src = t, timeline, profile, src
 	in.reset()
-	// Room for the profile's frames (more with inlining, fewer with
-	// pruning), up to a batch.
+	in.frames = slices.Grow(in.frames, min(frames, batchFrames+batchFrames/8))
+	in.samples = slices.Grow(in.samples, min(src.len(), batchFrames))
+	in.group = slices.Grow(in.group, min(src.len(), batchFrames))
+}
+
+// pathFrames counts the frames of a profile's locations and threads.
+func pathFrames(p *profile.Profile, src sampleSource) int {
+	if cs, ok := src.(*compactSamples); ok {
+		return len(cs.s.Locations) + cs.s.Len()
+	}
 	frames := len(p.Sample)
 	for _, s := range p.Sample {
 		frames += len(s.Location)
 	}
-	in.frames = slices.Grow(in.frames, min(frames, batchFrames+batchFrames/8))
-	in.samples = slices.Grow(in.samples, min(len(p.Sample), batchFrames))
-	in.group = slices.Grow(in.group, min(len(p.Sample), batchFrames))
+	return frames
 }
 
 func (in *inserter) reset() {
@@ -93,9 +101,9 @@ func (in *inserter) groupPath(g int) []FrameID {
 	return in.frames[in.pathStart(g):in.ends[g]]
 }
 
-// endSample ends the path of sample s, which the caller appended to
-// in.frames, and inserts the batch when it is full.
-func (in *inserter) endSample(s *profile.Sample) {
+// endSample ends the path of sample s (an index in in.src), which the
+// caller appended to in.frames, and inserts the batch when it is full.
+func (in *inserter) endSample(s int) {
 	g := len(in.ends)
 	if g > 0 {
 		prevEnd := in.ends[g-1]
@@ -221,16 +229,16 @@ func (in *inserter) flush() {
 		g := in.group[k]
 		id := in.end[g]
 		self := t.Self(id)
-		for j, v := range s.Value {
+		values := in.src.values(s)
+		for j, v := range values {
 			self[j] += v
 		}
 		if in.timeline {
-			if ts, ok := s.NumLabel[labels.Timestamp]; ok && len(ts) > 0 {
-				t.Timeline = append(t.Timeline, TimedSample{Thread: in.thread[g], Leaf: id, Time: ts[0], Value: s.Value, Profile: in.profile})
+			if ts, ok := in.src.time(s); ok {
+				t.Timeline = append(t.Timeline, TimedSample{Thread: in.thread[g], Leaf: id, Time: ts, Value: values, Profile: in.profile})
 			}
 		}
 	}
-	clear(in.samples) // let the profile go
 	in.reset()
 }
 

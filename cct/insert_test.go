@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ctdiff/ctdiff/internal/labels"
+	"github.com/ctdiff/ctdiff/internal/stacks"
 	"github.com/ctdiff/ctdiff/internal/synth"
 	"github.com/google/pprof/profile"
 )
@@ -30,7 +31,7 @@ func referenceAdd(b *Builder, p *profile.Profile) {
 	b.locs.reset(p)
 	threads := threadFrames{t: t, ids: map[threadKey]FrameID{}, ordinals: map[[2]string]int32{}}
 	first := len(t.Timeline)
-	for _, si := range sampleOrder(p) {
+	for _, si := range sampleOrder(profileSamples{p}) {
 		s := p.Sample[si]
 		thread := t.AddChild(RootID, threads.frame(s))
 		id := thread
@@ -180,6 +181,80 @@ func sameTree(t *testing.T, got, want *Tree) {
 		g, w := got.Timeline[i], want.Timeline[i]
 		if g.Thread != w.Thread || g.Leaf != w.Leaf || g.Time != w.Time || g.Profile != w.Profile || !slices.Equal(g.Value, w.Value) {
 			t.Fatalf("timeline[%d] = %+v, want %+v", i, g, w)
+		}
+	}
+}
+
+// toStacks is what convert's pprof reader returns with Options.Stacks:
+// p's samples as stacks.Samples, thread labels and timestamps kept.
+func toStacks(p *profile.Profile) *stacks.Samples {
+	idx := map[*profile.Location]int32{}
+	for i, l := range p.Location {
+		idx[l] = int32(i)
+	}
+	s := &stacks.Samples{}
+	threads := map[stacks.Thread]int32{}
+	for i, smp := range p.Sample {
+		for _, l := range smp.Location {
+			s.Locations = append(s.Locations, idx[l])
+		}
+		s.Ends = append(s.Ends, len(s.Locations))
+		s.Values = append(s.Values, smp.Value...)
+		var th stacks.Thread
+		if v := smp.Label[labels.Thread]; len(v) > 0 {
+			th.Thread = v[0]
+		}
+		if v := smp.Label[labels.Process]; len(v) > 0 {
+			th.Process = v[0]
+		}
+		if v := smp.NumLabel[labels.PID]; len(v) > 0 {
+			th.PID, th.HasPID = v[0], true
+		}
+		if v := smp.NumLabel[labels.TID]; len(v) > 0 {
+			th.TID, th.HasTID = v[0], true
+		}
+		x, ok := threads[th]
+		if !ok {
+			x = int32(len(s.Threads))
+			threads[th] = x
+			s.Threads = append(s.Threads, th)
+		}
+		s.Thread = append(s.Thread, x)
+		if ts := smp.NumLabel[labels.Timestamp]; len(ts) > 0 {
+			if s.Timed == nil {
+				s.Times, s.Timed = make([]int64, len(p.Sample)), make([]bool, len(p.Sample))
+			}
+			s.Times[i], s.Timed[i] = ts[0], true
+		}
+	}
+	return s
+}
+
+// TestAddSamplesMatchesAdd: a profile's samples as stacks.Samples build the
+// tree its profile.Samples build.
+func TestAddSamplesMatchesAdd(t *testing.T) {
+	defer func(n int) { batchFrames = n }(batchFrames)
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, batch := range []int{7, 1 << 23} {
+		for _, timed := range []string{"ordered", "shuffled", "some", "none"} {
+			for _, opts := range []Options{{}, {Prune: true}, {CallSites: true}, {Timeline: true}} {
+				t.Run(fmt.Sprintf("batch=%d/%s/%+v", batch, timed, opts), func(t *testing.T) {
+					batchFrames = batch
+					got, want := NewBuilder(opts), NewBuilder(opts)
+					for _, p := range []*profile.Profile{randomProfile(rng, 300, timed), randomProfile(rng, 200, timed)} {
+						if err := want.Add(p); err != nil {
+							t.Fatal(err)
+						}
+						s, samples := toStacks(p), p.Sample
+						p.Sample = nil
+						if err := got.AddSamples(p, s); err != nil {
+							t.Fatal(err)
+						}
+						p.Sample = samples
+					}
+					sameTree(t, got.Finish(), want.Finish())
+				})
+			}
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ctdiff/ctdiff/internal/stacks"
 	"github.com/google/pprof/profile"
 )
 
@@ -26,6 +27,10 @@ type Format struct {
 	Sniff func(head []byte) bool
 	// Parse reads the whole input and returns a valid profile.
 	Parse func(in *Input) (*profile.Profile, error)
+	// ParseStacks, when set, is Parse for Options.Stacks: it may return
+	// the samples as stacks.Samples instead of in the profile (nil when it
+	// returns them in the profile after all).
+	ParseStacks func(in *Input) (*profile.Profile, *stacks.Samples, error)
 }
 
 // SniffSize is how many leading bytes a sniffer sees.

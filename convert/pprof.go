@@ -3,6 +3,7 @@ package convert
 import (
 	"fmt"
 
+	"github.com/ctdiff/ctdiff/internal/stacks"
 	"github.com/google/pprof/profile"
 )
 
@@ -15,6 +16,7 @@ func init() {
 		Priority:    -10,
 		Sniff:       sniffPprof,
 		Parse:       parsePprof,
+		ParseStacks: parsePprofStacks,
 	})
 }
 
@@ -37,6 +39,21 @@ func sniffPprof(head []byte) bool {
 	return false
 }
 
+// parsePprofStacks is parsePprof returning the samples as stacks.Samples;
+// what the fast decoder does not take comes back with its samples in the
+// profile.
+func parsePprofStacks(in *Input) (*profile.Profile, *stacks.Samples, error) {
+	data, err := in.ReadAll()
+	if err != nil {
+		return nil, nil, err
+	}
+	if p, s, ok := decodePprofStacks(data); ok && p.CheckValid() == nil {
+		return p, s, nil
+	}
+	p, err := parsePprofData(data)
+	return p, nil, err
+}
+
 func parsePprof(in *Input) (*profile.Profile, error) {
 	data, err := in.ReadAll()
 	if err != nil {
@@ -45,8 +62,13 @@ func parsePprof(in *Input) (*profile.Profile, error) {
 	if p, ok := decodePprof(data); ok && p.CheckValid() == nil {
 		return p, nil
 	}
-	// Whatever the fast decoder does not take, pprof decides: legacy text
-	// formats, a second layer of gzip, and the errors.
+	return parsePprofData(data)
+}
+
+// parsePprofData is profile.ParseData: whatever the fast decoder does not
+// take, pprof decides: legacy text formats, a second layer of gzip, and
+// the errors.
+func parsePprofData(data []byte) (*profile.Profile, error) {
 	p, err := profile.ParseData(data)
 	if err != nil {
 		return nil, fmt.Errorf("not a valid pprof profile: %w", err)

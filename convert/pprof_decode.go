@@ -48,6 +48,9 @@ type pprofDecoder struct {
 
 	locByID []*profile.Location
 	locByX  map[uint64]*profile.Location
+	// The same by index in p.Location, for Samples; -1 for no location.
+	idxByID []int32
+	idxByX  map[uint64]int32
 }
 
 type valueTypeX struct{ typ, unit int64 }
@@ -391,6 +394,11 @@ func (d *pprofDecoder) resolve() bool {
 	lines := make([]profile.Line, len(d.lines))
 	d.locByID = make([]*profile.Location, len(d.locations)+1)
 	d.locByX = map[uint64]*profile.Location{}
+	d.idxByID = make([]int32, len(d.locations)+1)
+	for i := range d.idxByID {
+		d.idxByID[i] = -1
+	}
+	d.idxByX = map[uint64]int32{}
 	p.Location = make([]*profile.Location, len(d.locations))
 	for i := range d.locations {
 		lx := &d.locations[i]
@@ -415,9 +423,9 @@ func (d *pprofDecoder) resolve() bool {
 			}
 		}
 		if l.ID < uint64(len(d.locByID)) {
-			d.locByID[l.ID] = l
+			d.locByID[l.ID], d.idxByID[l.ID] = l, int32(i)
 		} else {
-			d.locByX[l.ID] = l
+			d.locByX[l.ID], d.idxByX[l.ID] = l, int32(i)
 		}
 		p.Location[i] = l
 	}
@@ -473,36 +481,8 @@ func (d *pprofDecoder) samples() bool {
 	var lbls []sampleLabel
 	var lc labelCache
 	for i, b := range d.sampleMsgs {
-		ids, values, lbls = ids[:0], values[:0], lbls[:0]
-		ok := each(b, func(f field) bool {
-			var ok bool
-			switch f.num {
-			case 1:
-				ids, ok = repeated(f, ids)
-			case 2:
-				values, ok = repeated(f, values)
-			case 3:
-				var l sampleLabel
-				ok = f.typ == 2 && each(f.data, func(f field) bool {
-					switch f.num {
-					case 1:
-						return f.int64Field(&l.key)
-					case 2:
-						return f.int64Field(&l.str)
-					case 3:
-						return f.int64Field(&l.num)
-					case 4:
-						return f.int64Field(&l.unit)
-					}
-					return true
-				})
-				lbls = append(lbls, l)
-			default:
-				ok = true
-			}
-			return ok
-		})
-		if !ok {
+		var ok bool
+		if ids, values, lbls, ok = parseSample(b, ids[:0], values[:0], lbls[:0]); !ok {
 			return false
 		}
 		s := &structs[i]
@@ -523,6 +503,39 @@ func (d *pprofDecoder) samples() bool {
 	}
 	d.sampleMsgs = nil
 	return true
+}
+
+// parseSample decodes one Sample message: location ids, values and labels.
+func parseSample(b []byte, ids []uint64, values []int64, lbls []sampleLabel) ([]uint64, []int64, []sampleLabel, bool) {
+	ok := each(b, func(f field) bool {
+		var ok bool
+		switch f.num {
+		case 1:
+			ids, ok = repeated(f, ids)
+		case 2:
+			values, ok = repeated(f, values)
+		case 3:
+			var l sampleLabel
+			ok = f.typ == 2 && each(f.data, func(f field) bool {
+				switch f.num {
+				case 1:
+					return f.int64Field(&l.key)
+				case 2:
+					return f.int64Field(&l.str)
+				case 3:
+					return f.int64Field(&l.num)
+				case 4:
+					return f.int64Field(&l.unit)
+				}
+				return true
+			})
+			lbls = append(lbls, l)
+		default:
+			ok = true
+		}
+		return ok
+	})
+	return ids, values, lbls, ok
 }
 
 // labelCache remembers the label maps made for a label layout, so samples

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/ctdiff/ctdiff/internal/labels"
+	"github.com/ctdiff/ctdiff/internal/stacks"
 	"github.com/google/pprof/profile"
 )
 
@@ -35,6 +36,10 @@ type Options struct {
 	// MaxDecompressed bounds the decompressed size; 0 means
 	// DefaultMaxDecompressed.
 	MaxDecompressed int64
+	// Stacks lets readers that can (pprof) return the samples compactly
+	// in Result.Stacks, with Profile.Sample nil: for callers that only
+	// build trees (cct.Builder.AddSamples). Aggregate turns it off.
+	Stacks bool
 }
 
 // A Result is a converted profile with what the converter had to say.
@@ -44,6 +49,9 @@ type Result struct {
 	Format string
 	// Warnings are non-fatal findings: skipped records, assumed intervals.
 	Warnings []string
+	// Stacks, when not nil (Options.Stacks), holds the samples, and
+	// Profile.Sample is nil.
+	Stacks *stacks.Samples
 }
 
 // ReadFile reads one profile from a file ("-" for standard input).
@@ -123,10 +131,19 @@ func read(r io.Reader, name string, opts *Options) (*Result, error) {
 		}
 	}
 	in := &Input{Name: name, R: br, Options: opts, consumed: consumed}
+	if opts.Stacks && !opts.Aggregate && f.ParseStacks != nil {
+		return readStacks(in, f)
+	}
 	p, err := f.Parse(in)
 	if err != nil {
 		return nil, err
 	}
+	return finishProfile(in, f, p)
+}
+
+// finishProfile checks what a reader returned and applies the options.
+func finishProfile(in *Input, f *Format, p *profile.Profile) (*Result, error) {
+	opts := in.Options
 	if err := p.CheckValid(); err != nil {
 		return nil, fmt.Errorf("%s reader produced an invalid profile: %w", f.Name, err)
 	}
@@ -180,15 +197,21 @@ func selectSamples(p *profile.Profile, opts *Options) error {
 	clear(p.Sample[len(kept):])
 	p.Sample = kept
 	if len(kept) == 0 {
-		names := make([]string, 0, len(seen))
-		for n := range seen {
-			names = append(names, fmt.Sprintf("%q", n))
-		}
-		slices.Sort(names)
-		return fmt.Errorf("%w: no sample matches the thread/pid selection; threads present: %s",
-			ErrNoSamples, strings.Join(names, ", "))
+		return noSelected(seen)
 	}
 	return nil
+}
+
+// noSelected is the error for a selection that kept no sample, naming the
+// threads there are.
+func noSelected(seen map[string]bool) error {
+	names := make([]string, 0, len(seen))
+	for n := range seen {
+		names = append(names, fmt.Sprintf("%q", n))
+	}
+	slices.Sort(names)
+	return fmt.Errorf("%w: no sample matches the thread/pid selection; threads present: %s",
+		ErrNoSamples, strings.Join(names, ", "))
 }
 
 // ThreadName is the name --thread matches a sample against:
@@ -201,6 +224,10 @@ func ThreadName(s *profile.Sample) string {
 	if v := s.Label[labels.Thread]; len(v) > 0 {
 		th = v[0]
 	}
+	return threadName(proc, th)
+}
+
+func threadName(proc, th string) string {
 	switch {
 	case proc != "" && th != "":
 		return proc + "/" + th

@@ -64,13 +64,21 @@ func buildTrees(s *streams, paths []string, opts convert.Options, copts cct.Opti
 }
 
 func buildTree(s *streams, path string, opts convert.Options, copts cct.Options) (builtTree, error) {
+	// Only the tree is needed: readers that can return the samples
+	// compactly (pprof) do so, which takes a third of the memory.
+	opts.Stacks = true
 	res, err := readInput(path, opts, s.progress)
 	if err != nil {
 		return builtTree{}, err
 	}
 	s.progress.describe("building the tree of " + filepath.Base(path))
 	b := cct.NewBuilder(copts)
-	if err := b.Add(res.Profile); err != nil {
+	if res.Stacks != nil {
+		err = b.AddSamples(res.Profile, res.Stacks)
+	} else {
+		err = b.Add(res.Profile)
+	}
+	if err != nil {
 		return builtTree{}, fmt.Errorf("%s: %w", path, err)
 	}
 	s.progress.describe("reading")
@@ -80,6 +88,9 @@ func buildTree(s *streams, path string, opts convert.Options, copts cct.Options)
 // timed reports whether every sample of a profile has a timestamp, that is,
 // whether the tree's sibling order is the order of execution.
 func timed(r *convert.Result) bool {
+	if r.Stacks != nil {
+		return r.Stacks.AllTimed()
+	}
 	for _, smp := range r.Profile.Sample {
 		if len(smp.NumLabel[labels.Timestamp]) == 0 {
 			return false

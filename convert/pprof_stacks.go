@@ -1,0 +1,195 @@
+package convert
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/ctdiff/ctdiff/internal/labels"
+	"github.com/ctdiff/ctdiff/internal/stacks"
+	"github.com/google/pprof/profile"
+)
+
+// decodePprofStacks is decodePprof for Options.Stacks: the profile without
+// samples, and the samples as stacks.Samples. Labels are read as
+// profile.ParseData reads them (a numeric label of 0 without a unit is
+// dropped; the first value of a key counts); only the thread labels and
+// the timestamp are kept. ok is false where decodePprof's would be, and
+// for a location id no location has or a sample whose values do not match
+// the sample types (which CheckValid rejects).
+func decodePprofStacks(data []byte) (*profile.Profile, *stacks.Samples, bool) {
+	if len(data) == 0 {
+		return nil, nil, false
+	}
+	d := pprofDecoder{p: &profile.Profile{}}
+	if !d.top(data) || !d.resolve() {
+		return nil, nil, false
+	}
+	s, ok := d.stacks()
+	if !ok {
+		return nil, nil, false
+	}
+	return d.p, s, true
+}
+
+func (d *pprofDecoder) stacks() (*stacks.Samples, bool) {
+	n, types := len(d.sampleMsgs), len(d.p.SampleType)
+	s := &stacks.Samples{
+		Ends:   make([]int, n),
+		Values: make([]int64, 0, n*types),
+		Thread: make([]int32, n),
+	}
+	frames := 0
+	for _, b := range d.sampleMsgs {
+		frames += len(b) / 2 // a location id takes a byte or more; values and labels too
+	}
+	s.Locations = make([]int32, 0, frames)
+	threads := map[stacks.Thread]int32{}
+	var ids []uint64
+	var values []int64
+	var lbls []sampleLabel
+	for i, b := range d.sampleMsgs {
+		var ok bool
+		if ids, values, lbls, ok = parseSample(b, ids[:0], values[:0], lbls[:0]); !ok || len(values) != types {
+			return nil, false
+		}
+		for _, id := range ids {
+			x := int32(-1)
+			if id < uint64(len(d.idxByID)) {
+				x = d.idxByID[id]
+			} else if j, found := d.idxByX[id]; found {
+				x = j
+			}
+			if x < 0 {
+				return nil, false
+			}
+			s.Locations = append(s.Locations, x)
+		}
+		s.Ends[i] = len(s.Locations)
+		s.Values = append(s.Values, values...)
+		th, ts, hasTS, ok := d.threadOf(lbls)
+		if !ok {
+			return nil, false
+		}
+		x, found := threads[th]
+		if !found {
+			x = int32(len(s.Threads))
+			s.Threads = append(s.Threads, th)
+			threads[th] = x
+		}
+		s.Thread[i] = x
+		if hasTS {
+			if s.Timed == nil {
+				s.Times, s.Timed = make([]int64, n), make([]bool, n)
+			}
+			s.Times[i], s.Timed[i] = ts, true
+		}
+	}
+	d.sampleMsgs = nil
+	return s, true
+}
+
+// threadOf returns the thread identity and timestamp a sample's labels
+// give, as the labels profile.ParseData makes of them would.
+func (d *pprofDecoder) threadOf(lbls []sampleLabel) (th stacks.Thread, ts int64, hasTS, ok bool) {
+	ok = true
+	var hasThread, hasProcess bool
+	for _, l := range lbls {
+		key := d.str(l.key, &ok)
+		switch {
+		case l.str != 0:
+			v := d.str(l.str, &ok)
+			switch {
+			case key == labels.Thread && !hasThread:
+				th.Thread, hasThread = v, true
+			case key == labels.Process && !hasProcess:
+				th.Process, hasProcess = v, true
+			}
+		case l.num != 0 || l.unit != 0:
+			if l.unit != 0 {
+				d.str(l.unit, &ok)
+			}
+			switch {
+			case key == labels.PID && !th.HasPID:
+				th.PID, th.HasPID = l.num, true
+			case key == labels.TID && !th.HasTID:
+				th.TID, th.HasTID = l.num, true
+			case key == labels.Timestamp && !hasTS:
+				ts, hasTS = l.num, true
+			}
+		}
+	}
+	return th, ts, hasTS, ok
+}
+
+// checkStacks is checkSamples for stacks.Samples: the same limits, the
+// same errors.
+func checkStacks(p *profile.Profile, s *stacks.Samples, inputBytes int64) error {
+	budget := &stackBudget{limit: stackFrameLimit(inputBytes)}
+	types := len(p.SampleType)
+	sums := make([]int64, types)
+	for i := range s.Len() {
+		if err := budget.take(len(s.Stack(i))); err != nil {
+			return fmt.Errorf("sample %d: %w", i, err)
+		}
+		for j, v := range s.Value(i, types) {
+			if v < 0 {
+				return fmt.Errorf("sample %d: %w: %s is %d; ctdiff needs counts and times "+
+					"(a profile of differences, such as pprof -diff_base writes, cannot be read: pass the two profiles instead)",
+					i, ErrNegativeValue, sampleTypeName(p, j), v)
+			}
+			if sums[j] += v; sums[j] < 0 {
+				return fmt.Errorf("sample %d: the %s values add up to more than %d", i, sampleTypeName(p, j), int64(math.MaxInt64))
+			}
+		}
+	}
+	return nil
+}
+
+// readStacks is read's tail for a reader with ParseStacks: the same checks,
+// on the stacks when it returns them.
+func readStacks(in *Input, f *Format) (*Result, error) {
+	p, s, err := f.ParseStacks(in)
+	if err != nil {
+		return nil, err
+	}
+	if s == nil { // the reader returned the samples in the profile
+		return finishProfile(in, f, p)
+	}
+	if err := p.CheckValid(); err != nil {
+		return nil, fmt.Errorf("%s reader produced an invalid profile: %w", f.Name, err)
+	}
+	if err := checkStacks(p, s, in.bytesRead()); err != nil {
+		return nil, err
+	}
+	if s.Len() == 0 {
+		return nil, fmt.Errorf("%w: the %s input holds no samples", ErrNoSamples, f.Name)
+	}
+	if err := selectStacks(p, s, in.Options); err != nil {
+		return nil, err
+	}
+	return &Result{Profile: p, Format: f.Name, Warnings: in.warnings, Stacks: s}, nil
+}
+
+// selectStacks is selectSamples for stacks.Samples.
+func selectStacks(p *profile.Profile, s *stacks.Samples, opts *Options) error {
+	if opts.Thread == nil && len(opts.PIDs) == 0 {
+		return nil
+	}
+	keep := make([]bool, len(s.Threads))
+	seen := map[string]bool{}
+	for i, th := range s.Threads {
+		name := threadName(th.Process, th.Thread)
+		keep[i] = (opts.Thread == nil || opts.Thread.MatchString(name)) &&
+			(len(opts.PIDs) == 0 || (th.HasPID && slices.Contains(opts.PIDs, th.PID)))
+	}
+	for _, x := range s.Thread {
+		th := s.Threads[x]
+		seen[threadName(th.Process, th.Thread)] = true
+	}
+	s.Keep(func(i int) bool { return keep[s.Thread[i]] }, len(p.SampleType))
+	if s.Len() == 0 {
+		return noSelected(seen)
+	}
+	return nil
+}
