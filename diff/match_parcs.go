@@ -1,10 +1,6 @@
 package diff
 
-import (
-	"slices"
-
-	"github.com/ctdiff/ctdiff/cct"
-)
+import "slices"
 
 // strict is PARCS's strict common-tree matching (Definition 1). It is not
 // offered as a --match mode: PARCS itself only uses it for comparison
@@ -62,21 +58,4 @@ func (m *matcher) relaxed(ka, kb []key, ca, cb []int64, out []pair) []pair {
 		kept = append(kept, p)
 	}
 	return kept
-}
-
-// childKeys fills keys (and, with callSites, call sites) of the given
-// children, reusing the buffers.
-func childKeys(r *run, ch []cct.NodeID, keys []key, cs []int64, callSites bool) ([]key, []int64) {
-	keys = keys[:0]
-	for _, c := range ch {
-		keys = append(keys, r.key(int32(c)))
-	}
-	if !callSites {
-		return keys, nil
-	}
-	cs = cs[:0]
-	for _, c := range ch {
-		cs = append(cs, r.callSite(int32(c)))
-	}
-	return keys, cs
 }

@@ -187,7 +187,7 @@ func (m *matcher) runCands(r *run, ch []cct.NodeID, pos []int32) []renameCand {
 	out := make([]renameCand, len(pos))
 	for i, p := range pos {
 		c := int32(ch[p])
-		kids, _ := childKeys(r, r.children(c), nil, nil, false)
+		kids, _ := r.childKeys(c, nil, false)
 		out[i] = renameCand{pos: p, key: r.key(c), file: m.kt.frames[r.key(c)].File, kids: kids, weight: r.total[c]}
 	}
 	return out

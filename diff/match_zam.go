@@ -198,8 +198,8 @@ func (m *matcher) matchTrees(a, b *run, mode Matching) []int32 {
 		p := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		chA, chB := a.children(p.a), b.children(p.b)
-		ka, ca = childKeys(a, chA, ka, ca, mode == PARCS)
-		kb, cb = childKeys(b, chB, kb, cb, mode == PARCS)
+		ka, ca = a.childKeys(p.a, ca, mode == PARCS)
+		kb, cb = b.childKeys(p.b, cb, mode == PARCS)
 		pairs := m.siblings(ka, kb, ca, cb, a.depth(p.a), mode)
 		if m.renaming(mode, a.depth(p.a), len(chA), len(chB), len(pairs)) {
 			lo, ln := leftovers(len(chA), len(chB), pairs)

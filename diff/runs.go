@@ -54,6 +54,14 @@ type run struct {
 	toU []int32
 	// size is the subtree size per node, computed on demand.
 	size []int32
+	// The tree's child lists in one array, node after node (node n's
+	// children are kids[kidStart[n]:kidStart[n+1]]), and their keys beside
+	// them: matching reads every sibling list of both trees several times,
+	// and two arrays read in order cost far less than a node and a key
+	// lookup per child.
+	kidStart []int32
+	kids     []cct.NodeID
+	kidKeys  []key
 }
 
 func newRun(t *cct.Tree, kt *keyTable, m Metric) *run {
@@ -64,12 +72,25 @@ func newRun(t *cct.Tree, kt *keyTable, m Metric) *run {
 	r.nkey = make([]key, len(t.Nodes))
 	r.total = make([]int64, len(t.Nodes))
 	r.self = make([]int64, len(t.Nodes))
+	edges := 0
 	for i := range t.Nodes {
 		id := cct.NodeID(i)
 		r.nkey[i] = r.fkey[t.Nodes[i].Frame]
 		r.total[i] = m.Total(t, id)
 		r.self[i] = m.Self(t, id)
+		edges += len(t.Nodes[i].Children)
 	}
+	r.kidStart = make([]int32, len(t.Nodes)+1)
+	r.kids = make([]cct.NodeID, 0, edges)
+	r.kidKeys = make([]key, 0, edges)
+	for i := range t.Nodes {
+		r.kidStart[i] = int32(len(r.kids))
+		for _, c := range t.Nodes[i].Children {
+			r.kids = append(r.kids, c)
+			r.kidKeys = append(r.kidKeys, r.nkey[c])
+		}
+	}
+	r.kidStart[len(t.Nodes)] = int32(len(r.kids))
 	// Threads and the root count busy time only: "(idle)" is the absence of
 	// work, and a longer recording (or a thread waiting on a slower one)
 	// grows it without anything regressing. The idle nodes keep their own
@@ -93,7 +114,21 @@ func isIdle(f cct.Frame) bool { return f.Kind == cct.KindFunction && f.Function 
 
 func (r *run) key(n int32) key { return r.nkey[n] }
 
-func (r *run) children(n int32) []cct.NodeID { return r.t.Nodes[n].Children }
+func (r *run) children(n int32) []cct.NodeID { return r.kids[r.kidStart[n]:r.kidStart[n+1]] }
+
+// childKeys returns the keys of node n's children (the run's own array:
+// read only) and, with callSites, fills cs with their call sites.
+func (r *run) childKeys(n int32, cs []int64, callSites bool) ([]key, []int64) {
+	keys := r.kidKeys[r.kidStart[n]:r.kidStart[n+1]]
+	if !callSites {
+		return keys, nil
+	}
+	cs = cs[:0]
+	for _, c := range r.children(n) {
+		cs = append(cs, r.callSite(int32(c)))
+	}
+	return keys, cs
+}
 
 func (r *run) depth(n int32) int32 { return r.t.Nodes[n].Depth }
 

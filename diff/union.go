@@ -55,7 +55,8 @@ func (u *union) add(parent int32, k key, callSite, weight int64) int32 {
 }
 
 // addRun matches r onto the union tree and sets r.toU. The union node keeps
-// the call site of the first run that created it (PARCS rule 4 needs one).
+// the call site of the first run that created it (PARCS rule 4 needs one;
+// other modes leave it 0).
 func (m *matcher) addRun(u *union, r *run, mode Matching) {
 	r.toU = make([]int32, len(r.t.Nodes))
 	r.toU[0] = 0
@@ -85,7 +86,7 @@ func (m *matcher) addRun(u *union, r *run, mode Matching) {
 				cu = append(cu, u.callSite[c])
 			}
 		}
-		kr, cr = childKeys(r, chR, kr, cr, callSites)
+		kr, cr = r.childKeys(p.b, cr, callSites)
 		if !callSites {
 			cu = nil
 		}
@@ -110,7 +111,11 @@ func (m *matcher) addRun(u *union, r *run, mode Matching) {
 		for j, c := range chR {
 			if !matched[j] {
 				rc := int32(c)
-				uc := u.add(p.a, r.key(rc), r.callSite(rc), r.total[rc])
+				cs := int64(0) // only PARCS reads call sites
+				if callSites {
+					cs = r.callSite(rc)
+				}
+				uc := u.add(p.a, r.key(rc), cs, r.total[rc])
 				r.toU[rc] = uc
 				stack = append(stack, pair{uc, rc})
 			}
