@@ -88,7 +88,21 @@ func (in *inserter) reset() {
 	in.frames, in.ends, in.samples, in.group = in.frames[:0], in.ends[:0], in.samples[:0], in.group[:0]
 }
 
-// start returns where group g's path starts in in.frames.
+// step records that live path i (group g) reached node id at depth d, and
+// keeps it live at position *next when its path goes deeper.
+func (in *inserter) step(d int, g int32, i int, id NodeID, next *int) {
+	if d == 0 {
+		in.thread[g] = id
+	}
+	if in.at[i]+1 == in.ends[g] {
+		in.end[g] = id
+		return
+	}
+	in.alive[*next], in.cur[*next], in.at[*next] = g, id, in.at[i]+1
+	*next++
+}
+
+// pathStart returns where group g's path starts in in.frames.
 func (in *inserter) pathStart(g int) int {
 	if g > 0 {
 		return in.ends[g-1]
@@ -146,8 +160,15 @@ func (in *inserter) flush() {
 	for d := 0; len(in.alive) > 0; d++ {
 		in.level.reset()
 		next := 0 // alive, cur and at are filtered in place
+		lastParent, lastFrame, lastID := NoNode, FrameID(-1), NoNode
 		for i, g := range in.alive {
 			parent, f := in.cur[i], in.frames[in.at[i]]
+			// Neighbouring paths often share this step (time-ordered
+			// samples, shallow depths): no lookup then.
+			if parent == lastParent && f == lastFrame {
+				in.step(d, g, i, lastID, &next)
+				continue
+			}
 			slot, found := in.level.find(parent, f)
 			id := *slot
 			if !found {
@@ -164,15 +185,8 @@ func (in *inserter) flush() {
 				*slot = id
 				in.level.added()
 			}
-			if d == 0 {
-				in.thread[g] = id
-			}
-			if in.at[i]+1 == in.ends[g] {
-				in.end[g] = id
-				continue
-			}
-			in.alive[next], in.cur[next], in.at[next] = g, id, in.at[i]+1
-			next++
+			lastParent, lastFrame, lastID = parent, f, id
+			in.step(d, g, i, id, &next)
 		}
 		in.alive, in.cur, in.at = in.alive[:next], in.cur[:next], in.at[:next]
 	}
@@ -253,45 +267,53 @@ func resize[T any](s []T, n int) []T {
 
 // A levelTable maps (parent, frame) to the child node for the nodes of one
 // depth: open addressing with linear probing, cleared per depth. It holds
-// one depth's nodes, a few ten thousand, and stays in cache.
+// one depth's nodes, a few ten thousand, and stays in cache; a key and its
+// value share a slot, so a lookup touches one cache line.
 type levelTable struct {
-	keys []uint64 // emptyKey marks a free slot
-	vals []NodeID
-	n    int
+	slots []levelSlot
+	n     int
+}
+
+type levelSlot struct {
+	key uint64 // emptyKey marks a free slot
+	val NodeID
 }
 
 const emptyKey = ^uint64(0) // parent ids are below 1<<31: never a key
 
 func (lt *levelTable) reset() {
-	if lt.n == 0 && lt.keys != nil {
+	if lt.n == 0 && lt.slots != nil {
 		return
 	}
-	if lt.keys == nil || len(lt.keys) > 4*max(lt.n, 1024) {
+	if lt.slots == nil || len(lt.slots) > 4*max(lt.n, 1024) {
 		// Shrink after a wide depth, so the next stays in cache.
 		size := 1024
 		for size < 4*lt.n {
 			size <<= 1
 		}
-		lt.keys, lt.vals = make([]uint64, size), make([]NodeID, size)
+		lt.slots = make([]levelSlot, size)
 	}
-	for i := range lt.keys {
-		lt.keys[i] = emptyKey
+	for i := range lt.slots {
+		lt.slots[i].key = emptyKey
 	}
 	lt.n = 0
 }
+
+func levelHash(k uint64, mask uint64) uint64 { return (k * 0x9e3779b97f4a7c15) >> 32 & mask }
 
 // find returns the value slot of (parent, f) and whether it was there; a
 // missing key's slot must be set and then added called.
 func (lt *levelTable) find(parent NodeID, f FrameID) (*NodeID, bool) {
 	k := uint64(uint32(parent))<<32 | uint64(uint32(f))
-	mask := uint64(len(lt.keys) - 1)
-	for i := (k * 0x9e3779b97f4a7c15) >> 32 & mask; ; i = (i + 1) & mask {
-		switch lt.keys[i] {
+	mask := uint64(len(lt.slots) - 1)
+	for i := levelHash(k, mask); ; i = (i + 1) & mask {
+		s := &lt.slots[i]
+		switch s.key {
 		case k:
-			return &lt.vals[i], true
+			return &s.val, true
 		case emptyKey:
-			lt.keys[i] = k
-			return &lt.vals[i], false
+			s.key = k
+			return &s.val, false
 		}
 	}
 }
@@ -300,23 +322,23 @@ func (lt *levelTable) find(parent NodeID, f FrameID) (*NodeID, bool) {
 // half full.
 func (lt *levelTable) added() {
 	lt.n++
-	if 2*lt.n <= len(lt.keys) {
+	if 2*lt.n <= len(lt.slots) {
 		return
 	}
-	keys, vals := lt.keys, lt.vals
-	lt.keys, lt.vals = make([]uint64, 2*len(keys)), make([]NodeID, 2*len(keys))
-	for i := range lt.keys {
-		lt.keys[i] = emptyKey
+	old := lt.slots
+	lt.slots = make([]levelSlot, 2*len(old))
+	for i := range lt.slots {
+		lt.slots[i].key = emptyKey
 	}
-	mask := uint64(len(lt.keys) - 1)
-	for j, k := range keys {
-		if k == emptyKey {
+	mask := uint64(len(lt.slots) - 1)
+	for _, s := range old {
+		if s.key == emptyKey {
 			continue
 		}
-		i := (k * 0x9e3779b97f4a7c15) >> 32 & mask
-		for lt.keys[i] != emptyKey {
+		i := levelHash(s.key, mask)
+		for lt.slots[i].key != emptyKey {
 			i = (i + 1) & mask
 		}
-		lt.keys[i], lt.vals[i] = k, vals[j]
+		lt.slots[i] = s
 	}
 }
