@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/ctdiff/ctdiff/internal/oneline"
 )
 
 // Errors and warnings are printed one per line, and their text quotes the
@@ -21,23 +23,8 @@ func oneLine(s string) string {
 	return s
 }
 
-// escapeControls replaces each control character of s by its Go escape
-// (\n, \r, \x00), leaving the rest as it is.
-func escapeControls(s string) string {
-	if strings.IndexFunc(s, unicode.IsControl) < 0 {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if unicode.IsControl(r) {
-			q := strconv.QuoteRune(r)
-			b.WriteString(q[1 : len(q)-1])
-		} else {
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
+// escapeControls replaces each control character of s by its Go escape.
+func escapeControls(s string) string { return oneline.Escape(s) }
 
 // lineError is an error whose message had control characters escaped; it
 // unwraps to the original, so errors.Is and errors.As still see it.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ctdiff/ctdiff/cct"
 	"github.com/ctdiff/ctdiff/diff"
+	"github.com/ctdiff/ctdiff/internal/oneline"
 	"github.com/ctdiff/ctdiff/report"
 	"github.com/spf13/cobra"
 )
@@ -198,7 +199,7 @@ func runDiff(s *streams, o *diffOptions, oldArg, newArg string) error {
 	if o.format != "text" || (o.output != "" && o.output != "-") {
 		// The report holds the warnings; say them where CI logs show them.
 		for _, w := range res.Warnings {
-			fmt.Fprintf(s.Err, "ctdiff: warning: %s\n", w)
+			fmt.Fprintf(s.Err, "ctdiff: warning: %s\n", oneline.Escape(w))
 		}
 	}
 	if o.failOnRegression && len(res.Causes) > 0 {

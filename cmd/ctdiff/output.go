@@ -2,10 +2,14 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 )
 
 // writeOutput runs write against the named file, or stdout when path is ""
@@ -19,7 +23,7 @@ func writeOutput(s *streams, path string, binary bool, write func(io.Writer) err
 		}
 		return write(s.Out)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	tmp, err := createTemp(path)
 	if err != nil {
 		return err
 	}
@@ -45,4 +49,27 @@ func bufferOutput(write func(io.Writer) error) func(io.Writer) error {
 		_, err := w.Write(b.Bytes())
 		return err
 	}
+}
+
+// createTemp creates a new temporary file beside path. Unlike
+// os.CreateTemp (always 0600) it asks for 0666, so the umask decides as for
+// any file the user creates, or takes the mode of the file it will replace.
+func createTemp(path string) (*os.File, error) {
+	mode := os.FileMode(0o666)
+	if st, err := os.Stat(path); err == nil {
+		mode = st.Mode().Perm()
+	}
+	dir, base := filepath.Dir(path), "."+filepath.Base(path)+".tmp"
+	for range 100 {
+		name := filepath.Join(dir, base+strconv.FormatUint(rand.Uint64(), 36))
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, mode)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err == nil && mode != 0o666 {
+			err = f.Chmod(mode) // the replaced file's mode, whatever the umask
+		}
+		return f, err
+	}
+	return nil, fmt.Errorf("cannot create a temporary file beside %s", path)
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"syscall"
 	"testing"
 )
 
@@ -100,5 +101,33 @@ func TestFailedRunKeepsOutput(t *testing.T) {
 				t.Errorf("files left in the output directory: %v", names)
 			}
 		})
+	}
+}
+
+func TestOutputModes(t *testing.T) {
+	old := syscall.Umask(0o022)
+	defer syscall.Umask(old)
+	dir := t.TempDir()
+	in := writeFile(t, dir, "in.folded", "main;a 1\n")
+	fresh := filepath.Join(dir, "fresh.json")
+	if _, errOut, code := ctdiff("cct", "--format", "json", "-o", fresh, in); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	st, err := os.Stat(fresh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Mode().Perm() != 0o644 {
+		t.Errorf("a new report is %v under umask 022, want 0644 (os.CreateTemp's 0600 must not leak through)", st.Mode().Perm())
+	}
+	kept := writeFile(t, dir, "kept.json", "old")
+	if err := os.Chmod(kept, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, code := ctdiff("cct", "--format", "json", "-o", kept, in); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if st, _ := os.Stat(kept); st.Mode().Perm() != 0o640 {
+		t.Errorf("a replaced report's mode is %v, want the old file's 0640", st.Mode().Perm())
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"runtime/debug"
 
+	"github.com/ctdiff/ctdiff/internal/oneline"
 	"github.com/spf13/cobra"
 )
 
@@ -49,7 +50,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case errors.Is(err, errRegression):
 		return exitRegression
 	}
-	fmt.Fprintf(stderr, "ctdiff: %v\n", err)
+	fmt.Fprintf(stderr, "ctdiff: %s\n", oneline.Escape(err.Error()))
 	return exitError
 }
 
