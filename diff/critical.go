@@ -89,14 +89,15 @@ func thresholdGraph(u *union, kt *keyTable, mu int64) graph {
 // largest first, ties by name) and Result.Causes (the leaves, by delta, ties
 // by thread and path); ids are the graph nodes' union-tree nodes.
 func assemble(g graph, u *union, kt *keyTable) (nodes []GraphNode, causes []Cause, ids []int32) {
-	kids := map[int32][]int32{}
-	for x := range g {
-		p := u.parent[x]
-		kids[p] = append(kids[p], x)
+	// The child lists, in one array, without a map lookup per comparison:
+	// a one-run graph can hold a quarter of a million nodes.
+	kids := graphKids(g, u)
+	delta := make([]float64, u.len())
+	for x, v := range g {
+		delta[x] = v.new - v.base
 	}
-	delta := func(x int32) float64 { return g[x].new - g[x].base }
 	cmp := func(a, b int32) int {
-		if da, db := delta(a), delta(b); da != db {
+		if da, db := delta[a], delta[b]; da != db {
 			if da > db {
 				return -1
 			}
@@ -104,8 +105,10 @@ func assemble(g graph, u *union, kt *keyTable) (nodes []GraphNode, causes []Caus
 		}
 		return u.comparePaths(kt, a, b)
 	}
-	for _, ch := range kids {
-		slices.SortFunc(ch, cmp)
+	for x := range kids.start[:len(kids.start)-1] {
+		if ch := kids.of(int32(x)); len(ch) > 1 {
+			slices.SortFunc(ch, cmp)
+		}
 	}
 	nodes = make([]GraphNode, 0, len(g))
 	ids = make([]int32, 0, len(g))
@@ -116,8 +119,8 @@ func assemble(g graph, u *union, kt *keyTable) (nodes []GraphNode, causes []Caus
 		thread string
 	}
 	stack := []item{}
-	for i := len(kids[0]) - 1; i >= 0; i-- {
-		x := kids[0][i]
+	for i := len(kids.of(0)) - 1; i >= 0; i-- {
+		x := kids.of(0)[i]
 		stack = append(stack, item{x, -1, threadLabel(kt.frames[u.key[x]])})
 	}
 	for len(stack) > 0 {
@@ -139,7 +142,7 @@ func assemble(g graph, u *union, kt *keyTable) (nodes []GraphNode, causes []Caus
 			kf := kt.frames[u.key[it.x]]
 			gn.Frame = Frame{Function: kf.Function, File: kf.File}
 		}
-		ch := kids[it.x]
+		ch := kids.of(it.x)
 		gn.Cause = len(ch) == 0
 		idx := len(nodes)
 		nodes = append(nodes, gn)
@@ -158,7 +161,7 @@ func assemble(g graph, u *union, kt *keyTable) (nodes []GraphNode, causes []Caus
 			stack = append(stack, item{ch[i], idx, it.thread})
 		}
 	}
-	slices.SortStableFunc(causes, func(a, b Cause) int {
+	slices.SortFunc(causes, func(a, b Cause) int {
 		if a.Delta != b.Delta {
 			if a.Delta > b.Delta {
 				return -1
@@ -168,9 +171,40 @@ func assemble(g graph, u *union, kt *keyTable) (nodes []GraphNode, causes []Caus
 		if c := compareStrings(a.Thread, b.Thread); c != 0 {
 			return c
 		}
-		return comparePathFrames(a.Path, b.Path)
+		if c := comparePathFrames(a.Path, b.Path); c != 0 {
+			return c
+		}
+		return a.Node - b.Node // graph order: as a stable sort would keep them
 	})
 	return nodes, causes, ids
+}
+
+// childLists are the child lists of a graph's nodes (and the root's),
+// node after node: union node x's graph children are
+// list[start[x]:start[x+1]].
+type childLists struct {
+	start []int32
+	list  []int32
+}
+
+func (c childLists) of(x int32) []int32 { return c.list[c.start[x]:c.start[x+1]] }
+
+// graphKids returns the child lists of g's nodes, by union node id.
+func graphKids(g graph, u *union) childLists {
+	c := childLists{start: make([]int32, u.len()+1), list: make([]int32, len(g))}
+	for x := range g {
+		c.start[u.parent[x]+1]++
+	}
+	for i := 1; i < len(c.start); i++ {
+		c.start[i] += c.start[i-1]
+	}
+	next := slices.Clone(c.start[:len(c.start)-1])
+	for x := range g {
+		p := u.parent[x]
+		c.list[next[p]] = x
+		next[p]++
+	}
+	return c
 }
 
 func comparePathFrames(a, b []Frame) int {
