@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ctdiff/ctdiff/internal/benchcpu"
+	"github.com/ctdiff/ctdiff/internal/corpus"
 	"github.com/ctdiff/ctdiff/internal/synth"
 )
 
@@ -42,6 +43,22 @@ func BenchmarkDiffSynth(b *testing.B) {
 	stop := benchcpu.Start(b)
 	for b.Loop() {
 		if code := run([]string{"diff", base, nw, "-o", out}, io.Discard, io.Discard); code != exitOK {
+			b.Fatalf("exit code %d", code)
+		}
+	}
+	stop()
+}
+
+// BenchmarkConvertDevtools runs `ctdiff convert` end to end (read, convert,
+// write gzipped pprof) on the largest corpus DevTools trace, the trace
+// bench/run.sh times against node's JSON.parse.
+func BenchmarkConvertDevtools(b *testing.B) {
+	in := corpus.Path(b, "devtools/devtools-web-dev-screenshot-source-ids.json.gz")
+	out := filepath.Join(b.TempDir(), "trace.pb.gz")
+	b.ReportAllocs()
+	stop := benchcpu.Start(b)
+	for b.Loop() {
+		if code := run([]string{"convert", in, "-o", out}, io.Discard, io.Discard); code != exitOK {
 			b.Fatalf("exit code %d", code)
 		}
 	}

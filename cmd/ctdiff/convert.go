@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/ctdiff/ctdiff/internal/pprofenc"
 	"github.com/google/pprof/profile"
 	"github.com/spf13/cobra"
 )
@@ -54,6 +55,6 @@ func runConvert(s *streams, o *convertOptions, args []string) error {
 		}
 	}
 	return writeOutput(s, o.output, true, bufferOutput(func(w io.Writer) error {
-		return p.Write(w)
+		return pprofenc.Write(w, p)
 	}))
 }
