@@ -145,15 +145,21 @@ type Normalization struct {
 // set from metricUnit), e.g. to parse --min-delta.
 //
 // The automatic choice: iteration counts → NormalizeIteration; profiles that
-// all cover the same duration → NormalizeShare (fixed-duration profiles,
-// where none would be wrong); otherwise NormalizeNone (fixed work, or
+// all cover the same duration and sample CPU time → NormalizeShare
+// (fixed-duration profiles, where none would be wrong); otherwise NormalizeNone (fixed work, or
 // durations unknown).
 func PlanNormalization(base, nw []*cct.Tree, n Normalize, metricUnit string, iterations bool) (Normalization, error) {
 	nz := Normalization{Mode: n.Mode, Func: n.Func, Scale: 1, RawUnit: metricUnit}
 	nz.BaseDurations, nz.NewDurations = durations(base), durations(nw)
 	all := append(slices.Clone(nz.BaseDurations), nz.NewDurations...)
 	spread, known := durationSpread(all)
-	nz.FixedDuration = known && spread <= fixedDurationSpread
+	// Only CPU-time profiles are capped by their window: in a wall-clock
+	// timeline (DevTools, V8, async-profiler wall) idle time absorbs a
+	// slower function, so a trace of one interaction is fixed work however
+	// long it was recorded, and absolute values compare. The accuracy
+	// harness (ZAM RQ1 on V8 timelines) lost 30% recall when equal-length
+	// timelines were compared as shares.
+	nz.FixedDuration = known && spread <= fixedDurationSpread && cpuTime(base, nw)
 	switch nz.Mode {
 	case "", NormalizeAuto:
 		nz.Auto = true
@@ -165,6 +171,10 @@ func PlanNormalization(base, nw []*cct.Tree, n Normalize, metricUnit string, ite
 			nz.Mode = NormalizeShare
 			nz.Reason = fmt.Sprintf("every profile covers %s (±%.1f%%) and no iteration count was given: fixed-duration profiles, whose total the recording window caps, so a slower function takes time from the others; shares of each run's total compare, absolute times (none) would not",
 				fmtDuration(all[0]), 100*spread)
+		case known && spread <= fixedDurationSpread:
+			nz.Mode = NormalizeNone
+			nz.Reason = fmt.Sprintf("every profile covers %s, but they sample wall-clock time, where idle time absorbs a slower function: fixed work, so absolute values compare",
+				fmtDuration(all[0]))
 		case known:
 			nz.Mode = NormalizeNone
 			nz.Reason = fmt.Sprintf("the profiles cover different durations (base %s, new %s): fixed work, so absolute values compare",
@@ -190,6 +200,20 @@ func PlanNormalization(base, nw []*cct.Tree, n Normalize, metricUnit string, ite
 		nz.Unit = UnitShare
 	}
 	return nz, nil
+}
+
+// cpuTime reports whether every tree samples CPU time (pprof period type
+// "cpu"), as runtime/pprof, perf and JFR's execution samples do.
+func cpuTime(base, nw []*cct.Tree) bool {
+	for _, t := range append(slices.Clone(base), nw...) {
+		switch {
+		case t.PeriodType.Type == "cpu":
+		case t.PeriodType.Type == "" && slices.ContainsFunc(t.SampleTypes, func(v cct.ValueType) bool { return v.Type == "cpu" }):
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // normalize scales every run's values as nz says, filling in the counts,
