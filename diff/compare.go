@@ -43,14 +43,8 @@ func Compare(base, nw []*cct.Tree, opts Options) (*Result, error) {
 	}
 
 	kt := newKeyTable()
-	bRuns := make([]*run, len(base))
-	nRuns := make([]*run, len(nw))
-	for i, t := range base {
-		bRuns[i] = newRun(t, kt, o.Metric)
-	}
-	for i, t := range nw {
-		nRuns[i] = newRun(t, kt, o.Metric)
-	}
+	runs := newRuns(append(append([]*cct.Tree{}, base...), nw...), kt, o.Metric)
+	bRuns, nRuns := runs[:len(base):len(base)], runs[len(base):]
 	var iters *benchIterations
 	var verdict *BenchVerdict
 	if o.Bench != nil {
@@ -85,9 +79,29 @@ func Compare(base, nw []*cct.Tree, opts Options) (*Result, error) {
 		res.warn("the base runs have no %s samples", o.Metric.Name)
 	}
 
+	// The run pairs, matched with the chosen algorithm, and PARCS's
+	// strict common trees and base-vs-base overlaps: on another goroutine,
+	// while this one builds the union tree and the critical graph. The
+	// matchings only read the runs and the key table.
+	renameMin := max(res.MinDelta/2, 1)
+	pm := newMatcher(o.Match, o.LCS)
+	pm.kt, pm.renameMin = kt, renameMin
+	pairs := make([]pairResult, min(len(bRuns), len(nRuns)))
+	strictCommon := make([]int, len(pairs))
+	var noise []float64
+	pairsDone, parcsDone := make(chan struct{}), make(chan struct{})
+	go func() {
+		for i := range pairs {
+			pairs[i] = pairResult{a: bRuns[i], b: nRuns[i], baseOf: pm.matchTrees(bRuns[i], nRuns[i], o.Match)}
+		}
+		close(pairsDone)
+		strictCommon, noise = parcsMatchings(pairs, bRuns, kt, renameMin, o)
+		close(parcsDone)
+	}()
+
 	// The union tree: base runs first, so its order is the base's.
 	um := newMatcher(o.Match, o.LCS)
-	um.kt, um.renameMin = kt, max(res.MinDelta/2, 1)
+	um.kt, um.renameMin = kt, renameMin
 	u := newUnion()
 	for _, r := range append(append([]*run{}, bRuns...), nRuns...) {
 		um.addRun(u, r, o.Match)
@@ -95,17 +109,10 @@ func Compare(base, nw []*cct.Tree, opts Options) (*Result, error) {
 	u.values(bRuns, nRuns)
 	threadWarnings(res, u, kt)
 
-	// Run pairs, matched with the chosen algorithm.
-	pm := newMatcher(o.Match, o.LCS)
-	pm.kt, pm.renameMin = kt, um.renameMin
-	pairs := make([]pairResult, min(len(bRuns), len(nRuns)))
-	for i := range pairs {
-		pairs[i] = pairResult{a: bRuns[i], b: nRuns[i], baseOf: pm.matchTrees(bRuns[i], nRuns[i], o.Match)}
-	}
-
 	var g graph
 	switch {
 	case o.Aggregate == Intersect:
+		<-pairsDone
 		gs := make([]graph, len(pairs))
 		for i, p := range pairs {
 			if nz.relaxesAncestors() {
@@ -141,25 +148,7 @@ func Compare(base, nw []*cct.Tree, opts Options) (*Result, error) {
 		res.Tree = exportTree(u, kt, res.Graph, graphIDs)
 	}
 
-	// PARCS: strict common trees for comparison, and base-vs-base overlaps
-	// for the noise floor.
-	sm := newMatcher(strict, o.LCS)
-	strictCommon := make([]int, len(pairs))
-	for i, p := range pairs {
-		for nb, na := range sm.matchTrees(p.a, p.b, strict) {
-			if na >= 0 && nb != 0 {
-				strictCommon[i]++
-			}
-		}
-	}
-	nm := newMatcher(o.Match, o.LCS)
-	nm.kt, nm.renameMin = kt, um.renameMin
-	var noise []float64
-	for i := 0; i+1 < len(bRuns); i++ {
-		a, b := bRuns[i], bRuns[i+1]
-		ov, _ := overlapOf(pweights(a), pweights(b), nm.matchTrees(a, b, o.Match))
-		noise = append(noise, ov)
-	}
+	<-parcsDone
 	res.Overlap, res.Topology, res.WeightMatching = parcs(pairs, strictCommon, noise, u, kt, o)
 
 	res.RankedPaths = rankPaths(u, kt, o.Top)
@@ -169,6 +158,29 @@ func Compare(base, nw []*cct.Tree, opts Options) (*Result, error) {
 	}
 	res.GoRuntime = goRuntime(u, kt)
 	return res, nil
+}
+
+// parcsMatchings are PARCS's strict common-tree sizes of the run pairs,
+// for comparison, and the base-vs-base overlaps of consecutive base runs,
+// for the noise floor.
+func parcsMatchings(pairs []pairResult, bRuns []*run, kt *keyTable, renameMin int64, o Options) (strictCommon []int, noise []float64) {
+	sm := newMatcher(strict, o.LCS)
+	strictCommon = make([]int, len(pairs))
+	for i, p := range pairs {
+		for nb, na := range sm.matchTrees(p.a, p.b, strict) {
+			if na >= 0 && nb != 0 {
+				strictCommon[i]++
+			}
+		}
+	}
+	nm := newMatcher(o.Match, o.LCS)
+	nm.kt, nm.renameMin = kt, renameMin
+	for i := 0; i+1 < len(bRuns); i++ {
+		a, b := bRuns[i], bRuns[i+1]
+		ov, _ := overlapOf(pweights(a), pweights(b), nm.matchTrees(a, b, o.Match))
+		noise = append(noise, ov)
+	}
+	return strictCommon, noise
 }
 
 func (r *Result) warn(format string, args ...any) {

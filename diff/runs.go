@@ -1,6 +1,9 @@
 package diff
 
 import (
+	"runtime"
+	"sync"
+
 	"github.com/ctdiff/ctdiff/cct"
 )
 
@@ -65,10 +68,43 @@ type run struct {
 }
 
 func newRun(t *cct.Tree, kt *keyTable, m Metric) *run {
+	r := keyRun(t, kt)
+	r.index(m)
+	return r
+}
+
+// newRuns is newRun for several trees, the per-node arrays built in
+// parallel (the key table is filled first, in order).
+func newRuns(ts []*cct.Tree, kt *keyTable, m Metric) []*run {
+	runs := make([]*run, len(ts))
+	for i, t := range ts {
+		runs[i] = keyRun(t, kt)
+	}
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for _, r := range runs {
+		wg.Go(func() {
+			sem <- struct{}{}
+			r.index(m)
+			<-sem
+		})
+	}
+	wg.Wait()
+	return runs
+}
+
+// keyRun starts a run: the keys of the tree's frames.
+func keyRun(t *cct.Tree, kt *keyTable) *run {
 	r := &run{t: t, fkey: make([]key, len(t.Frames))}
 	for i, f := range t.Frames {
 		r.fkey[i] = kt.intern(f)
 	}
+	return r
+}
+
+// index fills the run's per-node arrays.
+func (r *run) index(m Metric) {
+	t := r.t
 	r.nkey = make([]key, len(t.Nodes))
 	r.total = make([]int64, len(t.Nodes))
 	r.self = make([]int64, len(t.Nodes))
@@ -103,7 +139,6 @@ func newRun(t *cct.Tree, kt *keyTable, m Metric) *run {
 			}
 		}
 	}
-	return r
 }
 
 // isIdle reports V8's "(idle)" pseudo-frame. It is never a cause: it is the

@@ -19,6 +19,7 @@ type union struct {
 	depth    []int32
 	callSite []int64
 	children [][]int32
+	slab     []int32 // backs child lists (kidSlab)
 	// weight is the value of the run node that created the node, and keys
 	// the identities present, for rename matching.
 	weight []int64
@@ -40,6 +41,28 @@ func newUnion() *union {
 }
 
 func (u *union) len() int { return len(u.parent) }
+
+// grow makes room for n more nodes.
+func (u *union) grow(n int) {
+	u.weight = slices.Grow(u.weight, n)
+	u.parent = slices.Grow(u.parent, n)
+	u.key = slices.Grow(u.key, n)
+	u.depth = slices.Grow(u.depth, n)
+	u.callSite = slices.Grow(u.callSite, n)
+	u.children = slices.Grow(u.children, n)
+}
+
+// kidSlab hands out empty child lists of exact capacity from a large
+// array, so a union node that gets all its children at once costs no
+// allocation of its own.
+func (u *union) kidSlab(n int) []int32 {
+	if n > len(u.slab) {
+		u.slab = make([]int32, max(n, 1<<16))
+	}
+	out := u.slab[:0:n]
+	u.slab = u.slab[n:]
+	return out
+}
 
 func (u *union) add(parent int32, k key, callSite, weight int64) int32 {
 	id := int32(len(u.parent))
@@ -68,6 +91,9 @@ func (m *matcher) addRun(u *union, r *run, mode Matching) {
 		runKeys, unionKeys = keysOf(r), slices.Clone(u.keys)
 	}
 	callSites := mode == PARCS
+	if u.len() == 1 {
+		u.grow(len(r.t.Nodes)) // the first run: the union is its copy
+	}
 	var ku, kr []key
 	var cu, cr []int64
 	var matched []bool
@@ -77,6 +103,23 @@ func (m *matcher) addRun(u *union, r *run, mode Matching) {
 		stack = stack[:len(stack)-1]
 		chU, chR := u.children[p.a], r.children(p.b)
 		if len(chR) == 0 {
+			continue
+		}
+		if len(chU) == 0 {
+			// Nothing to match against (all of the first run; new
+			// subtrees later): every child is a new union node, added as
+			// the matching below would add it.
+			u.children[p.a] = u.kidSlab(len(chR))
+			for _, c := range chR {
+				rc := int32(c)
+				cs := int64(0) // only PARCS reads call sites
+				if callSites {
+					cs = r.callSite(rc)
+				}
+				uc := u.add(p.a, r.key(rc), cs, r.total[rc])
+				r.toU[rc] = uc
+				stack = append(stack, pair{uc, rc})
+			}
 			continue
 		}
 		ku, cu = ku[:0], cu[:0]
