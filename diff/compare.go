@@ -79,34 +79,46 @@ func Compare(base, nw []*cct.Tree, opts Options) (*Result, error) {
 		res.warn("the base runs have no %s samples", o.Metric.Name)
 	}
 
-	// The run pairs, matched with the chosen algorithm, and PARCS's
-	// strict common trees and base-vs-base overlaps: on another goroutine,
-	// while this one builds the union tree and the critical graph. The
-	// matchings only read the runs and the key table.
+	// Two goroutines share the work. This one builds the union tree and
+	// then the critical graph. The other matches the run pairs (with the
+	// chosen algorithm) and does PARCS's strict and base-vs-base matchings,
+	// which only read the runs and the key table, and once the union tree
+	// is built, PARCS's numbers, the path ranking and the Go runtime
+	// summary, which only read it.
 	renameMin := max(res.MinDelta/2, 1)
 	pm := newMatcher(o.Match, o.LCS)
 	pm.kt, pm.renameMin = kt, renameMin
 	pairs := make([]pairResult, min(len(bRuns), len(nRuns)))
-	strictCommon := make([]int, len(pairs))
-	var noise []float64
-	pairsDone, parcsDone := make(chan struct{}), make(chan struct{})
+	u := newUnion()
+	pairsDone, unionDone, parcsDone := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	var (
+		overlap  Overlap
+		topology Topology
+		weights  WeightMatching
+		ranked   []RankedPath
+		goRT     *GoRuntime
+	)
 	go func() {
+		defer close(parcsDone)
 		for i := range pairs {
 			pairs[i] = pairResult{a: bRuns[i], b: nRuns[i], baseOf: pm.matchTrees(bRuns[i], nRuns[i], o.Match)}
 		}
 		close(pairsDone)
-		strictCommon, noise = parcsMatchings(pairs, bRuns, kt, renameMin, o)
-		close(parcsDone)
+		strictCommon, noise := parcsMatchings(pairs, bRuns, kt, renameMin, o)
+		<-unionDone
+		overlap, topology, weights = parcs(pairs, strictCommon, noise, u, kt, o)
+		ranked = rankPaths(u, kt, o.Top)
+		goRT = goRuntime(u, kt)
 	}()
 
 	// The union tree: base runs first, so its order is the base's.
 	um := newMatcher(o.Match, o.LCS)
 	um.kt, um.renameMin = kt, renameMin
-	u := newUnion()
 	for _, r := range append(append([]*run{}, bRuns...), nRuns...) {
 		um.addRun(u, r, o.Match)
 	}
 	u.values(bRuns, nRuns)
+	close(unionDone)
 	threadWarnings(res, u, kt)
 
 	var g graph
@@ -149,14 +161,13 @@ func Compare(base, nw []*cct.Tree, opts Options) (*Result, error) {
 	}
 
 	<-parcsDone
-	res.Overlap, res.Topology, res.WeightMatching = parcs(pairs, strictCommon, noise, u, kt, o)
-
-	res.RankedPaths = rankPaths(u, kt, o.Top)
+	res.Overlap, res.Topology, res.WeightMatching = overlap, topology, weights
+	res.RankedPaths = ranked
 	if verdict != nil {
 		benchProfile(verdict, &nz, bRuns, nRuns, res)
 		res.Benchmark = verdict
 	}
-	res.GoRuntime = goRuntime(u, kt)
+	res.GoRuntime = goRT
 	return res, nil
 }
 
