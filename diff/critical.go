@@ -89,15 +89,24 @@ func thresholdGraph(u *union, kt *keyTable, mu int64) graph {
 // largest first, ties by name) and Result.Causes (the leaves, by delta, ties
 // by thread and path); ids are the graph nodes' union-tree nodes.
 func assemble(g graph, u *union, kt *keyTable) (nodes []GraphNode, causes []Cause, ids []int32) {
-	// The child lists, in one array, without a map lookup per comparison:
-	// a one-run graph can hold a quarter of a million nodes.
-	kids := graphKids(g, u)
-	delta := make([]float64, u.len())
+	// The graph in arrays (a one-run graph can hold a quarter of a million
+	// nodes): its nodes, their values and deltas by position, positions by
+	// union node, and the child lists in one array.
+	xs := make([]int32, 0, len(g))
+	vals := make([]*gval, 0, len(g))
 	for x, v := range g {
-		delta[x] = v.new - v.base
+		xs = append(xs, x)
+		vals = append(vals, v)
 	}
+	pos := make([]int32, u.len())
+	delta := make([]float64, len(xs))
+	for i, x := range xs {
+		pos[x] = int32(i)
+		delta[i] = vals[i].new - vals[i].base
+	}
+	kids := graphKids(xs, u)
 	cmp := func(a, b int32) int {
-		if da, db := delta[a], delta[b]; da != db {
+		if da, db := delta[pos[a]], delta[pos[b]]; da != db {
 			if da > db {
 				return -1
 			}
@@ -110,6 +119,7 @@ func assemble(g graph, u *union, kt *keyTable) (nodes []GraphNode, causes []Caus
 			slices.SortFunc(ch, cmp)
 		}
 	}
+	rank, ranked := pathRanks(xs, pos, kids, u, kt)
 	nodes = make([]GraphNode, 0, len(g))
 	ids = make([]int32, 0, len(g))
 	causes = []Cause{}
@@ -126,7 +136,7 @@ func assemble(g graph, u *union, kt *keyTable) (nodes []GraphNode, causes []Caus
 	for len(stack) > 0 {
 		it := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		v := g[it.x]
+		v := vals[pos[it.x]]
 		gn := GraphNode{
 			Parent:   it.parent,
 			Thread:   it.thread,
@@ -171,12 +181,54 @@ func assemble(g graph, u *union, kt *keyTable) (nodes []GraphNode, causes []Caus
 		if c := compareStrings(a.Thread, b.Thread); c != 0 {
 			return c
 		}
+		if ranked {
+			// The order of the paths by names, precomputed: ties in
+			// delta are common (values are multiples of the period).
+			return int(rank[pos[ids[a.Node]]] - rank[pos[ids[b.Node]]])
+		}
 		if c := comparePathFrames(a.Path, b.Path); c != 0 {
 			return c
 		}
 		return a.Node - b.Node // graph order: as a stable sort would keep them
 	})
 	return nodes, causes, ids
+}
+
+// pathRanks numbers the graph's nodes (by position) in the order of their
+// paths by names, which is comparePathFrames's order: a pre-order walk
+// that visits siblings by name. ok is false when two siblings have equal
+// names (possible with call sites or renames): then the order of their
+// descendants' paths depends on deeper names and no numbering gives it.
+func pathRanks(xs, pos []int32, kids childLists, u *union, kt *keyTable) (rank []int32, ok bool) {
+	byName := slices.Clone(kids.list)
+	for x := range kids.start[:len(kids.start)-1] {
+		ch := byName[kids.start[x]:kids.start[x+1]]
+		if len(ch) < 2 {
+			continue
+		}
+		slices.SortFunc(ch, func(a, b int32) int { return u.compareNames(kt, a, b) })
+		for i := 1; i < len(ch); i++ {
+			if u.compareNames(kt, ch[i-1], ch[i]) == 0 {
+				return nil, false
+			}
+		}
+	}
+	rank = make([]int32, len(xs))
+	next := int32(0)
+	stack := []int32{0}
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if x != 0 {
+			rank[pos[x]] = next
+			next++
+		}
+		ch := byName[kids.start[x]:kids.start[x+1]]
+		for i := len(ch) - 1; i >= 0; i-- {
+			stack = append(stack, ch[i])
+		}
+	}
+	return rank, true
 }
 
 // childLists are the child lists of a graph's nodes (and the root's),
@@ -189,17 +241,18 @@ type childLists struct {
 
 func (c childLists) of(x int32) []int32 { return c.list[c.start[x]:c.start[x+1]] }
 
-// graphKids returns the child lists of g's nodes, by union node id.
-func graphKids(g graph, u *union) childLists {
-	c := childLists{start: make([]int32, u.len()+1), list: make([]int32, len(g))}
-	for x := range g {
+// graphKids returns the child lists of the graph nodes xs, by union node
+// id.
+func graphKids(xs []int32, u *union) childLists {
+	c := childLists{start: make([]int32, u.len()+1), list: make([]int32, len(xs))}
+	for _, x := range xs {
 		c.start[u.parent[x]+1]++
 	}
 	for i := 1; i < len(c.start); i++ {
 		c.start[i] += c.start[i-1]
 	}
 	next := slices.Clone(c.start[:len(c.start)-1])
-	for x := range g {
+	for _, x := range xs {
 		p := u.parent[x]
 		c.list[next[p]] = x
 		next[p]++
