@@ -7,9 +7,9 @@ import (
 )
 
 // batchFrames bounds the frames an inserter holds before it inserts them:
-// 32 MB of frame ids, which holds a 200,000-stack profile at once. A
-// variable so tests can force many batches.
-var batchFrames = 1 << 23
+// 64 MB of frame ids, which holds a profile of 200,000 stacks of depth 40
+// at once. A variable so tests can force many batches.
+var batchFrames = 1 << 24
 
 // An inserter adds the stacks of one profile to a tree in batches.
 //

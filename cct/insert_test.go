@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/ctdiff/ctdiff/internal/benchcpu"
 	"github.com/ctdiff/ctdiff/internal/labels"
 	"github.com/ctdiff/ctdiff/internal/stacks"
 	"github.com/ctdiff/ctdiff/internal/synth"
@@ -257,4 +258,23 @@ func TestAddSamplesMatchesAdd(t *testing.T) {
 			}
 		}
 	}
+}
+
+// BenchmarkAddSamples is BenchmarkBuild from stacks.Samples, as ctdiff diff
+// builds pprof inputs (convert.Options.Stacks).
+func BenchmarkAddSamples(b *testing.B) {
+	p := synth.Generate(synth.Config{Seed: 1}).Base
+	s, samples := toStacks(p), p.Sample
+	p.Sample = nil
+	defer func() { p.Sample = samples }()
+	b.ReportAllocs()
+	stop := benchcpu.Start(b)
+	for b.Loop() {
+		bl := NewBuilder(Options{Prune: true})
+		if err := bl.AddSamples(p, s); err != nil {
+			b.Fatal(err)
+		}
+		bl.Finish()
+	}
+	stop()
 }

@@ -35,7 +35,8 @@ type pprofDecoder struct {
 
 	sampleTypes []valueTypeX
 	periodType  *valueTypeX
-	sampleMsgs  [][]byte
+	data        []byte
+	sampleAt    []uint64 // each Sample message: offset in data << 24 | length
 	mappings    []mappingX
 	locations   []locationX
 	lines       []lineX // all locations' lines; locationX holds a range
@@ -177,7 +178,14 @@ func repeated[T int64 | uint64](f field, out []T) ([]T, bool) {
 	return out, false
 }
 
+// sample returns the i-th Sample message.
+func (d *pprofDecoder) sample(i int) []byte {
+	at, n := d.sampleAt[i]>>24, d.sampleAt[i]&(1<<24-1)
+	return d.data[at : at+n]
+}
+
 func (d *pprofDecoder) top(data []byte) bool {
+	d.data = data
 	return each(data, func(f field) bool {
 		switch f.num {
 		case 1:
@@ -186,8 +194,13 @@ func (d *pprofDecoder) top(data []byte) bool {
 			d.sampleTypes = append(d.sampleTypes, vt)
 			return ok
 		case 2:
-			d.sampleMsgs = append(d.sampleMsgs, f.data)
-			return f.typ == 2
+			// The message's place in data: less to keep than a slice.
+			at := cap(d.data) - cap(f.data)
+			if f.typ != 2 || len(f.data) >= 1<<24 || at >= 1<<40 {
+				return false // pprof decides about giant samples
+			}
+			d.sampleAt = append(d.sampleAt, uint64(at)<<24|uint64(len(f.data)))
+			return true
 		case 3:
 			return f.typ == 2 && d.mapping(f.data)
 		case 4:
@@ -472,15 +485,16 @@ type sampleLabel struct{ key, str, num, unit int64 }
 
 func (d *pprofDecoder) samples() bool {
 	p := d.p
-	p.Sample = make([]*profile.Sample, len(d.sampleMsgs))
-	structs := make([]profile.Sample, len(d.sampleMsgs))
+	p.Sample = make([]*profile.Sample, len(d.sampleAt))
+	structs := make([]profile.Sample, len(d.sampleAt))
 	var locs slab[*profile.Location]
 	var vals slab[int64]
 	var ids []uint64
 	var values []int64
 	var lbls []sampleLabel
 	var lc labelCache
-	for i, b := range d.sampleMsgs {
+	for i := range d.sampleAt {
+		b := d.sample(i)
 		var ok bool
 		if ids, values, lbls, ok = parseSample(b, ids[:0], values[:0], lbls[:0]); !ok {
 			return false
@@ -501,7 +515,7 @@ func (d *pprofDecoder) samples() bool {
 		}
 		p.Sample[i] = s
 	}
-	d.sampleMsgs = nil
+	d.sampleAt = nil
 	return true
 }
 

@@ -33,22 +33,23 @@ func decodePprofStacks(data []byte) (*profile.Profile, *stacks.Samples, bool) {
 }
 
 func (d *pprofDecoder) stacks() (*stacks.Samples, bool) {
-	n, types := len(d.sampleMsgs), len(d.p.SampleType)
+	n, types := len(d.sampleAt), len(d.p.SampleType)
 	s := &stacks.Samples{
 		Ends:   make([]int, n),
 		Values: make([]int64, 0, n*types),
 		Thread: make([]int32, n),
 	}
 	frames := 0
-	for _, b := range d.sampleMsgs {
-		frames += len(b) / 2 // a location id takes a byte or more; values and labels too
+	for i := range d.sampleAt {
+		frames += d.locationCount(d.sample(i))
 	}
 	s.Locations = make([]int32, 0, frames)
 	threads := map[stacks.Thread]int32{}
 	var ids []uint64
 	var values []int64
 	var lbls []sampleLabel
-	for i, b := range d.sampleMsgs {
+	for i := range d.sampleAt {
+		b := d.sample(i)
 		var ok bool
 		if ids, values, lbls, ok = parseSample(b, ids[:0], values[:0], lbls[:0]); !ok || len(values) != types {
 			return nil, false
@@ -85,8 +86,33 @@ func (d *pprofDecoder) stacks() (*stacks.Samples, bool) {
 			s.Times[i], s.Timed[i] = ts, true
 		}
 	}
-	d.sampleMsgs = nil
+	d.sampleAt = nil
 	return s, true
+}
+
+// locationCount counts a Sample message's location ids (an estimate if the
+// message is malformed, which the decoding then finds).
+func (d *pprofDecoder) locationCount(b []byte) int {
+	n := 0
+	for len(b) > 0 {
+		f, rest, ok := next(b)
+		if !ok {
+			break
+		}
+		if f.num == 1 {
+			if f.typ == 2 {
+				for _, c := range f.data {
+					if c < 0x80 {
+						n++ // a varint ends at a byte below 0x80
+					}
+				}
+			} else {
+				n++
+			}
+		}
+		b = rest
+	}
+	return n
 }
 
 // threadOf returns the thread identity and timestamp a sample's labels
