@@ -47,9 +47,11 @@ type inserter struct {
 
 	// Per group, after insertion: the end node and the thread node.
 	end, thread []NodeID
-	alive       []int32  // the groups whose paths are longer than the depth
-	cur         []NodeID // their nodes at the previous depth
-	at          []int    // where their frames at the depth are in frames
+	cols        [][]FrameID // per depth, the frames at that depth (columns)
+	slab        []FrameID   // backs cols
+	alive       []int32     // the groups whose paths are longer than the depth
+	cur         []NodeID    // their nodes at the previous depth
+	at          []int       // where their frames at the depth are in frames
 	level       levelTable
 
 	// The new nodes, by temporary id: parent (an id below base is an
@@ -57,8 +59,10 @@ type inserter struct {
 	parent []NodeID
 	frame  []FrameID
 	first  []int32
+	depth  []int32
 	final  []NodeID
 	order  []int32
+	kidAt  []int32
 	count  []int32
 }
 
@@ -86,6 +90,36 @@ func pathFrames(p *profile.Profile, src sampleSource) int {
 
 func (in *inserter) reset() {
 	in.frames, in.ends, in.samples, in.group = in.frames[:0], in.ends[:0], in.samples[:0], in.group[:0]
+}
+
+// columns copies the batch's paths into one column per depth, in one
+// slab: column d holds frame d of the paths longer than d, in group order,
+// which is the order of the live paths at depth d. Reading a column is
+// sequential; reading frame d of every path in the batch is not.
+func (in *inserter) columns(groups int) [][]FrameID {
+	maxLen := 0
+	for g := range groups {
+		maxLen = max(maxLen, in.ends[g]-in.pathStart(g))
+	}
+	in.count = resize(in.count, maxLen+1)
+	clear(in.count)
+	for g := range groups {
+		in.count[in.ends[g]-in.pathStart(g)]++
+	}
+	in.slab = resize(in.slab, len(in.frames))
+	in.cols = resize(in.cols, maxLen)
+	at, longer := 0, groups // paths longer than d
+	for d := range maxLen {
+		in.cols[d] = in.slab[at : at : at+longer]
+		at += longer
+		longer -= int(in.count[d+1])
+	}
+	for g := range groups {
+		for d, f := range in.groupPath(g) {
+			in.cols[d] = append(in.cols[d], f)
+		}
+	}
+	return in.cols
 }
 
 // step records that live path i (group g) reached node id at depth d, and
@@ -146,7 +180,7 @@ func (in *inserter) flush() {
 	t := in.t
 	groups := len(in.ends)
 	base := NodeID(len(t.Nodes))
-	in.parent, in.frame, in.first = in.parent[:0], in.frame[:0], in.first[:0]
+	in.parent, in.frame, in.first, in.depth = in.parent[:0], in.frame[:0], in.first[:0], in.depth[:0]
 	in.end = resize(in.end, groups)
 	in.thread = resize(in.thread, groups)
 
@@ -157,12 +191,14 @@ func (in *inserter) flush() {
 	for g := range groups {
 		in.alive[g], in.cur[g], in.at[g] = int32(g), RootID, in.pathStart(g)
 	}
+	cols := in.columns(groups)
 	for d := 0; len(in.alive) > 0; d++ {
 		in.level.reset()
+		col := cols[d]
 		next := 0 // alive, cur and at are filtered in place
 		lastParent, lastFrame, lastID := NoNode, FrameID(-1), NoNode
 		for i, g := range in.alive {
-			parent, f := in.cur[i], in.frames[in.at[i]]
+			parent, f := in.cur[i], col[i]
 			// Neighbouring paths often share this step (time-ordered
 			// samples, shallow depths): no lookup then.
 			if parent == lastParent && f == lastFrame {
@@ -181,6 +217,7 @@ func (in *inserter) flush() {
 					in.parent = append(in.parent, parent)
 					in.frame = append(in.frame, f)
 					in.first = append(in.first, g)
+					in.depth = append(in.depth, int32(d+1))
 				}
 				*slot = id
 				in.level.added()
@@ -208,7 +245,9 @@ func (in *inserter) flush() {
 		in.count[g]++
 	}
 	in.order = order
-	// Child lists of new nodes come from one slab, sized exactly.
+	// The new nodes are written in that order, one after another, their
+	// child lists (of exact length, filled as their children come) in one
+	// slab: a new node's children come after it.
 	nkids := resize(in.count, n) // reuses count: the sort is done
 	clear(nkids)
 	for _, p := range in.parent {
@@ -217,18 +256,37 @@ func (in *inserter) flush() {
 		}
 	}
 	in.count = nkids
-	slab := make([]NodeID, n)
+	kidAt := resize(in.kidAt, n) // where a new node's next child goes in slab
+	in.kidAt = kidAt
+	off := int32(0)
 	in.final = resize(in.final, n)
+	for r, i := range order {
+		in.final[i] = base + NodeID(r)
+		kidAt[i] = off
+		off += nkids[i]
+	}
+	slab := make([]NodeID, off)
 	t.reserve(n)
-	off := 0
-	for _, i := range order {
-		p := in.parent[i]
+	t.Nodes = t.Nodes[:int(base)+n]
+	t.growValues(n)
+	for r, i := range order {
+		id := base + NodeID(r)
+		p, f := in.parent[i], in.frame[i]
+		start, k := kidAt[i], nkids[i]
+		t.Nodes[id] = Node{Frame: f, Parent: p, Depth: in.depth[i], Children: slab[start : start+k : start+k]}
 		if p >= base {
-			p = in.final[p-base]
+			pt := p - base
+			t.Nodes[id].Parent = in.final[pt]
+			slab[kidAt[pt]] = id
+			kidAt[pt]++
+		} else {
+			t.link(p, id, f)
 		}
-		k := int(nkids[i])
-		in.final[i] = t.appendNode(p, in.frame[i], slab[off:off:off+k])
-		off += k
+	}
+	for r, i := range order {
+		if nkids[i] > wideChildren {
+			t.indexChildren(base + NodeID(r))
+		}
 	}
 
 	for g := range groups {

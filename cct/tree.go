@@ -242,17 +242,28 @@ func (t *Tree) appendNode(parent NodeID, f FrameID, children []NodeID) NodeID {
 		Children: children,
 	})
 	t.growValues(1)
+	t.link(parent, id, f)
+	return id
+}
+
+// link appends child id (of frame f) to parent's children and keeps the
+// index of wide nodes' children.
+func (t *Tree) link(parent, id NodeID, f FrameID) {
 	p := &t.Nodes[parent]
 	p.Children = append(p.Children, id)
 	switch n := len(p.Children); {
 	case n == wideChildren+1: // parent just became wide: index all its children
-		for _, c := range p.Children {
-			t.childIdx[edge{parent, t.Nodes[c].Frame}] = c
-		}
+		t.indexChildren(parent)
 	case n > wideChildren+1:
 		t.childIdx[edge{parent, f}] = id
 	}
-	return id
+}
+
+// indexChildren adds a node's children to the index of wide nodes.
+func (t *Tree) indexChildren(parent NodeID) {
+	for _, c := range t.Nodes[parent].Children {
+		t.childIdx[edge{parent, t.Nodes[c].Frame}] = c
+	}
 }
 
 // Node returns a pointer to node id.
