@@ -98,13 +98,23 @@ func Compare(base, nw []*cct.Tree, opts Options) (*Result, error) {
 		ranked   []RankedPath
 		goRT     *GoRuntime
 	)
+	for i := range pairs {
+		pairs[i] = pairResult{a: bRuns[i], b: nRuns[i]}
+	}
+	// With one run per side, the union tree is the base run and matching
+	// the new run onto it is matching the pair: the pair's matching is
+	// read off the union (pairFromUnion) instead of being done again.
+	fromUnion := len(bRuns) == 1 && len(nRuns) == 1
 	go func() {
 		defer close(parcsDone)
-		for i := range pairs {
-			pairs[i] = pairResult{a: bRuns[i], b: nRuns[i], baseOf: pm.matchTrees(bRuns[i], nRuns[i], o.Match)}
+		if !fromUnion {
+			for i := range pairs {
+				pairs[i].baseOf = pm.matchTrees(bRuns[i], nRuns[i], o.Match)
+			}
+			close(pairsDone)
 		}
-		close(pairsDone)
 		strictCommon, noise := parcsMatchings(pairs, bRuns, kt, renameMin, o)
+		<-pairsDone
 		<-unionDone
 		overlap, topology, weights = parcs(pairs, strictCommon, noise, u, kt, o)
 		ranked = rankPaths(u, kt, o.Top)
@@ -118,6 +128,11 @@ func Compare(base, nw []*cct.Tree, opts Options) (*Result, error) {
 		um.addRun(u, r, o.Match)
 	}
 	u.values(bRuns, nRuns)
+	if fromUnion {
+		pairs[0].baseOf = pairFromUnion(u, bRuns[0], nRuns[0])
+		pm.counts = um.counts
+		close(pairsDone)
+	}
 	close(unionDone)
 	threadWarnings(res, u, kt)
 
@@ -171,14 +186,34 @@ func Compare(base, nw []*cct.Tree, opts Options) (*Result, error) {
 	return res, nil
 }
 
+// pairFromUnion returns, per node of the new run, its match in the base run
+// or -1, when the union tree was built from the base run alone and then
+// the new run: a new node matches the base node its union node came from.
+// addRun matches the new run against the union's child lists, which are
+// the base run's, as matchTrees matches it against the base run's.
+func pairFromUnion(u *union, base, nw *run) []int32 {
+	from := make([]int32, u.len())
+	for i := range from {
+		from[i] = -1
+	}
+	for nb, x := range base.toU {
+		from[x] = int32(nb)
+	}
+	baseOf := make([]int32, len(nw.toU))
+	for nn, x := range nw.toU {
+		baseOf[nn] = from[x]
+	}
+	return baseOf
+}
+
 // parcsMatchings are PARCS's strict common-tree sizes of the run pairs,
 // for comparison, and the base-vs-base overlaps of consecutive base runs,
 // for the noise floor.
 func parcsMatchings(pairs []pairResult, bRuns []*run, kt *keyTable, renameMin int64, o Options) (strictCommon []int, noise []float64) {
 	sm := newMatcher(strict, o.LCS)
 	strictCommon = make([]int, len(pairs))
-	for i, p := range pairs {
-		for nb, na := range sm.matchTrees(p.a, p.b, strict) {
+	for i := range pairs { // pairs[i].baseOf may be being written
+		for nb, na := range sm.matchTrees(pairs[i].a, pairs[i].b, strict) {
 			if na >= 0 && nb != 0 {
 				strictCommon[i]++
 			}
