@@ -2,6 +2,7 @@ package convert
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"slices"
@@ -95,6 +96,7 @@ type Input struct {
 
 	warnings []string
 	consumed *int64 // decompressed bytes read so far; nil when unknown
+	sizeHint int    // the likely decompressed size, for ReadAll; 0 when unknown
 }
 
 // bytesRead returns how many decompressed bytes were read from the input
@@ -116,5 +118,23 @@ func (in *Input) Warnf(format string, args ...any) {
 // streamed (binary protobuf, zip) use it; the size is already bounded by
 // Options.MaxDecompressed.
 func (in *Input) ReadAll() ([]byte, error) {
-	return io.ReadAll(in.R)
+	if in.sizeHint <= 0 {
+		return io.ReadAll(in.R)
+	}
+	// io.ReadAll, from a buffer of the likely size: growing one by
+	// doubling copies and discards as much again.
+	b := make([]byte, 0, in.sizeHint+bytes.MinRead)
+	for {
+		n, err := in.R.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err != nil {
+			if err == io.EOF {
+				err = nil
+			}
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+	}
 }

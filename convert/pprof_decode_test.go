@@ -239,3 +239,38 @@ func BenchmarkDecodePprof(b *testing.B) {
 		stop()
 	})
 }
+
+// TestReadAllSizeHint: ReadAll from a buffer sized by the gzip trailer (or
+// the file size) reads every byte, whether the hint is right, short or
+// absent.
+func TestReadAllSizeHint(t *testing.T) {
+	data := encode(t, synth.Generate(synth.Config{Seed: 1, Stacks: 500, Functions: 50}).Base)
+	dir := t.TempDir()
+	gzipped := func(parts ...[]byte) []byte {
+		var b bytes.Buffer
+		for _, p := range parts { // one member per part: the trailer tells the last one's size
+			zw := gzip.NewWriter(&b)
+			zw.Write(p)
+			zw.Close()
+		}
+		return b.Bytes()
+	}
+	cut := len(data) - 100
+	for name, content := range map[string][]byte{
+		"plain.pb":  data,
+		"one.pb.gz": gzipped(data),
+		"two.pb.gz": gzipped(data[:cut], data[cut:]), // a hint of 100 bytes
+	} {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		res, err := ReadFile(path, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := 500; len(res.Profile.Sample) != want {
+			t.Errorf("%s: %d samples, want %d", name, len(res.Profile.Sample), want)
+		}
+	}
+}

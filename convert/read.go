@@ -130,7 +130,7 @@ func read(r io.Reader, name string, opts *Options) (*Result, error) {
 				ErrUnknownFormat, strings.Join(FormatNames(), ", "))
 		}
 	}
-	in := &Input{Name: name, R: br, Options: opts, consumed: consumed}
+	in := &Input{Name: name, R: br, Options: opts, consumed: consumed, sizeHint: sizeHint(r, len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b)}
 	if opts.Stacks && !opts.Aggregate && f.ParseStacks != nil {
 		return readStacks(in, f)
 	}
@@ -274,4 +274,32 @@ func (g *gzipReader) Read(p []byte) (int, error) {
 		return n, fmt.Errorf("gzip: %v after %d decompressed bytes", err, g.n)
 	}
 	return n, err
+}
+
+// sizeHint guesses the decompressed size of a file input, for ReadAll: its
+// size, or for gzip the size its trailer records (of the last member,
+// modulo 4 GiB), at most 32 times the compressed size and 1 GiB, so that a
+// hostile trailer cannot make Read allocate much; ReadAll grows the buffer
+// past the hint as needed. 0 when r is not a regular file.
+func sizeHint(r io.Reader, gzipped bool) int {
+	f, ok := r.(*os.File)
+	if !ok {
+		return 0
+	}
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() || st.Size() == 0 {
+		return 0
+	}
+	if !gzipped {
+		return int(st.Size())
+	}
+	var trailer [4]byte
+	if st.Size() < 18 {
+		return 0
+	}
+	if _, err := f.ReadAt(trailer[:], st.Size()-4); err != nil {
+		return 0
+	}
+	size := int64(trailer[0]) | int64(trailer[1])<<8 | int64(trailer[2])<<16 | int64(trailer[3])<<24
+	return int(min(size, 32*st.Size(), 1<<30))
 }
