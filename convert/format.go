@@ -32,6 +32,10 @@ type Format struct {
 	// the samples as stacks.Samples instead of in the profile (nil when it
 	// returns them in the profile after all).
 	ParseStacks func(in *Input) (*profile.Profile, *stacks.Samples, error)
+	// CompleteStacks says ParseStacks's samples hold all that Parse's
+	// would: no labels but thread, process, pid, tid and timestamp_ns,
+	// as Builder.Add writes them (and pprofenc.WriteStacks does).
+	CompleteStacks bool
 }
 
 // SniffSize is how many leading bytes a sniffer sees.

@@ -40,6 +40,10 @@ type Options struct {
 	// in Result.Stacks, with Profile.Sample nil: for callers that only
 	// build trees (cct.Builder.AddSamples). Aggregate turns it off.
 	Stacks bool
+	// CompleteStacks limits Stacks to readers whose stacks lose nothing
+	// (Format.CompleteStacks), for callers that write the samples out
+	// (pprofenc.WriteStacks) rather than build trees.
+	CompleteStacks bool
 }
 
 // A Result is a converted profile with what the converter had to say.
@@ -131,7 +135,7 @@ func read(r io.Reader, name string, opts *Options) (*Result, error) {
 		}
 	}
 	in := &Input{Name: name, R: br, Options: opts, consumed: consumed, sizeHint: sizeHint(r, len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b)}
-	if opts.Stacks && !opts.Aggregate && f.ParseStacks != nil {
+	if opts.Stacks && !opts.Aggregate && f.ParseStacks != nil && (f.CompleteStacks || !opts.CompleteStacks) {
 		return readStacks(in, f)
 	}
 	p, err := f.Parse(in)
