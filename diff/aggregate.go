@@ -11,18 +11,19 @@ import "github.com/ctdiff/ctdiff/cct"
 //
 // A node is "added" when it had no base match in any pair, "regressed"
 // otherwise. A graph is closed under ancestors, so the intersection is too.
-func intersect(gs []graph) graph {
-	out := graph{}
+func intersect(gs []*graph) *graph {
+	out := newGraph(0)
 	if len(gs) == 0 {
 		return out
 	}
 next:
-	for x, v := range gs[0] {
+	for i, x := range gs[0].xs {
+		v := gs[0].vals[i]
 		// Context in any pair (normalize_graph.go): it did not grow by μ
 		// in that pair.
 		agg := gval{base: v.base, new: v.new, kind: v.kind, context: v.context}
 		for _, g := range gs[1:] {
-			w, ok := g[x]
+			w, ok := g.get(x)
 			if !ok {
 				continue next
 			}
@@ -36,7 +37,7 @@ next:
 		n := float64(len(gs))
 		agg.base /= n
 		agg.new /= n
-		out[x] = &agg
+		out.set(x, agg)
 	}
 	return out
 }
@@ -70,7 +71,7 @@ next:
 //     the base" mostly means "too small to be sampled", and the injected
 //     callee below it is the cause; a new function that does the work itself
 //     stays the cause, since none of its callees reaches μ.
-func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64) (g graph, tested int) {
+func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64) (g *graph, tested int) {
 	n := u.len()
 	nNew := u.runs - nBase
 	m := float64(mu)
@@ -88,9 +89,10 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64) (g g
 	if moderate {
 		pr = fitPrior(means, vars, float64(u.runs-2))
 	}
-	var family []int32
+	// The tests of the family, and per node its test (nil: not tested).
+	var family []Test
 	var ps []float64
-	tests := make(map[int32]*Test)
+	testOf := make([]int32, n) // 1 + index in family, 0 when untested
 	for x := int32(1); int(x) < n; x++ {
 		sum := u.meanBase[x]*float64(nBase) + u.meanNew[x]*float64(nNew)
 		if sum < m*float64(nNew) || idle(u, kt, x) {
@@ -98,30 +100,36 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64) (g g
 		}
 		b, nw := u.sample(x, nBase)
 		t := test(b, nw, pr)
-		tests[x] = &t
-		family = append(family, x)
+		family = append(family, t)
+		testOf[x] = int32(len(family))
 		ps = append(ps, t.P)
 	}
 	for i, q := range correct(ps) {
-		tests[family[i]].Q = q
+		family[i].Q = q
 	}
-	g = graph{}
+	tests := func(x int32) *Test {
+		if i := testOf[x]; i > 0 {
+			return &family[i-1]
+		}
+		return nil
+	}
+	g = newGraph(n)
 	for x := int32(1); int(x) < n; x++ {
 		p := u.parent[x]
-		t := tests[x]
+		t := tests(x)
 		if t == nil || u.meanNew[x]-u.meanBase[x] < m || t.Q > alpha {
 			continue
 		}
-		g[x] = &gval{base: u.meanBase[x], new: u.meanNew[x], kind: kindOf(u, x), test: t}
+		g.set(x, gval{base: u.meanBase[x], new: u.meanNew[x], kind: kindOf(u, x), test: t})
 		for a := p; a > 0; a = u.parent[a] {
-			if _, ok := g[a]; ok {
+			if g.has(a) {
 				break
 			}
-			g[a] = &gval{base: u.meanBase[a], new: u.meanNew[a], kind: kindOf(u, a), context: true, test: tests[a]}
+			g.set(a, gval{base: u.meanBase[a], new: u.meanNew[a], kind: kindOf(u, a), context: true, test: tests(a)})
 		}
 	}
-	for x, v := range g {
-		if v.test != nil {
+	for i, x := range g.xs {
+		if v := &g.vals[i]; v.test != nil {
 			b, nw := u.sample(x, nBase)
 			v.test.setInterval(b, nw, pr)
 		}

@@ -136,11 +136,11 @@ func Compare(base, nw []*cct.Tree, opts Options) (*Result, error) {
 	close(unionDone)
 	threadWarnings(res, u, kt)
 
-	var g graph
+	var g *graph
 	switch {
 	case o.Aggregate == Intersect:
 		<-pairsDone
-		gs := make([]graph, len(pairs))
+		gs := make([]*graph, len(pairs))
 		for i, p := range pairs {
 			if nz.relaxesAncestors() {
 				gs[i] = relaxedCriticalPair(p.a, p.b, p.baseOf, res.MinDelta)

@@ -7,19 +7,6 @@ import (
 	"github.com/ctdiff/ctdiff/cct"
 )
 
-// A graph is a critical graph over union-tree nodes: every node it holds has
-// its parent in it too (the root, 0, is implicit).
-type graph map[int32]*gval
-
-// gval is a critical-graph node's data.
-type gval struct {
-	base, new float64
-	kind      Kind
-	// context: in the graph only as an ancestor of a kept node.
-	context bool
-	test    *Test
-}
-
 // criticalPair is ZAM's findCriticalGraph (Algorithm 2) for one run pair,
 // given the matching baseOf (new node → base node or -1): starting from the
 // matched roots, a matched child whose total grew by at least mu is added and
@@ -33,8 +20,8 @@ type gval struct {
 // requires every ancestor, the root included, to regress by μ. This follows
 // the algorithm: a regression in one thread is reported even when another
 // thread got faster by more.
-func criticalPair(a, b *run, baseOf []int32, mu int64) graph {
-	g := graph{}
+func criticalPair(a, b *run, baseOf []int32, mu int64) *graph {
+	g := newGraph(0)
 	stack := []int32{0}
 	for len(stack) > 0 {
 		n := stack[len(stack)-1]
@@ -47,11 +34,11 @@ func criticalPair(a, b *run, baseOf []int32, mu int64) graph {
 			nv := b.total[c]
 			if o := baseOf[c]; o >= 0 {
 				if ov := a.total[o]; nv-ov >= mu {
-					g[b.toU[c]] = &gval{base: float64(ov), new: float64(nv), kind: Regressed}
+					g.set(b.toU[c], gval{base: float64(ov), new: float64(nv), kind: Regressed})
 					stack = append(stack, c)
 				}
 			} else if nv >= mu {
-				g[b.toU[c]] = &gval{new: float64(nv), kind: Added}
+				g.set(b.toU[c], gval{new: float64(nv), kind: Added})
 			}
 		}
 	}
@@ -61,8 +48,8 @@ func criticalPair(a, b *run, baseOf []int32, mu int64) graph {
 // thresholdGraph is Algorithm 2 on the union tree's mean values, for Stats
 // mode when a side has a single run and no test is possible: a node is
 // "matched" when some base run has it.
-func thresholdGraph(u *union, kt *keyTable, mu int64) graph {
-	g := graph{}
+func thresholdGraph(u *union, kt *keyTable, mu int64) *graph {
+	g := newGraph(u.len())
 	m := float64(mu)
 	stack := []int32{0}
 	for len(stack) > 0 {
@@ -75,10 +62,10 @@ func thresholdGraph(u *union, kt *keyTable, mu int64) graph {
 			b, n := u.meanBase[c], u.meanNew[c]
 			switch {
 			case u.inBase[c] > 0 && n-b >= m:
-				g[c] = &gval{base: b, new: n, kind: Regressed}
+				g.set(c, gval{base: b, new: n, kind: Regressed})
 				stack = append(stack, c)
 			case u.inBase[c] == 0 && n >= m:
-				g[c] = &gval{new: n, kind: Added}
+				g.set(c, gval{new: n, kind: Added})
 			}
 		}
 	}
@@ -88,25 +75,17 @@ func thresholdGraph(u *union, kt *keyTable, mu int64) graph {
 // assemble turns a graph into Result.Graph (pre-order, children by delta,
 // largest first, ties by name) and Result.Causes (the leaves, by delta, ties
 // by thread and path); ids are the graph nodes' union-tree nodes.
-func assemble(g graph, u *union, kt *keyTable) (nodes []GraphNode, causes []Cause, ids []int32) {
-	// The graph in arrays (a one-run graph can hold a quarter of a million
-	// nodes): its nodes, their values and deltas by position, positions by
-	// union node, and the child lists in one array.
-	xs := make([]int32, 0, len(g))
-	vals := make([]*gval, 0, len(g))
-	for x, v := range g {
-		xs = append(xs, x)
-		vals = append(vals, v)
-	}
-	pos := make([]int32, u.len())
+func assemble(g *graph, u *union, kt *keyTable) (nodes []GraphNode, causes []Cause, ids []int32) {
+	// The graph's deltas by position, and its child lists in one array (a
+	// one-run graph can hold a quarter of a million nodes).
+	xs, vals := g.xs, g.vals
 	delta := make([]float64, len(xs))
-	for i, x := range xs {
-		pos[x] = int32(i)
+	for i := range xs {
 		delta[i] = vals[i].new - vals[i].base
 	}
 	kids := graphKids(xs, u)
 	cmp := func(a, b int32) int {
-		if da, db := delta[pos[a]], delta[pos[b]]; da != db {
+		if da, db := delta[g.pos(a)], delta[g.pos(b)]; da != db {
 			if da > db {
 				return -1
 			}
@@ -119,9 +98,9 @@ func assemble(g graph, u *union, kt *keyTable) (nodes []GraphNode, causes []Caus
 			slices.SortFunc(ch, cmp)
 		}
 	}
-	rank, ranked := pathRanks(xs, pos, kids, u, kt)
-	nodes = make([]GraphNode, 0, len(g))
-	ids = make([]int32, 0, len(g))
+	rank, ranked := pathRanks(g, kids, u, kt)
+	nodes = make([]GraphNode, 0, len(xs))
+	ids = make([]int32, 0, len(xs))
 	causes = []Cause{}
 	type item struct {
 		x      int32
@@ -136,7 +115,7 @@ func assemble(g graph, u *union, kt *keyTable) (nodes []GraphNode, causes []Caus
 	for len(stack) > 0 {
 		it := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		v := vals[pos[it.x]]
+		v := &vals[g.pos(it.x)]
 		gn := GraphNode{
 			Parent:   it.parent,
 			Thread:   it.thread,
@@ -171,27 +150,56 @@ func assemble(g graph, u *union, kt *keyTable) (nodes []GraphNode, causes []Caus
 			stack = append(stack, item{ch[i], idx, it.thread})
 		}
 	}
-	slices.SortFunc(causes, func(a, b Cause) int {
-		if a.Delta != b.Delta {
-			if a.Delta > b.Delta {
+	sortCauses(causes, func(c *Cause) int32 {
+		if !ranked {
+			return 0
+		}
+		return rank[g.pos(ids[c.Node])]
+	})
+	return nodes, causes, ids
+}
+
+// sortCauses orders causes by delta (largest first), thread, then path:
+// by rankOf, the path's precomputed place in the order of paths by names,
+// when it is not 0 for all, else by comparing the paths. Ties in delta are
+// common (values are multiples of the period), and tens of thousands of
+// causes are sorted through small keys: comparing Cause values would read
+// each one's graph node and path from all over memory.
+func sortCauses(causes []Cause, rankOf func(*Cause) int32) {
+	type sortKey struct {
+		delta  int64
+		thread string
+		rank   int32
+		i      int32
+	}
+	keys := make([]sortKey, len(causes))
+	for i := range causes {
+		c := &causes[i]
+		keys[i] = sortKey{c.Delta, c.Thread, rankOf(c), int32(i)}
+	}
+	slices.SortFunc(keys, func(a, b sortKey) int {
+		if a.delta != b.delta {
+			if a.delta > b.delta {
 				return -1
 			}
 			return 1
 		}
-		if c := compareStrings(a.Thread, b.Thread); c != 0 {
+		if c := compareStrings(a.thread, b.thread); c != 0 {
 			return c
 		}
-		if ranked {
-			// The order of the paths by names, precomputed: ties in
-			// delta are common (values are multiples of the period).
-			return int(rank[pos[ids[a.Node]]] - rank[pos[ids[b.Node]]])
+		if a.rank != b.rank {
+			return int(a.rank - b.rank)
 		}
-		if c := comparePathFrames(a.Path, b.Path); c != 0 {
+		if c := comparePathFrames(causes[a.i].Path, causes[b.i].Path); c != 0 {
 			return c
 		}
-		return a.Node - b.Node // graph order: as a stable sort would keep them
+		return causes[a.i].Node - causes[b.i].Node // graph order: as a stable sort would keep them
 	})
-	return nodes, causes, ids
+	sorted := make([]Cause, len(causes))
+	for i, k := range keys {
+		sorted[i] = causes[k.i]
+	}
+	copy(causes, sorted)
 }
 
 // pathRanks numbers the graph's nodes (by position) in the order of their
@@ -199,7 +207,7 @@ func assemble(g graph, u *union, kt *keyTable) (nodes []GraphNode, causes []Caus
 // that visits siblings by name. ok is false when two siblings have equal
 // names (possible with call sites or renames): then the order of their
 // descendants' paths depends on deeper names and no numbering gives it.
-func pathRanks(xs, pos []int32, kids childLists, u *union, kt *keyTable) (rank []int32, ok bool) {
+func pathRanks(g *graph, kids childLists, u *union, kt *keyTable) (rank []int32, ok bool) {
 	byName := slices.Clone(kids.list)
 	for x := range kids.start[:len(kids.start)-1] {
 		ch := byName[kids.start[x]:kids.start[x+1]]
@@ -213,14 +221,14 @@ func pathRanks(xs, pos []int32, kids childLists, u *union, kt *keyTable) (rank [
 			}
 		}
 	}
-	rank = make([]int32, len(xs))
+	rank = make([]int32, g.len())
 	next := int32(0)
 	stack := []int32{0}
 	for len(stack) > 0 {
 		x := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		if x != 0 {
-			rank[pos[x]] = next
+			rank[g.pos(x)] = next
 			next++
 		}
 		ch := byName[kids.start[x]:kids.start[x+1]]

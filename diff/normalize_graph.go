@@ -19,8 +19,8 @@ func (nz *Normalization) relaxesAncestors() bool { return nz.Mode != NormalizeNo
 // relaxedThresholdGraph is thresholdGraph without the condition on
 // ancestors: every union node whose mean grew by mu (or, absent from the
 // base, costs mu), with its ancestors as context.
-func relaxedThresholdGraph(u *union, kt *keyTable, mu int64) graph {
-	g := graph{}
+func relaxedThresholdGraph(u *union, kt *keyTable, mu int64) *graph {
+	g := newGraph(u.len())
 	m := float64(mu)
 	for x := int32(1); int(x) < u.len(); x++ {
 		if idle(u, kt, x) {
@@ -30,9 +30,9 @@ func relaxedThresholdGraph(u *union, kt *keyTable, mu int64) graph {
 		if u.inBase[x] > 0 && n-b < m || u.inBase[x] == 0 && n < m {
 			continue
 		}
-		g[x] = &gval{base: b, new: n, kind: kindOf(u, x)}
-		addContext(g, u.parent[x], func(a int32) *gval {
-			return &gval{base: u.meanBase[a], new: u.meanNew[a], kind: kindOf(u, a), context: true}
+		g.set(x, gval{base: b, new: n, kind: kindOf(u, x)})
+		addContext(g, u.parent[x], func(a int32) gval {
+			return gval{base: u.meanBase[a], new: u.meanNew[a], kind: kindOf(u, a), context: true}
 		}, u.parent)
 	}
 	return g
@@ -41,45 +41,45 @@ func relaxedThresholdGraph(u *union, kt *keyTable, mu int64) graph {
 // relaxedCriticalPair is criticalPair without the condition on ancestors,
 // for one run pair: every node of the new run that grew by mu over its base
 // match, or costs mu without one, with its ancestors as context.
-func relaxedCriticalPair(a, b *run, baseOf []int32, mu int64) graph {
-	g := graph{}
+func relaxedCriticalPair(a, b *run, baseOf []int32, mu int64) *graph {
+	g := newGraph(0)
 	for c := 1; c < len(b.t.Nodes); c++ {
 		if isIdle(b.t.FrameOf(cct.NodeID(c))) || b.t.Nodes[c].Depth < 1 {
 			continue
 		}
 		nv := b.total[c]
 		o := baseOf[c]
-		var v *gval
+		var v gval
 		switch {
 		case o >= 0 && nv-a.total[o] >= mu:
-			v = &gval{base: float64(a.total[o]), new: float64(nv), kind: Regressed}
+			v = gval{base: float64(a.total[o]), new: float64(nv), kind: Regressed}
 		case o < 0 && nv >= mu:
-			v = &gval{new: float64(nv), kind: Added}
+			v = gval{new: float64(nv), kind: Added}
 		default:
 			continue
 		}
-		g[b.toU[c]] = v
+		g.set(b.toU[c], v)
 		for p := b.t.Nodes[c].Parent; p > 0; p = b.t.Nodes[p].Parent {
 			x := b.toU[p]
-			if _, ok := g[x]; ok {
+			if g.has(x) {
 				break
 			}
-			w := &gval{new: float64(b.total[p]), kind: Added, context: true}
+			w := gval{new: float64(b.total[p]), kind: Added, context: true}
 			if o := baseOf[p]; o >= 0 {
 				w.base, w.kind = float64(a.total[o]), Regressed
 			}
-			g[x] = w
+			g.set(x, w)
 		}
 	}
 	return g
 }
 
 // addContext adds x and its ancestors up to the first one already in g.
-func addContext(g graph, x int32, val func(int32) *gval, parent []int32) {
+func addContext(g *graph, x int32, val func(int32) gval, parent []int32) {
 	for ; x > 0; x = parent[x] {
-		if _, ok := g[x]; ok {
+		if g.has(x) {
 			return
 		}
-		g[x] = val(x)
+		g.set(x, val(x))
 	}
 }

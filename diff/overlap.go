@@ -2,7 +2,6 @@ package diff
 
 import (
 	"math"
-	"slices"
 )
 
 // pweights returns each node's percentage weight in its tree (PARCS Section
@@ -110,17 +109,9 @@ func weightMatching(sumB, sumN []float64, cnt []int32, ov Overlap, u *union, kt 
 		x    int32
 		b, n float64
 	}
-	var cands []cand
-	for x, c := range cnt {
-		if c == 0 {
-			continue
-		}
-		b, n := sumB[x]/float64(c), sumN[x]/float64(c)
-		if b != n {
-			cands = append(cands, cand{int32(x), b, n})
-		}
-	}
-	slices.SortFunc(cands, func(p, q cand) int {
+	// At most top nodes are taken, so only the top first candidates are
+	// ordered.
+	cands := newBest(top, func(p, q cand) int {
 		dp, dq := math.Abs(p.n-p.b), math.Abs(q.n-q.b)
 		switch {
 		case dp > dq:
@@ -130,8 +121,17 @@ func weightMatching(sumB, sumN []float64, cnt []int32, ov Overlap, u *union, kt 
 		}
 		return u.compareCheap(kt, p.x, q.x)
 	})
+	for x, c := range cnt {
+		if c == 0 {
+			continue
+		}
+		b, n := sumB[x]/float64(c), sumN[x]/float64(c)
+		if b != n {
+			cands.add(cand{int32(x), b, n})
+		}
+	}
 	wm := WeightMatching{Nodes: []WeightDiff{}, Adjusted: ov.Percent}
-	for _, c := range cands {
+	for _, c := range cands.sorted() {
 		if len(wm.Nodes) >= top || (ov.NoiseFloor != nil && wm.Adjusted >= *ov.NoiseFloor) {
 			break
 		}
@@ -183,13 +183,7 @@ func subtrees(acc map[int32]*subtreeAcc, pairs int, u *union, kt *keyTable, limi
 		x int32
 		s *subtreeAcc
 	}
-	var items []item
-	for x, s := range acc {
-		if s.pairs == pairs {
-			items = append(items, item{x, s})
-		}
-	}
-	slices.SortFunc(items, func(p, q item) int {
+	items := newBest(limit, func(p, q item) int {
 		switch {
 		case p.s.weight > q.s.weight:
 			return -1
@@ -198,8 +192,15 @@ func subtrees(acc map[int32]*subtreeAcc, pairs int, u *union, kt *keyTable, limi
 		}
 		return u.compareCheap(kt, p.x, q.x)
 	})
+	count := 0
+	for x, s := range acc {
+		if s.pairs == pairs {
+			items.add(item{x, s})
+			count++
+		}
+	}
 	out := []Subtree{}
-	for _, it := range items[:min(len(items), limit)] {
+	for _, it := range items.sorted() {
 		thread, path := u.describe(kt, it.x)
 		n := float64(pairs)
 		out = append(out, Subtree{
@@ -208,7 +209,7 @@ func subtrees(acc map[int32]*subtreeAcc, pairs int, u *union, kt *keyTable, limi
 			Weight: round(float64(it.s.weight) / n),
 		})
 	}
-	return out, len(items)
+	return out, count
 }
 
 // inverse turns new→base into base→new.

@@ -1,0 +1,65 @@
+package diff
+
+import "slices"
+
+// A graph is a critical graph over union-tree nodes: every node it holds has
+// its parent in it too (the root, 0, is implicit).
+//
+// It is three arrays rather than a map of pointers: a one-run graph of a
+// million-node tree holds a quarter of a million nodes, and a map with an
+// allocation per node made building and reading it a third of a
+// comparison's time.
+type graph struct {
+	at   []int32 // per union node: 1 + its index in xs, 0 when absent
+	xs   []int32 // the nodes, in the order they were added
+	vals []gval
+}
+
+// gval is a critical-graph node's data.
+type gval struct {
+	base, new float64
+	kind      Kind
+	// context: in the graph only as an ancestor of a kept node.
+	context bool
+	test    *Test
+}
+
+// newGraph returns an empty graph over a union tree of n nodes (n is a
+// hint: the graph grows to any node id).
+func newGraph(n int) *graph { return &graph{at: make([]int32, n)} }
+
+func (g *graph) len() int { return len(g.xs) }
+
+// get returns node x's data, if x is in the graph. The pointer is valid
+// until the next set.
+func (g *graph) get(x int32) (*gval, bool) {
+	if int(x) >= len(g.at) || g.at[x] == 0 {
+		return nil, false
+	}
+	return &g.vals[g.at[x]-1], true
+}
+
+func (g *graph) has(x int32) bool { return int(x) < len(g.at) && g.at[x] != 0 }
+
+// set adds x with v, or replaces its data.
+func (g *graph) set(x int32, v gval) {
+	if int(x) >= len(g.at) {
+		g.at = append(g.at, make([]int32, int(x)+1-len(g.at))...)
+	}
+	if i := g.at[x]; i != 0 {
+		g.vals[i-1] = v
+		return
+	}
+	if len(g.xs) == cap(g.xs) {
+		// Doubling: append grows large slices by a quarter, which
+		// copied a quarter-million-node graph five times over.
+		n := max(len(g.xs), 1024)
+		g.xs, g.vals = slices.Grow(g.xs, n), slices.Grow(g.vals, n)
+	}
+	g.xs = append(g.xs, x)
+	g.vals = append(g.vals, v)
+	g.at[x] = int32(len(g.xs))
+}
+
+// pos returns the index of node x in xs and vals (x must be in the graph).
+func (g *graph) pos(x int32) int32 { return g.at[x] - 1 }
