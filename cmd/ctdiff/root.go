@@ -39,11 +39,17 @@ type streams struct {
 // run executes the CLI with args and returns the exit code.
 func run(args []string, stdout, stderr io.Writer) int {
 	s := &streams{Out: stdout, Err: stderr, OutIsTerminal: isTerminal(stdout), ErrIsTerminal: isTerminal(stderr)}
+	var prof selfProfile
 	root := newRootCmd(s)
+	prof.register(root)
+	root.PersistentPreRunE = func(*cobra.Command, []string) error { return prof.start() }
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.Execute()
+	if perr := prof.stop(); err == nil {
+		err = perr
+	}
 	switch {
 	case err == nil:
 		return exitOK

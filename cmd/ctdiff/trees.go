@@ -48,6 +48,13 @@ func buildTrees(s *streams, paths []string, opts convert.Options, copts cct.Opti
 		})
 	}
 	wg.Wait()
+	// What reading and building left (inputs, stacks, build buffers: as
+	// much again as the trees) is garbage now. Collecting it here, before
+	// the comparison allocates, keeps the heap from growing to twice what
+	// was live when the garbage collector last ran, which made the peak
+	// memory of a diff vary by a third from run to run (synthetic pair:
+	// 610-870 MB peak RSS; 575-590 MB with this).
+	runtime.GC()
 	for i, t := range out {
 		if len(t.warnings) > 0 {
 			s.progress.clear()
