@@ -19,6 +19,7 @@ import (
 	"slices"
 	"unsafe"
 
+	"github.com/ctdiff/ctdiff/internal/stacks"
 	"github.com/google/pprof/profile"
 )
 
@@ -38,9 +39,13 @@ func Write(w io.Writer, p *profile.Profile) error {
 // WriteUncompressed writes p as profile.proto, byte for byte what
 // p.WriteUncompressed writes.
 func WriteUncompressed(w io.Writer, p *profile.Profile) error {
+	return write(w, p, nil)
+}
+
+func write(w io.Writer, p *profile.Profile, s *stacks.Samples) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	e := &encoder{w: bw, strings: map[string]int64{"": 0}, table: []string{""}}
-	e.profile(p)
+	e.profile(p, s)
 	if e.err != nil {
 		return e.err
 	}
@@ -147,12 +152,16 @@ func (e *encoder) valueType(tag int, vt *profile.ValueType) {
 	e.emit(tag)
 }
 
-// profile encodes p in pprof's field order, interning strings in pprof's
-// order (preEncode): sample types, sample labels, mappings, functions,
-// drop and keep frames, period type, comments, default sample type, doc URL.
-func (e *encoder) profile(p *profile.Profile) {
+// profile encodes p, with the samples s when not nil, in pprof's field
+// order, interning strings in pprof's order (preEncode): sample types,
+// sample labels, mappings, functions, drop and keep frames, period type,
+// comments, default sample type, doc URL.
+func (e *encoder) profile(p *profile.Profile, s *stacks.Samples) {
 	for _, st := range p.SampleType {
 		e.valueType(1, st)
+	}
+	if s != nil {
+		e.stackSamples(p, s)
 	}
 	for _, s := range p.Sample {
 		e.sample(s)
@@ -249,22 +258,7 @@ func boolBit(b bool) uint64 {
 }
 
 func (e *encoder) sample(s *profile.Sample) {
-	b := e.msg[:0]
-	if n := len(s.Location); n <= 2 {
-		for _, l := range s.Location {
-			b = appendField(b, 1, l.ID)
-		}
-	} else {
-		size := 0
-		for _, l := range s.Location {
-			size += varintLen(l.ID)
-		}
-		b = appendVarint(b, 1<<3|2)
-		b = appendVarint(b, uint64(size))
-		for _, l := range s.Location {
-			b = appendVarint(b, l.ID)
-		}
-	}
+	b := appendLocationIDs(e.msg[:0], s.Location, func(l *profile.Location) uint64 { return l.ID })
 	b = appendRepeated(b, 2, s.Value)
 	if len(s.Label) > 0 {
 		b = append(b, e.stringLabels(s.Label)...)
@@ -274,6 +268,27 @@ func (e *encoder) sample(s *profile.Sample) {
 	}
 	e.msg = b
 	e.emit(2)
+}
+
+// appendLocationIDs appends a sample's location ids, as pprof's
+// encodeUint64s does.
+func appendLocationIDs[L any](b []byte, locs []L, id func(L) uint64) []byte {
+	if len(locs) <= 2 {
+		for _, l := range locs {
+			b = appendField(b, 1, id(l))
+		}
+		return b
+	}
+	size := 0
+	for _, l := range locs {
+		size += varintLen(id(l))
+	}
+	b = appendVarint(b, 1<<3|2)
+	b = appendVarint(b, uint64(size))
+	for _, l := range locs {
+		b = appendVarint(b, id(l))
+	}
+	return b
 }
 
 // stringLabels returns the encoded label messages of a Label map: keys

@@ -1,0 +1,90 @@
+package pprofenc
+
+import (
+	"compress/gzip"
+	"io"
+
+	"github.com/ctdiff/ctdiff/internal/labels"
+	"github.com/ctdiff/ctdiff/internal/stacks"
+	"github.com/google/pprof/profile"
+)
+
+// WriteStacks is Write for a profile whose samples are s (p.Sample is
+// written after them; readers that return stacks leave it nil): it writes
+// what Write writes for p with each of s's samples as a profile.Sample
+// labelled the way convert.Builder labels them — thread and process as
+// string labels when not empty, pid and tid when known, timestamp_ns
+// (unit nanoseconds) when timed — without making those samples. For a
+// trace of millions of samples that is gigabytes less.
+func WriteStacks(w io.Writer, p *profile.Profile, s *stacks.Samples) error {
+	zw, err := gzip.NewWriterLevel(w, gzip.BestSpeed)
+	if err != nil {
+		return err
+	}
+	if err := WriteStacksUncompressed(zw, p, s); err != nil {
+		_ = zw.Close()
+		return err
+	}
+	return zw.Close()
+}
+
+// WriteStacksUncompressed is WriteStacks without gzip.
+func WriteStacksUncompressed(w io.Writer, p *profile.Profile, s *stacks.Samples) error {
+	return write(w, p, s)
+}
+
+// stackSamples encodes s's samples. A sample's labels are its thread's
+// string labels and pid and tid, encoded once per thread (their strings
+// interned then, as pprof interns them at the thread's first sample),
+// then its timestamp: pprof sorts keys, and "pid" < "tid" <
+// "timestamp_ns" as "process" < "thread".
+func (e *encoder) stackSamples(p *profile.Profile, s *stacks.Samples) {
+	threads := make([][]byte, len(s.Threads))
+	types := len(p.SampleType)
+	for i := range s.Len() {
+		b := appendLocationIDs(e.msg[:0], s.Stack(i), func(x int32) uint64 { return p.Location[x].ID })
+		b = appendRepeated(b, 2, s.Value(i, types))
+		x := s.Thread[i]
+		if threads[x] == nil {
+			threads[x] = e.threadLabels(s.Threads[x])
+		}
+		b = append(b, threads[x]...)
+		if ts, ok := s.Time(i); ok {
+			b = e.numLabel(b, labels.Timestamp, ts, labels.TimestampUnit)
+		}
+		e.msg = b
+		e.emit(2)
+	}
+}
+
+// threadLabels returns the encoded labels of a thread (never nil).
+func (e *encoder) threadLabels(th stacks.Thread) []byte {
+	b := []byte{}
+	for _, l := range [...]struct{ key, value string }{{labels.Process, th.Process}, {labels.Thread, th.Thread}} {
+		if l.value != "" {
+			key, str := e.str(l.key), e.str(l.value)
+			e.sub = appendOpt(appendOpt(e.sub[:0], 1, uint64(key)), 2, uint64(str))
+			b = appendBytes(b, 3, e.sub)
+		}
+	}
+	if th.HasPID {
+		b = e.numLabel(b, labels.PID, th.PID, "")
+	}
+	if th.HasTID {
+		b = e.numLabel(b, labels.TID, th.TID, "")
+	}
+	return b
+}
+
+// numLabel appends a numeric label; unit "" means none.
+func (e *encoder) numLabel(b []byte, key string, v int64, unit string) []byte {
+	k := e.str(key)
+	var u int64
+	if unit != "" {
+		u = e.str(unit)
+	}
+	sub := appendOpt(e.sub[:0], 1, uint64(k))
+	sub = appendOpt(sub, 3, uint64(v))
+	e.sub = appendOpt(sub, 4, uint64(u))
+	return appendBytes(b, 3, e.sub)
+}

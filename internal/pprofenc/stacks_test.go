@@ -1,0 +1,155 @@
+package pprofenc
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/ctdiff/ctdiff/internal/labels"
+	"github.com/ctdiff/ctdiff/internal/stacks"
+	"github.com/google/pprof/profile"
+)
+
+// samples returns s's samples as profile.Samples of p, labelled as
+// WriteStacks documents (and convert.Builder does): one string label map
+// per thread, the timestamp's unit.
+func samples(p *profile.Profile, s *stacks.Samples) []*profile.Sample {
+	var out []*profile.Sample
+	str := make([]map[string][]string, len(s.Threads))
+	for i, th := range s.Threads {
+		if th.Thread != "" || th.Process != "" {
+			str[i] = map[string][]string{}
+			if th.Thread != "" {
+				str[i][labels.Thread] = []string{th.Thread}
+			}
+			if th.Process != "" {
+				str[i][labels.Process] = []string{th.Process}
+			}
+		}
+	}
+	for i := range s.Len() {
+		smp := &profile.Sample{Value: s.Value(i, len(p.SampleType)), Label: str[s.Thread[i]]}
+		for _, x := range s.Stack(i) {
+			smp.Location = append(smp.Location, p.Location[x])
+		}
+		th := s.Threads[s.Thread[i]]
+		num := map[string][]int64{}
+		if th.HasPID {
+			num[labels.PID] = []int64{th.PID}
+		}
+		if th.HasTID {
+			num[labels.TID] = []int64{th.TID}
+		}
+		if ts, ok := s.Time(i); ok {
+			num[labels.Timestamp] = []int64{ts}
+			smp.NumUnit = map[string][]string{labels.Timestamp: {labels.TimestampUnit}}
+		}
+		if len(num) > 0 {
+			smp.NumLabel = num
+		}
+		out = append(out, smp)
+	}
+	return out
+}
+
+// randomStacks returns a profile without samples and n samples for it:
+// stacks of 0 to 5 frames (packed and not), threads with and without
+// names, pid and tid; timed decides which samples have a time.
+func randomStacks(rng *rand.Rand, n int, timed func(i int) bool) (*profile.Profile, *stacks.Samples) {
+	p := everyField()
+	p.Sample = nil
+	p.Location[1].Line = p.Location[1].Line[:2] // a line without a function does not read back
+	for i := len(p.Location); i < 300; i++ {    // ids from 1 to 300: one- and two-byte varints
+		fn := &profile.Function{ID: uint64(len(p.Function) + 1), Name: fmt.Sprintf("f%d", i), Filename: "x.js"}
+		p.Function = append(p.Function, fn)
+		p.Location = append(p.Location, &profile.Location{ID: uint64(i + 1), Line: []profile.Line{{Function: fn, Line: int64(i)}}})
+	}
+	s := &stacks.Samples{Threads: []stacks.Thread{
+		{Thread: "main", Process: "app", PID: 1, TID: 1, HasPID: true, HasTID: true},
+		{Thread: "worker", PID: 1, HasPID: true},
+		{},
+		{Process: "gpu", TID: 300, HasTID: true},
+		{Thread: "main", Process: "app", PID: 2, TID: 2, HasPID: true, HasTID: true},
+	}}
+	for i := range n {
+		for range rng.IntN(6) {
+			s.Locations = append(s.Locations, int32(rng.IntN(len(p.Location))))
+		}
+		s.Ends = append(s.Ends, len(s.Locations))
+		s.Values = append(s.Values, 1, rng.Int64N(1<<40))
+		s.Thread = append(s.Thread, int32(rng.IntN(len(s.Threads))))
+		if timed(i) {
+			if s.Timed == nil {
+				s.Times, s.Timed = make([]int64, n), make([]bool, n)
+			}
+			s.Times[i], s.Timed[i] = rng.Int64N(1<<50), true
+		}
+	}
+	return p, s
+}
+
+func TestWriteStacksSameAsWrite(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, tt := range []struct {
+		name  string
+		timed func(int) bool
+	}{
+		{"timed", func(int) bool { return true }},
+		{"untimed", func(int) bool { return false }},
+		{"some timed", func(i int) bool { return i%3 == 2 }},
+		{"later timed", func(i int) bool { return i > 500 }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p, s := randomStacks(rng, 1000, tt.timed)
+			sameStacks(t, p, s)
+		})
+	}
+	t.Run("no samples", func(t *testing.T) {
+		p, s := randomStacks(rng, 0, nil)
+		sameStacks(t, p, s)
+	})
+}
+
+// sameStacks checks that WriteStacks writes what Write writes for the
+// samples as profile.Samples, and that pprof reads it back.
+func sameStacks(t *testing.T, p *profile.Profile, s *stacks.Samples) {
+	t.Helper()
+	var want, got bytes.Buffer
+	p.Sample = samples(p, s)
+	err := p.WriteUncompressed(&want)
+	p.Sample = nil
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteStacksUncompressed(&got, p, s); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.Bytes(), want.Bytes()) {
+		t.Fatalf("%d bytes differ from pprof's %d for the samples as profile.Samples", got.Len(), want.Len())
+	}
+	var z bytes.Buffer
+	if err := WriteStacks(&z, p, s); err != nil {
+		t.Fatal(err)
+	}
+	back, err := profile.Parse(&z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(back.Sample) != s.Len() {
+		t.Fatalf("read back %d samples, want %d", len(back.Sample), s.Len())
+	}
+}
+
+// BenchmarkWriteStacks writes 400,000 timestamped samples (the largest
+// corpus trace's count) from stacks.
+func BenchmarkWriteStacks(b *testing.B) {
+	p, s := randomStacks(rand.New(rand.NewPCG(3, 4)), 400_000, func(int) bool { return true })
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := WriteStacks(io.Discard, p, s); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
