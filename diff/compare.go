@@ -3,6 +3,7 @@ package diff
 import (
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/ctdiff/ctdiff/cct"
 )
@@ -79,18 +80,21 @@ func Compare(base, nw []*cct.Tree, opts Options) (*Result, error) {
 		res.warn("the base runs have no %s samples", o.Metric.Name)
 	}
 
-	// Two goroutines share the work. This one builds the union tree and
-	// then the critical graph. The other matches the run pairs (with the
+	// Three goroutines share the work. This one builds the union tree and
+	// then the critical graph. The second matches the run pairs (with the
 	// chosen algorithm) and does PARCS's strict and base-vs-base matchings,
 	// which only read the runs and the key table, and once the union tree
-	// is built, PARCS's numbers, the path ranking and the Go runtime
-	// summary, which only read it.
+	// is built, PARCS's numbers. The third waits for the union tree and
+	// ranks paths and summarizes the Go runtime. All of them only read the
+	// union tree once it is built, and the scheduler spreads the three
+	// over the cores.
 	renameMin := max(res.MinDelta/2, 1)
 	pm := newMatcher(o.Match, o.LCS)
 	pm.kt, pm.renameMin = kt, renameMin
 	pairs := make([]pairResult, min(len(bRuns), len(nRuns)))
 	u := newUnion()
-	pairsDone, unionDone, parcsDone := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	pairsDone, unionDone := make(chan struct{}), make(chan struct{})
+	var after sync.WaitGroup
 	var (
 		overlap  Overlap
 		topology Topology
@@ -105,8 +109,7 @@ func Compare(base, nw []*cct.Tree, opts Options) (*Result, error) {
 	// the new run onto it is matching the pair: the pair's matching is
 	// read off the union (pairFromUnion) instead of being done again.
 	fromUnion := len(bRuns) == 1 && len(nRuns) == 1
-	go func() {
-		defer close(parcsDone)
+	after.Go(func() {
 		if !fromUnion {
 			for i := range pairs {
 				pairs[i].baseOf = pm.matchTrees(bRuns[i], nRuns[i], o.Match)
@@ -117,9 +120,12 @@ func Compare(base, nw []*cct.Tree, opts Options) (*Result, error) {
 		<-pairsDone
 		<-unionDone
 		overlap, topology, weights = parcs(pairs, strictCommon, noise, u, kt, o)
+	})
+	after.Go(func() {
+		<-unionDone
 		ranked = rankPaths(u, kt, o.Top)
 		goRT = goRuntime(u, kt)
-	}()
+	})
 
 	// The union tree: base runs first, so its order is the base's.
 	um := newMatcher(o.Match, o.LCS)
@@ -175,7 +181,7 @@ func Compare(base, nw []*cct.Tree, opts Options) (*Result, error) {
 		res.Tree = exportTree(u, kt, res.Graph, graphIDs)
 	}
 
-	<-parcsDone
+	after.Wait()
 	res.Overlap, res.Topology, res.WeightMatching = overlap, topology, weights
 	res.RankedPaths = ranked
 	if verdict != nil {
