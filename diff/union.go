@@ -2,6 +2,7 @@ package diff
 
 import (
 	"slices"
+	"sync"
 
 	"github.com/ctdiff/ctdiff/cct"
 )
@@ -92,7 +93,8 @@ func (m *matcher) addRun(u *union, r *run, mode Matching) {
 	}
 	callSites := mode == PARCS
 	if u.len() == 1 {
-		u.grow(len(r.t.Nodes)) // the first run: the union is its copy
+		u.copyRun(r, callSites)
+		return
 	}
 	var ku, kr []key
 	var cu, cr []int64
@@ -166,7 +168,50 @@ func (m *matcher) addRun(u *union, r *run, mode Matching) {
 	}
 }
 
-// values fills the per-node values from the runs, base runs first.
+// copyRun makes the empty union a copy of the first run, node for node:
+// union node i is the run's node i (cct ids, like union ids, are larger
+// than their parents'). Matching against an empty union adds every node
+// anyway; copying the arrays costs a tenth of walking the tree.
+func (u *union) copyRun(r *run, callSites bool) {
+	n := len(r.t.Nodes)
+	nodes := r.t.Nodes
+	u.grow(n - 1)
+	u.parent = u.parent[:n]
+	u.key = u.key[:n]
+	u.depth = u.depth[:n]
+	u.callSite = u.callSite[:n]
+	u.children = u.children[:n]
+	u.weight = u.weight[:n]
+	slab := make([]int32, len(r.kids))
+	for i, c := range r.kids {
+		slab[i] = int32(c)
+	}
+	for i := range n {
+		r.toU[i] = int32(i)
+		kids := slab[r.kidStart[i]:r.kidStart[i+1]]
+		u.children[i] = kids[:len(kids):len(kids)] // appends reallocate
+		if i == 0 {
+			continue
+		}
+		k := r.nkey[i]
+		u.parent[i] = int32(nodes[i].Parent)
+		u.key[i] = k
+		u.depth[i] = nodes[i].Depth
+		u.callSite[i] = 0 // only PARCS reads call sites
+		if callSites {
+			u.callSite[i] = r.callSite(int32(i))
+		}
+		u.weight[i] = r.total[i]
+	}
+	for _, k := range r.fkey {
+		u.keys.add(k)
+	}
+}
+
+// values fills the per-node values from the runs, base runs first. It
+// runs on the comparison's critical path, so the two sides are scattered
+// in parallel (each writes its own arrays and its own runs' slots of
+// total), and then the means are taken in two halves.
 func (u *union) values(base, nw []*run) {
 	n := u.len()
 	u.runs = len(base) + len(nw)
@@ -177,33 +222,40 @@ func (u *union) values(base, nw []*run) {
 	u.inNew = make([]int32, n)
 	u.meanBase = make([]float64, n)
 	u.meanNew = make([]float64, n)
-	for ri, r := range append(append([]*run{}, base...), nw...) {
-		isBase := ri < len(base)
-		self, in := u.selfNew, u.inNew
-		if isBase {
-			self, in = u.selfBase, u.inBase
-		}
-		for i, x := range r.toU {
-			u.total[int(x)*u.runs+ri] = r.total[i]
-			self[x] += float64(r.self[i])
-			in[x]++
+	scatter := func(runs []*run, first int, self []float64, in []int32) {
+		for j, r := range runs {
+			ri := first + j
+			for i, x := range r.toU {
+				u.total[int(x)*u.runs+ri] = r.total[i]
+				self[x] += float64(r.self[i])
+				in[x]++
+			}
 		}
 	}
 	kb, kn := float64(len(base)), float64(len(nw))
-	for x := range n {
-		u.selfBase[x] /= kb
-		u.selfNew[x] /= kn
-		vals := u.total[x*u.runs : (x+1)*u.runs]
-		var sb, sn float64
-		for ri, v := range vals {
-			if ri < len(base) {
-				sb += float64(v)
-			} else {
-				sn += float64(v)
+	means := func(from, to int) {
+		for x := from; x < to; x++ {
+			u.selfBase[x] /= kb
+			u.selfNew[x] /= kn
+			vals := u.total[x*u.runs : (x+1)*u.runs]
+			var sb, sn float64
+			for ri, v := range vals {
+				if ri < len(base) {
+					sb += float64(v)
+				} else {
+					sn += float64(v)
+				}
 			}
+			u.meanBase[x], u.meanNew[x] = sb/kb, sn/kn
 		}
-		u.meanBase[x], u.meanNew[x] = sb/kb, sn/kn
 	}
+	var wg sync.WaitGroup
+	wg.Go(func() { scatter(base, 0, u.selfBase, u.inBase) })
+	scatter(nw, len(base), u.selfNew, u.inNew)
+	wg.Wait()
+	wg.Go(func() { means(0, n/2) })
+	means(n/2, n)
+	wg.Wait()
 }
 
 // sample returns node x's base and new values, one per run.
