@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 
+	"github.com/ctdiff/ctdiff/internal/stacks"
 	"github.com/google/pprof/profile"
 )
 
@@ -31,6 +32,10 @@ func init() {
 		Priority:    50,
 		Sniff:       sniffCpuprofile,
 		Parse:       parseCpuprofile,
+		ParseStacks: func(in *Input) (*profile.Profile, *stacks.Samples, error) {
+			return readCpuprofileAs(in, true)
+		},
+		CompleteStacks: true,
 	})
 }
 
@@ -59,13 +64,24 @@ type cpuprofileDoc struct {
 }
 
 func parseCpuprofile(in *Input) (*profile.Profile, error) {
+	p, _, err := readCpuprofileAs(in, false)
+	return p, err
+}
+
+// readCpuprofileAs converts the file, its samples as profile.Samples or,
+// with collect, as stacks.Samples (Format.ParseStacks).
+func readCpuprofileAs(in *Input, collect bool) (*profile.Profile, *stacks.Samples, error) {
 	th, err := readCpuprofile(in)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	em := newV8Emitter(in)
+	em := newV8Emitter(in, collect)
 	em.threads = []*v8Thread{th}
-	return em.profile()
+	p, err := em.profile()
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, em.b.Stacks(), nil
 }
 
 // readCpuprofile reads the file into its one thread and profile.

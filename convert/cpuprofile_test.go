@@ -110,8 +110,10 @@ func FuzzCpuprofile(f *testing.F) {
 		"cpuprofile/speedscope-Chrome_65-simple.cpuprofile", "cpuprofile/speedscope-node_10.11.0-example.cpuprofile")
 	f.Add([]byte(`{"nodes":[{"id":1,"callFrame":{"functionName":"(root)"},"children":[2]},{"id":2,"parent":1,"callFrame":{"functionName":"f"},"hitCount":3}],"startTime":0,"endTime":9}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		res, err := Read(bytes.NewReader(data), "fuzz.cpuprofile", Options{From: "cpuprofile", MaxDecompressed: 1 << 20})
+		opts := Options{From: "cpuprofile", MaxDecompressed: 1 << 20}
+		res, err := Read(bytes.NewReader(data), "fuzz.cpuprofile", opts)
 		CheckRead(t, "fuzz.cpuprofile", res, err)
+		CheckStacks(t, "fuzz.cpuprofile", data, opts)
 		if err != nil {
 			return
 		}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/ctdiff/ctdiff/internal/stacks"
 	"github.com/google/pprof/profile"
 )
 
@@ -37,6 +38,10 @@ func init() {
 		Priority:    50,
 		Sniff:       sniffDevtools,
 		Parse:       parseDevtools,
+		ParseStacks: func(in *Input) (*profile.Profile, *stacks.Samples, error) {
+			return readDevtools(in, true)
+		},
+		CompleteStacks: true,
 	})
 }
 
@@ -137,11 +142,19 @@ type legacyProfile struct {
 }
 
 func parseDevtools(in *Input) (*profile.Profile, error) {
+	p, _, err := readDevtools(in, false)
+	return p, err
+}
+
+// readDevtools converts the trace, its samples as profile.Samples or, with
+// collect, as stacks.Samples (Format.ParseStacks): at millions of samples,
+// a tenth of the memory.
+func readDevtools(in *Input, collect bool) (*profile.Profile, *stacks.Samples, error) {
 	tr := newTraceReader(in)
 	if err := tr.read(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return tr.build()
+	return tr.build(collect)
 }
 
 func newTraceReader(in *Input) *traceReader {

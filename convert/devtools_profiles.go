@@ -7,31 +7,33 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ctdiff/ctdiff/internal/stacks"
 	"github.com/google/pprof/profile"
 )
 
 // Assembling a trace's profiles and threads once all events are read.
 
-// build converts the collected profiles.
-func (tr *traceReader) build() (*profile.Profile, error) {
+// build converts the collected profiles; with collect, the samples are
+// returned as stacks.Samples.
+func (tr *traceReader) build(collect bool) (*profile.Profile, *stacks.Samples, error) {
 	threads, err := tr.threads()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(threads) == 0 {
-		return nil, fmt.Errorf("%w: the trace (%d events) has no V8 CPU profile: no Profile/ProfileChunk or CpuProfile events; record it with JavaScript samples enabled (category disabled-by-default-v8.cpu_profiler)",
+		return nil, nil, fmt.Errorf("%w: the trace (%d events) has no V8 CPU profile: no Profile/ProfileChunk or CpuProfile events; record it with JavaScript samples enabled (category disabled-by-default-v8.cpu_profiler)",
 			ErrNoSamples, tr.events)
 	}
-	em := newV8Emitter(tr.in)
+	em := newV8Emitter(tr.in, collect)
 	em.threads = threads
 	p, err := em.profile()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !tr.startTime.IsZero() {
 		p.TimeNanos = tr.startTime.UnixNano()
 	}
-	return p, nil
+	return p, em.b.Stacks(), nil
 }
 
 // threads assembles the sampled threads and their profiles. Chunks go to

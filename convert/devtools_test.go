@@ -460,8 +460,10 @@ func FuzzDevtools(f *testing.F) {
 	f.Add([]byte(`[{"name":"Profile","id":"0x1","pid":1,"tid":1,"ts":0},{"name":"ProfileChunk","id":"0x1","pid":1,"tid":2,"ts":1,"args":{"data":{"cpuProfile":{"nodes":[{"id":1,"callFrame":{"functionName":"(root)"}},{"id":2,"parent":1,"callFrame":{"functionName":"f","lineNumber":1}}],"samples":[2,2,1]},"timeDeltas":[5,-3,4]}}},`))
 	f.Add([]byte(`{"traceEvents":[{"name":"CpuProfile","pid":1,"tid":1,"args":{"data":{"cpuProfile":{"nodes":[{"id":1,"children":[2]},{"id":2}],"startTime":0,"samples":[2],"timeDeltas":[1]}}}}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		res, err := Read(bytes.NewReader(data), "fuzz.json", Options{From: "devtools", MaxDecompressed: 1 << 20})
+		opts := Options{From: "devtools", MaxDecompressed: 1 << 20}
+		res, err := Read(bytes.NewReader(data), "fuzz.json", opts)
 		CheckRead(t, "fuzz.json", res, err)
+		CheckStacks(t, "fuzz.json", data, opts)
 		if err != nil {
 			return
 		}

@@ -77,13 +77,20 @@ type v8Emitter struct {
 	gaps             int64
 }
 
-func newV8Emitter(in *Input) *v8Emitter {
-	return &v8Emitter{in: in, b: NewBuilder(v8SampleTypes()...), aggregate: in.Options.Aggregate, warnf: in.Warnf}
+// newV8Emitter returns an emitter that makes profile.Samples or, with
+// collect (Format.ParseStacks), stacks.Samples (Builder.CollectStacks).
+func newV8Emitter(in *Input, collect bool) *v8Emitter {
+	e := &v8Emitter{in: in, b: NewBuilder(v8SampleTypes()...), aggregate: in.Options.Aggregate, warnf: in.Warnf}
+	if collect {
+		e.b.CollectStacks()
+	}
+	return e
 }
 
 // checkDepths charges every sample's stack depth to the input's budget
 // before any stack is built: a small tree can name a deep node many times.
-func (e *v8Emitter) checkDepths() error {
+// It returns the number of samples and their frames.
+func (e *v8Emitter) checkDepths() (samples, frames int, err error) {
 	budget := e.in.stackBudget()
 	for _, th := range e.threads {
 		for _, p := range th.profiles {
@@ -93,12 +100,13 @@ func (e *v8Emitter) checkDepths() error {
 					d = p.tree.stackDepth(i)
 				}
 				if err := budget.take(d); err != nil {
-					return fmt.Errorf("%s: %w", p.name, err)
+					return 0, 0, fmt.Errorf("%s: %w", p.name, err)
 				}
 			}
+			samples += len(p.ids)
 		}
 	}
-	return nil
+	return samples, int(budget.used), nil
 }
 
 // v8Entry is one sample on its way out.
@@ -177,10 +185,17 @@ func (e *v8Emitter) extend(start, end int64) {
 	e.minStart, e.maxEnd = min(e.minStart, start), max(e.maxEnd, end)
 }
 
-// profile writes every thread's samples and returns the profile.
+// profile writes every thread's samples and returns the profile; with
+// collect (newV8Emitter), its samples are e.b.Stacks().
 func (e *v8Emitter) profile() (*profile.Profile, error) {
-	if err := e.checkDepths(); err != nil {
+	samples, frames, err := e.checkDepths()
+	if err != nil {
 		return nil, err
+	}
+	if e.b.Stacks() != nil {
+		// Timed samples are collected one by one: their arrays can be
+		// sized exactly (untimed ones, merged, take less).
+		e.b.Grow(samples, frames)
 	}
 	// Threads in order of their first sample: the ordinal cct gives
 	// same-named threads then means "the second worker to start".
@@ -259,6 +274,16 @@ func threadLabels(th *v8Thread) (map[string][]string, map[string][]int64) {
 var timestampUnit = []string{labels.TimestampUnit}
 
 func (e *v8Emitter) addTimed(th *v8Thread, entries []v8Entry) {
+	if e.b.Stacks() != nil {
+		m := th.meta()
+		var v [2]int64
+		for _, en := range entries {
+			v[0], v[1] = 1, en.dur
+			m.Time, m.HasTime = en.time, true
+			e.b.Add(en.stack, v[:], m) // copies v
+		}
+		return
+	}
 	str, ids := threadLabels(th)
 	units := map[string][]string{labels.Timestamp: timestampUnit}
 	template := maps.Clone(ids)
@@ -284,26 +309,35 @@ func (e *v8Emitter) addTimed(th *v8Thread, entries []v8Entry) {
 	}
 }
 
+// meta is the SampleMeta of the thread's samples.
+func (th *v8Thread) meta() SampleMeta {
+	return SampleMeta{Thread: th.name, Process: th.process, PID: th.pid, TID: th.tid, HasPID: th.hasPID, HasTID: th.hasTID}
+}
+
 // addAggregated merges samples with the same stack: --aggregate needs no
 // timestamps, and a profile without times has none to keep.
 func (e *v8Emitter) addAggregated(th *v8Thread, entries []v8Entry) {
-	str, ids := threadLabels(th)
-	if len(ids) == 0 {
-		ids = nil
+	type merged struct {
+		stack  []*profile.Location
+		values []int64
 	}
 	// Stacks are memoized per node (v8Tree.stack), so a stack's first
 	// element's address identifies it.
-	byStack := map[**profile.Location]*profile.Sample{}
-	p := e.b.Profile()
+	byStack := map[**profile.Location]int{}
+	var out []merged
 	for _, en := range entries {
 		key := &en.stack[0]
-		s := byStack[key]
-		if s == nil {
-			s = &profile.Sample{Location: en.stack, Value: make([]int64, 2), Label: str, NumLabel: ids}
-			byStack[key] = s
-			p.Sample = append(p.Sample, s)
+		i, ok := byStack[key]
+		if !ok {
+			i = len(out)
+			byStack[key] = i
+			out = append(out, merged{en.stack, make([]int64, 2)})
 		}
-		s.Value[0] += en.count
-		s.Value[1] += en.dur
+		out[i].values[0] += en.count
+		out[i].values[1] += en.dur
+	}
+	m := th.meta()
+	for _, s := range out {
+		e.b.Add(s.stack, s.values, m)
 	}
 }

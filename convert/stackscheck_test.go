@@ -1,0 +1,95 @@
+package convert
+
+import (
+	"bytes"
+	"slices"
+	"testing"
+
+	"github.com/ctdiff/ctdiff/cct"
+	"github.com/ctdiff/ctdiff/internal/pprofenc"
+)
+
+// CheckStacks asserts that reading data with Options.Stacks gives what
+// reading it without does: the same error, or the same warnings and, when
+// the reader returns stacks, the same calling-context tree (nodes, values,
+// timeline) and, for readers whose stacks are complete
+// (Format.CompleteStacks), the same pprof bytes (pprofenc.WriteStacks).
+// Fuzz targets of readers with ParseStacks call it.
+func CheckStacks(t testing.TB, name string, data []byte, opts Options) {
+	t.Helper()
+	opts.Stacks = false
+	res, err := Read(bytes.NewReader(data), name, opts)
+	opts.Stacks = true
+	sres, serr := Read(bytes.NewReader(data), name, opts)
+	if err != nil || serr != nil {
+		if err == nil || serr == nil || err.Error() != serr.Error() {
+			t.Fatalf("with Stacks, error %v; without, %v", serr, err)
+		}
+		return
+	}
+	if !slices.Equal(sres.Warnings, res.Warnings) || sres.Format != res.Format {
+		t.Fatalf("with Stacks, %s and warnings %q; without, %s and %q", sres.Format, sres.Warnings, res.Format, res.Warnings)
+	}
+	if sres.Stacks == nil {
+		return
+	}
+	if sres.Profile.Sample != nil {
+		t.Fatalf("%d samples in the profile beside the stacks", len(sres.Profile.Sample))
+	}
+	opt := cct.Options{Timeline: true}
+	want, got := cct.NewBuilder(opt), cct.NewBuilder(opt)
+	if err := want.Add(res.Profile); err != nil {
+		t.Fatal(err)
+	}
+	if err := got.AddSamples(sres.Profile, sres.Stacks); err != nil {
+		t.Fatal(err)
+	}
+	sameCCT(t, got.Finish(), want.Finish())
+	if !registry[sres.Format].CompleteStacks {
+		return
+	}
+	var wantPB, gotPB bytes.Buffer
+	if err := pprofenc.WriteUncompressed(&wantPB, res.Profile); err != nil {
+		t.Fatal(err)
+	}
+	if err := pprofenc.WriteStacksUncompressed(&gotPB, sres.Profile, sres.Stacks); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(gotPB.Bytes(), wantPB.Bytes()) {
+		t.Fatalf("pprof from the stacks: %d bytes unlike the %d from the profile", gotPB.Len(), wantPB.Len())
+	}
+}
+
+// sameCCT fails unless two trees are the same: frames, nodes in the same
+// order, values, counts and timeline.
+func sameCCT(t testing.TB, got, want *cct.Tree) {
+	t.Helper()
+	if !slices.Equal(got.SampleTypes, want.SampleTypes) || got.PeriodType != want.PeriodType || got.Period != want.Period ||
+		got.DurationNanos != want.DurationNanos || got.DefaultSampleType != want.DefaultSampleType {
+		t.Fatalf("tree header %v %v %d %d %q, want %v %v %d %d %q", got.SampleTypes, got.PeriodType, got.Period, got.DurationNanos, got.DefaultSampleType,
+			want.SampleTypes, want.PeriodType, want.Period, want.DurationNanos, want.DefaultSampleType)
+	}
+	if !slices.Equal(got.Frames, want.Frames) || !slices.Equal(got.FrameInfo, want.FrameInfo) {
+		t.Fatalf("frames differ: %d, want %d", len(got.Frames), len(want.Frames))
+	}
+	if len(got.Nodes) != len(want.Nodes) {
+		t.Fatalf("%d nodes, want %d", len(got.Nodes), len(want.Nodes))
+	}
+	for i := range got.Nodes {
+		id := cct.NodeID(i)
+		g, w := &got.Nodes[i], &want.Nodes[i]
+		if g.Frame != w.Frame || g.Parent != w.Parent || g.Depth != w.Depth || g.Count != w.Count || !slices.Equal(g.Children, w.Children) ||
+			!slices.Equal(got.Self(id), want.Self(id)) || !slices.Equal(got.Total(id), want.Total(id)) {
+			t.Fatalf("node %d: %+v %v %v, want %+v %v %v", i, *g, got.Self(id), got.Total(id), *w, want.Self(id), want.Total(id))
+		}
+	}
+	if len(got.Timeline) != len(want.Timeline) {
+		t.Fatalf("timeline: %d samples, want %d", len(got.Timeline), len(want.Timeline))
+	}
+	for i, g := range got.Timeline {
+		w := want.Timeline[i]
+		if g.Thread != w.Thread || g.Leaf != w.Leaf || g.Time != w.Time || g.Profile != w.Profile || !slices.Equal(g.Value, w.Value) {
+			t.Fatalf("timeline[%d] = %+v, want %+v", i, g, w)
+		}
+	}
+}

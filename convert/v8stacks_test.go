@@ -1,0 +1,80 @@
+package convert
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/ctdiff/ctdiff/internal/corpus"
+)
+
+// TestV8StacksMatchProfile: for every DevTools trace and .cpuprofile of the
+// corpus and the fixtures, the stacks path (Options.Stacks) gives the tree
+// and the pprof bytes the profile path gives, with and without --thread
+// and --pid, and the same errors and warnings.
+func TestV8StacksMatchProfile(t *testing.T) {
+	var files []string
+	fixtures, _ := filepath.Glob(filepath.Join("testdata", "devtools", "*"))
+	for _, f := range fixtures {
+		if !strings.HasSuffix(f, ".golden") {
+			files = append(files, f)
+		}
+	}
+	if len(files) == 0 {
+		t.Fatal("no fixtures in testdata/devtools")
+	}
+	if d := corpus.Dir(); d != "" {
+		for _, dir := range []string{"devtools", "cpuprofile"} {
+			found, _ := filepath.Glob(filepath.Join(corpus.Path(t, dir), "*"))
+			files = append(files, found...)
+		}
+	}
+	selections := []struct {
+		name string
+		opts Options
+	}{
+		{"all", Options{}},
+		{"thread", Options{Thread: regexp.MustCompile(`Main|main`)}},
+		{"pid", Options{PIDs: []int64{4242, 20, 71044, 1753642}}},
+		{"no match", Options{Thread: regexp.MustCompile(`^no such thread$`)}},
+	}
+	for _, path := range files {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, sel := range selections {
+			t.Run(filepath.Base(path)+"/"+sel.name, func(t *testing.T) {
+				CheckStacks(t, filepath.Base(path), data, sel.opts)
+			})
+		}
+	}
+}
+
+// TestV8Stacks: the devtools and cpuprofile readers return stacks, with a
+// timestamp per sample where the input has them.
+func TestV8Stacks(t *testing.T) {
+	for _, tt := range []struct {
+		file  string
+		timed bool
+	}{
+		{"chunks.json", true},
+		{"children.cpuprofile", true},
+		{"hitcount-only.cpuprofile", false},
+	} {
+		t.Run(tt.file, func(t *testing.T) {
+			res, err := ReadFile(filepath.Join("testdata", "devtools", tt.file), Options{Stacks: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Stacks == nil || res.Stacks.Len() == 0 || res.Profile.Sample != nil {
+				t.Fatalf("stacks %v and %d samples, want stacks only", res.Stacks, len(res.Profile.Sample))
+			}
+			if res.Stacks.AllTimed() != tt.timed {
+				t.Fatalf("AllTimed() = %v, want %v", res.Stacks.AllTimed(), tt.timed)
+			}
+		})
+	}
+}
