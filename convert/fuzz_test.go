@@ -72,7 +72,8 @@ func fuzzHead(data []byte) []byte {
 
 // FuzzRead fuzzes what the CLI does with a file and no --from: gzip
 // detection, every sniffer, the reader sniffing picks, and the checks on
-// its output. A sniffed format must read the same when forced.
+// its output. A sniffed format must read the same when forced, and the
+// same with Options.Stacks (CheckStacks).
 func FuzzRead(f *testing.F) {
 	addReadSeeds(f)
 	f.Add([]byte{})
@@ -85,6 +86,7 @@ func FuzzRead(f *testing.F) {
 		opts := Options{MaxDecompressed: 1 << 20}
 		res, err := Read(bytes.NewReader(data), "fuzz", opts)
 		CheckRead(t, "fuzz", res, err)
+		CheckStacks(t, "fuzz", data, opts)
 		if err != nil {
 			return
 		}
