@@ -40,9 +40,23 @@ func runConvert(s *streams, o *convertOptions, args []string) error {
 		return err
 	}
 	copts.Aggregate = o.aggregate
-	_, results, err := o.inputs.loadWith(s, args, o.output, copts)
+	paths, err := o.inputs.resolve(s, args, o.output)
 	if err != nil {
 		return err
+	}
+	// A single input is written as it is read: readers that return their
+	// samples as complete stacks (DevTools, .cpuprofile) then need no
+	// profile.Sample per sample, which for a trace of millions of samples
+	// is gigabytes. Several inputs are merged as profiles.
+	copts.Stacks, copts.CompleteStacks = len(paths) == 1, true
+	results, err := readProfiles(s, paths, copts)
+	if err != nil {
+		return err
+	}
+	if r := results[0]; r.Stacks != nil {
+		return writeOutput(s, o.output, true, bufferOutput(func(w io.Writer) error {
+			return pprofenc.WriteStacks(w, r.Profile, r.Stacks)
+		}))
 	}
 	p := results[0].Profile
 	if len(results) > 1 {
