@@ -27,9 +27,10 @@ func BenchmarkCpuprofile(b *testing.B) {
 
 // BenchmarkDevtoolsFile streams a trace from disk, gzip and all: the
 // corpus's largest, or the file named by $CTDIFF_BENCH_TRACE; with
-// timestamps (one pprof sample per CPU sample) and with --aggregate. Run
-// one sub-benchmark once under /usr/bin/time -v for the process's peak
-// memory (BENCHMARKS.md).
+// timestamps (one pprof sample per CPU sample), with --aggregate, and as
+// stacks (Options.Stacks: timestamps, no profile.Sample per sample, as
+// ctdiff cct, diff and convert read it). Run one sub-benchmark once under
+// /usr/bin/time -v for the process's peak memory (BENCHMARKS.md).
 func BenchmarkDevtoolsFile(b *testing.B) {
 	path := os.Getenv("CTDIFF_BENCH_TRACE")
 	if path == "" {
@@ -39,22 +40,29 @@ func BenchmarkDevtoolsFile(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, aggregate := range []bool{false, true} {
-		name := "timestamps"
-		if aggregate {
-			name = "aggregate"
-		}
-		b.Run(name, func(b *testing.B) {
+	for _, bm := range []struct {
+		name string
+		opts Options
+	}{
+		{"timestamps", Options{}},
+		{"aggregate", Options{Aggregate: true}},
+		{"stacks", Options{Stacks: true}},
+	} {
+		b.Run(bm.name, func(b *testing.B) {
 			b.SetBytes(st.Size())
 			var peak uint64
 			for b.Loop() {
 				stop := watchHeap(&peak)
-				res, err := ReadFile(path, Options{Aggregate: aggregate})
+				res, err := ReadFile(path, bm.opts)
 				stop()
 				if err != nil {
 					b.Fatal(err)
 				}
-				b.ReportMetric(float64(sumValues(res.Profile, 0)), "samples")
+				samples := sumValues(res.Profile, 0)
+				if res.Stacks != nil {
+					samples = int64(res.Stacks.Len())
+				}
+				b.ReportMetric(float64(samples), "samples")
 			}
 			b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
 		})

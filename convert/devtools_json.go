@@ -462,7 +462,7 @@ func parseNumberList(b []byte, mul int64) ([]int64, error) {
 		return nil, fmt.Errorf("expected an array of numbers, found %q", truncate(b, 20))
 	}
 	out := make([]int64, 0, bytes.Count(b, []byte{','})+1)
-	for _, f := range bytes.Split(b[1:len(b)-1], []byte{','}) {
+	for f := range bytes.SplitSeq(b[1:len(b)-1], []byte{','}) {
 		f = bytes.TrimSpace(f)
 		if len(f) == 0 {
 			continue // the empty array
