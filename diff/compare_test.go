@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"math"
 	"reflect"
 	"slices"
 	"strconv"
@@ -215,4 +216,46 @@ func FuzzParseThreshold(f *testing.F) {
 			t.Errorf("resolved μ below 1 for %+v", th)
 		}
 	})
+}
+
+// A Go function is its package-qualified name wherever the source was
+// checked out, so two builds from different directories (or one with
+// -trimpath) match; other languages' names need their file (script or
+// module) to be the same function.
+func TestGoFramesMatchAcrossCheckouts(t *testing.T) {
+	for _, tc := range []struct {
+		name           string
+		base, new      string
+		wantCommonTree float64 // thread, main and the leaf: 100%
+	}{
+		{
+			name:           "Go, two checkout directories",
+			base:           "main.main@/home/a/src/main.go;example.com/app/db.Query@/home/a/src/db/db.go 100",
+			new:            "main.main@/ci/build-7/main.go;example.com/app/db.Query@/ci/build-7/db/db.go 100",
+			wantCommonTree: 100,
+		},
+		{
+			name:           "Go, -trimpath on one side",
+			base:           "main.main@/home/a/src/main.go;runtime.memmove@/usr/local/go/src/runtime/memmove_amd64.s 100",
+			new:            "main.main@example.com/app/main.go;runtime.memmove@runtime/memmove_amd64.s 100",
+			wantCommonTree: 100,
+		},
+		{
+			name:           "JavaScript, same name in another script",
+			base:           "main@app.js;render@a.js 100",
+			new:            "main@app.js;render@b.js 100",
+			wantCommonTree: 200.0 / 3, // render is another function
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ts := trees(t, tc.base, tc.new)
+			res, err := Compare(ts[:1], ts[1:], Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := res.Overlap.CommonTree; math.Abs(got-tc.wantCommonTree) > 0.01 {
+				t.Errorf("common tree %.2f%%, want %.2f%%", got, tc.wantCommonTree)
+			}
+		})
+	}
 }

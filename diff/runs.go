@@ -2,6 +2,7 @@ package diff
 
 import (
 	"runtime"
+	"strings"
 	"sync"
 
 	"github.com/ctdiff/ctdiff/cct"
@@ -23,7 +24,8 @@ type keyFrame struct {
 	Ordinal        int32
 }
 
-// keyTable interns keyFrames.
+// keyTable interns keyFrames: idx by identity, frames as first seen (what
+// reports show).
 type keyTable struct {
 	idx    map[keyFrame]key
 	frames []keyFrame
@@ -33,13 +35,29 @@ func newKeyTable() *keyTable { return &keyTable{idx: map[keyFrame]key{}} }
 
 func (kt *keyTable) intern(f cct.Frame) key {
 	kf := keyFrame{Function: f.Function, File: f.File, Kind: f.Kind, Ordinal: f.Ordinal}
-	if k, ok := kt.idx[kf]; ok {
+	id := kf
+	if goSymbol(f) {
+		id.File = ""
+	}
+	if k, ok := kt.idx[id]; ok {
 		return k
 	}
 	k := key(len(kt.frames))
 	kt.frames = append(kt.frames, kf)
-	kt.idx[kf] = k
+	kt.idx[id] = k
 	return k
+}
+
+// goSymbol reports a Go function: its name is qualified by its package's
+// import path (runtime.mallocgc, github.com/x/y.(*T).M), which is ZAM's
+// "component" already, so its file is not part of its identity. The file
+// is where the source was checked out (/home/ci/build-123/pkg/f.go, or
+// pkg/f.go with -trimpath): two builds of one program from different
+// directories would otherwise share no frame but the runtime's. Found by
+// comparing ctdiff's own profiles of two checkouts (bench/selfdiff.sh).
+func goSymbol(f cct.Frame) bool {
+	return f.Kind == cct.KindFunction && strings.Contains(f.Function, ".") &&
+		(strings.HasSuffix(f.File, ".go") || strings.HasSuffix(f.File, ".s"))
 }
 
 // A run is one input tree with what the comparison needs of it, computed
