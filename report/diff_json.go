@@ -1,11 +1,13 @@
 package report
 
 import (
-	"bufio"
+	"bytes"
 	"encoding/json"
 	"io"
 	"math"
+	"reflect"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/ctdiff/ctdiff/diff"
 )
@@ -153,75 +155,498 @@ type matchersJSON struct {
 }
 
 // WriteDiffJSON writes a comparison as ctdiff.diff/v1, indented, with
-// arrays that are never null.
+// arrays that are never null: the bytes encoding/json's Encoder writes for
+// diffJSON with SetIndent("", "  ") and SetEscapeHTML(false), which the
+// tests check. It streams: the Encoder marshals the whole value and then
+// indents a copy, and a 200,000-stack comparison (250,000 critical-graph
+// nodes, 40,000 causes with their paths) made 240 MB of JSON and 1.4 GB
+// of peak memory. Here the small parts go through encoding/json, the lists
+// are written as they are read, and memory stays at a buffer.
+//
+// A value JSON cannot hold (a NaN) fails before anything is written, as
+// with the Encoder: the small parts are encoded first and the lists'
+// floats checked.
 func WriteDiffJSON(w io.Writer, res *diff.Result) error {
-	out := diffJSON{
-		Schema:             DiffSchema,
-		Unit:               res.Unit,
-		MinDelta:           res.MinDelta,
-		Base:               side(res.Base),
-		New:                side(res.New),
-		Causes:             []causeJSON{},
-		RankedPaths:        []rankedJSON{},
-		Topology:           topologyJSON{Added: subtrees(res.Topology.Added), Removed: subtrees(res.Topology.Removed), AddedCount: res.Topology.AddedCount, RemovedCount: res.Topology.RemovedCount},
-		CriticalGraphNodes: res.CriticalGraphNodes,
-		TreeNodes:          res.TreeNodes,
-		Metric:             res.Metric,
-		MinDeltaSpec:       res.MinDeltaSpec,
-		Aggregate:          string(res.Aggregate),
-		Match:              string(res.Match),
-		Alpha:              res.Alpha,
-		CriticalGraph:      []graphJSON{},
-		WeightMatching:     weightsJSON{Nodes: []weightJSON{}, AdjustedPercent: pct2(res.WeightMatching.Adjusted), Reached: res.WeightMatching.Reached},
-		Warnings:           append([]string{}, res.Warnings...),
-		Normalization:      normalizationOf(res.Normalization),
-		Benchmark:          benchmarkOf(res.Benchmark),
-		GoRuntime:          goRuntimeOf(res.GoRuntime),
+	parts, err := encodeJSONParts(res)
+	if err != nil {
+		return err
 	}
+	if err := checkJSONFloats(res); err != nil {
+		return err
+	}
+	e := &jsonWriter{w: w, buf: make([]byte, 0, jsonFlushSize+4<<10)}
+	e.open('{')
+	e.key("schema")
+	e.string(DiffSchema)
+	e.key("unit")
+	e.string(res.Unit)
+	e.key("min_delta")
+	e.int(res.MinDelta)
+	e.key("base")
+	e.raw(parts.base)
+	e.key("new")
+	e.raw(parts.new)
+	e.key("causes")
+	e.open('[')
+	for _, c := range res.Causes {
+		e.elem()
+		e.cause(c)
+	}
+	e.close(']')
+	e.key("ranked_paths")
+	e.open('[')
+	for _, p := range res.RankedPaths {
+		e.elem()
+		e.rankedPath(p)
+	}
+	e.close(']')
+	e.key("overlap")
+	e.raw(parts.overlap)
+	e.key("topology")
+	e.open('{')
+	e.key("added")
+	e.subtrees(res.Topology.Added)
+	e.key("removed")
+	e.subtrees(res.Topology.Removed)
+	e.key("added_count")
+	e.int(int64(res.Topology.AddedCount))
+	e.key("removed_count")
+	e.int(int64(res.Topology.RemovedCount))
+	e.close('}')
+	e.key("critical_graph_nodes")
+	e.int(int64(res.CriticalGraphNodes))
+	e.key("tree_nodes")
+	e.int(int64(res.TreeNodes))
+	e.key("metric")
+	e.string(res.Metric)
+	e.key("min_delta_spec")
+	e.string(res.MinDeltaSpec)
+	e.key("aggregate")
+	e.string(string(res.Aggregate))
+	e.key("match")
+	e.string(string(res.Match))
+	e.key("alpha")
+	e.float(res.Alpha)
+	e.key("critical_graph")
+	e.open('[')
+	for _, g := range res.Graph {
+		e.elem()
+		e.graphNode(g)
+	}
+	e.close(']')
+	e.key("weight_matching")
+	e.open('{')
+	e.key("nodes")
+	e.open('[')
+	for _, d := range res.WeightMatching.Nodes {
+		e.elem()
+		e.weight(d)
+	}
+	e.close(']')
+	e.key("adjusted_percent")
+	e.float(pct2(res.WeightMatching.Adjusted))
+	e.key("reached_noise_floor")
+	e.bool(res.WeightMatching.Reached)
+	e.close('}')
+	for _, p := range parts.tail {
+		e.key(p.key)
+		e.raw(p.value)
+	}
+	e.close('}')
+	e.buf = append(e.buf, '\n')
+	return e.flush()
+}
+
+// diffJSONPart is a top-level field encoded by encoding/json.
+type diffJSONPart struct {
+	key   string
+	value []byte
+}
+
+// diffJSONParts holds the small, fixed-size parts of the document, encoded
+// by encoding/json at the depth they are written at.
+type diffJSONParts struct {
+	base, new, overlap []byte
+	// tail are the fields after weight_matching.
+	tail []diffJSONPart
+}
+
+func encodeJSONParts(res *diff.Result) (*diffJSONParts, error) {
 	ov := res.Overlap
-	out.Overlap = overlapJSON{
+	overlap := overlapJSON{
 		Percent: pct2(ov.Percent), CommonTreePercent: pct2(ov.CommonTree), Score: pct2(ov.Score),
 		StrictCommonTreePercent: pct2(ov.StrictCommonTree), Pairs: ov.Pairs,
 	}
 	if ov.NoiseFloor != nil {
 		nf := pct2(*ov.NoiseFloor)
-		out.Overlap.NoiseFloorPercent = &nf
-	}
-	for _, c := range res.Causes {
-		out.Causes = append(out.Causes, causeJSON{
-			Thread: c.Thread, Path: frames(c.Path), Kind: string(c.Kind),
-			Base: c.Base, New: c.New, Delta: c.Delta, Stats: testOf(c.Stats),
-		})
-	}
-	for _, p := range res.RankedPaths {
-		r := rankedJSON{Rank: p.Rank, Cost: p.Cost, Thread: p.Thread, Path: make([]rankedNodeJSON, len(p.Path))}
-		for i, n := range p.Path {
-			r.Path[i] = rankedNodeJSON{Function: n.Function, File: n.File, Cost: n.Cost, Rank: n.Rank}
-		}
-		out.RankedPaths = append(out.RankedPaths, r)
-	}
-	for _, g := range res.Graph {
-		out.CriticalGraph = append(out.CriticalGraph, graphJSON{
-			Parent: g.Parent, Thread: g.Thread, Function: g.Frame.Function, File: g.Frame.File, IsThread: g.IsThread,
-			Kind: string(g.Kind), Base: g.Base, New: g.New, Delta: g.Delta, Cause: g.Cause, Context: g.Context, Stats: testOf(g.Stats),
-		})
-	}
-	for _, d := range res.WeightMatching.Nodes {
-		out.WeightMatching.Nodes = append(out.WeightMatching.Nodes, weightJSON{
-			Thread: d.Thread, Path: frames(d.Path), BasePercent: pct2(d.Base), NewPercent: pct2(d.New), DiffPoints: pct2(d.Diff),
-		})
+		overlap.NoiseFloorPercent = &nf
 	}
 	m := res.Matchers
-	out.Matchers = matchersJSON{LCS: m.LCS, Alternate: m.Alternate, Fallback: m.Fallback, Residual: m.Residual, Renamed: m.Renamed, Relaxed: m.Relaxed, Strict: m.Strict}
-
-	bw := bufio.NewWriter(w)
-	enc := json.NewEncoder(bw)
+	tail := []diffJSONPart{
+		{key: "matchers"}, {key: "warnings"}, {key: "normalization"}, {key: "benchmark"}, {key: "go_runtime"},
+	}
+	values := []any{
+		side(res.Base), side(res.New), overlap,
+		matchersJSON{LCS: m.LCS, Alternate: m.Alternate, Fallback: m.Fallback, Residual: m.Residual, Renamed: m.Renamed, Relaxed: m.Relaxed, Strict: m.Strict},
+		append([]string{}, res.Warnings...),
+		normalizationOf(res.Normalization), benchmarkOf(res.Benchmark), goRuntimeOf(res.GoRuntime),
+	}
+	encoded := make([][]byte, len(values))
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(out); err != nil {
+	enc.SetIndent("  ", "  ") // the depth of a top-level field's value
+	for i, v := range values {
+		buf.Reset()
+		if err := enc.Encode(v); err != nil {
+			return nil, err
+		}
+		encoded[i] = bytes.Clone(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+	}
+	for i := range tail {
+		tail[i].value = encoded[3+i]
+	}
+	return &diffJSONParts{base: encoded[0], new: encoded[1], overlap: encoded[2], tail: tail}, nil
+}
+
+// checkJSONFloats returns encoding/json's error for the first float of
+// the lists that JSON cannot hold.
+func checkJSONFloats(res *diff.Result) error {
+	check := func(fs ...float64) error {
+		for _, f := range fs {
+			if math.IsNaN(f) || math.IsInf(f, 0) {
+				return &json.UnsupportedValueError{Value: reflect.ValueOf(f), Str: strconv.FormatFloat(f, 'g', -1, 64)}
+			}
+		}
+		return nil
+	}
+	test := func(t *diff.Test) error {
+		if t == nil {
+			return nil
+		}
+		return check(sig3(t.P), sig3(t.Q))
+	}
+	// In the order the Encoder meets them.
+	for _, c := range res.Causes {
+		if err := test(c.Stats); err != nil {
+			return err
+		}
+	}
+	if err := check(res.Alpha); err != nil {
 		return err
 	}
-	return bw.Flush()
+	for _, g := range res.Graph {
+		if err := test(g.Stats); err != nil {
+			return err
+		}
+	}
+	for _, d := range res.WeightMatching.Nodes {
+		if err := check(pct2(d.Base), pct2(d.New), pct2(d.Diff)); err != nil {
+			return err
+		}
+	}
+	return check(pct2(res.WeightMatching.Adjusted))
+}
+
+// jsonFlushSize is how much jsonWriter buffers before writing.
+const jsonFlushSize = 64 << 10
+
+// jsonWriter writes indented JSON as encoding/json's Encoder does with
+// SetIndent("", "  ") and SetEscapeHTML(false): a container's elements
+// each on a line of their own, indented two spaces per level, "key": value,
+// and empty containers as [] and {}.
+type jsonWriter struct {
+	w     io.Writer
+	buf   []byte
+	err   error
+	depth int
+	// empty: nothing was written in the innermost open container yet.
+	empty bool
+}
+
+// open starts an object or array.
+func (e *jsonWriter) open(c byte) {
+	e.buf = append(e.buf, c)
+	e.depth++
+	e.empty = true
+}
+
+// close ends the innermost container with c.
+func (e *jsonWriter) close(c byte) {
+	e.depth--
+	if !e.empty {
+		e.newline()
+	}
+	e.buf = append(e.buf, c)
+	e.empty = false
+}
+
+// elem starts an element of an array, and writes out what is buffered
+// once it is large: elements are where the lists repeat.
+func (e *jsonWriter) elem() {
+	if len(e.buf) >= jsonFlushSize {
+		e.write()
+	}
+	if !e.empty {
+		e.buf = append(e.buf, ',')
+	}
+	e.newline()
+	e.empty = false
+}
+
+// key starts a field; keys are constants that need no escaping.
+func (e *jsonWriter) key(k string) {
+	e.elem()
+	e.buf = append(e.buf, '"')
+	e.buf = append(e.buf, k...)
+	e.buf = append(e.buf, `": `...)
+}
+
+func (e *jsonWriter) newline() {
+	e.buf = append(e.buf, '\n')
+	for range e.depth {
+		e.buf = append(e.buf, "  "...)
+	}
+}
+
+func (e *jsonWriter) string(s string) { e.buf = appendJSONString(e.buf, s) }
+
+func (e *jsonWriter) int(v int64) { e.buf = strconv.AppendInt(e.buf, v, 10) }
+
+func (e *jsonWriter) bool(v bool) { e.buf = strconv.AppendBool(e.buf, v) }
+
+// float writes v as encoding/json does (checkJSONFloats has refused NaN
+// and infinities): like %g with ES6's exponent cut-offs, exponents not
+// padded.
+func (e *jsonWriter) float(v float64) {
+	format := byte('f')
+	if a := math.Abs(v); a != 0 && (a < 1e-6 || a >= 1e21) {
+		format = 'e'
+	}
+	b := strconv.AppendFloat(e.buf, v, format, -1, 64)
+	if n := len(b); format == 'e' && n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+		b[n-2] = b[n-1] // e-09 to e-9
+		b = b[:n-1]
+	}
+	e.buf = b
+}
+
+// raw writes a value encoded at the current depth.
+func (e *jsonWriter) raw(b []byte) { e.buf = append(e.buf, b...) }
+
+func (e *jsonWriter) write() {
+	if e.err == nil {
+		_, e.err = e.w.Write(e.buf)
+	}
+	e.buf = e.buf[:0]
+}
+
+func (e *jsonWriter) flush() error {
+	e.write()
+	return e.err
+}
+
+// appendJSONString appends s quoted as encoding/json quotes it without
+// HTML escaping: ", \\ and control characters escaped (\b, \f, \n, \r, \t
+// by name), invalid UTF-8 as \ufffd, and U+2028 and U+2029 as \u2028 and
+// \u2029, which JavaScript does not allow in strings.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// The lists' elements, as diffJSON's types encode them.
+
+func (e *jsonWriter) cause(c diff.Cause) {
+	e.open('{')
+	e.key("thread")
+	e.string(c.Thread)
+	e.key("path")
+	e.frames(c.Path)
+	e.key("kind")
+	e.string(string(c.Kind))
+	e.key("base")
+	e.int(c.Base)
+	e.key("new")
+	e.int(c.New)
+	e.key("delta")
+	e.int(c.Delta)
+	e.test(c.Stats)
+	e.close('}')
+}
+
+// test writes the "stats" field, which is left out when t is nil.
+func (e *jsonWriter) test(t *diff.Test) {
+	if t == nil {
+		return
+	}
+	j := testOf(t)
+	e.key("stats")
+	e.open('{')
+	e.key("test")
+	e.string(j.Test)
+	e.key("p")
+	e.float(j.P)
+	e.key("p_adjusted")
+	e.float(j.PAdjusted)
+	e.key("ci_low")
+	e.int(j.CILow)
+	e.key("ci_high")
+	e.int(j.CIHigh)
+	e.close('}')
+}
+
+func (e *jsonWriter) frames(p []diff.Frame) {
+	e.open('[')
+	for _, f := range p {
+		e.elem()
+		e.open('{')
+		e.key("function")
+		e.string(f.Function)
+		e.key("file")
+		e.string(f.File)
+		e.close('}')
+	}
+	e.close(']')
+}
+
+func (e *jsonWriter) rankedPath(p diff.RankedPath) {
+	e.open('{')
+	e.key("rank")
+	e.int(int64(p.Rank))
+	e.key("cost")
+	e.int(p.Cost)
+	e.key("path")
+	e.open('[')
+	for _, n := range p.Path {
+		e.elem()
+		e.open('{')
+		e.key("function")
+		e.string(n.Function)
+		e.key("file")
+		e.string(n.File)
+		e.key("cost")
+		e.int(n.Cost)
+		e.key("rank")
+		e.int(int64(n.Rank))
+		e.close('}')
+	}
+	e.close(']')
+	e.key("thread")
+	e.string(p.Thread)
+	e.close('}')
+}
+
+func (e *jsonWriter) subtrees(list []diff.Subtree) {
+	e.open('[')
+	for _, s := range list {
+		e.elem()
+		e.open('{')
+		e.key("thread")
+		e.string(s.Thread)
+		e.key("path")
+		e.frames(s.Path)
+		e.key("nodes")
+		e.int(int64(s.Nodes))
+		e.key("weight")
+		e.int(s.Weight)
+		e.close('}')
+	}
+	e.close(']')
+}
+
+func (e *jsonWriter) graphNode(g diff.GraphNode) {
+	e.open('{')
+	e.key("parent")
+	e.int(int64(g.Parent))
+	e.key("thread")
+	e.string(g.Thread)
+	e.key("function")
+	e.string(g.Frame.Function)
+	e.key("file")
+	e.string(g.Frame.File)
+	if g.IsThread {
+		e.key("is_thread")
+		e.bool(true)
+	}
+	e.key("kind")
+	e.string(string(g.Kind))
+	e.key("base")
+	e.int(g.Base)
+	e.key("new")
+	e.int(g.New)
+	e.key("delta")
+	e.int(g.Delta)
+	if g.Cause {
+		e.key("cause")
+		e.bool(true)
+	}
+	if g.Context {
+		e.key("context")
+		e.bool(true)
+	}
+	e.test(g.Stats)
+	e.close('}')
+}
+
+func (e *jsonWriter) weight(d diff.WeightDiff) {
+	e.open('{')
+	e.key("thread")
+	e.string(d.Thread)
+	e.key("path")
+	e.frames(d.Path)
+	e.key("base_percent")
+	e.float(pct2(d.Base))
+	e.key("new_percent")
+	e.float(pct2(d.New))
+	e.key("diff_points")
+	e.float(pct2(d.Diff))
+	e.close('}')
 }
 
 func side(s diff.Side) sideJSON {
@@ -232,14 +657,6 @@ func frames(p []diff.Frame) []frameJSON {
 	out := make([]frameJSON, len(p))
 	for i, f := range p {
 		out[i] = frameJSON{Function: f.Function, File: f.File}
-	}
-	return out
-}
-
-func subtrees(list []diff.Subtree) []subtreeJSON {
-	out := make([]subtreeJSON, len(list))
-	for i, s := range list {
-		out[i] = subtreeJSON{Thread: s.Thread, Path: frames(s.Path), Nodes: s.Nodes, Weight: s.Weight}
 	}
 	return out
 }
