@@ -15,6 +15,7 @@ import (
 	"bufio"
 	"compress/gzip"
 	"io"
+	"iter"
 	"reflect"
 	"slices"
 	"unsafe"
@@ -43,9 +44,15 @@ func WriteUncompressed(w io.Writer, p *profile.Profile) error {
 }
 
 func write(w io.Writer, p *profile.Profile, s *stacks.Samples) error {
+	return encode(w, p, s, nil)
+}
+
+// encode writes p with the samples of s and seq (when not nil) before
+// p.Sample.
+func encode(w io.Writer, p *profile.Profile, s *stacks.Samples, seq iter.Seq[*profile.Sample]) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	e := &encoder{w: bw, strings: map[string]int64{"": 0}, table: []string{""}}
-	e.profile(p, s)
+	e.profile(p, s, seq)
 	if e.err != nil {
 		return e.err
 	}
@@ -61,6 +68,9 @@ type encoder struct {
 	sub     []byte // a message inside it
 	head    []byte // a field's tag and length
 	// labels caches the encoded string labels of a Label map.
+	// Its keys, being pointers, keep the maps alive, so no other map
+	// takes one's address while the cache lives (WriteSamples' samples may
+	// be dropped once written).
 	labels map[unsafe.Pointer][]byte
 }
 
@@ -152,16 +162,19 @@ func (e *encoder) valueType(tag int, vt *profile.ValueType) {
 	e.emit(tag)
 }
 
-// profile encodes p, with the samples s when not nil, in pprof's field
-// order, interning strings in pprof's order (preEncode): sample types,
+// profile encodes p, with the samples s and seq when not nil, in pprof's
+// field order, interning strings in pprof's order (preEncode): sample types,
 // sample labels, mappings, functions, drop and keep frames, period type,
 // comments, default sample type, doc URL.
-func (e *encoder) profile(p *profile.Profile, s *stacks.Samples) {
+func (e *encoder) profile(p *profile.Profile, s *stacks.Samples, seq iter.Seq[*profile.Sample]) {
 	for _, st := range p.SampleType {
 		e.valueType(1, st)
 	}
 	if s != nil {
 		e.stackSamples(p, s)
+	}
+	if seq != nil {
+		e.seqSamples(seq)
 	}
 	for _, s := range p.Sample {
 		e.sample(s)
