@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/ctdiff/ctdiff/diff"
 	"github.com/ctdiff/ctdiff/internal/labels"
+	"github.com/ctdiff/ctdiff/internal/pprofenc"
 	"github.com/google/pprof/profile"
 )
 
@@ -27,13 +29,18 @@ const (
 )
 
 // WriteDiffPprof writes a comparison as a gzipped pprof profile (see
-// DiffProfile).
+// DiffProfile), streamed: the samples are made as they are written
+// (pprofenc.WriteSamples), with one Sample, stack and label map per thread
+// reused, so that a million-context comparison does not hold two million
+// profile.Samples with their stacks and maps (the bytes are the same as
+// DiffProfile's, gzipped at BestSpeed as runtime/pprof and ctdiff convert
+// write).
 func WriteDiffPprof(w io.Writer, res *diff.Result) error {
-	p, err := DiffProfile(res)
+	d, err := newDiffSamples(res)
 	if err != nil {
 		return err
 	}
-	return p.Write(w)
+	return pprofenc.WriteSamples(w, d.p, d.samples)
 }
 
 // DiffProfile returns a comparison in pprof's diff convention, so that
@@ -62,6 +69,61 @@ func WriteDiffPprof(w io.Writer, res *diff.Result) error {
 // those totals (Side.Total), the diff leaves out V8's "(idle)", which is no
 // work.
 func DiffProfile(res *diff.Result) (*profile.Profile, error) {
+	d, err := newDiffSamples(res)
+	if err != nil {
+		return nil, err
+	}
+	p := d.p
+	for s := range d.samples {
+		c := &profile.Sample{Location: slices.Clone(s.Location), Value: slices.Clone(s.Value), Label: s.Label}
+		if s.NumLabel != nil {
+			c.NumLabel = map[string][]int64{CauseLabel: slices.Clone(s.NumLabel[CauseLabel])}
+		}
+		p.Sample = append(p.Sample, c)
+	}
+	if err := p.CheckValid(); err != nil {
+		return nil, fmt.Errorf("internal error: invalid pprof diff: %w", err)
+	}
+	return p, nil
+}
+
+// diffSamples are the samples of a pprof diff, made in two passes over the
+// union tree: newDiffSamples rounds every context's values (the rounding is
+// cumulative, and the leftover goes to the largest sample, so all values
+// are known before the first sample is), and samples makes the samples.
+type diffSamples struct {
+	// p is the profile without samples: its functions and locations are
+	// made in the first pass.
+	p *profile.Profile
+	// nodes are the union tree's nodes as the samples need them, small so
+	// that walking a stack up to its thread stays in cache.
+	nodes []pprofNode
+	// threads are the label maps of each thread's samples; the first is
+	// for samples of no thread.
+	threads []pprofThreadLabels
+	// newValue and baseValue are each node's rounded mean own values; a
+	// node has a new sample when newValue is not 0, a base sample (of
+	// −baseValue) when baseValue is not 0, and the largest of each side
+	// takes the side's leftover.
+	newValue, baseValue []int64
+	newMax, baseMax     int
+	newLeft, baseLeft   int64
+}
+
+type pprofNode struct {
+	parent int32
+	// loc indexes p.Location, or is -1 for the root and threads.
+	loc int32
+	// cause is the number of the lowest cause whose calling context holds
+	// the node, or 0.
+	cause int32
+	// thread indexes diffSamples.threads.
+	thread int32
+}
+
+type pprofThreadLabels struct{ new, base map[string][]string }
+
+func newDiffSamples(res *diff.Result) (*diffSamples, error) {
 	tr := res.Tree
 	if len(tr) == 0 {
 		return nil, errors.New("the pprof diff needs the matched tree: compare with diff.Options{Tree: true}")
@@ -70,46 +132,52 @@ func DiffProfile(res *diff.Result) (*profile.Profile, error) {
 		return nil, err
 	}
 	st := &profile.ValueType{Type: metricType(res.Metric, res.Unit), Unit: res.Unit}
-	p := &profile.Profile{
-		SampleType:        []*profile.ValueType{st},
-		DefaultSampleType: st.Type,
-		PeriodType:        &profile.ValueType{Type: st.Type, Unit: st.Unit},
-		Period:            1,
-		Comments: []string{
-			fmt.Sprintf("ctdiff diff: %s, mean of %s minus mean of %s; base samples are negated and labelled %s=true",
-				res.Metric, runs(res.New.Runs, "new"), runs(res.Base.Runs, "base"), DiffBaseLabel),
-			fmt.Sprintf("%s=N labels the samples of regression cause N (go tool pprof -tagfocus %s=1)", CauseLabel, CauseLabel),
+	d := &diffSamples{
+		p: &profile.Profile{
+			SampleType:        []*profile.ValueType{st},
+			DefaultSampleType: st.Type,
+			PeriodType:        &profile.ValueType{Type: st.Type, Unit: st.Unit},
+			Period:            1,
+			Comments: []string{
+				fmt.Sprintf("ctdiff diff: %s, mean of %s minus mean of %s; base samples are negated and labelled %s=true",
+					res.Metric, runs(res.New.Runs, "new"), runs(res.Base.Runs, "base"), DiffBaseLabel),
+				fmt.Sprintf("%s=N labels the samples of regression cause N (go tool pprof -tagfocus %s=1)", CauseLabel, CauseLabel),
+			},
 		},
+		nodes:     make([]pprofNode, len(tr)),
+		threads:   []pprofThreadLabels{{base: map[string][]string{DiffBaseLabel: {"true"}}}},
+		newValue:  make([]int64, len(tr)),
+		baseValue: make([]int64, len(tr)),
+		newMax:    -1, baseMax: -1,
 	}
-
 	causeOf := causeNumbers(res)
-	w := diffPprofWriter{p: p, funcs: map[diff.Frame]*profile.Function{}}
-	// Per node: its location, the labels of its thread and its cause.
-	loc := make([]*profile.Location, len(tr))
-	thread := make([]string, len(tr))
-	cause := make([]int64, len(tr))
-	depth := make([]int32, len(tr))
-	var newSum, baseSum int64
-	newMax, baseMax := -1, -1
+	funcs := map[diff.Frame]int32{}
 	sums := map[diff.Frame]*roundingSums{}
-	for i, n := range tr {
-		if i == 0 {
-			continue
-		}
-		par := n.Parent
-		depth[i] = depth[par] + 1
-		thread[i], cause[i] = thread[par], cause[par]
+	var newSum, baseSum int64
+	d.nodes[0] = pprofNode{parent: -1, loc: -1}
+	for i := 1; i < len(tr); i++ {
+		n := &tr[i]
+		up := d.nodes[n.Parent]
+		pn := pprofNode{parent: n.Parent, loc: -1, cause: up.cause, thread: up.thread}
 		if g := n.Graph; g >= 0 && causeOf[g] > 0 {
-			cause[i] = int64(causeOf[g])
+			pn.cause = int32(causeOf[g])
 		}
-		if n.IsThread {
-			if n.Frame.Function != allThreads {
-				thread[i] = n.Frame.Function
+		switch {
+		case n.IsThread && n.Parent != 0:
+			return nil, fmt.Errorf("internal error: thread %q is node %d's child, not the root's", n.Frame.Function, n.Parent)
+		case n.IsThread:
+			if name := n.Frame.Function; name != "" && name != allThreads {
+				pn.thread = int32(len(d.threads))
+				d.threads = append(d.threads, pprofThreadLabels{
+					new:  map[string][]string{labels.Thread: {name}},
+					base: map[string][]string{labels.Thread: {name}, DiffBaseLabel: {"true"}},
+				})
 			}
-		} else {
-			loc[i] = w.location(n.Frame)
+		default:
+			pn.loc = d.location(funcs, n.Frame)
 		}
-		if tr[par].IsThread && n.Frame.Function == "(idle)" {
+		d.nodes[i] = pn
+		if n.Frame.Function == "(idle)" && n.Parent != 0 && up.loc < 0 { // a thread's child
 			continue
 		}
 		if n.NewSelf == 0 && n.BaseSelf == 0 {
@@ -121,55 +189,82 @@ func DiffProfile(res *diff.Result) (*profile.Profile, error) {
 			sums[n.Frame] = acc
 		}
 		nv, bv := acc.add(n.NewSelf, n.BaseSelf)
-		if nv == 0 && bv == 0 {
+		d.newValue[i], d.baseValue[i] = nv, bv
+		if nv != 0 {
+			newSum += nv
+			if d.newMax < 0 || nv > d.newValue[d.newMax] {
+				d.newMax = i
+			}
+		}
+		if bv != 0 {
+			baseSum += bv
+			if d.baseMax < 0 || bv > d.baseValue[d.baseMax] {
+				d.baseMax = i
+			}
+		}
+	}
+	d.newLeft = res.New.Total - newSum
+	d.baseLeft = res.Base.Total - baseSum
+	return d, nil
+}
+
+// location returns the index in p.Location of a function's one location:
+// the union tree has no lines, and pprof's default granularity is the
+// function anyway.
+func (d *diffSamples) location(funcs map[diff.Frame]int32, f diff.Frame) int32 {
+	x, ok := funcs[f]
+	if !ok {
+		x = int32(len(d.p.Function))
+		fn := &profile.Function{ID: uint64(x + 1), Name: f.Function, SystemName: f.Function, Filename: f.File}
+		d.p.Function = append(d.p.Function, fn)
+		d.p.Location = append(d.p.Location, &profile.Location{ID: fn.ID, Line: []profile.Line{{Function: fn}}})
+		funcs[f] = x
+	}
+	return x
+}
+
+// samples yields the samples in tree order, the new before the base one of
+// a context, through one reused Sample: its stack, leaf first, runs up to
+// the thread (not included); its labels are the thread's and the cause's.
+func (d *diffSamples) samples(yield func(*profile.Sample) bool) {
+	var s profile.Sample
+	value := []int64{0}
+	s.Value = value
+	causeLabel := map[string][]int64{CauseLabel: {0}}
+	for i, n := range d.nodes {
+		nv, bv := d.newValue[i], d.baseValue[i]
+		if nv == 0 && bv == 0 && i != d.newMax && i != d.baseMax {
 			continue
 		}
-		stack := make([]*profile.Location, 0, depth[i]-1)
-		for x := int32(i); depth[x] > 1; x = tr[x].Parent {
-			stack = append(stack, loc[x])
+		s.Location = s.Location[:0]
+		for x := int32(i); d.nodes[x].parent > 0; x = d.nodes[x].parent {
+			s.Location = append(s.Location, d.p.Location[d.nodes[x].loc])
 		}
-		for _, s := range []struct {
-			v    int64
-			base bool
-		}{{nv, false}, {-bv, true}} {
-			if s.v == 0 {
-				continue
+		s.NumLabel = nil
+		if n.cause > 0 {
+			causeLabel[CauseLabel][0] = int64(n.cause)
+			s.NumLabel = causeLabel
+		}
+		th := d.threads[n.thread]
+		if nv != 0 || i == d.newMax {
+			if i == d.newMax {
+				nv += d.newLeft
 			}
-			smp := &profile.Sample{Value: []int64{s.v}, Location: stack}
-			if thread[i] != "" {
-				smp.Label = map[string][]string{labels.Thread: {thread[i]}}
+			value[0], s.Label = nv, th.new
+			if !yield(&s) {
+				return
 			}
-			if s.base {
-				if smp.Label == nil {
-					smp.Label = map[string][]string{}
-				}
-				smp.Label[DiffBaseLabel] = []string{"true"}
-				baseSum += s.v
-				if baseMax < 0 || s.v < p.Sample[baseMax].Value[0] {
-					baseMax = len(p.Sample)
-				}
-			} else {
-				newSum += s.v
-				if newMax < 0 || s.v > p.Sample[newMax].Value[0] {
-					newMax = len(p.Sample)
-				}
+		}
+		if bv != 0 || i == d.baseMax {
+			if i == d.baseMax {
+				bv += d.baseLeft
 			}
-			if cause[i] > 0 {
-				smp.NumLabel = map[string][]int64{CauseLabel: {cause[i]}}
+			value[0], s.Label = -bv, th.base
+			if !yield(&s) {
+				return
 			}
-			p.Sample = append(p.Sample, smp)
 		}
 	}
-	if newMax >= 0 {
-		p.Sample[newMax].Value[0] += res.New.Total - newSum
-	}
-	if baseMax >= 0 {
-		p.Sample[baseMax].Value[0] -= res.Base.Total + baseSum
-	}
-	if err := p.CheckValid(); err != nil {
-		return nil, fmt.Errorf("internal error: invalid pprof diff: %w", err)
-	}
-	return p, nil
 }
 
 // roundingSums are one function's running sums of unrounded base values
@@ -242,22 +337,4 @@ func metricType(metric, unit string) string {
 		return "value"
 	}
 	return strings.ReplaceAll(metric, "/", "_")
-}
-
-type diffPprofWriter struct {
-	p     *profile.Profile
-	funcs map[diff.Frame]*profile.Function
-}
-
-// location returns the one location of a function: the union tree has no
-// lines, and pprof's default granularity is the function anyway.
-func (w *diffPprofWriter) location(f diff.Frame) *profile.Location {
-	fn := w.funcs[f]
-	if fn == nil {
-		fn = &profile.Function{ID: uint64(len(w.p.Function) + 1), Name: f.Function, SystemName: f.Function, Filename: f.File}
-		w.p.Function = append(w.p.Function, fn)
-		w.funcs[f] = fn
-		w.p.Location = append(w.p.Location, &profile.Location{ID: fn.ID, Line: []profile.Line{{Function: fn}}})
-	}
-	return w.p.Location[fn.ID-1]
 }
