@@ -3,14 +3,15 @@ package report
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"embed"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"html/template"
 	"io"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/ctdiff/ctdiff/diff"
@@ -65,16 +66,39 @@ func WriteDiffHTML(w io.Writer, res *diff.Result, o DiffHTMLOptions) error {
 	if o.MaxCauses <= 0 {
 		o.MaxCauses = 100
 	}
-	page, err := htmlModel(res, o)
+	page, data, err := htmlModel(res, o)
 	if err != nil {
 		return err
 	}
-	bw := bufio.NewWriter(w)
-	if err := htmlPage.Execute(bw, page); err != nil {
+	// The graph's data is most of the page (12 MB for 300,000 contexts):
+	// the template writes a placeholder for it, and the data is written
+	// in its place as it is encoded, rather than encoded into a string that
+	// the template copies.
+	var head bytes.Buffer
+	if err := htmlPage.Execute(&head, page); err != nil {
+		return err
+	}
+	before, after, ok := bytes.Cut(head.Bytes(), []byte(htmlDataMarker))
+	if !ok || bytes.Contains(after, []byte(htmlDataMarker)) {
+		return errors.New("internal error: the HTML report's data placeholder is not in the page once")
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	if _, err := bw.Write(before); err != nil {
+		return err
+	}
+	if err := writeHTMLData(bw, data); err != nil {
+		return err
+	}
+	if _, err := bw.Write(after); err != nil {
 		return err
 	}
 	return bw.Flush()
 }
+
+// htmlDataMarker stands for the graph's data in the executed template. No
+// name from a profile can make it: html/template escapes '<' in every
+// context (as &lt;, \u003c or %3c).
+const htmlDataMarker = "<ctdiff-data-placeholder>"
 
 // htmlReport is what the template shows.
 type htmlReport struct {
@@ -99,7 +123,9 @@ type htmlReport struct {
 	Warnings          []string
 	CSS               template.CSS
 	JS                template.JS
-	Data              template.JS
+	// Data is htmlDataMarker, which WriteDiffHTML replaces by the graph's
+	// data (writeHTMLData).
+	Data template.JS
 }
 
 type htmlCauseRow struct {
@@ -156,7 +182,103 @@ type htmlData struct {
 	Pruned int `json:"pruned"`
 }
 
-func htmlModel(res *diff.Result, o DiffHTMLOptions) (*htmlReport, error) {
+// writeHTMLData writes d as json.Marshal does (with <, > and & escaped, so
+// no name can close the script element or open a comment), without the
+// whole encoding in memory.
+func writeHTMLData(w io.Writer, d *htmlData) error {
+	e := &htmlDataWriter{w: w, buf: make([]byte, 0, jsonFlushSize+4<<10)}
+	e.buf = append(e.buf, `{"unit":`...)
+	e.buf = appendJSONString(e.buf, d.Unit, true)
+	e.buf = append(e.buf, `,"frames":`...)
+	if d.Frames == nil {
+		e.buf = append(e.buf, "null"...)
+	} else {
+		e.buf = append(e.buf, '[')
+		for i, f := range d.Frames {
+			if i > 0 {
+				e.buf = append(e.buf, ',')
+			}
+			e.buf = append(e.buf, '[')
+			for j, s := range f {
+				if j > 0 {
+					e.buf = append(e.buf, ',')
+				}
+				e.buf = appendJSONString(e.buf, s, true)
+			}
+			e.buf = append(e.buf, ']')
+			e.check()
+		}
+		e.buf = append(e.buf, ']')
+	}
+	htmlInts(e, "parent", d.Parent)
+	htmlInts(e, "frame", d.Frame)
+	htmlInts(e, "kind", d.Kind)
+	htmlInts(e, "base", d.Base)
+	htmlInts(e, "new", d.New)
+	htmlInts(e, "baseSelf", d.BaseSelf)
+	htmlInts(e, "newSelf", d.NewSelf)
+	htmlInts(e, "side", d.Side)
+	htmlInts(e, "cause", d.Cause)
+	htmlInts(e, "baseRuns", d.BaseRuns)
+	htmlInts(e, "newRuns", d.NewRuns)
+	htmlInts(e, "runsTotal", []int64{int64(d.RunsTotal[0]), int64(d.RunsTotal[1])})
+	e.buf = append(e.buf, `,"pruned":`...)
+	e.buf = strconv.AppendInt(e.buf, int64(d.Pruned), 10)
+	e.buf = append(e.buf, '}')
+	e.write()
+	return e.err
+}
+
+// htmlDataWriter buffers writeHTMLData's output.
+type htmlDataWriter struct {
+	w   io.Writer
+	buf []byte
+	err error
+}
+
+// check writes out what is buffered once it is large.
+func (e *htmlDataWriter) check() {
+	if len(e.buf) >= jsonFlushSize {
+		e.write()
+	}
+}
+
+// write writes out the buffer, refusing markup: the strings' <, > and &
+// are escaped, so none may be left; checked all the same, since a slip
+// here is an XSS.
+func (e *htmlDataWriter) write() {
+	if e.err == nil && bytes.IndexByte(e.buf, '<') >= 0 {
+		e.err = errors.New("internal error: unescaped markup in the HTML report's data")
+	}
+	if e.err == nil {
+		_, e.err = e.w.Write(e.buf)
+	}
+	e.buf = e.buf[:0]
+}
+
+// htmlInts writes the field ,"name":[x,...] (null for nil, as encoding/json).
+func htmlInts[T int8 | int32 | int64](e *htmlDataWriter, name string, x []T) {
+	e.buf = append(e.buf, ',', '"')
+	e.buf = append(e.buf, name...)
+	e.buf = append(e.buf, '"', ':')
+	if x == nil {
+		e.buf = append(e.buf, "null"...)
+		return
+	}
+	e.buf = append(e.buf, '[')
+	for i, v := range x {
+		if i > 0 {
+			e.buf = append(e.buf, ',')
+		}
+		e.buf = strconv.AppendInt(e.buf, int64(v), 10)
+		if len(e.buf) >= jsonFlushSize {
+			e.write()
+		}
+	}
+	e.buf = append(e.buf, ']')
+}
+
+func htmlModel(res *diff.Result, o DiffHTMLOptions) (*htmlReport, *htmlData, error) {
 	u := res.Unit
 	val := func(v int64) string { return FormatValue(v, u) }
 	sval := func(v int64) string { return signed(FormatValue(v, u), v) }
@@ -196,11 +318,8 @@ func htmlModel(res *diff.Result, o DiffHTMLOptions) (*htmlReport, error) {
 		page.Verdict = "No function grew by " + val(res.MinDelta) + " or more."
 	}
 
-	data, treeOf, err := htmlTree(res, o)
-	if err != nil {
-		return nil, err
-	}
-	graphNode := make([]int, len(res.Graph))
+	data, treeOf := htmlTree(res, o)
+	graphNode := make([]int32, len(res.Graph))
 	for i := range graphNode {
 		graphNode[i] = -1
 	}
@@ -216,7 +335,7 @@ func htmlModel(res *diff.Result, o DiffHTMLOptions) (*htmlReport, error) {
 		row := htmlCauseRow{
 			N: i + 1, Function: causeFunc(c), Thread: c.Thread,
 			Delta: sval(c.Delta), Base: val(c.Base), New: val(c.New), Kind: string(c.Kind),
-			Path: pathNames(c.Path, false), Node: graphNode[c.Node],
+			Path: pathNames(c.Path, false), Node: int(graphNode[c.Node]),
 		}
 		if n := len(c.Path); n > 0 {
 			row.File = c.Path[n-1].File
@@ -229,72 +348,74 @@ func htmlModel(res *diff.Result, o DiffHTMLOptions) (*htmlReport, error) {
 	}
 	page.HeatMap, page.HeatDepth = heatMap(res, data, u)
 
-	js, err := json.Marshal(data)
-	if err != nil {
-		return nil, err
-	}
-	// encoding/json escapes <, > and & as \u003c..., and U+2028/9, so no
-	// name can close the script element, open a comment or end a line of
-	// script; checked all the same, since a slip here is an XSS.
-	if low := bytes.ToLower(js); bytes.Contains(low, []byte("</script")) || bytes.Contains(low, []byte("<!--")) {
-		return nil, errors.New("internal error: unescaped markup in the HTML report's data")
-	}
-	page.Data = template.JS(js)
+	page.Data = htmlDataMarker
 	css, err := htmlFiles.ReadFile("html/report.css")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	script, err := htmlFiles.ReadFile("html/report.js")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	page.CSS, page.JS = template.CSS(css), template.JS(script)
-	return page, nil
+	return page, data, nil
 }
 
 // htmlTree keeps the contexts worth drawing: those reaching MinShare of the
 // larger total on either side, at most MaxNodes of them (the largest), the
 // causes, and the ancestors of all these. treeOf maps Result.Tree indexes to
 // the kept nodes' indexes, or -1.
-func htmlTree(res *diff.Result, o DiffHTMLOptions) (*htmlData, []int, error) {
+func htmlTree(res *diff.Result, o DiffHTMLOptions) (*htmlData, []int32) {
 	tr := res.Tree
-	size := func(n diff.TreeNode) float64 { return max(math.Abs(n.Base), math.Abs(n.New)) }
+	size := func(n *diff.TreeNode) float64 { return max(math.Abs(n.Base), math.Abs(n.New)) }
 	limit := o.MinShare * float64(max(abs(res.Base.Total), abs(res.New.Total)))
 	cut := math.Inf(-1)
 	if len(tr) > o.MaxNodes {
 		sizes := make([]float64, len(tr))
-		for i, n := range tr {
-			sizes[i] = size(n)
+		for i := range tr {
+			sizes[i] = size(&tr[i])
 		}
-		slices.Sort(sizes)
 		// Nodes larger than the (MaxNodes+1)th largest: at most MaxNodes,
 		// and ancestors are at least as large as their descendants, so
 		// few more join as ancestors.
-		cut = sizes[len(sizes)-o.MaxNodes-1]
+		cut = nthSmallest(sizes, len(sizes)-o.MaxNodes-1)
 	}
-	keep := make([]bool, len(tr))
-	for i, n := range tr {
-		keep[i] = i == 0 || n.Graph >= 0 || size(n) >= limit && size(n) > cut
+	// treeOf is first 1 for the nodes kept, then their index.
+	treeOf := make([]int32, len(tr))
+	for i := range tr {
+		n := &tr[i]
+		if i == 0 || n.Graph >= 0 || size(n) >= limit && size(n) > cut {
+			treeOf[i] = 1
+		}
 	}
-	for i := len(tr) - 1; i > 0; i-- {
-		if keep[i] {
-			keep[tr[i].Parent] = true
+	kept := 0
+	for i := len(tr) - 1; i >= 0; i-- {
+		if treeOf[i] == 1 {
+			kept++
+			if i > 0 {
+				treeOf[tr[i].Parent] = 1
+			}
 		}
 	}
 	causeOf := causeNumbers(res)
-	d := &htmlData{Unit: res.Unit, Frames: [][3]string{}, RunsTotal: [2]int{res.Base.Runs, res.New.Runs}}
+	d := &htmlData{
+		Unit: res.Unit, Frames: [][3]string{}, RunsTotal: [2]int{res.Base.Runs, res.New.Runs},
+		Parent: make([]int32, 0, kept), Frame: make([]int32, 0, kept), Kind: make([]int8, 0, kept),
+		Base: make([]int64, 0, kept), New: make([]int64, 0, kept), BaseSelf: make([]int64, 0, kept), NewSelf: make([]int64, 0, kept),
+		Side: make([]int8, 0, kept), Cause: make([]int32, 0, kept), BaseRuns: make([]int32, 0, kept), NewRuns: make([]int32, 0, kept),
+	}
 	frames := map[diff.Frame]int32{}
-	treeOf := make([]int, len(tr))
-	for i, n := range tr {
-		if !keep[i] {
+	for i := range tr {
+		n := &tr[i]
+		if treeOf[i] == 0 {
 			treeOf[i] = -1
 			d.Pruned++
 			continue
 		}
-		treeOf[i] = len(d.Parent)
+		treeOf[i] = int32(len(d.Parent))
 		par := int32(-1)
 		if i > 0 {
-			par = int32(treeOf[n.Parent])
+			par = treeOf[n.Parent]
 		}
 		f, ok := frames[n.Frame]
 		if !ok {
@@ -332,7 +453,51 @@ func htmlTree(res *diff.Result, o DiffHTMLOptions) (*htmlData, []int, error) {
 		d.BaseRuns = append(d.BaseRuns, n.BaseRuns)
 		d.NewRuns = append(d.NewRuns, n.NewRuns)
 	}
-	return d, treeOf, nil
+	return d, treeOf
+}
+
+// nthSmallest returns what x[k] would be were x sorted by slices.Sort,
+// NaNs first, reordering x (quickselect: linear time, where sorting a
+// million sizes took a tenth of a second).
+func nthSmallest(x []float64, k int) float64 {
+	lo, hi := 0, len(x)-1
+	for lo < hi {
+		// Median of three as the pivot, then Hoare's partition.
+		mid := lo + (hi-lo)/2
+		if cmp.Less(x[mid], x[lo]) {
+			x[mid], x[lo] = x[lo], x[mid]
+		}
+		if cmp.Less(x[hi], x[lo]) {
+			x[hi], x[lo] = x[lo], x[hi]
+		}
+		if cmp.Less(x[hi], x[mid]) {
+			x[hi], x[mid] = x[mid], x[hi]
+		}
+		pivot := x[mid]
+		i, j := lo, hi
+		for i <= j {
+			for cmp.Less(x[i], pivot) {
+				i++
+			}
+			for cmp.Less(pivot, x[j]) {
+				j--
+			}
+			if i <= j {
+				x[i], x[j] = x[j], x[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return x[k]
+		}
+	}
+	return x[k]
 }
 
 // heatMap lays out IntroPerf's Figure 7 for the ranked paths: a row per
@@ -349,10 +514,7 @@ func heatMap(res *diff.Result, d *htmlData, unit string) ([]htmlHeatRow, []int) 
 			maxAbs = max(maxAbs, abs(n.Cost))
 		}
 	}
-	children := map[int32][]int32{}
-	for i := 1; i < len(d.Parent); i++ {
-		children[d.Parent[i]] = append(children[d.Parent[i]], int32(i))
-	}
+	children := childLists(d.Parent)
 	var rows []htmlHeatRow
 	for _, p := range res.RankedPaths {
 		row := htmlHeatRow{Rank: p.Rank, Cost: signed(FormatValue(p.Cost, unit), p.Cost), Thread: p.Thread}
@@ -391,9 +553,9 @@ func heatMap(res *diff.Result, d *htmlData, unit string) ([]htmlHeatRow, []int) 
 // findPath returns the kept node deepest along a thread's path, following
 // the first child of each name (the path came from the same tree, so only
 // same-named siblings make this ambiguous, and either is a fair target).
-func findPath(d *htmlData, children map[int32][]int32, thread string, path []diff.PathNode) int {
+func findPath(d *htmlData, children *childIndex, thread string, path []diff.PathNode) int {
 	x := int32(-1)
-	for _, c := range children[0] {
+	for _, c := range children.of(0) {
 		if d.Kind[c] == 1 && d.Frames[d.Frame[c]][0] == thread {
 			x = c
 			break
@@ -404,7 +566,7 @@ func findPath(d *htmlData, children map[int32][]int32, thread string, path []dif
 	}
 next:
 	for _, n := range path {
-		for _, c := range children[x] {
+		for _, c := range children.of(x) {
 			if f := d.Frames[d.Frame[c]]; f[0] == n.Function && f[1] == n.File {
 				x = c
 				continue next
@@ -414,6 +576,31 @@ next:
 	}
 	return int(x)
 }
+
+// childIndex lists each kept node's children, in order, in one array.
+type childIndex struct {
+	start []int32 // node x's children are child[start[x]:start[x+1]]
+	child []int32
+}
+
+func childLists(parent []int32) *childIndex {
+	c := &childIndex{start: make([]int32, len(parent)+1), child: make([]int32, max(len(parent)-1, 0))}
+	for _, p := range parent[min(1, len(parent)):] {
+		c.start[p+1]++
+	}
+	for x := range parent {
+		c.start[x+1] += c.start[x]
+	}
+	next := slices.Clone(c.start[:len(parent)])
+	for i := 1; i < len(parent); i++ {
+		p := parent[i]
+		c.child[next[p]] = int32(i)
+		next[p]++
+	}
+	return c
+}
+
+func (c *childIndex) of(x int32) []int32 { return c.child[c.start[x]:c.start[x+1]] }
 
 // logDeltaColor colours a delta by its magnitude on a log scale spanning
 // three decades below maxAbs: red for growth, blue for shrinking, white for

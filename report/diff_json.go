@@ -409,7 +409,7 @@ func (e *jsonWriter) newline() {
 	}
 }
 
-func (e *jsonWriter) string(s string) { e.buf = appendJSONString(e.buf, s) }
+func (e *jsonWriter) string(s string) { e.buf = appendJSONString(e.buf, s, false) }
 
 func (e *jsonWriter) int(v int64) { e.buf = strconv.AppendInt(e.buf, v, 10) }
 
@@ -446,17 +446,18 @@ func (e *jsonWriter) flush() error {
 	return e.err
 }
 
-// appendJSONString appends s quoted as encoding/json quotes it without
-// HTML escaping: ", \\ and control characters escaped (\b, \f, \n, \r, \t
-// by name), invalid UTF-8 as \ufffd, and U+2028 and U+2029 as \u2028 and
-// \u2029, which JavaScript does not allow in strings.
-func appendJSONString(b []byte, s string) []byte {
+// appendJSONString appends s quoted as encoding/json quotes it: ", \\ and
+// control characters escaped (\b, \f, \n, \r, \t by name), invalid UTF-8 as
+// \ufffd, U+2028 and U+2029 as \u2028 and \u2029, which JavaScript does not
+// allow in strings, and with escapeHTML <, > and & as \u003c, \u003e and
+// \u0026.
+func appendJSONString(b []byte, s string, escapeHTML bool) []byte {
 	const hex = "0123456789abcdef"
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
+			if c >= 0x20 && c != '"' && c != '\\' && (!escapeHTML || c != '<' && c != '>' && c != '&') {
 				i++
 				continue
 			}
