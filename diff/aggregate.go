@@ -1,6 +1,11 @@
 package diff
 
-import "github.com/ctdiff/ctdiff/cct"
+import (
+	"runtime"
+	"sync"
+
+	"github.com/ctdiff/ctdiff/cct"
+)
 
 // intersect is ZAM's critical graph aggregation (Section 3.2): a node stays
 // when it is in every pair's critical graph; its values are averaged (the
@@ -78,9 +83,12 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64) (g *
 	// The variance prior is fitted on every node large enough to carry
 	// information about noise near the sizes that are tested: a tenth of μ.
 	var means, vars []float64
+	row := make([]float64, u.runs) // one node's values, base runs first
 	for x := int32(1); int(x) < n; x++ {
 		b, nw := u.sample(x, nBase)
-		if mean, v := pooledStats(b, nw); mean >= m/10 {
+		floatsInto(row[:nBase], b)
+		floatsInto(row[nBase:], nw)
+		if mean, v := pooledStatsFloats(row[:nBase], row[nBase:]); mean >= m/10 {
 			means = append(means, mean)
 			vars = append(vars, v)
 		}
@@ -89,20 +97,30 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64) (g *
 	if moderate {
 		pr = fitPrior(means, vars, float64(u.runs-2))
 	}
-	// The tests of the family, and per node its test (nil: not tested).
-	var family []Test
-	var ps []float64
+	// The family (the nodes tested, in node order), and per node its test
+	// (nil: not tested). The tests are independent and their p-values cost
+	// an incomplete beta function each: they are computed on every core.
+	var members []int32
 	testOf := make([]int32, n) // 1 + index in family, 0 when untested
 	for x := int32(1); int(x) < n; x++ {
 		sum := u.meanBase[x]*float64(nBase) + u.meanNew[x]*float64(nNew)
 		if sum < m*float64(nNew) || idle(u, kt, x) {
 			continue
 		}
-		b, nw := u.sample(x, nBase)
-		t := test(b, nw, pr)
-		family = append(family, t)
-		testOf[x] = int32(len(family))
-		ps = append(ps, t.P)
+		members = append(members, x)
+		testOf[x] = int32(len(members))
+	}
+	family := make([]Test, len(members))
+	parallel(len(members), func(from, to int) {
+		row := make([]float64, u.runs)
+		for i := from; i < to; i++ {
+			b, nw := u.sample(members[i], nBase)
+			family[i] = testFloats(floatsInto(row[:nBase], b), floatsInto(row[nBase:], nw), pr)
+		}
+	})
+	ps := make([]float64, len(family))
+	for i := range family {
+		ps[i] = family[i].P
 	}
 	for i, q := range correct(ps) {
 		family[i].Q = q
@@ -135,6 +153,23 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64) (g *
 		}
 	}
 	return g, len(family)
+}
+
+// parallel calls work on consecutive ranges covering [0, n), one per core
+// (up to one range per 10,000 items: smaller work is not worth a
+// goroutine), and returns when all are done.
+func parallel(n int, work func(from, to int)) {
+	parts := min(runtime.GOMAXPROCS(0), max(1, n/10_000))
+	var wg sync.WaitGroup
+	for k := range parts {
+		from, to := n*k/parts, n*(k+1)/parts
+		if k == parts-1 {
+			work(from, to)
+			continue
+		}
+		wg.Go(func() { work(from, to) })
+	}
+	wg.Wait()
 }
 
 // idle reports a union node of V8's "(idle)" frame (see isIdle).

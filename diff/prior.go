@@ -159,7 +159,11 @@ func (pr *prior) moderated(x, y []float64) (d, se, df float64) {
 
 // pooledStats returns a node's pooled mean and pooled variance.
 func pooledStats(x, y []int64) (mean, variance float64) {
-	fx, fy := floats(x), floats(y)
+	return pooledStatsFloats(floats(x), floats(y))
+}
+
+// pooledStatsFloats is pooledStats on values already converted.
+func pooledStatsFloats(fx, fy []float64) (mean, variance float64) {
 	mx, vx := stat.MeanVariance(fx, nil)
 	my, vy := stat.MeanVariance(fy, nil)
 	nx, ny := float64(len(fx)), float64(len(fy))

@@ -26,11 +26,16 @@ const mannWhitneyMinRuns = 8
 // node occurs in every new run, Welch's otherwise; from mannWhitneyMinRuns it
 // is Mann–Whitney U. The confidence interval is left to setInterval.
 func test(base, nw []int64, pr *prior) Test {
-	x, y := floats(base), floats(nw)
+	return testFloats(floats(base), floats(nw), pr)
+}
+
+// testFloats is test on values already converted, for callers that test a
+// million nodes with one buffer.
+func testFloats(x, y []float64, pr *prior) Test {
 	switch {
 	case len(x) >= mannWhitneyMinRuns && len(y) >= mannWhitneyMinRuns:
 		return Test{Name: "mann-whitney", P: mannWhitneyGreater(x, y)}
-	case pr != nil && !slices.Contains(nw, 0):
+	case pr != nil && !slices.Contains(y, 0):
 		// A node missing from some new runs varies by presence, which the
 		// prior's model of sampling and jitter noise does not describe (an
 		// event handler triggered in two runs of three): its own variance
@@ -100,12 +105,14 @@ var quantiles = struct {
 	m map[float64]float64
 }{m: map[float64]float64{}}
 
-func floats(v []int64) []float64 {
-	f := make([]float64, len(v))
+func floats(v []int64) []float64 { return floatsInto(make([]float64, len(v)), v) }
+
+// floatsInto converts v into dst, which must be as long.
+func floatsInto(dst []float64, v []int64) []float64 {
 	for i, x := range v {
-		f[i] = float64(x)
+		dst[i] = float64(x)
 	}
-	return f
+	return dst
 }
 
 // welchSE returns the standard error of mean(y) − mean(x) and the
@@ -242,18 +249,28 @@ func holm(p []float64) []float64 {
 // ascending returns the indexes of p in increasing order of value (stable,
 // so equal p-values keep node order and the adjustment is deterministic).
 func ascending(p []float64) []int {
-	order := make([]int, len(p))
-	for i := range order {
-		order[i] = i
+	// Sorting (value, index) pairs, ties by index, is the stable sort
+	// without its merging, and reads each p-value once.
+	type item struct {
+		p float64
+		i int
 	}
-	slices.SortStableFunc(order, func(a, b int) int {
+	items := make([]item, len(p))
+	for i, v := range p {
+		items[i] = item{v, i}
+	}
+	slices.SortFunc(items, func(a, b item) int {
 		switch {
-		case p[a] < p[b]:
+		case a.p < b.p:
 			return -1
-		case p[a] > p[b]:
+		case a.p > b.p:
 			return 1
 		}
-		return 0
+		return a.i - b.i
 	})
+	order := make([]int, len(p))
+	for r, it := range items {
+		order[r] = it.i
+	}
 	return order
 }

@@ -30,6 +30,10 @@ type Config struct {
 	NewFrames int
 	// Period is the sampling period in ns (default 10 ms).
 	Period int64
+	// Runs is the number of runs per side (default 1): the same stacks,
+	// each run with its own sampling noise, as repeated recordings of one
+	// program are.
+	Runs int
 }
 
 func (c *Config) defaults() {
@@ -48,11 +52,17 @@ func (c *Config) defaults() {
 	if c.Period == 0 {
 		c.Period = 10_000_000
 	}
+	if c.Runs == 0 {
+		c.Runs = 1
+	}
 }
 
 // A Pair is a base and a new profile with the injected change described.
 type Pair struct {
 	Base, New *profile.Profile
+	// BaseRuns and NewRuns are all runs of each side (Config.Runs); the
+	// first are Base and New.
+	BaseRuns, NewRuns []*profile.Profile
 	// Injected names the function whose time grew in New, and Added the
 	// function that New calls under it and Base does not.
 	Injected, Added string
@@ -75,31 +85,37 @@ func Generate(c Config) *Pair {
 	added := int32(c.Functions) // a function only New has
 	names = append(names, "github.com/example/app/internal/cache.(*Store).revalidate")
 
-	base := newBuilder(names, c.Period)
-	next := newBuilder(names, c.Period)
 	noisy := func(w float64) int64 {
 		// Sampling noise: Poisson-like jitter around the expected count.
 		n := w + math.Sqrt(w)*rng.NormFloat64()
 		return max(1, int64(math.Round(n)))
 	}
-	for i, s := range stacks {
-		base.add(s, noisy(weights[i]*3))
-		hit := -1
-		for d, f := range s {
-			if f == injected {
-				hit = d
-				break
+	pair := &Pair{Injected: names[injected], Added: names[added]}
+	for range c.Runs {
+		base := newBuilder(names, c.Period)
+		next := newBuilder(names, c.Period)
+		for i, s := range stacks {
+			base.add(s, noisy(weights[i]*3))
+			hit := -1
+			for d, f := range s {
+				if f == injected {
+					hit = d
+					break
+				}
 			}
+			if hit < 0 {
+				next.add(s, noisy(weights[i]*3))
+				continue
+			}
+			next.add(s, noisy(weights[i]*3*1.4))
+			ext := append(append([]int32(nil), s[:hit+1]...), added)
+			next.add(ext, noisy(weights[i]*3*0.5))
 		}
-		if hit < 0 {
-			next.add(s, noisy(weights[i]*3))
-			continue
-		}
-		next.add(s, noisy(weights[i]*3*1.4))
-		ext := append(append([]int32(nil), s[:hit+1]...), added)
-		next.add(ext, noisy(weights[i]*3*0.5))
+		pair.BaseRuns = append(pair.BaseRuns, base.p)
+		pair.NewRuns = append(pair.NewRuns, next.p)
 	}
-	return &Pair{Base: base.p, New: next.p, Injected: names[injected], Added: names[added]}
+	pair.Base, pair.New = pair.BaseRuns[0], pair.NewRuns[0]
+	return pair
 }
 
 // genStacks returns distinct root-first stacks of function indexes.

@@ -47,3 +47,24 @@ func inclusive(p *profile.Profile, fn string) (s int64) {
 	}
 	return s
 }
+
+// Several runs share their stacks and differ in noise; the first run is
+// the single-run pair's, so seeds keep their meaning.
+func TestGenerateRuns(t *testing.T) {
+	one := Generate(Config{Seed: 7, Functions: 300, Stacks: 2000})
+	three := Generate(Config{Seed: 7, Functions: 300, Stacks: 2000, Runs: 3})
+	if len(three.BaseRuns) != 3 || len(three.NewRuns) != 3 {
+		t.Fatalf("%d base and %d new runs, want 3 and 3", len(three.BaseRuns), len(three.NewRuns))
+	}
+	if total(three.Base) != total(one.Base) || total(three.New) != total(one.New) {
+		t.Error("the first of three runs differs from the single run")
+	}
+	for i, p := range three.BaseRuns[1:] {
+		if len(p.Sample) != len(one.Base.Sample) {
+			t.Errorf("base run %d has %d stacks, want %d", i+2, len(p.Sample), len(one.Base.Sample))
+		}
+		if total(p) == total(one.Base) {
+			t.Errorf("base run %d has the first run's total: no noise of its own", i+2)
+		}
+	}
+}

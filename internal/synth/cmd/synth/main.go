@@ -2,8 +2,11 @@
 //
 //	go run ./internal/synth/cmd/synth -stacks 200000 -o /tmp/big   # 200k stacks, ~0.8 M nodes
 //	go run ./internal/synth/cmd/synth -stacks 200000 -new-frames 8 -o /tmp/huge   # ~1.5 M nodes
+//	go run ./internal/synth/cmd/synth -runs 3 -o /tmp/runs   # three runs per side
 //
-// It writes OUT/base.pb.gz and OUT/new.pb.gz and prints the injected change.
+// It writes OUT/base.pb.gz and OUT/new.pb.gz, or with -runs N > 1
+// OUT/base/1.pb.gz ... OUT/new/N.pb.gz (ctdiff diff OUT/base OUT/new), and
+// prints the injected change.
 package main
 
 import (
@@ -25,12 +28,21 @@ func main() {
 	flag.IntVar(&c.Stacks, "stacks", 200_000, "distinct stacks")
 	flag.IntVar(&c.MeanDepth, "depth", 30, "mean stack depth")
 	flag.IntVar(&c.NewFrames, "new-frames", 4, "mean frames a stack adds to the tree")
+	flag.IntVar(&c.Runs, "runs", 1, "runs per side")
 	flag.Parse()
 	pair := synth.Generate(c)
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		log.Fatal(err)
+	files := map[string]*profile.Profile{"base.pb.gz": pair.Base, "new.pb.gz": pair.New}
+	if c.Runs > 1 {
+		files = map[string]*profile.Profile{}
+		for i := range pair.BaseRuns {
+			files[fmt.Sprintf("base/%d.pb.gz", i+1)] = pair.BaseRuns[i]
+			files[fmt.Sprintf("new/%d.pb.gz", i+1)] = pair.NewRuns[i]
+		}
 	}
-	for name, p := range map[string]*profile.Profile{"base.pb.gz": pair.Base, "new.pb.gz": pair.New} {
+	for name, p := range files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(*out, name)), 0o755); err != nil {
+			log.Fatal(err)
+		}
 		f, err := os.Create(filepath.Join(*out, name))
 		if err != nil {
 			log.Fatal(err)
