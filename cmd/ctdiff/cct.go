@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/ctdiff/ctdiff/cct"
-	"github.com/ctdiff/ctdiff/convert"
 	"github.com/ctdiff/ctdiff/report"
 	"github.com/spf13/cobra"
 )
@@ -83,7 +82,15 @@ func newCCTCmd(s *streams) *cobra.Command {
 }
 
 func runCCT(s *streams, o *cctOptions, args []string) error {
-	paths, results, err := o.inputs.load(s, args, o.output)
+	opts, err := o.inputs.options()
+	if err != nil {
+		return err
+	}
+	// Only trees are built: readers that can return their samples as
+	// stacks (pprof, DevTools, .cpuprofile) do, which takes a fraction of
+	// the memory.
+	opts.Stacks = true
+	paths, results, err := o.inputs.loadWith(s, args, o.output, opts)
 	if err != nil {
 		return err
 	}
@@ -93,10 +100,19 @@ func runCCT(s *streams, o *cctOptions, args []string) error {
 	}
 	latency := o.latency != "off"
 	b := cct.NewBuilder(cct.Options{CallSites: o.callSites, Prune: o.prune, Timeline: latency})
+	samples := make([]int, len(results))
 	for i, r := range results {
-		if err := b.Add(r.Profile); err != nil {
+		if r.Stacks != nil {
+			samples[i] = r.Stacks.Len()
+			err = b.AddSamples(r.Profile, r.Stacks)
+		} else {
+			samples[i] = len(r.Profile.Sample)
+			err = b.Add(r.Profile)
+		}
+		if err != nil {
 			return fmt.Errorf("%s: %w", paths[i], err)
 		}
+		results[i] = nil // the tree has what it needs
 	}
 	t := b.Finish()
 	var mode cct.LatencyMode
@@ -104,7 +120,7 @@ func runCCT(s *streams, o *cctOptions, args []string) error {
 		if mode, err = cct.ParseLatencyMode(o.latency); err != nil {
 			return err
 		}
-		if err := inferLatency(s, t, gap, paths, results); err != nil {
+		if err := inferLatency(s, t, gap, paths, samples); err != nil {
 			return err
 		}
 	}
@@ -179,8 +195,8 @@ func parseLatencyGap(v string) (cct.LatencyOptions, error) {
 // inferLatency annotates t with IntroPerf latencies and says on stderr
 // which inputs, or how many of their samples, had no timestamps and so are
 // in the tree but not in the latencies.
-func inferLatency(s *streams, t *cct.Tree, opts cct.LatencyOptions, paths []string, results []*convert.Result) error {
-	timed := make([]int, len(results))
+func inferLatency(s *streams, t *cct.Tree, opts cct.LatencyOptions, paths []string, samples []int) error {
+	timed := make([]int, len(samples))
 	for _, ts := range t.Timeline {
 		timed[ts.Profile]++
 	}
@@ -188,8 +204,8 @@ func inferLatency(s *streams, t *cct.Tree, opts cct.LatencyOptions, paths []stri
 		return fmt.Errorf("--latency: %s: %w (collapsed stacks and aggregated profiles have none: "+
 			"use a trace such as a DevTools trace, a .cpuprofile, JFR, perf script or ETW)", strings.Join(paths, ", "), cct.ErrNoTimeline)
 	}
-	for i, r := range results {
-		if n := len(r.Profile.Sample); timed[i] < n {
+	for i, n := range samples {
+		if timed[i] < n {
 			fmt.Fprintf(s.Err, "ctdiff: %s: warning: %d of %d samples have no timestamp; they are in the tree but not in the latencies\n",
 				paths[i], n-timed[i], n)
 		}
