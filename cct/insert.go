@@ -310,7 +310,7 @@ func (in *inserter) flush() {
 		}
 		if in.timeline {
 			if ts, ok := in.src.time(s); ok {
-				t.Timeline = append(t.Timeline, TimedSample{Thread: in.thread[g], Leaf: id, Time: ts, Value: values, Profile: in.profile})
+				t.Timeline = append(t.Timeline, TimedSample{Thread: in.thread[g], Leaf: id, Time: ts, Profile: in.profile})
 			}
 		}
 	}

@@ -115,8 +115,6 @@ type TimedSample struct {
 	Thread NodeID
 	Leaf   NodeID
 	Time   int64
-	// Value is the sample's value of each sample type.
-	Value []int64
 	// Profile is the index (in Add order) of the profile the sample came
 	// from: timestamps of different profiles are not comparable.
 	Profile int32
