@@ -105,18 +105,10 @@ func isDoc(name string) bool {
 	return strings.HasPrefix(lower, "readme") || strings.HasSuffix(lower, ".md") || strings.HasSuffix(lower, ".sh")
 }
 
-// load expands the command-line inputs, fetches URLs (keeping the fetched
-// files, whose paths replace the URLs in the returned paths) and reads every
-// profile. output is the -o path, beside which fetched profiles are kept.
-func (f *inputFlags) load(s *streams, args []string, output string) ([]string, []*convert.Result, error) {
-	opts, err := f.options()
-	if err != nil {
-		return nil, nil, err
-	}
-	return f.loadWith(s, args, output, opts)
-}
-
-// loadWith is load with convert options the caller adjusted.
+// loadWith expands the command-line inputs, fetches URLs (keeping the
+// fetched files, whose paths replace the URLs in the returned paths) and
+// reads every profile with opts (from options, adjusted by the caller).
+// output is the -o path, beside which fetched profiles are kept.
 func (f *inputFlags) loadWith(s *streams, args []string, output string, opts convert.Options) ([]string, []*convert.Result, error) {
 	paths, err := f.resolve(s, args, output)
 	if err != nil {
