@@ -73,49 +73,67 @@ func isGoRuntime(fn string) bool {
 	return strings.HasPrefix(fn, "runtime.") || strings.HasPrefix(fn, "internal/runtime/")
 }
 
-// goRuntime walks the union tree once. A subtree counts in the first
+// goRuntime reads the union tree once. A subtree counts in the first
 // category whose root it reaches; mallocgc is charged to the nearest caller
 // that is not runtime code.
 func goRuntime(u *union, kt *keyTable) *GoRuntime {
-	type item struct {
-		x    int32
-		user int32 // nearest user-function ancestor, 0 for none
+	// Each identity is classified once: hashing a function name per node
+	// of a million-node tree cost more than the rest of the walk.
+	const (
+		user = iota
+		runtimeCode
+		background
+		malloc
+	)
+	class := make([]uint8, len(kt.frames))
+	for k, f := range kt.frames {
+		switch {
+		case backgroundGC[f.Function]:
+			class[k] = background
+		case f.Function == "runtime.mallocgc":
+			class[k] = malloc
+		case isGoRuntime(f.Function):
+			class[k] = runtimeCode
+		}
 	}
+	// One pass in id order (a parent's id is below its children's):
+	// caller[x] is x's nearest user-function ancestor (x itself included,
+	// 0 for none), and inside marks the subtrees already counted.
 	var bg, alloc [2]float64
 	found := false
 	per := map[key]*[2]float64{}
-	stack := []item{{0, 0}}
-	for len(stack) > 0 {
-		it := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		for _, c := range u.children[it.x] {
-			f := kt.frames[u.key[c]]
-			user := it.user
-			if u.depth[c] >= 2 {
-				switch {
-				case backgroundGC[f.Function]:
-					bg[0] += u.meanBase[c]
-					bg[1] += u.meanNew[c]
-					found = true
-					continue
-				case f.Function == "runtime.mallocgc":
-					alloc[0] += u.meanBase[c]
-					alloc[1] += u.meanNew[c]
-					found = true
-					if user > 0 {
-						k := u.key[user]
-						if per[k] == nil {
-							per[k] = &[2]float64{}
-						}
-						per[k][0] += u.meanBase[c]
-						per[k][1] += u.meanNew[c]
-					}
-					continue
-				case !isGoRuntime(f.Function):
-					user = c
+	n := u.len()
+	caller := make([]int32, n)
+	inside := make([]bool, n)
+	for x := 1; x < n; x++ {
+		p := u.parent[x]
+		if inside[p] {
+			inside[x] = true
+			continue
+		}
+		caller[x] = caller[p]
+		if u.depth[x] < 2 {
+			continue // threads
+		}
+		switch class[u.key[x]] {
+		case background:
+			bg[0] += u.meanBase[x]
+			bg[1] += u.meanNew[x]
+			found, inside[x] = true, true
+		case malloc:
+			alloc[0] += u.meanBase[x]
+			alloc[1] += u.meanNew[x]
+			found, inside[x] = true, true
+			if c := caller[p]; c > 0 {
+				k := u.key[c]
+				if per[k] == nil {
+					per[k] = &[2]float64{}
 				}
+				per[k][0] += u.meanBase[x]
+				per[k][1] += u.meanNew[x]
 			}
-			stack = append(stack, item{c, user})
+		case user:
+			caller[x] = int32(x)
 		}
 	}
 	if !found {
