@@ -48,25 +48,27 @@ func criticalPair(a, b *run, baseOf []int32, mu int64) *graph {
 // thresholdGraph is Algorithm 2 on the union tree's mean values, for Stats
 // mode when a side has a single run and no test is possible: a node is
 // "matched" when some base run has it.
+//
+// It reads the tree in id order, parents before children, rather than
+// walking it: explored marks the root and the regressed nodes, whose
+// children Algorithm 2 examines.
 func thresholdGraph(u *union, kt *keyTable, mu int64) *graph {
-	g := newGraph(u.len())
+	n := u.len()
+	g := newGraph(n)
 	m := float64(mu)
-	stack := []int32{0}
-	for len(stack) > 0 {
-		x := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		for _, c := range u.children[x] {
-			if idle(u, kt, c) {
-				continue
-			}
-			b, n := u.meanBase[c], u.meanNew[c]
-			switch {
-			case u.inBase[c] > 0 && n-b >= m:
-				g.set(c, gval{base: b, new: n, kind: Regressed})
-				stack = append(stack, c)
-			case u.inBase[c] == 0 && n >= m:
-				g.set(c, gval{new: n, kind: Added})
-			}
+	explored := make([]bool, n)
+	explored[0] = true
+	for c := int32(1); int(c) < n; c++ {
+		if !explored[u.parent[c]] || idle(u, kt, c) {
+			continue
+		}
+		b, nw := u.meanBase[c], u.meanNew[c]
+		switch {
+		case u.inBase[c] > 0 && nw-b >= m:
+			g.set(c, gval{base: b, new: nw, kind: Regressed})
+			explored[c] = true
+		case u.inBase[c] == 0 && nw >= m:
+			g.set(c, gval{new: nw, kind: Added})
 		}
 	}
 	return g
@@ -98,7 +100,16 @@ func assemble(g *graph, u *union, kt *keyTable) (nodes []GraphNode, causes []Cau
 			slices.SortFunc(ch, cmp)
 		}
 	}
-	rank, ranked := pathRanks(g, kids, u, kt)
+	// The order of paths by name is only needed to sort the causes: it is
+	// computed beside the walk below.
+	var rank []int32
+	var ranked bool
+	ranks := make(chan struct{})
+	go func() {
+		defer close(ranks)
+		rank, ranked = pathRanks(g, kids, u, kt)
+	}()
+	var causeAt []int32 // each cause's union node, for its path
 	nodes = make([]GraphNode, 0, len(xs))
 	ids = make([]int32, 0, len(xs))
 	causes = []Cause{}
@@ -137,19 +148,26 @@ func assemble(g *graph, u *union, kt *keyTable) (nodes []GraphNode, causes []Cau
 		nodes = append(nodes, gn)
 		ids = append(ids, it.x)
 		if gn.Cause {
-			// Only causes carry their whole path: building one per graph
-			// node would be quadratic in the depth.
-			_, path := u.describe(kt, it.x)
 			causes = append(causes, Cause{
-				Thread: it.thread, Path: path, Kind: v.kind,
+				Thread: it.thread, Kind: v.kind,
 				Base: gn.Base, New: gn.New, Delta: gn.Delta,
 				Stats: v.test, Node: idx,
 			})
+			causeAt = append(causeAt, it.x)
 		}
 		for i := len(ch) - 1; i >= 0; i-- {
 			stack = append(stack, item{ch[i], idx, it.thread})
 		}
 	}
+	// Only causes carry their whole path (one per graph node would be
+	// quadratic in the depth); tens of thousands of them are built on
+	// every core.
+	parallel(len(causes), func(from, to int) {
+		for i := from; i < to; i++ {
+			_, causes[i].Path = u.describe(kt, causeAt[i])
+		}
+	})
+	<-ranks
 	sortCauses(causes, func(c *Cause) int32 {
 		if !ranked {
 			return 0
