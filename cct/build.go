@@ -62,7 +62,10 @@ func (b *Builder) Add(p *profile.Profile) error {
 }
 
 // AddSamples is Add for a profile whose samples are given as s (and not in
-// p.Sample), as convert returns them with convert.Options.Stacks.
+// p.Sample), as convert returns them with convert.Options.Stacks. It does
+// not modify s, and holds on to no more of it than the values and times
+// once every stack is read: a caller that drops s before the call lets the
+// stacks be collected while the tree is built.
 func (b *Builder) AddSamples(p *profile.Profile, s *stacks.Samples) error {
 	return b.add(p, &compactSamples{s: s, types: len(p.SampleType)})
 }
@@ -75,6 +78,9 @@ type sampleSource interface {
 	// appendPath appends sample i's thread frame and its stack's frames,
 	// root first.
 	appendPath(b *Builder, tn *threadFrames, i int, frames []FrameID) []FrameID
+	// pathsRead says appendPath will not be called again: only len,
+	// values and time are.
+	pathsRead()
 }
 
 type profileSamples struct{ p *profile.Profile }
@@ -87,6 +93,7 @@ func (ps profileSamples) time(i int) (int64, bool) {
 	}
 	return 0, false
 }
+func (ps profileSamples) pathsRead() {}
 func (ps profileSamples) appendPath(b *Builder, tn *threadFrames, i int, frames []FrameID) []FrameID {
 	s := ps.p.Sample[i]
 	return b.stackFrames(s, append(frames, tn.frame(s)))
@@ -97,6 +104,14 @@ type compactSamples struct {
 	types   int
 	threads []FrameID // per stacks.Thread, once seen
 	seen    []bool
+}
+
+// pathsRead keeps of the samples only what values and times need, so that
+// the stacks (a quarter of a profile's memory) can be collected while the
+// tree is built, when the caller keeps no reference to them either.
+func (cs *compactSamples) pathsRead() {
+	s := cs.s
+	cs.s = &stacks.Samples{Ends: s.Ends, Values: s.Values, Times: s.Times, Timed: s.Timed}
 }
 
 func (cs *compactSamples) len() int                 { return cs.s.Len() }
@@ -165,7 +180,10 @@ func (b *Builder) add(p *profile.Profile, src sampleSource) error {
 		ins.frames = src.appendPath(b, &threads, si, ins.frames)
 		ins.endSample(si)
 	}
+	src.pathsRead()
+	ins.last = true
 	ins.flush()
+	ins.last = false
 	ins.src = nil // let the profile go
 	if b.opts.Timeline {
 		sortTimeline(t.Timeline[firstTimed:])

@@ -35,6 +35,9 @@ type inserter struct {
 	t        *Tree
 	timeline bool
 	profile  int32
+	// last marks the profile's last batch, after which the frame buffer
+	// is not reused.
+	last bool
 
 	// frames holds the batch's paths below the root (thread frame first),
 	// one per group of consecutive samples with the same path; a group's
@@ -192,6 +195,11 @@ func (in *inserter) flush() {
 		in.alive[g], in.cur[g], in.at[g] = int32(g), RootID, in.pathStart(g)
 	}
 	cols := in.columns(groups)
+	if in.last {
+		// The columns hold the frames now: the buffer can go while the
+		// nodes are made, which is when a tree's memory peaks.
+		in.frames = nil
+	}
 	for d := 0; len(in.alive) > 0; d++ {
 		in.level.reset()
 		col := cols[d]

@@ -80,8 +80,12 @@ func buildTree(s *streams, path string, opts convert.Options, copts cct.Options)
 	}
 	s.progress.describe("building the tree of " + filepath.Base(path))
 	b := cct.NewBuilder(copts)
-	if res.Stacks != nil {
-		err = b.AddSamples(res.Profile, res.Stacks)
+	isTimed := timed(res)
+	if st := res.Stacks; st != nil {
+		// Nothing here refers to the stacks while the builder reads them,
+		// so it can let most of them go (Builder.AddSamples).
+		res.Stacks = nil
+		err = b.AddSamples(res.Profile, st)
 	} else {
 		err = b.Add(res.Profile)
 	}
@@ -89,7 +93,7 @@ func buildTree(s *streams, path string, opts convert.Options, copts cct.Options)
 		return builtTree{}, fmt.Errorf("%s: %w", path, err)
 	}
 	s.progress.describe("reading")
-	return builtTree{tree: b.Finish(), timed: timed(res), warnings: res.Warnings}, nil
+	return builtTree{tree: b.Finish(), timed: isTimed, warnings: res.Warnings}, nil
 }
 
 // timed reports whether every sample of a profile has a timestamp, that is,
