@@ -8,12 +8,16 @@
 #      the new profile of that pair;
 #   3. ctdiff convert of the largest corpus DevTools trace, decompressed,
 #      vs node doing nothing but JSON.parse of the same file;
-#   4. ctdiff diff on a pair of 1.6 M-node trees (PARCS scale).
+#   4. ctdiff diff vs go tool pprof -top -diff_base on three runs per side
+#      of the 200,000-stack pair (ctdiff's default Stats mode tests every
+#      calling context; pprof sums the runs of each side);
+#   5. ctdiff diff on a pair of 1.6 M-node trees (PARCS scale).
 #
 # Every command runs ROUNDS times (default 5), the commands interleaved
 # round by round so that a busy neighbour slows all of them alike; a row
-# shows the fastest round's wall time, that round's CPU time (user +
-# system) and the largest peak RSS of all rounds, from GNU time. pprof is
+# shows the fastest round's wall time and the median, the fastest round's
+# CPU time (user + system) and the largest peak RSS of all rounds, from
+# GNU time. pprof is
 # the binary `go tool pprof` runs (go tool -n pprof), so the go command's
 # own start-up is not counted against it.
 #
@@ -38,6 +42,7 @@ PPROF=$(go tool -n pprof)
 # The inputs. The synthetic pairs are deterministic (seed 1).
 [ -f "$WORK/big/new.pb.gz" ] || go run ./internal/synth/cmd/synth -stacks 200000 -o "$WORK/big" >/dev/null
 [ -f "$WORK/huge/new.pb.gz" ] || go run ./internal/synth/cmd/synth -stacks 200000 -new-frames 7 -o "$WORK/huge" >/dev/null
+[ -f "$WORK/runs/new/3.pb.gz" ] || go run ./internal/synth/cmd/synth -stacks 200000 -runs 3 -o "$WORK/runs" >/dev/null
 HAVE_TRACE=no
 if [ -f "$TRACE_GZ" ] && command -v node >/dev/null; then
 	HAVE_TRACE=yes
@@ -61,7 +66,7 @@ measure() {
 	awk '{ printf "%s %.2f %s\n", $1, $2 + $3, $4 }' "$WORK/$name.time" >>"$WORK/$name.runs"
 }
 
-NAMES="ctdiff-diff pprof-diff ctdiff-convert pprof-proto ctdiff-devtools node-parse ctdiff-diff-1.6M"
+NAMES="ctdiff-diff pprof-diff ctdiff-convert pprof-proto ctdiff-devtools node-parse ctdiff-diff-3x3 pprof-diff-3x3 ctdiff-diff-1.6M"
 for n in $NAMES; do rm -f "$WORK/$n.runs"; done
 round=1
 while [ "$round" -le "$ROUNDS" ]; do
@@ -74,27 +79,31 @@ while [ "$round" -le "$ROUNDS" ]; do
 		measure ctdiff-devtools "$WORK/ctdiff" convert "$WORK/trace.json" -o "$WORK/trace.pb.gz"
 		measure node-parse node "$WORK/parse.js" "$WORK/trace.json"
 	fi
+	measure ctdiff-diff-3x3 "$WORK/ctdiff" diff "$WORK/runs/base" "$WORK/runs/new" -o "$WORK/runs.txt"
+	measure pprof-diff-3x3 "$PPROF" -top -diff_base "$WORK/runs/base/1.pb.gz" -diff_base "$WORK/runs/base/2.pb.gz" -diff_base "$WORK/runs/base/3.pb.gz" \
+		"$WORK/runs/new/1.pb.gz" "$WORK/runs/new/2.pb.gz" "$WORK/runs/new/3.pb.gz"
 	measure ctdiff-diff-1.6M "$WORK/ctdiff" diff "$WORK/huge/base.pb.gz" "$WORK/huge/new.pb.gz" -o "$WORK/huge.txt"
 	round=$((round + 1))
 done
 
-# best NAME: "wall cpu rss_mb" of the fastest round, rss the largest of all.
+# best NAME: "wall cpu rss_mb median_wall": the fastest round's wall and
+# CPU time, the largest peak RSS of all rounds, and the median wall time.
 best() {
-	sort -n "$WORK/$1.runs" | awk -v f="$WORK/$1.runs" '
-		NR == 1 { wall = $1; cpu = $2 }
+	sort -n "$WORK/$1.runs" | awk '
+		{ wall[NR] = $1; cpu[NR] = $2; if ($3 > rss) rss = $3 }
 		END {
-			rss = 0
-			while ((getline line < f) > 0) { split(line, a, " "); if (a[3] > rss) rss = a[3] }
-			printf "%s %s %.0f\n", wall, cpu, rss / 1024
+			med = (NR % 2) ? wall[(NR + 1) / 2] : (wall[NR / 2] + wall[NR / 2 + 1]) / 2
+			printf "%s %s %.0f %s\n", wall[1], cpu[1], rss / 1024, med
 		}'
 }
 
-# row LABEL OURS THEIRS: a table row with both sides and the ratios.
+# row LABEL OURS THEIRS: a table row with both sides and the ratios (of
+# the best rounds, and of the medians).
 row() {
 	set -- "$1" $(best "$2") $(best "$3")
-	awk -v l="$1" -v w1="$2" -v c1="$3" -v m1="$4" -v w2="$5" -v c2="$6" -v m2="$7" 'BEGIN {
-		printf "| %s | %.2f s | %.2f s | %d MB | %.2f s | %.2f s | %d MB | %.1f× | %.2f× |\n",
-			l, w1, c1, m1, w2, c2, m2, (w1 > 0 ? w2 / w1 : 0), (m2 > 0 ? m1 / m2 : 0)
+	awk -v l="$1" -v w1="$2" -v c1="$3" -v m1="$4" -v d1="$5" -v w2="$6" -v c2="$7" -v m2="$8" -v d2="$9" 'BEGIN {
+		printf "| %s | %.2f s (%.2f s) | %.2f s | %d MB | %.2f s (%.2f s) | %.2f s | %d MB | %.1f× (%.1f×) | %.2f× |\n",
+			l, w1, d1, c1, m1, w2, d2, c2, m2, (w1 > 0 ? w2 / w1 : 0), (d1 > 0 ? d2 / d1 : 0), (m2 > 0 ? m1 / m2 : 0)
 	}'
 }
 
@@ -105,13 +114,16 @@ echo "$(go version | cut -d' ' -f3-4), node $(node --version 2>/dev/null || echo
 echo "Inputs: internal/synth seed 1, 200,000 stacks: $(nodes "$WORK/big/base.pb.gz") / $(nodes "$WORK/big/new.pb.gz") tree nodes;"
 echo "-new-frames 7: $(nodes "$WORK/huge/base.pb.gz") / $(nodes "$WORK/huge/new.pb.gz") nodes."
 echo
+echo "Wall times: best round (median); CPU: user + system of the best round; peak RSS: largest of all rounds."
+echo
 echo "| task | ctdiff wall | ctdiff CPU | ctdiff peak RSS | other wall | other CPU | other peak RSS | other/ctdiff time | ctdiff/other memory |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 row "diff vs pprof -top -diff_base (200k stacks)" ctdiff-diff pprof-diff
 row "convert vs pprof -proto (200k stacks)" ctdiff-convert pprof-proto
+row "diff vs pprof -top -diff_base (3 runs per side, 200k stacks each)" ctdiff-diff-3x3 pprof-diff-3x3
 if [ "$HAVE_TRACE" = yes ]; then
 	row "convert DevTools trace vs node JSON.parse ($(($(wc -c <"$WORK/trace.json") / 1000000)) MB)" ctdiff-devtools node-parse
 fi
 set -- $(best ctdiff-diff-1.6M)
 echo
-echo "ctdiff diff on the 1.6 M-node pair: $1 s wall, $2 s CPU, $3 MB peak RSS."
+echo "ctdiff diff on the 1.6 M-node pair: $1 s wall (median $4 s), $2 s CPU, $3 MB peak RSS."
