@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+	"github.com/ctdiff/ctdiff/internal/oneline"
 	"github.com/ctdiff/ctdiff/report"
 )
 
@@ -59,10 +60,12 @@ func readManifest(path string) (*manifest, error) {
 	md, err := toml.DecodeFile(path, &m)
 	if err != nil {
 		var perr toml.ParseError
+		// The parser quotes the input in its messages, control
+		// characters included: errors are one line.
 		if errors.As(err, &perr) {
-			return nil, fmt.Errorf("%s:%d:%d: %s", path, perr.Position.Line, perr.Position.Col, perr.Message)
+			return nil, fmt.Errorf("%s:%d:%d: %s", path, perr.Position.Line, perr.Position.Col, oneline.Escape(perr.Message))
 		}
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %s", path, oneline.Escape(err.Error()))
 	}
 	for _, k := range md.Undecoded() {
 		if len(k) > 0 && (k[0] == "defaults" || len(k) > 1 && k[0] == "component" && k[1] == "options") {
