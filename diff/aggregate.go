@@ -1,11 +1,6 @@
 package diff
 
-import (
-	"runtime"
-	"sync"
-
-	"github.com/ctdiff/ctdiff/cct"
-)
+import "github.com/ctdiff/ctdiff/cct"
 
 // intersect is ZAM's critical graph aggregation (Section 3.2): a node stays
 // when it is in every pair's critical graph; its values are averaged (the
@@ -153,23 +148,6 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64) (g *
 		}
 	}
 	return g, len(family)
-}
-
-// parallel calls work on consecutive ranges covering [0, n), one per core
-// (up to one range per 10,000 items: smaller work is not worth a
-// goroutine), and returns when all are done.
-func parallel(n int, work func(from, to int)) {
-	parts := min(runtime.GOMAXPROCS(0), max(1, n/10_000))
-	var wg sync.WaitGroup
-	for k := range parts {
-		from, to := n*k/parts, n*(k+1)/parts
-		if k == parts-1 {
-			work(from, to)
-			continue
-		}
-		wg.Go(func() { work(from, to) })
-	}
-	wg.Wait()
 }
 
 // idle reports a union node of V8's "(idle)" frame (see isIdle).

@@ -1,7 +1,7 @@
 package diff
 
 import (
-	"container/heap"
+	"cmp"
 	"slices"
 )
 
@@ -49,28 +49,19 @@ func rankPaths(u *union, kt *keyTable, top int) []RankedPath {
 			leaf[u.parent[x]] = false
 		}
 	}
-	h := &pathHeap{u: u, kt: kt, cost: cost}
-	for x := int32(1); int(x) < n; x++ {
-		if !leaf[x] || u.depth[x] < 2 || round(cost[x]) <= 0 {
-			continue
+	// Higher cost first, then the path that sorts first by name.
+	paths := newBest(top, func(a, b int32) int {
+		if ca, cb := round(cost[a]), round(cost[b]); ca != cb {
+			return cmp.Compare(cb, ca)
 		}
-		if h.Len() < top {
-			heap.Push(h, x)
-		} else if top > 0 && h.less(h.ids[0], x) {
-			h.ids[0] = x
-			heap.Fix(h, 0)
+		return u.comparePaths(kt, a, b)
+	})
+	for x := int32(1); int(x) < n; x++ {
+		if leaf[x] && u.depth[x] >= 2 && round(cost[x]) > 0 {
+			paths.add(x)
 		}
 	}
-	best := slices.Clone(h.ids)
-	slices.SortFunc(best, func(a, b int32) int {
-		switch {
-		case h.less(b, a):
-			return -1
-		case h.less(a, b):
-			return 1
-		}
-		return 0
-	})
+	best := paths.sorted()
 	out := make([]RankedPath, 0, len(best))
 	for i, x := range best {
 		thread, frames := u.describe(kt, x)
@@ -97,33 +88,4 @@ func rankPaths(u *union, kt *keyTable, top int) []RankedPath {
 		out = append(out, RankedPath{Rank: i + 1, Thread: thread, Cost: round(cost[x]), Path: nodes})
 	}
 	return out
-}
-
-// pathHeap is a min-heap of path leaves: the root is the weakest of the best
-// paths so far. "Weaker" means a lower cost, or an equal cost and a path
-// that sorts later by name.
-type pathHeap struct {
-	u    *union
-	kt   *keyTable
-	cost []float64
-	ids  []int32
-}
-
-// less reports whether path a ranks below path b.
-func (h *pathHeap) less(a, b int32) bool {
-	ca, cb := round(h.cost[a]), round(h.cost[b])
-	if ca != cb {
-		return ca < cb
-	}
-	return h.u.comparePaths(h.kt, a, b) > 0
-}
-
-func (h *pathHeap) Len() int           { return len(h.ids) }
-func (h *pathHeap) Less(i, j int) bool { return h.less(h.ids[i], h.ids[j]) }
-func (h *pathHeap) Swap(i, j int)      { h.ids[i], h.ids[j] = h.ids[j], h.ids[i] }
-func (h *pathHeap) Push(x any)         { h.ids = append(h.ids, x.(int32)) }
-func (h *pathHeap) Pop() any {
-	x := h.ids[len(h.ids)-1]
-	h.ids = h.ids[:len(h.ids)-1]
-	return x
 }

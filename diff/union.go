@@ -211,7 +211,7 @@ func (u *union) copyRun(r *run, callSites bool) {
 // values fills the per-node values from the runs, base runs first. It
 // runs on the comparison's critical path, so the two sides are scattered
 // in parallel (each writes its own arrays and its own runs' slots of
-// total), and then the means are taken in two halves.
+// total), and then the means are taken on every core.
 func (u *union) values(base, nw []*run) {
 	n := u.len()
 	u.runs = len(base) + len(nw)
@@ -253,9 +253,7 @@ func (u *union) values(base, nw []*run) {
 	wg.Go(func() { scatter(base, 0, u.selfBase, u.inBase) })
 	scatter(nw, len(base), u.selfNew, u.inNew)
 	wg.Wait()
-	wg.Go(func() { means(0, n/2) })
-	means(n/2, n)
-	wg.Wait()
+	parallel(n, means)
 }
 
 // sample returns node x's base and new values, one per run.
