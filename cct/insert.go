@@ -267,7 +267,7 @@ func (in *inserter) flush() {
 		}
 	}
 	in.count = nkids
-	kidAt := resize(in.kidAt, n) // where a new node's next child goes in slab
+	kidAt := resize(in.kidAt, n) // where a new node's next child goes in its list
 	in.kidAt = kidAt
 	off := int32(0)
 	in.final = resize(in.final, n)
@@ -276,21 +276,25 @@ func (in *inserter) flush() {
 		kidAt[i] = off
 		off += nkids[i]
 	}
-	slab := make([]NodeID, off)
+	// The new nodes' lists go at the end of the tree's child array (which
+	// linking a new node to an existing one may move: index it afresh).
+	kidBase := int32(len(t.kids))
+	t.kids = slices.Grow(t.kids, int(off))[:int(kidBase+off)]
 	t.reserve(n)
 	t.Nodes = t.Nodes[:int(base)+n]
 	t.growValues(n)
 	for r, i := range order {
 		id := base + NodeID(r)
 		p, f := in.parent[i], in.frame[i]
-		start, k := kidAt[i], nkids[i]
-		t.Nodes[id] = Node{Frame: f, Parent: p, Depth: in.depth[i], Children: slab[start : start+k : start+k]}
 		if p >= base {
 			pt := p - base
-			t.Nodes[id].Parent = in.final[pt]
-			slab[kidAt[pt]] = id
+			p = in.final[pt]
+			t.kids[kidBase+kidAt[pt]] = id
 			kidAt[pt]++
-		} else {
+		}
+		k := nkids[i]
+		t.Nodes[id] = Node{Frame: f, Parent: p, Depth: in.depth[i], kidOff: kidBase + kidAt[i], kidCap: k, kidLen: k}
+		if p < base {
 			t.link(p, id, f)
 		}
 	}

@@ -169,10 +169,11 @@ func sameTree(t *testing.T, got, want *Tree) {
 		t.Fatalf("%d nodes, want %d", len(got.Nodes), len(want.Nodes))
 	}
 	for i := range got.Nodes {
-		g, w := &got.Nodes[i], &want.Nodes[i]
-		if g.Frame != w.Frame || g.Parent != w.Parent || g.Depth != w.Depth || !slices.Equal(g.Children, w.Children) ||
-			!slices.Equal(got.Self(NodeID(i)), want.Self(NodeID(i))) || !slices.Equal(got.Total(NodeID(i)), want.Total(NodeID(i))) || g.Count != w.Count {
-			t.Fatalf("node %d: %+v %v %v, want %+v %v %v", i, *g, got.Self(NodeID(i)), got.Total(NodeID(i)), *w, want.Self(NodeID(i)), want.Total(NodeID(i)))
+		g, w, id := &got.Nodes[i], &want.Nodes[i], NodeID(i)
+		if g.Frame != w.Frame || g.Parent != w.Parent || g.Depth != w.Depth || !slices.Equal(got.Children(id), want.Children(id)) ||
+			!slices.Equal(got.Self(id), want.Self(id)) || !slices.Equal(got.Total(id), want.Total(id)) || got.Count(id) != want.Count(id) {
+			t.Fatalf("node %d: %+v %v %v %v, want %+v %v %v %v", i, *g, got.Children(id), got.Self(id), got.Total(id),
+				*w, want.Children(id), want.Self(id), want.Total(id))
 		}
 	}
 	if len(got.Timeline) != len(want.Timeline) {

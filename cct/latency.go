@@ -180,7 +180,7 @@ var ErrNoTimeline = errors.New("latency inference needs per-sample timestamps, a
 // InferLatency infers the latency of every function instance from the
 // continuity of its calling context (IntroPerf Algorithm 2), per thread and
 // profile over Tree.Timeline, and annotates the tree: Tree.Latency, and
-// Node.Count = C. The tree must have been built with Options.Timeline from
+// Tree.Count = C. The tree must have been built with Options.Timeline from
 // samples carrying the timestamp_ns label. It runs in time linear in the
 // number of samples plus instances, whatever the stack depth.
 func (t *Tree) InferLatency(opts LatencyOptions) error {
@@ -212,7 +212,7 @@ func (t *Tree) InferLatency(opts LatencyOptions) error {
 	}
 	normalize(t, lat)
 	for i := range t.Nodes {
-		t.Nodes[i].Count = lat.Nodes[i].Count
+		t.SetCount(NodeID(i), lat.Nodes[i].Count)
 	}
 	t.Latency = lat
 	return nil
@@ -358,7 +358,7 @@ func (in *inferrer) closeFrom(keep int, endConservative, endAggressive int64) {
 func normalize(t *Tree, lat *Latency) {
 	ls := lat.Nodes
 	ls[RootID].Conservative.Total, ls[RootID].Aggressive.Total = 0, 0
-	for _, c := range t.Nodes[RootID].Children {
+	for _, c := range t.Children(RootID) {
 		ls[RootID].Conservative.Total += ls[c].Conservative.Total
 		ls[RootID].Aggressive.Total += ls[c].Aggressive.Total
 	}

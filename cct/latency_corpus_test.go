@@ -87,7 +87,7 @@ func TestLatencyCorpus(t *testing.T) {
 						span[b.Thread] += b.Time - a.Time
 					}
 				}
-				for _, th := range tr.Node(cct.RootID).Children {
+				for _, th := range tr.Children(cct.RootID) {
 					if got := tr.LatencyTotal(th, false); got != span[th] {
 						t.Errorf("thread %s: conservative total %d, sampled span %d", tr.Label(th), got, span[th])
 					}

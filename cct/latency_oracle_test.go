@@ -89,13 +89,13 @@ func paperLatency(tr *cct.Tree, gap int64) []cct.NodeLatency {
 	}
 	endTrace()
 	// Section 3.4.1 on totals, the root summing its threads.
-	for _, c := range tr.Node(cct.RootID).Children {
+	for _, c := range tr.Children(cct.RootID) {
 		out[cct.RootID].Conservative.Total += out[c].Conservative.Total
 		out[cct.RootID].Aggressive.Total += out[c].Aggressive.Total
 	}
 	for i := range out {
 		out[i].Conservative.Own, out[i].Aggressive.Own = out[i].Conservative.Total, out[i].Aggressive.Total
-		for _, c := range tr.Node(cct.NodeID(i)).Children {
+		for _, c := range tr.Children(cct.NodeID(i)) {
 			out[i].Conservative.Own -= out[c].Conservative.Total
 			out[i].Aggressive.Own -= out[c].Aggressive.Total
 		}
@@ -125,8 +125,8 @@ func checkLatency(t testing.TB, tr *cct.Tree) {
 		if nl.Conservative.Total > nl.Aggressive.Total {
 			t.Errorf("node %s: conservative %d > aggressive %d", pathName(tr, id), nl.Conservative.Total, nl.Aggressive.Total)
 		}
-		if tr.Node(id).Count != nl.Count {
-			t.Errorf("node %s: Node.Count %d != C %d", pathName(tr, id), tr.Node(id).Count, nl.Count)
+		if tr.Count(id) != nl.Count {
+			t.Errorf("node %s: Node.Count %d != C %d", pathName(tr, id), tr.Count(id), nl.Count)
 		}
 		sumC += nl.Conservative.Own
 		sumA += nl.Aggressive.Own

@@ -371,8 +371,8 @@ func TestLatencyAccessors(t *testing.T) {
 		t.Errorf("LatencyOwn(A) = %d/%d, want 1000/0", c, ag)
 	}
 	nl := tr.Latency.Nodes[b]
-	if nl.Mean(cct.Conservative) != 1000 || nl.Mean(cct.Aggressive) != 2000 || tr.Node(b).Count != 1 {
-		t.Errorf("A>B: μc %v μa %v C %d", nl.Mean(cct.Conservative), nl.Mean(cct.Aggressive), tr.Node(b).Count)
+	if nl.Mean(cct.Conservative) != 1000 || nl.Mean(cct.Aggressive) != 2000 || tr.Count(b) != 1 {
+		t.Errorf("A>B: μc %v μa %v C %d", nl.Mean(cct.Conservative), nl.Mean(cct.Aggressive), tr.Count(b))
 	}
 	if (&cct.NodeLatency{}).Mean(cct.Aggressive) != 0 {
 		t.Error("Mean without instances is not 0")
@@ -550,11 +550,11 @@ func TestLatencyDeepStacks(t *testing.T) {
 		t.Fatal(err)
 	}
 	leaf := cct.NodeID(len(tr.Nodes) - 1)
-	if c := tr.Node(leaf).Count; c != 10 {
+	if c := tr.Count(leaf); c != 10 {
 		t.Errorf("leaf C = %d, want 10 (it comes back every other sample)", c)
 	}
-	top := tr.Node(tr.Node(cct.RootID).Children[0]).Children[0]
-	if c, tot := tr.Node(top).Count, tr.LatencyTotal(top, false); c != 1 || tot != 190 {
+	top := tr.Children(tr.Children(cct.RootID)[0])[0]
+	if c, tot := tr.Count(top), tr.LatencyTotal(top, false); c != 1 || tot != 190 {
 		t.Errorf("outermost frame: C %d total %d, want 1 and 190", c, tot)
 	}
 	// One instance per frame and the thread, plus the leaf's 9 returns.

@@ -54,16 +54,20 @@ type ValueType struct{ Type, Unit string }
 
 func (v ValueType) String() string { return v.Type + "/" + v.Unit }
 
-// A Node is one calling context.
+// A Node is one calling context. It holds no pointers (its children are a
+// range of the tree's child array, read with Tree.Children), so a tree of a
+// million nodes is one 24 MB block the garbage collector never scans and
+// writes to it need no write barriers: with a Children slice per node it
+// was 48 MB, and writing the nodes of a new tree was a third of building it.
 type Node struct {
 	Frame  FrameID
 	Parent NodeID // NoNode for the root
 	// Depth is 0 for the root, 1 for threads, 2 for top-level functions.
 	Depth int32
-	// Children are in order of first execution.
-	Children []NodeID
-	// Count is the number of instances (calls) where known, 0 otherwise.
-	Count int64
+	// The node's children, in order of first execution, are
+	// Tree.kids[kidOff : kidOff+kidLen]; the list may grow in place up to
+	// kidCap.
+	kidOff, kidLen, kidCap int32
 }
 
 // A Tree is a calling-context tree. Build one with a Builder; after Finish
@@ -91,6 +95,11 @@ type Tree struct {
 	// Latency is the IntroPerf latency annotation (the PA-CCT, latency.go);
 	// nil unless InferLatency ran.
 	Latency *Latency
+
+	// kids holds every node's child list (Node.kidOff).
+	kids []NodeID
+	// counts holds Tree.Count per node; nil when no count is known.
+	counts []int64
 
 	// self and total hold len(SampleTypes) values per node, node after
 	// node (Tree.Self, Tree.Total): two flat arrays instead of two slices
@@ -136,6 +145,33 @@ func New(sampleTypes []ValueType) *Tree {
 	t.Nodes = append(t.Nodes, Node{Frame: root, Parent: NoNode})
 	t.growValues(1)
 	return t
+}
+
+// Children returns node id's children in order of first execution. The
+// slice is the tree's: it must not be modified.
+func (t *Tree) Children(id NodeID) []NodeID {
+	n := &t.Nodes[id]
+	return t.kids[n.kidOff : n.kidOff+n.kidLen : n.kidOff+n.kidLen]
+}
+
+// Count returns the number of instances (calls) of node id where known (a
+// call-counting profiler, or IntroPerf's inference), 0 otherwise.
+func (t *Tree) Count(id NodeID) int64 {
+	if int(id) < len(t.counts) {
+		return t.counts[id]
+	}
+	return 0
+}
+
+// SetCount sets node id's number of instances (Count).
+func (t *Tree) SetCount(id NodeID, c int64) {
+	if int(id) >= len(t.counts) {
+		if c == 0 {
+			return
+		}
+		t.counts = append(t.counts, make([]int64, len(t.Nodes)-len(t.counts))...)
+	}
+	t.counts[id] = c
 }
 
 // Self returns node id's self values, one per sample type. The slice is the
@@ -202,7 +238,7 @@ func (t *Tree) FrameID(f Frame) (FrameID, bool) {
 // Child returns the child of parent with the given frame, in O(1): a scan
 // of at most wideChildren children, or an index lookup.
 func (t *Tree) Child(parent NodeID, f FrameID) (NodeID, bool) {
-	ch := t.Nodes[parent].Children
+	ch := t.Children(parent)
 	if len(ch) > wideChildren {
 		id, ok := t.childIdx[edge{parent, f}]
 		return id, ok
@@ -226,30 +262,35 @@ func (t *Tree) AddChild(parent NodeID, f FrameID) NodeID {
 		// million-node tree several times over.
 		t.Nodes = slices.Grow(t.Nodes, len(t.Nodes)+1024)
 	}
-	return t.appendNode(parent, f, nil)
-}
-
-// appendNode adds a node that is known to be new as parent's last child;
-// children, if not nil, is its (empty) child list.
-func (t *Tree) appendNode(parent NodeID, f FrameID, children []NodeID) NodeID {
 	id := NodeID(len(t.Nodes))
-	t.Nodes = append(t.Nodes, Node{
-		Frame:    f,
-		Parent:   parent,
-		Depth:    t.Nodes[parent].Depth + 1,
-		Children: children,
-	})
+	t.Nodes = append(t.Nodes, Node{Frame: f, Parent: parent, Depth: t.Nodes[parent].Depth + 1})
 	t.growValues(1)
 	t.link(parent, id, f)
 	return id
 }
 
 // link appends child id (of frame f) to parent's children and keeps the
-// index of wide nodes' children.
+// index of wide nodes' children. A full list moves to the end of t.kids
+// with twice the room (or grows in place when it is there already), as
+// append would: the room a move leaves behind is at most what the lists
+// hold.
 func (t *Tree) link(parent, id NodeID, f FrameID) {
 	p := &t.Nodes[parent]
-	p.Children = append(p.Children, id)
-	switch n := len(p.Children); {
+	if p.kidLen == p.kidCap {
+		room := max(2*p.kidCap, 2)
+		if int(p.kidOff+p.kidCap) == len(t.kids) {
+			t.kids = append(t.kids, make([]NodeID, room-p.kidCap)...)
+		} else {
+			off := len(t.kids)
+			t.kids = append(t.kids, t.kids[p.kidOff:p.kidOff+p.kidLen]...)
+			t.kids = append(t.kids, make([]NodeID, room-p.kidLen)...)
+			p.kidOff = int32(off)
+		}
+		p.kidCap = room
+	}
+	t.kids[p.kidOff+p.kidLen] = id
+	p.kidLen++
+	switch n := p.kidLen; {
 	case n == wideChildren+1: // parent just became wide: index all its children
 		t.indexChildren(parent)
 	case n > wideChildren+1:
@@ -259,7 +300,7 @@ func (t *Tree) link(parent, id NodeID, f FrameID) {
 
 // indexChildren adds a node's children to the index of wide nodes.
 func (t *Tree) indexChildren(parent NodeID) {
-	for _, c := range t.Nodes[parent].Children {
+	for _, c := range t.Children(parent) {
 		t.childIdx[edge{parent, t.Nodes[c].Frame}] = c
 	}
 }
@@ -339,7 +380,7 @@ func (t *Tree) PreOrder() []NodeID {
 		id := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		out = append(out, id)
-		ch := t.Nodes[id].Children
+		ch := t.Children(id)
 		for i := len(ch) - 1; i >= 0; i-- {
 			stack = append(stack, ch[i])
 		}
@@ -376,7 +417,7 @@ func (t *Tree) Validate() error {
 		n := &t.Nodes[i]
 		id := NodeID(i)
 		copy(sum, t.Self(id))
-		for _, c := range n.Children {
+		for _, c := range t.Children(id) {
 			cn := &t.Nodes[c]
 			if cn.Parent != id || c <= id || cn.Depth != n.Depth+1 {
 				return fmt.Errorf("node %d: child %d has parent %d, depth %d", i, c, cn.Parent, cn.Depth)

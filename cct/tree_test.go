@@ -90,12 +90,12 @@ func TestCallSites(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		f := tr.Node(tr.Node(1).Children[0])
-		if len(f.Children) != tt.want {
-			t.Errorf("CallSites=%v: f has %d children, want %d", tt.callSites, len(f.Children), tt.want)
+		f := tr.Children(tr.Children(1)[0])
+		if len(f) != tt.want {
+			t.Errorf("CallSites=%v: f has %d children, want %d", tt.callSites, len(f), tt.want)
 		}
 		if tt.callSites {
-			if cs := tr.FrameOf(f.Children[1]).CallSite; cs != 20 {
+			if cs := tr.FrameOf(f[1]).CallSite; cs != 20 {
 				t.Errorf("second g's call site = %d, want 20", cs)
 			}
 		}

@@ -16,7 +16,7 @@ func BottomUp(t *Tree) *Tree {
 	u.DurationNanos, u.Profiles = t.DurationNanos, t.Profiles
 	// Thread nodes first, in the original order, so threads keep their place.
 	threadOf := map[NodeID]NodeID{}
-	for _, th := range t.Nodes[RootID].Children {
+	for _, th := range t.Children(RootID) {
 		threadOf[th] = u.AddChild(RootID, u.Intern(t.FrameOf(th), t.FrameInfo[t.Nodes[th].Frame]))
 	}
 	for _, id := range t.PreOrder() {
@@ -95,8 +95,9 @@ func Flat(t *Tree) []FlatEntry {
 			onPath[e]++
 			stack = append(stack, item{id: it.id, exit: true})
 		}
-		for i := len(n.Children) - 1; i >= 0; i-- {
-			stack = append(stack, item{id: n.Children[i]})
+		ch := t.Children(it.id)
+		for i := len(ch) - 1; i >= 0; i-- {
+			stack = append(stack, item{id: ch[i]})
 		}
 	}
 	return out

@@ -280,7 +280,7 @@ func markerValue(r *run, fn string) (float64, string, error) {
 			name = f.Function
 			continue
 		}
-		for _, c := range t.Nodes[id].Children {
+		for _, c := range t.Children(cct.NodeID(id)) {
 			stack = append(stack, int32(c))
 		}
 	}

@@ -50,7 +50,7 @@ func TestCompareDoesNotMutate(t *testing.T) {
 				for _, v := range append(slices.Clone(tr.Self(cct.NodeID(i))), tr.Total(cct.NodeID(i))...) {
 					b.WriteString(" " + strings.Repeat("x", int(v%7)))
 				}
-				for _, c := range n.Children {
+				for _, c := range tr.Children(cct.NodeID(i)) {
 					b.WriteString(" c" + tr.Frames[tr.Nodes[c].Frame].Function)
 				}
 				b.WriteString("\n")

@@ -369,7 +369,7 @@ func markerCount(t *cct.Tree, fn string) (count float64, source, name string, er
 				name = f.Function
 			}
 			found = true
-			calls += n.Count
+			calls += t.Count(id)
 			if samples >= 0 {
 				sampled += t.Total(id)[samples]
 			} else if t.Period > 0 {
@@ -381,7 +381,7 @@ func markerCount(t *cct.Tree, fn string) (count float64, source, name string, er
 			}
 			continue // outermost instances only
 		}
-		stack = append(stack, n.Children...)
+		stack = append(stack, t.Children(id)...)
 	}
 	switch {
 	case !found:

@@ -92,7 +92,7 @@ func fixedDuration(t *testing.T) (base, nw []*cct.Tree) {
 		)
 		for id := range tr.Nodes {
 			if tr.FrameOf(cct.NodeID(id)).Function == "handle" {
-				tr.Nodes[id].Count = int64(requests)
+				tr.SetCount(cct.NodeID(id), int64(requests))
 			}
 		}
 		tr.DurationNanos = 1e9

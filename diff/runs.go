@@ -132,14 +132,14 @@ func (r *run) index(m Metric) {
 		r.nkey[i] = r.fkey[t.Nodes[i].Frame]
 		r.total[i] = m.Total(t, id)
 		r.self[i] = m.Self(t, id)
-		edges += len(t.Nodes[i].Children)
+		edges += len(t.Children(id))
 	}
 	r.kidStart = make([]int32, len(t.Nodes)+1)
 	r.kids = make([]cct.NodeID, 0, edges)
 	r.kidKeys = make([]key, 0, edges)
 	for i := range t.Nodes {
 		r.kidStart[i] = int32(len(r.kids))
-		for _, c := range t.Nodes[i].Children {
+		for _, c := range t.Children(cct.NodeID(i)) {
 			r.kids = append(r.kids, c)
 			r.kidKeys = append(r.kidKeys, r.nkey[c])
 		}
@@ -149,8 +149,8 @@ func (r *run) index(m Metric) {
 	// work, and a longer recording (or a thread waiting on a slower one)
 	// grows it without anything regressing. The idle nodes keep their own
 	// values, so the weights and rankings still see them.
-	for _, th := range t.Nodes[cct.RootID].Children {
-		for _, c := range t.Nodes[th].Children {
+	for _, th := range t.Children(cct.RootID) {
+		for _, c := range t.Children(th) {
 			if isIdle(t.Frames[t.Nodes[c].Frame]) {
 				r.total[th] -= r.total[c]
 				r.total[cct.RootID] -= r.total[c]

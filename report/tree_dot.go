@@ -24,7 +24,6 @@ func WriteTreeDOT(w io.Writer, t *cct.Tree, o TreeOptions) error {
 	for len(stack) > 0 {
 		id := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		n := t.Node(id)
 		share := 0.0
 		if total != 0 {
 			share = float64(abs(t.Total(id)[si])) / float64(abs(total))
@@ -34,7 +33,7 @@ func WriteTreeDOT(w io.Writer, t *cct.Tree, o TreeOptions) error {
 				fmt.Sprintf("self %s, total %s (%s)", FormatValue(t.Self(id)[si], st.Unit),
 					FormatValue(t.Total(id)[si], st.Unit), percent(t.Total(id)[si], total))),
 			heatColor(share))
-		for _, c := range n.Children {
+		for _, c := range t.Children(id) {
 			ct := t.Total(c)[si]
 			if belowFraction(ct, total, o.NodeFraction) {
 				continue

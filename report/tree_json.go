@@ -74,7 +74,7 @@ func jsonNode(t *cct.Tree, id cct.NodeID) cctjson.Node {
 		Parent:     int32(n.Parent),
 		Self:       t.Self(id),
 		Total:      t.Total(id),
-		Count:      n.Count,
+		Count:      t.Count(id),
 	}
 	if t.Latency != nil {
 		nl := &t.Latency.Nodes[id]
@@ -89,9 +89,9 @@ func jsonNode(t *cct.Tree, id cct.NodeID) cctjson.Node {
 	case cct.KindThread:
 		out.Kind = "thread"
 	}
-	if len(n.Children) > 0 {
-		out.Children = make([]int32, len(n.Children))
-		for i, c := range n.Children {
+	if kids := t.Children(id); len(kids) > 0 {
+		out.Children = make([]int32, len(kids))
+		for i, c := range kids {
 			out.Children[i] = int32(c)
 		}
 	}

@@ -121,8 +121,9 @@ func TreeProfile(t *cct.Tree, o TreeOptions) (*profile.Profile, error) {
 				stack[n.Depth-3] = w.location(t.Node(n.Parent).Frame, t.FrameOf(id).CallSite)
 			}
 		}
-		for i := len(n.Children) - 1; i >= 0; i-- {
-			todo = append(todo, n.Children[i])
+		kids := t.Children(id)
+		for i := len(kids) - 1; i >= 0; i-- {
+			todo = append(todo, kids[i])
 		}
 		if !hasSample(id) {
 			continue

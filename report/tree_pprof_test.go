@@ -80,7 +80,7 @@ func TestTreePprofThreadsAndCallSites(t *testing.T) {
 	if got := cctest.Dump(back, 0); got != want || cctest.Dump(tr, 0) != want {
 		t.Errorf("pprof's tree:\n%s\nthe tree:\n%s\nwant:\n%s", got, cctest.Dump(tr, 0), want)
 	}
-	if cs := back.FrameOf(back.Node(back.Node(1).Children[0]).Children[1]).CallSite; cs != 20 {
+	if cs := back.FrameOf(back.Children(back.Children(1)[0])[1]).CallSite; cs != 20 {
 		t.Errorf("second g's call site = %d, want 20", cs)
 	}
 }
@@ -120,7 +120,7 @@ func TestTreePprofLatency(t *testing.T) {
 			if !ok {
 				t.Fatalf("path of %s missing from pprof", tr.Label(id))
 			}
-			want := []int64{tr.Node(id).Count, tr.LatencyTotal(id, false), tr.LatencyTotal(id, true), tr.Total(id)[0]}
+			want := []int64{tr.Count(id), tr.LatencyTotal(id, false), tr.LatencyTotal(id, true), tr.Total(id)[0]}
 			got := []int64{back.Self(bid)[0], back.Total(bid)[1], back.Total(bid)[2], back.Total(bid)[3]}
 			for i := range want {
 				if got[i] != want[i] {

@@ -125,7 +125,7 @@ func WriteTreeText(w io.Writer, t *cct.Tree, o TreeOptions) error {
 // sortedChildren returns a node's children hottest first; the sort is
 // stable, so equal totals keep execution order.
 func sortedChildren(t *cct.Tree, id cct.NodeID, si int) []cct.NodeID {
-	kids := slices.Clone(t.Node(id).Children)
+	kids := slices.Clone(t.Children(id))
 	slices.SortStableFunc(kids, func(a, b cct.NodeID) int {
 		va, vb := abs(t.Total(a)[si]), abs(t.Total(b)[si])
 		switch {

@@ -330,7 +330,7 @@ func pathTotals(t *cct.Tree, p Path) ([]int64, bool) {
 		return nil, false
 	}
 	out := make([]int64, 1+len(p.Frames))
-	for _, th := range t.Nodes[cct.RootID].Children {
+	for _, th := range t.Children(cct.RootID) {
 		if t.Label(th) != p.Thread {
 			continue
 		}

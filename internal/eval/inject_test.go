@@ -56,14 +56,14 @@ func TestRepeatedCause(t *testing.T) {
 // tree (0 when absent).
 func nodeTotal(tb testing.TB, tr *cct.Tree, thread string, names ...string) int64 {
 	tb.Helper()
-	for _, th := range tr.Nodes[0].Children {
+	for _, th := range tr.Children(0) {
 		if tr.Label(th) != thread {
 			continue
 		}
 		id := th
 	next:
 		for _, name := range names {
-			for _, c := range tr.Nodes[id].Children {
+			for _, c := range tr.Children(id) {
 				if tr.FrameOf(c).Function == name {
 					id = c
 					continue next
