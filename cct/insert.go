@@ -59,10 +59,10 @@ type inserter struct {
 
 	// The new nodes, by temporary id: parent (an id below base is an
 	// existing node, else base + temporary id), frame and first group.
+	// (A node's depth is its parent's plus one, known when it is written.)
 	parent []NodeID
 	frame  []FrameID
 	first  []int32
-	depth  []int32
 	final  []NodeID
 	order  []int32
 	kidAt  []int32
@@ -183,7 +183,7 @@ func (in *inserter) flush() {
 	t := in.t
 	groups := len(in.ends)
 	base := NodeID(len(t.Nodes))
-	in.parent, in.frame, in.first, in.depth = in.parent[:0], in.frame[:0], in.first[:0], in.depth[:0]
+	in.parent, in.frame, in.first = in.parent[:0], in.frame[:0], in.first[:0]
 	in.end = resize(in.end, groups)
 	in.thread = resize(in.thread, groups)
 
@@ -228,7 +228,6 @@ func (in *inserter) flush() {
 					in.parent = append(in.parent, parent)
 					in.frame = append(in.frame, f)
 					in.first = append(in.first, g)
-					in.depth = append(in.depth, int32(d+1))
 				}
 				*slot = id
 				in.level.added()
@@ -293,7 +292,7 @@ func (in *inserter) flush() {
 			kidAt[pt]++
 		}
 		k := nkids[i]
-		t.Nodes[id] = Node{Frame: f, Parent: p, Depth: in.depth[i], kidOff: kidBase + kidAt[i], kidCap: k, kidLen: k}
+		t.Nodes[id] = Node{Frame: f, Parent: p, Depth: t.Nodes[p].Depth + 1, kidOff: kidBase + kidAt[i], kidCap: k, kidLen: k}
 		if p < base {
 			t.link(p, id, f)
 		}
@@ -330,14 +329,13 @@ func (in *inserter) flush() {
 }
 
 // growNew doubles the room for new nodes: append grows large slices by a
-// quarter, which for a million new nodes allocated the four arrays five
+// quarter, which for a million new nodes allocated the arrays five
 // times over.
 func (in *inserter) growNew() {
 	n := max(len(in.parent), 1<<12)
 	in.parent = slices.Grow(in.parent, n)
 	in.frame = slices.Grow(in.frame, n)
 	in.first = slices.Grow(in.first, n)
-	in.depth = slices.Grow(in.depth, n)
 }
 
 // resize returns s with length n, reallocated when too small; the contents
@@ -352,10 +350,14 @@ func resize[T any](s []T, n int) []T {
 // A levelTable maps (parent, frame) to the child node for the nodes of one
 // depth: open addressing with linear probing, cleared per depth. It holds
 // one depth's nodes, a few ten thousand, and stays in cache; a key and its
-// value share a slot, so a lookup touches one cache line.
+// value share a slot, so a lookup touches one cache line. Its slots are a
+// prefix of buf, sized for the depth before (the next is usually about as
+// wide), so that a narrow depth after a wide one probes a small table, and
+// no depth allocates once the widest has been seen.
 type levelTable struct {
-	slots []levelSlot
-	n     int
+	slots      []levelSlot
+	buf, spare []levelSlot // spare: where a growing table's slots are rehashed from
+	n          int
 }
 
 type levelSlot struct {
@@ -369,18 +371,24 @@ func (lt *levelTable) reset() {
 	if lt.n == 0 && lt.slots != nil {
 		return
 	}
-	if lt.slots == nil || len(lt.slots) > 4*max(lt.n, 1024) {
-		// Shrink after a wide depth, so the next stays in cache.
-		size := 1024
-		for size < 4*lt.n {
-			size <<= 1
-		}
-		lt.slots = make([]levelSlot, size)
+	size := 1024
+	for size < 4*lt.n {
+		size <<= 1
 	}
-	for i := range lt.slots {
-		lt.slots[i].key = emptyKey
-	}
+	lt.slots = lt.table(size)
 	lt.n = 0
+}
+
+// table returns size empty slots, from buf when it is large enough.
+func (lt *levelTable) table(size int) []levelSlot {
+	if len(lt.buf) < size {
+		lt.buf = make([]levelSlot, size)
+	}
+	s := lt.buf[:size]
+	for i := range s {
+		s[i].key = emptyKey
+	}
+	return s
 }
 
 func levelHash(k uint64, mask uint64) uint64 { return (k * 0x9e3779b97f4a7c15) >> 32 & mask }
@@ -409,13 +417,12 @@ func (lt *levelTable) added() {
 	if 2*lt.n <= len(lt.slots) {
 		return
 	}
-	old := lt.slots
-	lt.slots = make([]levelSlot, 2*len(old))
-	for i := range lt.slots {
-		lt.slots[i].key = emptyKey
-	}
+	// The slots move to spare, and buf (grown if need be) takes twice as
+	// many.
+	lt.spare = append(lt.spare[:0], lt.slots...)
+	lt.slots = lt.table(2 * len(lt.slots))
 	mask := uint64(len(lt.slots) - 1)
-	for _, s := range old {
+	for _, s := range lt.spare {
 		if s.key == emptyKey {
 			continue
 		}
