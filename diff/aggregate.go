@@ -21,7 +21,7 @@ next:
 		v := gs[0].vals[i]
 		// Context in any pair (normalize_graph.go): it did not grow by μ
 		// in that pair.
-		agg := gval{base: v.base, new: v.new, kind: v.kind, context: v.context}
+		agg := gval{base: v.base, new: v.new, added: v.added, context: v.context}
 		for _, g := range gs[1:] {
 			w, ok := g.get(x)
 			if !ok {
@@ -30,9 +30,7 @@ next:
 			agg.base += w.base
 			agg.new += w.new
 			agg.context = agg.context || w.context
-			if w.kind == Regressed {
-				agg.kind = Regressed
-			}
+			agg.added = agg.added && w.added
 		}
 		n := float64(len(gs))
 		agg.base /= n
@@ -120,31 +118,26 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64) (g *
 	for i, q := range correct(ps) {
 		family[i].Q = q
 	}
-	tests := func(x int32) *Test {
-		if i := testOf[x]; i > 0 {
-			return &family[i-1]
-		}
-		return nil
-	}
 	g = newGraph(n)
+	g.tests = family
 	for x := int32(1); int(x) < n; x++ {
 		p := u.parent[x]
-		t := tests(x)
-		if t == nil || u.meanNew[x]-u.meanBase[x] < m || t.Q > alpha {
+		t := testOf[x]
+		if t == 0 || u.meanNew[x]-u.meanBase[x] < m || family[t-1].Q > alpha {
 			continue
 		}
-		g.set(x, gval{base: u.meanBase[x], new: u.meanNew[x], kind: kindOf(u, x), test: t})
+		g.set(x, gval{base: u.meanBase[x], new: u.meanNew[x], added: u.inBase[x] == 0, test: t})
 		for a := p; a > 0; a = u.parent[a] {
 			if g.has(a) {
 				break
 			}
-			g.set(a, gval{base: u.meanBase[a], new: u.meanNew[a], kind: kindOf(u, a), context: true, test: tests(a)})
+			g.set(a, gval{base: u.meanBase[a], new: u.meanNew[a], added: u.inBase[a] == 0, context: true, test: testOf[a]})
 		}
 	}
 	for i, x := range g.xs {
-		if v := &g.vals[i]; v.test != nil {
+		if t := g.test(&g.vals[i]); t != nil {
 			b, nw := u.sample(x, nBase)
-			v.test.setInterval(b, nw, pr)
+			t.setInterval(b, nw, pr)
 		}
 	}
 	return g, len(family)
@@ -159,10 +152,3 @@ func idle(u *union, kt *keyTable, x int32) bool {
 // moderate enables the variance prior; a variable so the accuracy
 // simulation can measure plain Welch tests against it.
 var moderate = true
-
-func kindOf(u *union, x int32) Kind {
-	if u.inBase[x] == 0 {
-		return Added
-	}
-	return Regressed
-}

@@ -34,11 +34,11 @@ func criticalPair(a, b *run, baseOf []int32, mu int64) *graph {
 			nv := b.total[c]
 			if o := baseOf[c]; o >= 0 {
 				if ov := a.total[o]; nv-ov >= mu {
-					g.set(b.toU[c], gval{base: float64(ov), new: float64(nv), kind: Regressed})
+					g.set(b.toU[c], gval{base: float64(ov), new: float64(nv)})
 					stack = append(stack, c)
 				}
 			} else if nv >= mu {
-				g.set(b.toU[c], gval{new: float64(nv), kind: Added})
+				g.set(b.toU[c], gval{new: float64(nv), added: true})
 			}
 		}
 	}
@@ -52,23 +52,40 @@ func criticalPair(a, b *run, baseOf []int32, mu int64) *graph {
 // It reads the tree in id order, parents before children, rather than
 // walking it: explored marks the root and the regressed nodes, whose
 // children Algorithm 2 examines.
+//
+// The nodes are marked first and the graph filled after, at its exact
+// size: it can hold a quarter of the tree.
 func thresholdGraph(u *union, kt *keyTable, mu int64) *graph {
+	const (
+		regressed = 1 + iota // in the graph and explored
+		added
+	)
 	n := u.len()
-	g := newGraph(n)
 	m := float64(mu)
-	explored := make([]bool, n)
-	explored[0] = true
+	mark := make([]uint8, n)
+	mark[0] = regressed
+	count := 0
 	for c := int32(1); int(c) < n; c++ {
-		if !explored[u.parent[c]] || idle(u, kt, c) {
+		if mark[u.parent[c]] != regressed || idle(u, kt, c) {
 			continue
 		}
 		b, nw := u.meanBase[c], u.meanNew[c]
 		switch {
 		case u.inBase[c] > 0 && nw-b >= m:
-			g.set(c, gval{base: b, new: nw, kind: Regressed})
-			explored[c] = true
+			mark[c] = regressed
+			count++
 		case u.inBase[c] == 0 && nw >= m:
-			g.set(c, gval{new: nw, kind: Added})
+			mark[c] = added
+			count++
+		}
+	}
+	g := &graph{at: make([]int32, n), xs: make([]int32, 0, count), vals: make([]gval, 0, count)}
+	for c := int32(1); int(c) < n; c++ {
+		switch mark[c] {
+		case regressed:
+			g.set(c, gval{base: u.meanBase[c], new: u.meanNew[c]})
+		case added:
+			g.set(c, gval{new: u.meanNew[c], added: true})
 		}
 	}
 	return g
@@ -131,12 +148,12 @@ func assemble(g *graph, u *union, kt *keyTable) (nodes []GraphNode, causes []Cau
 			Parent:   it.parent,
 			Thread:   it.thread,
 			IsThread: u.depth[it.x] == 1,
-			Kind:     v.kind,
+			Kind:     v.kind(),
 			Base:     round(v.base),
 			New:      round(v.new),
 			Delta:    round(v.new) - round(v.base),
 			Context:  v.context,
-			Stats:    v.test,
+			Stats:    g.test(v),
 		}
 		if !gn.IsThread {
 			kf := kt.frames[u.key[it.x]]
@@ -149,9 +166,9 @@ func assemble(g *graph, u *union, kt *keyTable) (nodes []GraphNode, causes []Cau
 		ids = append(ids, it.x)
 		if gn.Cause {
 			causes = append(causes, Cause{
-				Thread: it.thread, Kind: v.kind,
+				Thread: it.thread, Kind: gn.Kind,
 				Base: gn.Base, New: gn.New, Delta: gn.Delta,
-				Stats: v.test, Node: idx,
+				Stats: gn.Stats, Node: idx,
 			})
 			causeAt = append(causeAt, it.x)
 		}

@@ -30,9 +30,9 @@ func relaxedThresholdGraph(u *union, kt *keyTable, mu int64) *graph {
 		if u.inBase[x] > 0 && n-b < m || u.inBase[x] == 0 && n < m {
 			continue
 		}
-		g.set(x, gval{base: b, new: n, kind: kindOf(u, x)})
+		g.set(x, gval{base: b, new: n, added: u.inBase[x] == 0})
 		addContext(g, u.parent[x], func(a int32) gval {
-			return gval{base: u.meanBase[a], new: u.meanNew[a], kind: kindOf(u, a), context: true}
+			return gval{base: u.meanBase[a], new: u.meanNew[a], added: u.inBase[a] == 0, context: true}
 		}, u.parent)
 	}
 	return g
@@ -52,9 +52,9 @@ func relaxedCriticalPair(a, b *run, baseOf []int32, mu int64) *graph {
 		var v gval
 		switch {
 		case o >= 0 && nv-a.total[o] >= mu:
-			v = gval{base: float64(a.total[o]), new: float64(nv), kind: Regressed}
+			v = gval{base: float64(a.total[o]), new: float64(nv)}
 		case o < 0 && nv >= mu:
-			v = gval{new: float64(nv), kind: Added}
+			v = gval{new: float64(nv), added: true}
 		default:
 			continue
 		}
@@ -64,9 +64,9 @@ func relaxedCriticalPair(a, b *run, baseOf []int32, mu int64) *graph {
 			if g.has(x) {
 				break
 			}
-			w := gval{new: float64(b.total[p]), kind: Added, context: true}
+			w := gval{new: float64(b.total[p]), added: true, context: true}
 			if o := baseOf[p]; o >= 0 {
-				w.base, w.kind = float64(a.total[o]), Regressed
+				w.base, w.added = float64(a.total[o]), false
 			}
 			g.set(x, w)
 		}
