@@ -1,8 +1,10 @@
 package convert
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 
 	"github.com/ctdiff/ctdiff/internal/labels"
@@ -41,33 +43,17 @@ func (d *pprofDecoder) stacks() (*stacks.Samples, bool) {
 	}
 	frames := 0
 	for i := range d.sampleAt {
-		frames += d.locationCount(d.sample(i))
+		frames += locationCount(d.sample(i))
 	}
 	s.Locations = make([]int32, 0, frames)
 	threads := map[stacks.Thread]int32{}
-	var ids []uint64
-	var values []int64
 	var lbls []sampleLabel
 	for i := range d.sampleAt {
-		b := d.sample(i)
 		var ok bool
-		if ids, values, lbls, ok = parseSample(b, ids[:0], values[:0], lbls[:0]); !ok || len(values) != types {
+		if lbls, ok = d.sampleInto(s, d.sample(i), lbls[:0]); !ok || len(s.Values) != (i+1)*types {
 			return nil, false
 		}
-		for _, id := range ids {
-			x := int32(-1)
-			if id < uint64(len(d.idxByID)) {
-				x = d.idxByID[id]
-			} else if j, found := d.idxByX[id]; found {
-				x = j
-			}
-			if x < 0 {
-				return nil, false
-			}
-			s.Locations = append(s.Locations, x)
-		}
 		s.Ends[i] = len(s.Locations)
-		s.Values = append(s.Values, values...)
 		th, ts, hasTS, ok := d.threadOf(lbls)
 		if !ok {
 			return nil, false
@@ -90,9 +76,92 @@ func (d *pprofDecoder) stacks() (*stacks.Samples, bool) {
 	return s, true
 }
 
+// sampleInto decodes one Sample message as parseSample does, appending its
+// stack (as location indexes) and values to s directly and returning its
+// labels: the loop that reads most of a profile's bytes.
+func (d *pprofDecoder) sampleInto(s *stacks.Samples, b []byte, lbls []sampleLabel) ([]sampleLabel, bool) {
+	for len(b) > 0 {
+		f, rest, ok := next(b)
+		if !ok {
+			return lbls, false
+		}
+		b = rest
+		switch f.num {
+		case 1:
+			switch f.typ {
+			case 0:
+				x := d.index(f.u)
+				if x < 0 {
+					return lbls, false
+				}
+				s.Locations = append(s.Locations, x)
+			case 2:
+				for p := f.data; len(p) > 0; {
+					// Location ids are small: one or two bytes.
+					var u uint64
+					if c := p[0]; c < 0x80 {
+						u, p = uint64(c), p[1:]
+					} else if len(p) > 1 && p[1] < 0x80 {
+						u, p = uint64(c&0x7f)|uint64(p[1])<<7, p[2:]
+					} else {
+						var n int
+						if u, n = varint(p); n == 0 {
+							return lbls, false
+						}
+						p = p[n:]
+					}
+					x := d.index(u)
+					if x < 0 {
+						return lbls, false
+					}
+					s.Locations = append(s.Locations, x)
+				}
+			default:
+				return lbls, false
+			}
+		case 2:
+			if s.Values, ok = repeated(f, s.Values); !ok {
+				return lbls, false
+			}
+		case 3:
+			var l sampleLabel
+			ok = f.typ == 2 && each(f.data, func(f field) bool {
+				switch f.num {
+				case 1:
+					return f.int64Field(&l.key)
+				case 2:
+					return f.int64Field(&l.str)
+				case 3:
+					return f.int64Field(&l.num)
+				case 4:
+					return f.int64Field(&l.unit)
+				}
+				return true
+			})
+			if !ok {
+				return lbls, false
+			}
+			lbls = append(lbls, l)
+		}
+	}
+	return lbls, true
+}
+
+// index returns the index in p.Location of the location with this id, or
+// -1 when there is none.
+func (d *pprofDecoder) index(id uint64) int32 {
+	if id < uint64(len(d.idxByID)) {
+		return d.idxByID[id]
+	}
+	if x, found := d.idxByX[id]; found {
+		return x
+	}
+	return -1
+}
+
 // locationCount counts a Sample message's location ids (an estimate if the
 // message is malformed, which the decoding then finds).
-func (d *pprofDecoder) locationCount(b []byte) int {
+func locationCount(b []byte) int {
 	n := 0
 	for len(b) > 0 {
 		f, rest, ok := next(b)
@@ -101,16 +170,27 @@ func (d *pprofDecoder) locationCount(b []byte) int {
 		}
 		if f.num == 1 {
 			if f.typ == 2 {
-				for _, c := range f.data {
-					if c < 0x80 {
-						n++ // a varint ends at a byte below 0x80
-					}
-				}
+				n += varintEnds(f.data)
 			} else {
 				n++
 			}
 		}
 		b = rest
+	}
+	return n
+}
+
+// varintEnds counts the bytes below 0x80 in b, the last bytes of varints,
+// eight at a time.
+func varintEnds(b []byte) int {
+	n := 0
+	for ; len(b) >= 8; b = b[8:] {
+		n += 8 - bits.OnesCount64(binary.LittleEndian.Uint64(b)&0x8080808080808080)
+	}
+	for _, c := range b {
+		if c < 0x80 {
+			n++
+		}
 	}
 	return n
 }
