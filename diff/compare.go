@@ -133,6 +133,7 @@ func Compare(base, nw []*cct.Tree, opts Options) (*Result, error) {
 	for _, r := range append(append([]*run{}, bRuns...), nRuns...) {
 		um.addRun(u, r, o.Match)
 	}
+	u.release()
 	u.values(bRuns, nRuns)
 	if fromUnion {
 		pairs[0].baseOf = pairFromUnion(u, bRuns[0], nRuns[0])
@@ -262,7 +263,7 @@ func meanTotal(runs []*run) float64 {
 func threadWarnings(res *Result, u *union, kt *keyTable) {
 	var onlyBase, onlyNew []string
 	both := 0
-	for _, x := range u.children[0] {
+	for _, x := range u.children(0) {
 		switch {
 		case u.inNew[x] == 0:
 			onlyBase = append(onlyBase, threadLabel(kt.frames[u.key[x]]))

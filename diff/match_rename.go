@@ -198,10 +198,7 @@ func (m *matcher) unionCands(u *union, ch []int32, pos []int32) []renameCand {
 	out := make([]renameCand, len(pos))
 	for i, p := range pos {
 		c := ch[p]
-		kids := make([]key, len(u.children[c]))
-		for j, k := range u.children[c] {
-			kids[j] = u.key[k]
-		}
+		kids := slices.Clone(u.childKeys(c))
 		out[i] = renameCand{pos: p, key: u.key[c], file: m.kt.frames[u.key[c]].File, kids: kids, weight: u.weight[c]}
 	}
 	return out

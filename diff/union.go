@@ -15,14 +15,25 @@ import (
 // Node 0 is the synthetic root. Like cct.Tree, children have larger ids than
 // their parents.
 type union struct {
-	parent   []int32
-	key      []key
-	depth    []int32
-	callSite []int64
-	children [][]int32
-	slab     []int32 // backs child lists (kidSlab)
+	parent []int32
+	key    []key
+	depth  []int32
+	// callSite is the call site per node, kept in PARCS mode only (rule 4
+	// of Definition 2 needs one); nil otherwise.
+	callSite  []int64
+	callSites bool
+	// The child lists, as cct.Tree keeps them: node x's children are
+	// kids[kidOff[x]:kidOff[x]+kidLen[x]], and their keys are kidKeys at
+	// the same positions, which sibling matching reads as they are
+	// instead of gathering the children's keys from all over u.key. A list
+	// has room for kidCap[x] children; a full one moves to the end of the
+	// arrays with twice the room. No pointers: nothing here is scanned.
+	kidOff, kidLen, kidCap []int32
+	kids                   []int32
+	kidKeys                []key
 	// weight is the value of the run node that created the node, and keys
-	// the identities present, for rename matching.
+	// the identities present, for rename matching; both are released
+	// (release) once every run is added.
 	weight []int64
 	keys   keySet
 
@@ -38,10 +49,30 @@ type union struct {
 }
 
 func newUnion() *union {
-	return &union{parent: []int32{-1}, key: []key{-1}, depth: []int32{0}, callSite: []int64{0}, children: [][]int32{nil}, weight: []int64{0}}
+	return &union{parent: []int32{-1}, key: []key{-1}, depth: []int32{0}, kidOff: []int32{0}, kidLen: []int32{0}, kidCap: []int32{0}, weight: []int64{0}}
 }
 
 func (u *union) len() int { return len(u.parent) }
+
+// children returns node x's children. The slice is the union's: it must
+// not be modified, and adding a child to x may move the list.
+func (u *union) children(x int32) []int32 {
+	o := u.kidOff[x]
+	return u.kids[o : o+u.kidLen[x] : o+u.kidLen[x]]
+}
+
+// childKeys returns the keys of node x's children, in their order.
+func (u *union) childKeys(x int32) []key {
+	o := u.kidOff[x]
+	return u.kidKeys[o : o+u.kidLen[x] : o+u.kidLen[x]]
+}
+
+// reserveKids gives node x, which has no children yet, room for exactly n.
+func (u *union) reserveKids(x int32, n int) {
+	u.kidOff[x], u.kidCap[x] = int32(len(u.kids)), int32(n)
+	u.kids = slices.Grow(u.kids, n)[:len(u.kids)+n]
+	u.kidKeys = slices.Grow(u.kidKeys, n)[:len(u.kidKeys)+n]
+}
 
 // grow makes room for n more nodes.
 func (u *union) grow(n int) {
@@ -49,20 +80,9 @@ func (u *union) grow(n int) {
 	u.parent = slices.Grow(u.parent, n)
 	u.key = slices.Grow(u.key, n)
 	u.depth = slices.Grow(u.depth, n)
-	u.callSite = slices.Grow(u.callSite, n)
-	u.children = slices.Grow(u.children, n)
-}
-
-// kidSlab hands out empty child lists of exact capacity from a large
-// array, so a union node that gets all its children at once costs no
-// allocation of its own.
-func (u *union) kidSlab(n int) []int32 {
-	if n > len(u.slab) {
-		u.slab = make([]int32, max(n, 1<<16))
-	}
-	out := u.slab[:0:n]
-	u.slab = u.slab[n:]
-	return out
+	u.kidOff = slices.Grow(u.kidOff, n)
+	u.kidLen = slices.Grow(u.kidLen, n)
+	u.kidCap = slices.Grow(u.kidCap, n)
 }
 
 func (u *union) add(parent int32, k key, callSite, weight int64) int32 {
@@ -72,15 +92,45 @@ func (u *union) add(parent int32, k key, callSite, weight int64) int32 {
 	u.parent = append(u.parent, parent)
 	u.key = append(u.key, k)
 	u.depth = append(u.depth, u.depth[parent]+1)
-	u.callSite = append(u.callSite, callSite)
-	u.children = append(u.children, nil)
-	u.children[parent] = append(u.children[parent], id)
+	if u.callSites {
+		u.callSite = append(u.callSite, callSite)
+	}
+	u.kidOff = append(u.kidOff, 0)
+	u.kidLen = append(u.kidLen, 0)
+	u.kidCap = append(u.kidCap, 0)
+	if u.kidLen[parent] == u.kidCap[parent] {
+		n, room := u.kidLen[parent], max(2*u.kidCap[parent], 2)
+		if off := u.kidOff[parent]; int(off+u.kidCap[parent]) == len(u.kids) && n > 0 {
+			// Last in the arrays: grow in place.
+			u.kids = append(u.kids, make([]int32, room-n)...)
+			u.kidKeys = append(u.kidKeys, make([]key, room-n)...)
+		} else {
+			kids, keys := u.children(parent), u.childKeys(parent)
+			u.kidOff[parent] = int32(len(u.kids))
+			u.kids = append(append(u.kids, kids...), make([]int32, room-n)...)
+			u.kidKeys = append(append(u.kidKeys, keys...), make([]key, room-n)...)
+		}
+		u.kidCap[parent] = room
+	}
+	at := u.kidOff[parent] + u.kidLen[parent]
+	u.kids[at], u.kidKeys[at] = id, k
+	u.kidLen[parent]++
 	return id
 }
 
+// rekey gives the i-th child of x, c, the key k.
+func (u *union) rekey(x int32, i int, c int32, k key) {
+	u.key[c] = k
+	u.kidKeys[int(u.kidOff[x])+i] = k
+	u.keys.add(k)
+}
+
+// release drops what only adding runs needs.
+func (u *union) release() { u.weight, u.keys = nil, nil }
+
 // addRun matches r onto the union tree and sets r.toU. The union node keeps
 // the call site of the first run that created it (PARCS rule 4 needs one;
-// other modes leave it 0).
+// other modes keep none).
 func (m *matcher) addRun(u *union, r *run, mode Matching) {
 	r.toU = make([]int32, len(r.t.Nodes))
 	r.toU[0] = 0
@@ -93,47 +143,44 @@ func (m *matcher) addRun(u *union, r *run, mode Matching) {
 	}
 	callSites := mode == PARCS
 	if u.len() == 1 {
-		u.copyRun(r, callSites)
+		u.callSites = callSites
+		u.copyRun(r)
 		return
 	}
-	var ku, kr []key
 	var cu, cr []int64
 	var matched []bool
 	stack := []pair{{0, 0}} // (union node, run node)
 	for len(stack) > 0 {
 		p := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		chU, chR := u.children[p.a], r.children(p.b)
+		chU, chR := u.children(p.a), r.children(p.b)
 		if len(chR) == 0 {
 			continue
 		}
+		kr, cr := r.childKeys(p.b, cr, callSites)
 		if len(chU) == 0 {
 			// Nothing to match against (all of the first run; new
 			// subtrees later): every child is a new union node, added as
 			// the matching below would add it.
-			u.children[p.a] = u.kidSlab(len(chR))
-			for _, c := range chR {
+			u.reserveKids(p.a, len(chR))
+			for j, c := range chR {
 				rc := int32(c)
 				cs := int64(0) // only PARCS reads call sites
 				if callSites {
-					cs = r.callSite(rc)
+					cs = cr[j]
 				}
-				uc := u.add(p.a, r.key(rc), cs, r.total[rc])
+				uc := u.add(p.a, kr[j], cs, r.total[rc])
 				r.toU[rc] = uc
 				stack = append(stack, pair{uc, rc})
 			}
 			continue
 		}
-		ku, cu = ku[:0], cu[:0]
-		for _, c := range chU {
-			ku = append(ku, u.key[c])
-			if callSites {
+		ku := u.childKeys(p.a)
+		cu = cu[:0]
+		if callSites {
+			for _, c := range chU {
 				cu = append(cu, u.callSite[c])
 			}
-		}
-		kr, cr = r.childKeys(p.b, cr, callSites)
-		if !callSites {
-			cu = nil
 		}
 		matched = resetBools(matched, len(chR))
 		pairs := m.siblings(ku, kr, cu, cr, u.depth[p.a], mode)
@@ -143,11 +190,10 @@ func (m *matcher) addRun(u *union, r *run, mode Matching) {
 		}
 		for _, q := range pairs {
 			rc, uc := int32(chR[q.b]), chU[q.a]
-			if k := r.key(rc); u.key[uc] != k {
+			if k := kr[q.b]; ku[q.a] != k {
 				// Renamed: the node takes the newer name, under which
 				// later runs match it directly and reports show it.
-				u.key[uc] = k
-				u.keys.add(k)
+				u.rekey(p.a, int(q.a), uc, k)
 			}
 			r.toU[rc] = uc
 			matched[q.b] = true
@@ -158,9 +204,9 @@ func (m *matcher) addRun(u *union, r *run, mode Matching) {
 				rc := int32(c)
 				cs := int64(0) // only PARCS reads call sites
 				if callSites {
-					cs = r.callSite(rc)
+					cs = cr[j]
 				}
-				uc := u.add(p.a, r.key(rc), cs, r.total[rc])
+				uc := u.add(p.a, kr[j], cs, r.total[rc])
 				r.toU[rc] = uc
 				stack = append(stack, pair{uc, rc})
 			}
@@ -172,33 +218,35 @@ func (m *matcher) addRun(u *union, r *run, mode Matching) {
 // union node i is the run's node i (cct ids, like union ids, are larger
 // than their parents'). Matching against an empty union adds every node
 // anyway; copying the arrays costs a tenth of walking the tree.
-func (u *union) copyRun(r *run, callSites bool) {
+func (u *union) copyRun(r *run) {
 	n := len(r.t.Nodes)
 	nodes := r.t.Nodes
 	u.grow(n - 1)
 	u.parent = u.parent[:n]
 	u.key = u.key[:n]
 	u.depth = u.depth[:n]
-	u.callSite = u.callSite[:n]
-	u.children = u.children[:n]
 	u.weight = u.weight[:n]
-	slab := make([]int32, len(r.kids))
-	for i, c := range r.kids {
-		slab[i] = int32(c)
+	if u.callSites {
+		u.callSite = make([]int64, n)
 	}
+	u.kidOff, u.kidLen, u.kidCap = u.kidOff[:n], u.kidLen[:n], u.kidCap[:n]
+	u.kids = make([]int32, len(r.kids))
+	for i, c := range r.kids {
+		u.kids[i] = int32(c)
+	}
+	u.kidKeys = slices.Clone(r.kidKeys)
 	for i := range n {
 		r.toU[i] = int32(i)
-		kids := slab[r.kidStart[i]:r.kidStart[i+1]]
-		u.children[i] = kids[:len(kids):len(kids)] // appends reallocate
+		u.kidOff[i] = r.kidStart[i]
+		u.kidLen[i] = r.kidStart[i+1] - r.kidStart[i]
+		u.kidCap[i] = u.kidLen[i]
 		if i == 0 {
 			continue
 		}
-		k := r.nkey[i]
 		u.parent[i] = int32(nodes[i].Parent)
-		u.key[i] = k
+		u.key[i] = r.nkey[i]
 		u.depth[i] = nodes[i].Depth
-		u.callSite[i] = 0 // only PARCS reads call sites
-		if callSites {
+		if u.callSites {
 			u.callSite[i] = r.callSite(int32(i))
 		}
 		u.weight[i] = r.total[i]
