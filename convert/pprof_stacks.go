@@ -47,6 +47,8 @@ func (d *pprofDecoder) stacks() (*stacks.Samples, bool) {
 	}
 	s.Locations = make([]int32, 0, frames)
 	threads := map[stacks.Thread]int32{}
+	var last stacks.Thread // the previous sample's thread, number lastX
+	var lastX int32
 	var lbls []sampleLabel
 	for i := range d.sampleAt {
 		var ok bool
@@ -58,13 +60,17 @@ func (d *pprofDecoder) stacks() (*stacks.Samples, bool) {
 		if !ok {
 			return nil, false
 		}
-		x, found := threads[th]
-		if !found {
-			x = int32(len(s.Threads))
-			s.Threads = append(s.Threads, th)
-			threads[th] = x
+		// Samples come in runs of one thread: hash only when it changes.
+		if i == 0 || th != last {
+			var found bool
+			if lastX, found = threads[th]; !found {
+				lastX = int32(len(s.Threads))
+				s.Threads = append(s.Threads, th)
+				threads[th] = lastX
+			}
+			last = th
 		}
-		s.Thread[i] = x
+		s.Thread[i] = lastX
 		if hasTS {
 			if s.Timed == nil {
 				s.Times, s.Timed = make([]int64, n), make([]bool, n)
