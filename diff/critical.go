@@ -94,26 +94,29 @@ func thresholdGraph(u *union, kt *keyTable, mu int64) *graph {
 // assemble turns a graph into Result.Graph (pre-order, children by delta,
 // largest first, ties by name) and Result.Causes (the leaves, by delta, ties
 // by thread and path); ids are the graph nodes' union-tree nodes.
+//
+// It works on the graph's positions (the order of xs and vals) rather than
+// on union nodes: a one-run graph can hold a quarter of a million nodes,
+// and reading their values by position is sequential where looking up
+// each union node's position is not.
 func assemble(g *graph, u *union, kt *keyTable) (nodes []GraphNode, causes []Cause, ids []int32) {
-	// The graph's deltas by position, and its child lists in one array (a
-	// one-run graph can hold a quarter of a million nodes).
 	xs, vals := g.xs, g.vals
 	delta := make([]float64, len(xs))
 	for i := range xs {
 		delta[i] = vals[i].new - vals[i].base
 	}
-	kids := graphKids(xs, u)
+	kids := graphKids(g, u)
 	cmp := func(a, b int32) int {
-		if da, db := delta[g.pos(a)], delta[g.pos(b)]; da != db {
+		if da, db := delta[a], delta[b]; da != db {
 			if da > db {
 				return -1
 			}
 			return 1
 		}
-		return u.comparePaths(kt, a, b)
+		return u.comparePaths(kt, xs[a], xs[b])
 	}
-	for x := range kids.start[:len(kids.start)-1] {
-		if ch := kids.of(int32(x)); len(ch) > 1 {
+	for s := range kids.start[:len(kids.start)-1] {
+		if ch := kids.list[kids.start[s]:kids.start[s+1]]; len(ch) > 1 {
 			slices.SortFunc(ch, cmp)
 		}
 	}
@@ -126,28 +129,34 @@ func assemble(g *graph, u *union, kt *keyTable) (nodes []GraphNode, causes []Cau
 		defer close(ranks)
 		rank, ranked = pathRanks(g, kids, u, kt)
 	}()
-	var causeAt []int32 // each cause's union node, for its path
+	var causeAt []int32 // each cause's position, for its rank
 	nodes = make([]GraphNode, 0, len(xs))
 	ids = make([]int32, 0, len(xs))
 	causes = []Cause{}
 	type item struct {
-		x      int32
+		i      int32 // position
 		parent int
 		thread string
 	}
 	stack := []item{}
-	for i := len(kids.of(0)) - 1; i >= 0; i-- {
-		x := kids.of(0)[i]
-		stack = append(stack, item{x, -1, threadLabel(kt.frames[u.key[x]])})
+	roots := kids.of(-1)
+	for i := len(roots) - 1; i >= 0; i-- {
+		x := xs[roots[i]]
+		stack = append(stack, item{roots[i], -1, threadLabel(kt.frames[u.key[x]])})
 	}
+	// A cause's path is its ancestors' frames, which the walk has just
+	// visited: chain holds the current node's path, and causes' paths are
+	// copied from it into large blocks rather than allocated one by one.
+	var chain, slab []Frame
 	for len(stack) > 0 {
 		it := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		v := &vals[g.pos(it.x)]
+		x, v := xs[it.i], &vals[it.i]
+		d := u.depth[x]
 		gn := GraphNode{
 			Parent:   it.parent,
 			Thread:   it.thread,
-			IsThread: u.depth[it.x] == 1,
+			IsThread: d == 1,
 			Kind:     v.kind(),
 			Base:     round(v.base),
 			New:      round(v.new),
@@ -155,41 +164,41 @@ func assemble(g *graph, u *union, kt *keyTable) (nodes []GraphNode, causes []Cau
 			Context:  v.context,
 			Stats:    g.test(v),
 		}
+		chain = chain[:max(d-2, 0)]
 		if !gn.IsThread {
-			kf := kt.frames[u.key[it.x]]
+			kf := kt.frames[u.key[x]]
 			gn.Frame = Frame{Function: kf.Function, File: kf.File}
+			chain = append(chain, gn.Frame)
 		}
-		ch := kids.of(it.x)
+		ch := kids.of(it.i)
 		gn.Cause = len(ch) == 0
 		idx := len(nodes)
 		nodes = append(nodes, gn)
-		ids = append(ids, it.x)
+		ids = append(ids, x)
 		if gn.Cause {
+			if len(chain) > len(slab) || slab == nil { // paths are never nil
+				slab = make([]Frame, max(len(chain), 1<<14))
+			}
+			path := slab[:len(chain):len(chain)]
+			copy(path, chain)
+			slab = slab[len(chain):]
 			causes = append(causes, Cause{
-				Thread: it.thread, Kind: gn.Kind,
+				Thread: it.thread, Path: path, Kind: gn.Kind,
 				Base: gn.Base, New: gn.New, Delta: gn.Delta,
 				Stats: gn.Stats, Node: idx,
 			})
-			causeAt = append(causeAt, it.x)
+			causeAt = append(causeAt, it.i)
 		}
 		for i := len(ch) - 1; i >= 0; i-- {
 			stack = append(stack, item{ch[i], idx, it.thread})
 		}
 	}
-	// Only causes carry their whole path (one per graph node would be
-	// quadratic in the depth); tens of thousands of them are built on
-	// every core.
-	parallel(len(causes), func(from, to int) {
-		for i := from; i < to; i++ {
-			_, causes[i].Path = u.describe(kt, causeAt[i])
-		}
-	})
 	<-ranks
-	sortCauses(causes, func(c *Cause) int32 {
+	sortCauses(causes, func(i int) int32 {
 		if !ranked {
 			return 0
 		}
-		return rank[g.pos(ids[c.Node])]
+		return rank[causeAt[i]]
 	})
 	return nodes, causes, ids
 }
@@ -200,7 +209,7 @@ func assemble(g *graph, u *union, kt *keyTable) (nodes []GraphNode, causes []Cau
 // common (values are multiples of the period), and tens of thousands of
 // causes are sorted through small keys: comparing Cause values would read
 // each one's graph node and path from all over memory.
-func sortCauses(causes []Cause, rankOf func(*Cause) int32) {
+func sortCauses(causes []Cause, rankOf func(i int) int32) {
 	type sortKey struct {
 		delta  int64
 		thread string
@@ -210,7 +219,7 @@ func sortCauses(causes []Cause, rankOf func(*Cause) int32) {
 	keys := make([]sortKey, len(causes))
 	for i := range causes {
 		c := &causes[i]
-		keys[i] = sortKey{c.Delta, c.Thread, rankOf(c), int32(i)}
+		keys[i] = sortKey{c.Delta, c.Thread, rankOf(i), int32(i)}
 	}
 	slices.SortFunc(keys, func(a, b sortKey) int {
 		if a.delta != b.delta {
@@ -243,62 +252,68 @@ func sortCauses(causes []Cause, rankOf func(*Cause) int32) {
 // names (possible with call sites or renames): then the order of their
 // descendants' paths depends on deeper names and no numbering gives it.
 func pathRanks(g *graph, kids childLists, u *union, kt *keyTable) (rank []int32, ok bool) {
+	xs := g.xs
 	byName := slices.Clone(kids.list)
-	for x := range kids.start[:len(kids.start)-1] {
-		ch := byName[kids.start[x]:kids.start[x+1]]
+	byNames := func(a, b int32) int { return u.compareNames(kt, xs[a], xs[b]) }
+	for s := range kids.start[:len(kids.start)-1] {
+		ch := byName[kids.start[s]:kids.start[s+1]]
 		if len(ch) < 2 {
 			continue
 		}
-		slices.SortFunc(ch, func(a, b int32) int { return u.compareNames(kt, a, b) })
+		slices.SortFunc(ch, byNames)
 		for i := 1; i < len(ch); i++ {
-			if u.compareNames(kt, ch[i-1], ch[i]) == 0 {
+			if byNames(ch[i-1], ch[i]) == 0 {
 				return nil, false
 			}
 		}
 	}
 	rank = make([]int32, g.len())
 	next := int32(0)
-	stack := []int32{0}
+	stack := []int32{-1}
 	for len(stack) > 0 {
-		x := stack[len(stack)-1]
+		i := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		if x != 0 {
-			rank[g.pos(x)] = next
+		if i >= 0 {
+			rank[i] = next
 			next++
 		}
-		ch := byName[kids.start[x]:kids.start[x+1]]
-		for i := len(ch) - 1; i >= 0; i-- {
-			stack = append(stack, ch[i])
+		ch := byName[kids.start[i+1]:kids.start[i+2]]
+		for j := len(ch) - 1; j >= 0; j-- {
+			stack = append(stack, ch[j])
 		}
 	}
 	return rank, true
 }
 
-// childLists are the child lists of a graph's nodes (and the root's),
-// node after node: union node x's graph children are
-// list[start[x]:start[x+1]].
+// childLists are the child lists of a graph's nodes and the root's, by
+// position, in one array: position i's children (positions) are
+// list[start[i+1]:start[i+2]], the root's list[start[0]:start[1]].
 type childLists struct {
 	start []int32
 	list  []int32
 }
 
-func (c childLists) of(x int32) []int32 { return c.list[c.start[x]:c.start[x+1]] }
+// of returns position i's children, or the root's for -1.
+func (c childLists) of(i int32) []int32 { return c.list[c.start[i+1]:c.start[i+2]] }
 
-// graphKids returns the child lists of the graph nodes xs, by union node
-// id.
-func graphKids(xs []int32, u *union) childLists {
-	c := childLists{start: make([]int32, u.len()+1), list: make([]int32, len(xs))}
-	for _, x := range xs {
-		c.start[u.parent[x]+1]++
+// graphKids returns the child lists of g's nodes. g.at is 1 + a node's
+// position and 0 for the root, which is just the slot of the parent's list.
+func graphKids(g *graph, u *union) childLists {
+	xs := g.xs
+	slot := make([]int32, len(xs)) // each node's parent's slot
+	c := childLists{start: make([]int32, len(xs)+2), list: make([]int32, len(xs))}
+	for i, x := range xs {
+		s := g.at[u.parent[x]]
+		slot[i] = s
+		c.start[s+1]++
 	}
 	for i := 1; i < len(c.start); i++ {
 		c.start[i] += c.start[i-1]
 	}
 	next := slices.Clone(c.start[:len(c.start)-1])
-	for _, x := range xs {
-		p := u.parent[x]
-		c.list[next[p]] = x
-		next[p]++
+	for i, s := range slot {
+		c.list[next[s]] = int32(i)
+		next[s]++
 	}
 	return c
 }

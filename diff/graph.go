@@ -81,6 +81,3 @@ func (g *graph) set(x int32, v gval) {
 	g.vals = append(g.vals, v)
 	g.at[x] = int32(len(g.xs))
 }
-
-// pos returns the index of node x in xs and vals (x must be in the graph).
-func (g *graph) pos(x int32) int32 { return g.at[x] - 1 }
