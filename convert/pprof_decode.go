@@ -186,6 +186,7 @@ func (d *pprofDecoder) sample(i int) []byte {
 
 func (d *pprofDecoder) top(data []byte) bool {
 	d.data = data
+	d.size(data)
 	return each(data, func(f field) bool {
 		switch f.num {
 		case 1:
@@ -237,6 +238,35 @@ func (d *pprofDecoder) top(data []byte) bool {
 		}
 		return true // unknown fields are skipped, as pprof does
 	})
+}
+
+// size allocates the tables for the samples, locations, functions and
+// strings data holds, which a pass over its top-level fields counts: less
+// than growing them costs.
+func (d *pprofDecoder) size(data []byte) {
+	var samples, locations, functions, strs int
+	for b := data; len(b) > 0; {
+		f, rest, ok := next(b)
+		if !ok {
+			break
+		}
+		switch f.num {
+		case 2:
+			samples++
+		case 4:
+			locations++
+		case 5:
+			functions++
+		case 6:
+			strs++
+		}
+		b = rest
+	}
+	d.sampleAt = make([]uint64, 0, samples)
+	d.locations = make([]locationX, 0, locations)
+	d.lines = make([]lineX, 0, locations)
+	d.functions = make([]functionX, 0, functions)
+	d.strings = make([]string, 0, strs)
 }
 
 func (d *pprofDecoder) valueType(b []byte, vt *valueTypeX) bool {
