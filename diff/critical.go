@@ -129,10 +129,16 @@ func assemble(g *graph, u *union, kt *keyTable) (nodes []GraphNode, causes []Cau
 		defer close(ranks)
 		rank, ranked = pathRanks(g, kids, u, kt)
 	}()
-	var causeAt []int32 // each cause's position, for its rank
+	leaves := 0 // the causes
+	for s := 1; s+1 < len(kids.start); s++ {
+		if kids.start[s] == kids.start[s+1] {
+			leaves++
+		}
+	}
+	causeAt := make([]int32, 0, leaves) // each cause's position, for its rank
 	nodes = make([]GraphNode, 0, len(xs))
 	ids = make([]int32, 0, len(xs))
-	causes = []Cause{}
+	causes = make([]Cause, 0, leaves)
 	type item struct {
 		i      int32 // position
 		parent int
@@ -239,11 +245,24 @@ func sortCauses(causes []Cause, rankOf func(i int) int32) {
 		}
 		return causes[a.i].Node - causes[b.i].Node // graph order: as a stable sort would keep them
 	})
-	sorted := make([]Cause, len(causes))
-	for i, k := range keys {
-		sorted[i] = causes[k.i]
+	// Put each cause in its place by following the permutation's cycles,
+	// rather than through a sorted copy of all of them.
+	for i := range keys {
+		if keys[i].i < 0 {
+			continue
+		}
+		c, j := causes[i], i
+		for {
+			from := int(keys[j].i)
+			keys[j].i = -1
+			if from == i {
+				causes[j] = c
+				break
+			}
+			causes[j] = causes[from]
+			j = from
+		}
 	}
-	copy(causes, sorted)
 }
 
 // pathRanks numbers the graph's nodes (by position) in the order of their
