@@ -136,7 +136,7 @@ func Compare(base, nw []*cct.Tree, opts Options) (*Result, error) {
 	u.release()
 	u.values(bRuns, nRuns)
 	if fromUnion {
-		pairs[0].baseOf = pairFromUnion(u, bRuns[0], nRuns[0])
+		pairs[0].baseOf = pairFromUnion(bRuns[0], nRuns[0])
 		pm.counts = um.counts
 		close(pairsDone)
 	}
@@ -197,18 +197,17 @@ func Compare(base, nw []*cct.Tree, opts Options) (*Result, error) {
 // or -1, when the union tree was built from the base run alone and then
 // the new run: a new node matches the base node its union node came from.
 // addRun matches the new run against the union's child lists, which are
-// the base run's, as matchTrees matches it against the base run's.
-func pairFromUnion(u *union, base, nw *run) []int32 {
-	from := make([]int32, u.len())
-	for i := range from {
-		from[i] = -1
-	}
-	for nb, x := range base.toU {
-		from[x] = int32(nb)
-	}
+// the base run's, as matchTrees matches it against the base run's. The
+// union is a copy of the base run (copyRun): base node i is union node i,
+// and union nodes from i = len(base) on came from the new run.
+func pairFromUnion(base, nw *run) []int32 {
+	nBase := int32(len(base.toU))
 	baseOf := make([]int32, len(nw.toU))
 	for nn, x := range nw.toU {
-		baseOf[nn] = from[x]
+		if x >= nBase {
+			x = -1
+		}
+		baseOf[nn] = x
 	}
 	return baseOf
 }
@@ -230,7 +229,7 @@ func parcsMatchings(pairs []pairResult, bRuns []*run, kt *keyTable, renameMin in
 	nm.kt, nm.renameMin = kt, renameMin
 	for i := 0; i+1 < len(bRuns); i++ {
 		a, b := bRuns[i], bRuns[i+1]
-		ov, _ := overlapOf(pweights(a), pweights(b), nm.matchTrees(a, b, o.Match))
+		ov, _ := overlapOf(pweightsOf(a), pweightsOf(b), nm.matchTrees(a, b, o.Match))
 		noise = append(noise, ov)
 	}
 	return strictCommon, noise

@@ -4,35 +4,43 @@ import (
 	"math"
 )
 
-// pweights returns each node's percentage weight in its tree (PARCS Section
+// pweights are each node's percentage weight in its tree (PARCS Section
 // 3.4: "the percentage that the weight of node n constitutes out of the
 // total weight of all nodes"). The weight is the self value: with inclusive
 // values the percentages of nested nodes would sum to far more than 100 and
 // the overlap would not range from 0 to 100% as the paper says it does.
-func pweights(r *run) []float64 {
+// They are computed when read rather than stored: an array of them per run
+// was as large as the run's values.
+type pweights struct {
+	self []int64
+	sum  float64
+}
+
+func pweightsOf(r *run) pweights {
 	sum := 0.0
 	for _, v := range r.self {
 		sum += float64(v)
 	}
-	pw := make([]float64, len(r.self))
-	if sum <= 0 {
-		return pw
+	return pweights{r.self, sum}
+}
+
+// at returns node i's percentage weight.
+func (p pweights) at(i int32) float64 {
+	if p.sum <= 0 {
+		return 0
 	}
-	for i, v := range r.self {
-		pw[i] = 100 * float64(v) / sum
-	}
-	return pw
+	return 100 * float64(p.self[i]) / p.sum
 }
 
 // overlapOf is PARCS's overlap of one pair: Σ over matched nodes of
 // min(pweight_a, pweight_b). It also returns |CT|, the matched nodes without
 // the root.
-func overlapOf(pwA, pwB []float64, baseOf []int32) (overlap float64, common int) {
+func overlapOf(pwA, pwB pweights, baseOf []int32) (overlap float64, common int) {
 	for nb, na := range baseOf {
 		if na < 0 {
 			continue
 		}
-		overlap += math.Min(pwA[na], pwB[nb])
+		overlap += math.Min(pwA.at(na), pwB.at(int32(nb)))
 		if nb != 0 {
 			common++
 		}
@@ -56,13 +64,20 @@ func parcs(pairs []pairResult, strictCommon []int, noise []float64, u *union, kt
 		nf := mean(noise)
 		ov.NoiseFloor = &nf
 	}
-	sumB := make([]float64, u.len())
-	sumN := make([]float64, u.len())
-	cnt := make([]int32, u.len())
+	// The mean weights of matched nodes over the pairs, by union node.
+	// With one pair they are the pair's weights, read off the matching
+	// (weightMatching), and nothing is summed.
+	var sumB, sumN []float64
+	var cnt []int32
+	if len(pairs) > 1 {
+		sumB = make([]float64, u.len())
+		sumN = make([]float64, u.len())
+		cnt = make([]int32, u.len())
+	}
 	added := map[int32]*subtreeAcc{}
 	removed := map[int32]*subtreeAcc{}
 	for i, p := range pairs {
-		pwA, pwB := pweights(p.a), pweights(p.b)
+		pwA, pwB := pweightsOf(p.a), pweightsOf(p.b)
 		o, common := overlapOf(pwA, pwB, p.baseOf)
 		nA, nB := float64(len(p.a.t.Nodes)-1), float64(len(p.b.t.Nodes)-1)
 		ov.Percent += o
@@ -72,12 +87,12 @@ func parcs(pairs []pairResult, strictCommon []int, noise []float64, u *union, kt
 			ov.Score += o / 100 * float64(common) / nA * float64(common) / nB * 100
 		}
 		for nb, na := range p.baseOf {
-			if na <= 0 {
+			if na <= 0 || cnt == nil {
 				continue
 			}
 			x := p.b.toU[nb]
-			sumB[x] += pwA[na]
-			sumN[x] += pwB[nb]
+			sumB[x] += pwA.at(na)
+			sumN[x] += pwB.at(int32(nb))
 			cnt[x]++
 		}
 		collectSubtrees(p.b, p.baseOf, i, added)
@@ -92,7 +107,26 @@ func parcs(pairs []pairResult, strictCommon []int, noise []float64, u *union, kt
 	var topo Topology
 	topo.Added, topo.AddedCount = subtrees(added, len(pairs), u, kt, o.TopologyLimit)
 	topo.Removed, topo.RemovedCount = subtrees(removed, len(pairs), u, kt, o.TopologyLimit)
-	wm := weightMatching(sumB, sumN, cnt, ov, u, kt, o.Top)
+	var wm WeightMatching
+	if cnt == nil && len(pairs) == 1 {
+		wm = weightMatching(func(yield func(x int32, b, n float64)) {
+			p := pairs[0]
+			pwA, pwB := pweightsOf(p.a), pweightsOf(p.b)
+			for nb, na := range p.baseOf {
+				if na > 0 {
+					yield(p.b.toU[nb], pwA.at(na), pwB.at(int32(nb)))
+				}
+			}
+		}, ov, u, kt, o.Top)
+	} else {
+		wm = weightMatching(func(yield func(x int32, b, n float64)) {
+			for x, c := range cnt {
+				if c > 0 {
+					yield(int32(x), sumB[x]/float64(c), sumN[x]/float64(c))
+				}
+			}
+		}, ov, u, kt, o.Top)
+	}
 	return ov, topo, wm
 }
 
@@ -104,7 +138,10 @@ func parcs(pairs []pairResult, strictCommon []int, noise []float64, u *union, kt
 // raising the minimum makes one node that grew from 10% to 33% (and squeezed
 // every other node's share) account for the whole gap by itself, instead of
 // also listing the squeezed nodes, which did not change at all.
-func weightMatching(sumB, sumN []float64, cnt []int32, ov Overlap, u *union, kt *keyTable, top int) WeightMatching {
+//
+// means yields each matched node's (union node's) mean weights, each node
+// once, in any order.
+func weightMatching(means func(yield func(x int32, b, n float64)), ov Overlap, u *union, kt *keyTable, top int) WeightMatching {
 	type cand struct {
 		x    int32
 		b, n float64
@@ -121,15 +158,11 @@ func weightMatching(sumB, sumN []float64, cnt []int32, ov Overlap, u *union, kt 
 		}
 		return u.compareCheap(kt, p.x, q.x)
 	})
-	for x, c := range cnt {
-		if c == 0 {
-			continue
-		}
-		b, n := sumB[x]/float64(c), sumN[x]/float64(c)
+	means(func(x int32, b, n float64) {
 		if b != n {
-			cands.add(cand{int32(x), b, n})
+			cands.add(cand{x, b, n})
 		}
-	}
+	})
 	wm := WeightMatching{Nodes: []WeightDiff{}, Adjusted: ov.Percent}
 	for _, c := range cands.sorted() {
 		if len(wm.Nodes) >= top || (ov.NoiseFloor != nil && wm.Adjusted >= *ov.NoiseFloor) {

@@ -60,7 +60,7 @@ func TestPairFromUnionMatchesMatchTrees(t *testing.T) {
 				pm := newMatcher(mode, DefaultBudget)
 				pm.kt, pm.renameMin = kt, 1
 				want := pm.matchTrees(runs[0], runs[1], mode)
-				if got := pairFromUnion(u, runs[0], runs[1]); !slices.Equal(got, want) {
+				if got := pairFromUnion(runs[0], runs[1]); !slices.Equal(got, want) {
 					t.Fatalf("pair from the union differs from matchTrees")
 				}
 				if um.counts != pm.counts {

@@ -260,21 +260,33 @@ func (u *union) copyRun(r *run) {
 // runs on the comparison's critical path, so the two sides are scattered
 // in parallel (each writes its own arrays and its own runs' slots of
 // total), and then the means are taken on every core.
+//
+// The per-run values (total, sample) are only kept when both sides have
+// two runs or more, which the significance tests need; otherwise the
+// means are summed directly, run by run in the same order, which gives
+// the same sums.
 func (u *union) values(base, nw []*run) {
 	n := u.len()
 	u.runs = len(base) + len(nw)
-	u.total = make([]int64, n*u.runs)
+	perRun := len(base) >= 2 && len(nw) >= 2
+	if perRun {
+		u.total = make([]int64, n*u.runs)
+	}
 	u.selfBase = make([]float64, n)
 	u.selfNew = make([]float64, n)
 	u.inBase = make([]int32, n)
 	u.inNew = make([]int32, n)
 	u.meanBase = make([]float64, n)
 	u.meanNew = make([]float64, n)
-	scatter := func(runs []*run, first int, self []float64, in []int32) {
+	scatter := func(runs []*run, first int, self, mean []float64, in []int32) {
 		for j, r := range runs {
 			ri := first + j
 			for i, x := range r.toU {
-				u.total[int(x)*u.runs+ri] = r.total[i]
+				if perRun {
+					u.total[int(x)*u.runs+ri] = r.total[i]
+				} else {
+					mean[x] += float64(r.total[i])
+				}
 				self[x] += float64(r.self[i])
 				in[x]++
 			}
@@ -285,6 +297,11 @@ func (u *union) values(base, nw []*run) {
 		for x := from; x < to; x++ {
 			u.selfBase[x] /= kb
 			u.selfNew[x] /= kn
+			if !perRun {
+				u.meanBase[x] /= kb
+				u.meanNew[x] /= kn
+				continue
+			}
 			vals := u.total[x*u.runs : (x+1)*u.runs]
 			var sb, sn float64
 			for ri, v := range vals {
@@ -298,13 +315,14 @@ func (u *union) values(base, nw []*run) {
 		}
 	}
 	var wg sync.WaitGroup
-	wg.Go(func() { scatter(base, 0, u.selfBase, u.inBase) })
-	scatter(nw, len(base), u.selfNew, u.inNew)
+	wg.Go(func() { scatter(base, 0, u.selfBase, u.meanBase, u.inBase) })
+	scatter(nw, len(base), u.selfNew, u.meanNew, u.inNew)
 	wg.Wait()
 	parallel(n, means)
 }
 
-// sample returns node x's base and new values, one per run.
+// sample returns node x's base and new values, one per run; only when
+// both sides have two runs or more (values).
 func (u *union) sample(x int32, nBase int) (base, nw []int64) {
 	vals := u.total[int(x)*u.runs : int(x+1)*u.runs]
 	return vals[:nBase], vals[nBase:]
