@@ -165,9 +165,18 @@ func (d *pprofDecoder) index(id uint64) int32 {
 	return -1
 }
 
-// locationCount counts a Sample message's location ids (an estimate if the
-// message is malformed, which the decoding then finds).
+// locationCount counts a Sample message's location ids, to size
+// Stacks.Locations: an estimate, as what it misses only costs a copy. Where
+// the message starts with packed ids, as runtime/pprof and profile.Write
+// write it, it counts those and reads no further; otherwise it counts the
+// ids of every field 1 (approximately if the message is malformed, which
+// the decoding then finds).
 func locationCount(b []byte) int {
+	if len(b) > 1 && b[0] == 1<<3|2 {
+		if l, n := varint(b[1:]); n > 0 && l <= uint64(len(b)-1-n) {
+			return varintEnds(b[1+n : 1+n+int(l)])
+		}
+	}
 	n := 0
 	for len(b) > 0 {
 		f, rest, ok := next(b)
