@@ -52,6 +52,7 @@ type pprofDecoder struct {
 	// The same by index in p.Location, for Samples; -1 for no location.
 	idxByID []int32
 	idxByX  map[uint64]int32
+	dense   uint64 // ids 1 to dense have index id - 1 (stacks)
 }
 
 type valueTypeX struct{ typ, unit int64 }

@@ -46,6 +46,15 @@ func (d *pprofDecoder) stacks() (*stacks.Samples, bool) {
 		frames += locationCount(d.sample(i))
 	}
 	s.Locations = make([]int32, 0, frames)
+	// Writers number locations 1, 2, 3... in order, so that the index is
+	// the id - 1: ids 1 to d.dense are read so.
+	d.dense = uint64(len(d.idxByID) - 1)
+	for id, x := range d.idxByID[1:] {
+		if x != int32(id) {
+			d.dense = 0
+			break
+		}
+	}
 	threads := map[stacks.Thread]int32{}
 	var last stacks.Thread // the previous sample's thread, number lastX
 	var lastX int32
@@ -116,9 +125,11 @@ func (d *pprofDecoder) sampleInto(s *stacks.Samples, b []byte, lbls []sampleLabe
 						}
 						p = p[n:]
 					}
-					x := d.index(u)
-					if x < 0 {
-						return lbls, false
+					x := int32(u - 1)
+					if u-1 >= d.dense {
+						if x = d.index(u); x < 0 {
+							return lbls, false
+						}
 					}
 					s.Locations = append(s.Locations, x)
 				}
