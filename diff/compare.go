@@ -219,11 +219,7 @@ func parcsMatchings(pairs []pairResult, bRuns []*run, kt *keyTable, renameMin in
 	sm := newMatcher(strict, o.LCS)
 	strictCommon = make([]int, len(pairs))
 	for i := range pairs { // pairs[i].baseOf may be being written
-		for nb, na := range sm.matchTrees(pairs[i].a, pairs[i].b, strict) {
-			if na >= 0 && nb != 0 {
-				strictCommon[i]++
-			}
-		}
+		strictCommon[i] = sm.strictCommon(pairs[i].a, pairs[i].b)
 	}
 	nm := newMatcher(o.Match, o.LCS)
 	nm.kt, nm.renameMin = kt, renameMin

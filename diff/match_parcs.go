@@ -20,6 +20,33 @@ func strictLevel(ka, kb []key, out []pair) []pair {
 	return out
 }
 
+// strictCommon is the size of the strict common tree of a and b (the nodes
+// of b that Definition 1 matches, without the root): matchTrees in strict
+// mode, counting the matches instead of recording them. Threads match by
+// name and ordinal, as in every mode (siblings).
+func (m *matcher) strictCommon(a, b *run) int {
+	common := 0
+	stack := []pair{}
+	for _, q := range m.siblings(a.kidKeys[a.kidStart[0]:a.kidStart[1]], b.kidKeys[b.kidStart[0]:b.kidStart[1]], nil, nil, 0, strict) {
+		stack = append(stack, pair{int32(a.children(0)[q.a]), int32(b.children(0)[q.b])})
+	}
+	for len(stack) > 0 {
+		p := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		common++
+		sa, ea := a.kidStart[p.a], a.kidStart[p.a+1]
+		sb, eb := b.kidStart[p.b], b.kidStart[p.b+1]
+		ka, kb := a.kidKeys[sa:ea], b.kidKeys[sb:eb]
+		n := min(len(ka), len(kb))
+		for i, k := range ka[:n] {
+			if k == kb[i] {
+				stack = append(stack, pair{int32(a.kids[int(sa)+i]), int32(b.kids[int(sb)+i])})
+			}
+		}
+	}
+	return common
+}
+
 // relaxed is PARCS's relaxed node equivalence (Definition 2) at one level.
 // Rule 3 says the previous equivalent pair is a left sibling on both sides or
 // on neither: the matched children form a common subsequence. The paper does

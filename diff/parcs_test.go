@@ -81,6 +81,49 @@ func TestPARCSFigure3(t *testing.T) {
 	}
 }
 
+// TestStrictCommon checks that counting the strict common tree gives the
+// size of strict matchTrees's matching: on Figure 3 (4 nodes) and on
+// generated runs of a program and its changed version, and of one run with
+// itself (every node).
+func TestStrictCommon(t *testing.T) {
+	ts := trees(t, parcsOld, parcsNew)
+	base, nw := benchRuns(t, 2000, 1)
+	for _, tt := range []struct {
+		name string
+		a, b *cct.Tree
+		want int // 0: only compared with matchTrees
+	}{
+		{"figure 3a", ts[0], ts[1], 4},
+		{"generated base/new", base[0], nw[0], 0},
+		{"generated, one tree twice", base[0], base[0], len(base[0].Nodes) - 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := SampleMetric("", tt.a, tt.b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			kt := newKeyTable()
+			a, b := newRun(tt.a, kt, m), newRun(tt.b, kt, m)
+			sm := newMatcher(strict, DefaultBudget)
+			want := 0
+			for nb, na := range sm.matchTrees(a, b, strict) {
+				if na >= 0 && nb != 0 {
+					want++
+				}
+			}
+			if tt.want != 0 && want != tt.want {
+				t.Fatalf("matchTrees matched %d nodes, want %d", want, tt.want)
+			}
+			if want < 2 {
+				t.Fatalf("matchTrees matched %d nodes: the case tests nothing", want)
+			}
+			if got := sm.strictCommon(a, b); got != want {
+				t.Errorf("strictCommon = %d, matchTrees matched %d", got, want)
+			}
+		})
+	}
+}
+
 func near(a, b float64) bool { return math.Abs(a-b) < 0.01 }
 
 // Figure 5: the relaxed common trees overlap by 76%; the topological
