@@ -552,11 +552,15 @@ func (d *pprofDecoder) samples() bool {
 
 // parseSample decodes one Sample message: location ids, values and labels.
 func parseSample(b []byte, ids []uint64, values []int64, lbls []sampleLabel) ([]uint64, []int64, []sampleLabel, bool) {
-	ok := each(b, func(f field) bool {
-		var ok bool
+	for len(b) > 0 {
+		f, rest, ok := next(b)
+		if !ok {
+			return ids, values, lbls, false
+		}
+		b = rest
 		switch f.num {
 		case 1:
-			ids, ok = repeated(f, ids)
+			ids, ok = locationIDs(f, ids)
 		case 2:
 			values, ok = repeated(f, values)
 		case 3:
@@ -575,12 +579,34 @@ func parseSample(b []byte, ids []uint64, values []int64, lbls []sampleLabel) ([]
 				return true
 			})
 			lbls = append(lbls, l)
-		default:
-			ok = true
 		}
-		return ok
-	})
-	return ids, values, lbls, ok
+		if !ok {
+			return ids, values, lbls, false
+		}
+	}
+	return ids, values, lbls, true
+}
+
+// locationIDs is repeated for a sample's location ids, which are small:
+// their one- and two-byte varints are decoded inline.
+func locationIDs(f field, ids []uint64) ([]uint64, bool) {
+	if f.typ != 2 {
+		return repeated(f, ids)
+	}
+	for p := f.data; len(p) > 0; {
+		if c := p[0]; c < 0x80 {
+			ids, p = append(ids, uint64(c)), p[1:]
+		} else if len(p) > 1 && p[1] < 0x80 {
+			ids, p = append(ids, uint64(c&0x7f)|uint64(p[1])<<7), p[2:]
+		} else {
+			u, n := varint(p)
+			if n == 0 {
+				return ids, false
+			}
+			ids, p = append(ids, u), p[n:]
+		}
+	}
+	return ids, true
 }
 
 // labelCache remembers the label maps made for a label layout, so samples
