@@ -86,15 +86,19 @@ func goRuntime(u *union, kt *keyTable) *GoRuntime {
 		malloc
 	)
 	class := make([]uint8, len(kt.frames))
+	counted := false // any frame that GoRuntime counts
 	for k, f := range kt.frames {
 		switch {
 		case backgroundGC[f.Function]:
-			class[k] = background
+			class[k], counted = background, true
 		case f.Function == "runtime.mallocgc":
-			class[k] = malloc
+			class[k], counted = malloc, true
 		case isGoRuntime(f.Function):
 			class[k] = runtimeCode
 		}
+	}
+	if !counted {
+		return nil // not a Go profile: the walk would find nothing
 	}
 	// One pass in id order (a parent's id is below its children's):
 	// caller[x] is x's nearest user-function ancestor (x itself included,

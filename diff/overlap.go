@@ -188,7 +188,7 @@ type subtreeAcc struct {
 // a match whose parent has one: PARCS's topological differences), keyed by
 // union node.
 func collectSubtrees(r *run, match []int32, pairIdx int, acc map[int32]*subtreeAcc) {
-	size := r.subtreeSizes()
+	var stack []int32
 	for n, m := range match {
 		if m >= 0 || n == 0 || match[r.t.Nodes[n].Parent] < 0 {
 			continue
@@ -203,7 +203,17 @@ func collectSubtrees(r *run, match []int32, pairIdx int, acc map[int32]*subtreeA
 			s.pairs++
 			s.last = pairIdx
 		}
-		s.nodes += int64(size[n])
+		// The subtree's size: it is walked here, which costs its size,
+		// and the subtrees are disjoint.
+		stack = append(stack[:0], int32(n))
+		for len(stack) > 0 {
+			c := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			s.nodes++
+			for _, k := range r.children(c) {
+				stack = append(stack, int32(k))
+			}
+		}
 		s.weight += r.total[n]
 	}
 }

@@ -73,8 +73,6 @@ type run struct {
 	total, self []int64
 	// toU maps each node to its union-tree node.
 	toU []int32
-	// size is the subtree size per node, computed on demand.
-	size []int32
 	// The tree's child lists in one array, node after node (node n's
 	// children are kids[kidStart[n]:kidStart[n+1]]), and their keys beside
 	// them: matching reads every sibling list of both trees several times,
@@ -186,21 +184,3 @@ func (r *run) childKeys(n int32, cs []int64, callSites bool) ([]key, []int64) {
 func (r *run) depth(n int32) int32 { return r.t.Nodes[n].Depth }
 
 func (r *run) callSite(n int32) int64 { return r.t.Frames[r.t.Nodes[n].Frame].CallSite }
-
-// subtreeSizes returns the number of nodes in each node's subtree. Children
-// have larger ids than their parents (cct.Tree's invariant), so one backward
-// pass suffices.
-func (r *run) subtreeSizes() []int32 {
-	if r.size != nil {
-		return r.size
-	}
-	nodes := r.t.Nodes
-	r.size = make([]int32, len(nodes))
-	for i := len(nodes) - 1; i >= 0; i-- {
-		r.size[i]++
-		if p := nodes[i].Parent; p >= 0 {
-			r.size[p] += r.size[i]
-		}
-	}
-	return r.size
-}
