@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"regexp"
 	"slices"
@@ -284,9 +285,14 @@ func (g *gzipReader) Read(p []byte) (int, error) {
 // size, or for gzip the size its trailer records (of the last member,
 // modulo 4 GiB), at most 32 times the compressed size and 1 GiB, so that a
 // hostile trailer cannot make Read allocate much; ReadAll grows the buffer
-// past the hint as needed. 0 when r is not a regular file.
+// past the hint as needed. 0 when r is not a regular file (an *os.File,
+// or a reader that wraps one and answers Stat and ReadAt for it, such as a
+// progress bar's).
 func sizeHint(r io.Reader, gzipped bool) int {
-	f, ok := r.(*os.File)
+	f, ok := r.(interface {
+		Stat() (fs.FileInfo, error)
+		io.ReaderAt
+	})
 	if !ok {
 		return 0
 	}

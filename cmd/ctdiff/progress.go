@@ -2,6 +2,7 @@ package main
 
 import (
 	"io"
+	"io/fs"
 	"os"
 	"time"
 
@@ -112,5 +113,17 @@ func readInput(path string, opts convert.Options, p *progress) (*convert.Result,
 	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
 		return convert.ReadFile(path, opts)
 	}
-	return convert.Read(p.reader(f), path, opts)
+	return convert.Read(countedFile{p.reader(f), f}, path, opts)
 }
+
+// countedFile is a file read through the progress bar. It answers Stat and
+// ReadAt for the file, which convert.Read uses to size its buffer once
+// instead of growing it.
+type countedFile struct {
+	r io.Reader
+	f *os.File
+}
+
+func (c countedFile) Read(b []byte) (int, error)              { return c.r.Read(b) }
+func (c countedFile) Stat() (fs.FileInfo, error)              { return c.f.Stat() }
+func (c countedFile) ReadAt(b []byte, off int64) (int, error) { return c.f.ReadAt(b, off) }

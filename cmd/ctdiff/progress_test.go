@@ -3,8 +3,12 @@ package main
 import (
 	"bytes"
 	"io"
+	"io/fs"
+	"os"
 	"strings"
 	"testing"
+
+	"github.com/ctdiff/ctdiff/convert"
 )
 
 // The bar counts the bytes read through it and the spinner names its
@@ -50,5 +54,40 @@ func TestProgressOnlyOnTerminals(t *testing.T) {
 	_, errOut, code := ctdiff("diff", exampleOld, exampleNew, "-o", t.TempDir()+"/r.txt")
 	if code != 0 || errOut != "" {
 		t.Errorf("exit %d, stderr %q: want nothing on stderr", code, errOut)
+	}
+}
+
+// /dev/null is a character device but no terminal: `2>/dev/null` must not
+// turn the progress bar on.
+func TestDevNullIsNoTerminal(t *testing.T) {
+	f, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer f.Close()
+	if isTerminal(f) {
+		t.Errorf("isTerminal(%s) = true", os.DevNull)
+	}
+}
+
+// A file read through the bar still answers Stat and ReadAt, which
+// convert.Read uses to size its buffer.
+func TestCountedFileIsAFile(t *testing.T) {
+	p := newProgress(io.Discard, "reading", 8<<20)
+	f, err := os.Open(exampleOld + "/run1.pb.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var r io.Reader = countedFile{p.reader(f), f}
+	if _, ok := r.(interface {
+		Stat() (fs.FileInfo, error)
+		io.ReaderAt
+	}); !ok {
+		t.Fatal("countedFile hides Stat or ReadAt")
+	}
+	res, err := readInput(f.Name(), convert.Options{}, p)
+	if err != nil || len(res.Profile.Sample) == 0 {
+		t.Fatalf("readInput through the bar: %v", err)
 	}
 }

@@ -3,14 +3,14 @@ package main
 import (
 	"io"
 	"os"
+
+	"golang.org/x/term"
 )
 
-// isTerminal reports whether w is a character device such as a terminal.
+// isTerminal reports whether w is a terminal. A character device is not
+// enough: /dev/null is one, and `ctdiff diff a b 2>/dev/null` drew a
+// progress bar nobody saw.
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return ok && term.IsTerminal(int(f.Fd()))
 }
