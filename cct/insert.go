@@ -76,6 +76,7 @@ func (in *inserter) start(t *Tree, timeline bool, profile int32, src sampleSourc
 	in.reset()
 	in.frames = slices.Grow(in.frames, min(frames, batchFrames+batchFrames/8))
 	in.samples = slices.Grow(in.samples, min(src.len(), batchFrames))
+	in.ends = slices.Grow(in.ends, min(src.len(), batchFrames))
 	in.group = slices.Grow(in.group, min(src.len(), batchFrames))
 }
 
