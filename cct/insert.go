@@ -56,6 +56,7 @@ type inserter struct {
 	cur         []NodeID    // their nodes at the previous depth
 	at          []int       // where their frames at the depth are in frames
 	level       levelTable
+	claimed     *NodeID // the level table's slot a failed lookup claimed
 
 	// The new nodes, by temporary id: parent (an id below base is an
 	// existing node, else base + temporary id), frame and first group.
@@ -63,6 +64,10 @@ type inserter struct {
 	parent []NodeID
 	frame  []FrameID
 	first  []int32
+	// A new node's children, while its depth's children are inserted:
+	// head is its first child (-1 for none, wideList once they are in
+	// level), sib a child's next sibling. Temporary ids.
+	head, sib []int32
 	final  []NodeID
 	order  []int32
 	kidAt  []int32
@@ -185,6 +190,7 @@ func (in *inserter) flush() {
 	groups := len(in.ends)
 	base := NodeID(len(t.Nodes))
 	in.parent, in.frame, in.first = in.parent[:0], in.frame[:0], in.first[:0]
+	in.head, in.sib = in.head[:0], in.sib[:0]
 	in.end = resize(in.end, groups)
 	in.thread = resize(in.thread, groups)
 
@@ -214,24 +220,9 @@ func (in *inserter) flush() {
 				in.step(d, g, i, lastID, &next)
 				continue
 			}
-			slot, found := in.level.find(parent, f)
-			id := *slot
+			id, found := in.lookup(parent, f, base)
 			if !found {
-				ok := false
-				if parent < base {
-					id, ok = t.Child(parent, f)
-				}
-				if !ok {
-					if len(in.parent) == cap(in.parent) {
-						in.growNew()
-					}
-					id = base + NodeID(len(in.parent))
-					in.parent = append(in.parent, parent)
-					in.frame = append(in.frame, f)
-					in.first = append(in.first, g)
-				}
-				*slot = id
-				in.level.added()
+				id = in.add(parent, f, g, base)
 			}
 			lastParent, lastFrame, lastID = parent, f, id
 			in.step(d, g, i, id, &next)
@@ -329,6 +320,83 @@ func (in *inserter) flush() {
 	in.reset()
 }
 
+// lookup finds the child of parent with frame f among the nodes made so
+// far. A new parent's children are found in its list, a short one: most
+// nodes have one or two children, and the list's reads stay in the arrays
+// of the current and the previous depth, where a table of a whole depth's
+// nodes, a hundred thousand at the widest, misses the cache on most
+// lookups. A parent whose list grows longer than wideChildren has its
+// children moved to the level table, as have existing parents always.
+func (in *inserter) lookup(parent NodeID, f FrameID, base NodeID) (NodeID, bool) {
+	if parent >= base {
+		pt := parent - base
+		if h := in.head[pt]; h != wideList {
+			hops := 0
+			for c := h; c >= 0; c = in.sib[c] {
+				if in.frame[c] == f {
+					return base + NodeID(c), true
+				}
+				hops++
+			}
+			if hops < wideChildren {
+				return NoNode, false
+			}
+			in.widen(pt, base)
+		}
+	}
+	slot, found := in.level.find(parent, f)
+	if found {
+		return *slot, true
+	}
+	// find claimed the slot: it is filled here or by add.
+	if parent < base {
+		if id, ok := in.t.Child(parent, f); ok {
+			*slot = id
+			in.level.added()
+			return id, true
+		}
+	}
+	in.claimed = slot
+	return NoNode, false
+}
+
+// wideList marks a new parent whose children are in the level table.
+const wideList = -2
+
+// widen moves new parent pt's children from its list to the level table.
+func (in *inserter) widen(pt NodeID, base NodeID) {
+	for c := in.head[pt]; c >= 0; c = in.sib[c] {
+		slot, _ := in.level.find(base+pt, in.frame[c])
+		*slot = base + NodeID(c)
+		in.level.added()
+	}
+	in.head[pt] = wideList
+}
+
+// add makes a new node, child of parent with frame f, first reached by
+// group g, after a lookup that did not find it.
+func (in *inserter) add(parent NodeID, f FrameID, g int32, base NodeID) NodeID {
+	if len(in.parent) == cap(in.parent) {
+		in.growNew()
+	}
+	tmp := int32(len(in.parent))
+	id := base + NodeID(tmp)
+	in.parent = append(in.parent, parent)
+	in.frame = append(in.frame, f)
+	in.first = append(in.first, g)
+	in.head = append(in.head, -1)
+	in.sib = append(in.sib, -1)
+	if parent >= base && in.head[parent-base] != wideList {
+		pt := parent - base
+		in.sib[tmp], in.head[pt] = in.head[pt], tmp
+	} else {
+		*in.claimed = id
+		in.level.added()
+	}
+	in.claimed = nil
+	return id
+}
+
 // growNew doubles the room for new nodes: append grows large slices by a
 // quarter, which for a million new nodes allocated the arrays five
 // times over.
@@ -337,6 +405,8 @@ func (in *inserter) growNew() {
 	in.parent = slices.Grow(in.parent, n)
 	in.frame = slices.Grow(in.frame, n)
 	in.first = slices.Grow(in.first, n)
+	in.head = slices.Grow(in.head, n)
+	in.sib = slices.Grow(in.sib, n)
 }
 
 // resize returns s with length n, reallocated when too small; the contents

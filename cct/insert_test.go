@@ -279,3 +279,43 @@ func BenchmarkAddSamples(b *testing.B) {
 	}
 	stop()
 }
+
+// A node's children are looked up in a list until it has wideChildren of
+// them, then in the level table: fan-outs on both sides of that limit,
+// revisited in shuffled order and split across batches, build the tree
+// one-by-one insertion builds.
+func TestInsertWideParents(t *testing.T) {
+	defer func(n int) { batchFrames = n }(batchFrames)
+	for _, fanout := range []int{wideChildren - 1, wideChildren, wideChildren + 1, 50} {
+		for _, batch := range []int{5, 1 << 23} {
+			t.Run(fmt.Sprintf("fanout=%d/batch=%d", fanout, batch), func(t *testing.T) {
+				batchFrames = batch
+				rng := rand.New(rand.NewPCG(uint64(fanout), 7))
+				p := &profile.Profile{SampleType: []*profile.ValueType{{Type: "samples", Unit: "count"}}}
+				for i := range fanout + 1 {
+					fn := &profile.Function{ID: uint64(i + 1), Name: fmt.Sprintf("f%d", i)}
+					p.Function = append(p.Function, fn)
+					p.Location = append(p.Location, &profile.Location{ID: uint64(i + 1), Line: []profile.Line{{Function: fn}}})
+				}
+				// Stacks f0 → fi → fj: f0 and every fi have fanout children.
+				for range 20 * fanout {
+					i, j := 1+rng.IntN(fanout), 1+rng.IntN(fanout)
+					p.Sample = append(p.Sample, &profile.Sample{
+						Location: []*profile.Location{p.Location[j], p.Location[i], p.Location[0]},
+						Value:    []int64{1},
+					})
+				}
+				got, want := NewBuilder(Options{}), NewBuilder(Options{})
+				if err := got.Add(p); err != nil {
+					t.Fatal(err)
+				}
+				referenceAdd(want, p)
+				tr := got.Finish()
+				sameTree(t, tr, want.Finish())
+				if f0 := tr.Children(tr.Children(RootID)[0])[0]; len(tr.Children(f0)) != fanout {
+					t.Errorf("f0 has %d children, want %d", len(tr.Children(f0)), fanout)
+				}
+			})
+		}
+	}
+}
