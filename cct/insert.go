@@ -68,10 +68,10 @@ type inserter struct {
 	// head is its first child (-1 for none, wideList once they are in
 	// level), sib a child's next sibling. Temporary ids.
 	head, sib []int32
-	final  []NodeID
-	order  []int32
-	kidAt  []int32
-	count  []int32
+	final     []NodeID
+	order     []int32
+	kidAt     []int32
+	count     []int32
 }
 
 // start starts a profile of about frames frames (its locations and thread
