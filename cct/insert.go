@@ -18,8 +18,9 @@ var batchFrames = 1 << 24
 // table of a million for a 200,000-stack profile, each a cache miss, and
 // most of the time of building its tree. Instead a batch is inserted one
 // depth at a time: at depth d every path's frame d is looked up under its
-// node at depth d-1 in a table of that depth's nodes only, which is small
-// enough to stay in cache, and the frames of one depth are read
+// node at depth d-1 among that depth's nodes only (lookup: a new parent's
+// short child list, or a table of the depth's wide parents' children),
+// which stay in cache far better, and the frames of one depth are read
 // sequentially.
 //
 // Processing by depth creates nodes in another order than processing by
