@@ -12,10 +12,15 @@ import (
 	"github.com/ctdiff/ctdiff/diff"
 )
 
-// MaxDiffJSONSize bounds what ReadDiffJSON reads: a ctdiff.diff/v1 result
-// lists causes, ranked paths and subtrees, never whole trees, so a real one
-// is far smaller.
-const MaxDiffJSONSize = 256 << 20
+// MaxDiffJSONSize bounds what ReadDiffJSON reads, which it holds in memory
+// whole. A ctdiff.diff/v1 result lists the critical graph, causes and
+// ranked paths, never whole trees, but the critical graph of two
+// single-run profiles can hold a quarter of their nodes: the 200,000-stack
+// pair of bench/run.sh (a million nodes a side) writes 240 MB.
+const MaxDiffJSONSize = 1 << 30
+
+// diffJSONLimit is MaxDiffJSONSize; tests lower it.
+var diffJSONLimit = MaxDiffJSONSize
 
 // ReadDiffJSON reads a comparison written by WriteDiffJSON (ctdiff diff
 // --format json). name labels errors. It accepts the schema ctdiff.diff/v1
@@ -24,12 +29,12 @@ const MaxDiffJSONSize = 256 << 20
 // (Result.Tree) and the benchmark verdict; p-values and confidence bounds
 // have the three significant digits the JSON keeps.
 func ReadDiffJSON(r io.Reader, name string) (*diff.Result, error) {
-	data, err := io.ReadAll(io.LimitReader(r, MaxDiffJSONSize+1))
+	data, err := io.ReadAll(io.LimitReader(r, int64(diffJSONLimit)+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	if len(data) > MaxDiffJSONSize {
-		return nil, fmt.Errorf("%s: larger than %d MiB: not a ctdiff diff result", name, MaxDiffJSONSize>>20)
+	if len(data) > diffJSONLimit {
+		return nil, fmt.Errorf("%s: larger than %d MiB, the most ctdiff reads of a diff result", name, diffJSONLimit>>20)
 	}
 	var probe struct {
 		Schema *string `json:"schema"`

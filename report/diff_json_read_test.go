@@ -67,6 +67,20 @@ func TestReadDiffJSONErrors(t *testing.T) {
 	}
 }
 
+// A result over the size limit is refused as too large, before it is
+// parsed, and one at the limit is read.
+func TestReadDiffJSONSizeLimit(t *testing.T) {
+	in := `{"schema": "ctdiff.diff/v1", "unit": "nanoseconds"}`
+	defer report.SetDiffJSONLimit(len(in))()
+	if _, err := report.ReadDiffJSON(strings.NewReader(in), "r.json"); err != nil {
+		t.Fatalf("at the limit: %v", err)
+	}
+	_, err := report.ReadDiffJSON(strings.NewReader(in+" "), "r.json")
+	if want := "r.json: larger than 0 MiB, the most ctdiff reads of a diff result"; err == nil || err.Error() != want {
+		t.Errorf("over the limit: error %v, want %q", err, want)
+	}
+}
+
 // FuzzReadDiffJSON: any input is read or refused with an error naming it,
 // never a panic; what is read writes out as JSON that reads back to the
 // same result.

@@ -7,3 +7,11 @@ var (
 	MdCode    = mdCode
 	MdText    = mdText
 )
+
+// SetDiffJSONLimit lowers ReadDiffJSON's size limit for a test; the
+// returned function restores it.
+func SetDiffJSONLimit(n int) (restore func()) {
+	old := diffJSONLimit
+	diffJSONLimit = n
+	return func() { diffJSONLimit = old }
+}
