@@ -565,19 +565,7 @@ func parseSample(b []byte, ids []uint64, values []int64, lbls []sampleLabel) ([]
 			values, ok = repeated(f, values)
 		case 3:
 			var l sampleLabel
-			ok = f.typ == 2 && each(f.data, func(f field) bool {
-				switch f.num {
-				case 1:
-					return f.int64Field(&l.key)
-				case 2:
-					return f.int64Field(&l.str)
-				case 3:
-					return f.int64Field(&l.num)
-				case 4:
-					return f.int64Field(&l.unit)
-				}
-				return true
-			})
+			l, ok = parseLabel(f)
 			lbls = append(lbls, l)
 		}
 		if !ok {
@@ -594,19 +582,50 @@ func locationIDs(f field, ids []uint64) ([]uint64, bool) {
 		return repeated(f, ids)
 	}
 	for p := f.data; len(p) > 0; {
-		if c := p[0]; c < 0x80 {
-			ids, p = append(ids, uint64(c)), p[1:]
-		} else if len(p) > 1 && p[1] < 0x80 {
-			ids, p = append(ids, uint64(c&0x7f)|uint64(p[1])<<7), p[2:]
-		} else {
-			u, n := varint(p)
-			if n == 0 {
-				return ids, false
-			}
-			ids, p = append(ids, u), p[n:]
+		u, n := idVarint(p)
+		if n == 0 {
+			return ids, false
 		}
+		ids, p = append(ids, u), p[n:]
 	}
 	return ids, true
+}
+
+// idVarint is varint for location ids, which are small: it is inlined in
+// the loops over a sample's ids, and decodes their one- and two-byte
+// varints itself.
+func idVarint(p []byte) (uint64, int) {
+	if c := p[0]; c < 0x80 {
+		return uint64(c), 1
+	} else if len(p) > 1 && p[1] < 0x80 {
+		return uint64(c&0x7f) | uint64(p[1])<<7, 2
+	}
+	return longVarint(p)
+}
+
+// longVarint is varint kept out of line, so that idVarint stays within
+// the inlining budget.
+//
+//go:noinline
+func longVarint(p []byte) (uint64, int) { return varint(p) }
+
+// parseLabel decodes a Label message's key, string value, number and
+// unit.
+func parseLabel(f field) (l sampleLabel, ok bool) {
+	ok = f.typ == 2 && each(f.data, func(f field) bool {
+		switch f.num {
+		case 1:
+			return f.int64Field(&l.key)
+		case 2:
+			return f.int64Field(&l.str)
+		case 3:
+			return f.int64Field(&l.num)
+		case 4:
+			return f.int64Field(&l.unit)
+		}
+		return true
+	})
+	return l, ok
 }
 
 // labelCache remembers the label maps made for a label layout, so samples

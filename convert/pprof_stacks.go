@@ -112,19 +112,11 @@ func (d *pprofDecoder) sampleInto(s *stacks.Samples, b []byte, lbls []sampleLabe
 				s.Locations = append(s.Locations, x)
 			case 2:
 				for p := f.data; len(p) > 0; {
-					// Location ids are small: one or two bytes.
-					var u uint64
-					if c := p[0]; c < 0x80 {
-						u, p = uint64(c), p[1:]
-					} else if len(p) > 1 && p[1] < 0x80 {
-						u, p = uint64(c&0x7f)|uint64(p[1])<<7, p[2:]
-					} else {
-						var n int
-						if u, n = varint(p); n == 0 {
-							return lbls, false
-						}
-						p = p[n:]
+					u, n := idVarint(p)
+					if n == 0 {
+						return lbls, false
 					}
+					p = p[n:]
 					x := int32(u - 1)
 					if u-1 >= d.dense {
 						if x = d.index(u); x < 0 {
@@ -141,20 +133,7 @@ func (d *pprofDecoder) sampleInto(s *stacks.Samples, b []byte, lbls []sampleLabe
 				return lbls, false
 			}
 		case 3:
-			var l sampleLabel
-			ok = f.typ == 2 && each(f.data, func(f field) bool {
-				switch f.num {
-				case 1:
-					return f.int64Field(&l.key)
-				case 2:
-					return f.int64Field(&l.str)
-				case 3:
-					return f.int64Field(&l.num)
-				case 4:
-					return f.int64Field(&l.unit)
-				}
-				return true
-			})
+			l, ok := parseLabel(f)
 			if !ok {
 				return lbls, false
 			}
