@@ -25,14 +25,17 @@ var (
 )
 
 // A prog is a program's true calling-context tree: self times in ns.
+// spread is a node's own run-to-run variation (a garbage collector's ±10%),
+// on top of the run's jitter; 0 for none.
 type prog struct {
-	name string
-	self float64
-	kids []*prog
+	name   string
+	self   float64
+	spread float64
+	kids   []*prog
 }
 
 func (p *prog) clone() *prog {
-	c := &prog{name: p.name, self: p.self}
+	c := &prog{name: p.name, self: p.self, spread: p.spread}
 	for _, k := range p.kids {
 		c.kids = append(c.kids, k.clone())
 	}
@@ -114,6 +117,9 @@ func simRun(rng *rand.Rand, p *prog, period, jitter, extra float64) *cct.Tree {
 	}
 	var sample func(n *prog, j float64) *sampled
 	sample = func(n *prog, j float64) *sampled {
+		if n.spread > 0 {
+			j *= math.Max(0, 1+n.spread*rng.NormFloat64())
+		}
 		lambda := n.self * j * math.Exp(0.03*rng.NormFloat64()) / period
 		s := &sampled{p: n, self: int64(poisson(rng, lambda)) * int64(period)}
 		s.total = s.self
@@ -192,6 +198,12 @@ type injection struct {
 }
 
 func inject(rng *rand.Rand, p *prog, kind string) injection {
+	switch kind {
+	case "spread":
+		return injectSpread(rng, p)
+	case "deep":
+		return injectDeep(rng, p)
+	}
 	byName := map[string][]*prog{}
 	pathOf := map[*prog][]string{}
 	p.walk(func(n *prog, path []*prog) {
@@ -235,6 +247,11 @@ func inject(rng *rand.Rand, p *prog, kind string) injection {
 		switch kind {
 		case "loop":
 			n.self += perCall
+		case "preempt":
+			// The slower loop is where preemption signals land: part of
+			// its new time shows under runtime.asyncPreempt.
+			n.self += perCall / 2
+			n.kids = append(n.kids, &prog{name: "runtime.asyncPreempt", self: perCall / 2})
 		case "check":
 			n.kids = append(n.kids, &prog{name: "dummyZam", self: total * (n.total() + 1e5) / sum})
 			path = append(slices.Clone(path), "dummyZam")
@@ -251,6 +268,70 @@ func inject(rng *rand.Rand, p *prog, kind string) injection {
 		inj.paths = append(inj.paths, path)
 	}
 	return inj
+}
+
+// injectSpread adds a new check, isStaleState, in every context of a
+// function called from 8 contexts or more, ~2μ in all and under μ in each
+// (issue 17): only the function's sum over its contexts shows it.
+func injectSpread(rng *rand.Rand, p *prog) injection {
+	byName := map[string][]*prog{}
+	pathOf := map[*prog][]string{}
+	p.walk(func(n *prog, path []*prog) {
+		if strings.HasPrefix(n.name, "fn") {
+			byName[n.name] = append(byName[n.name], n)
+		}
+		names := make([]string, len(path))
+		for i, x := range path {
+			names[i] = x.name
+		}
+		pathOf[n] = names
+	})
+	var names []string
+	for n, ns := range byName {
+		if len(ns) >= 8 {
+			names = append(names, n)
+		}
+	}
+	if len(names) == 0 {
+		panic("no function with 8 contexts")
+	}
+	slices.Sort(names)
+	ns := byName[names[rng.IntN(len(names))]]
+	inj := injection{kind: "spread", target: "isStaleState"}
+	total := (90 + 40*rng.Float64()) * 1e6
+	for _, n := range ns {
+		n.kids = append(n.kids, &prog{name: "isStaleState", self: total / float64(len(ns))})
+		inj.paths = append(inj.paths, append(slices.Clone(pathOf[n]), "isStaleState"))
+	}
+	return inj
+}
+
+// injectDeep adds 160 ms of self time to the long task's frame, whose
+// inclusive value varies by far more between runs (issue 17).
+func injectDeep(rng *rand.Rand, p *prog) injection {
+	for _, h := range p.kids {
+		if h.name == "longTask" {
+			h.self += (150 + 20*rng.Float64()) * 1e6
+			return injection{kind: "deep", target: "longTask", paths: [][]string{{"longTask"}}}
+		}
+	}
+	panic("no long task")
+}
+
+// addLongTask gives a program an 18 s CPU-bound task of 60 steps whose time
+// varies by 5% per step and run, on top of the run's jitter.
+func addLongTask(rng *rand.Rand, p *prog) {
+	t := &prog{name: "longTask", self: 20e6}
+	for i := range 60 {
+		t.kids = append(t.kids, &prog{name: fmt.Sprintf("step%02d", i), self: 3e8 * (0.5 + rng.Float64()), spread: 0.05})
+	}
+	p.kids = append(p.kids, t)
+}
+
+// addGC gives a program a garbage collector of 3.2 s that varies by ±10%
+// between runs (issue 17).
+func addGC(p *prog) {
+	p.kids = append(p.kids, &prog{name: "(garbage collector)", self: 3.2e9, spread: 0.1})
 }
 
 // score holds ZAM Table 2's counts, pooled over cases.
@@ -345,12 +426,16 @@ func (s *score) row(name string) string {
 		s.falseBaseCases, s.baseCases, 100*s.graphNodes/s.treeNodes, pct(s.pminOK, s.pminCases))
 }
 
-// simConfig describes a simulated setting.
+// simConfig describes a simulated setting: kinds are the injections per
+// program (default: ZAM's api, loop and check), and longTask and gc add an
+// 18 s task and a noisy garbage collector to every program.
 type simConfig struct {
 	runs           int
 	period, jitter float64
 	extra          float64
 	nodes          int
+	kinds          []string
+	longTask, gc   bool
 }
 
 // simulate runs programs × (3 injections + 1 base-vs-base case).
@@ -359,6 +444,12 @@ func simulate(t testing.TB, cfg simConfig, programs int, seed uint64, opts Optio
 	for pi := range programs {
 		rng := rand.New(rand.NewPCG(seed, uint64(pi)))
 		base := genProg(rng, cfg.nodes)
+		if cfg.longTask {
+			addLongTask(rng, base)
+		}
+		if cfg.gc {
+			addGC(base)
+		}
 		runs := func(p *prog) []*cct.Tree {
 			out := make([]*cct.Tree, cfg.runs)
 			for i := range out {
@@ -367,7 +458,11 @@ func simulate(t testing.TB, cfg simConfig, programs int, seed uint64, opts Optio
 			return out
 		}
 		baseRuns := runs(base)
-		for _, kind := range []string{"", "api", "loop", "check"} {
+		kinds := cfg.kinds
+		if kinds == nil {
+			kinds = []string{"api", "loop", "check"}
+		}
+		for _, kind := range append([]string{""}, kinds...) {
 			nw := base.clone()
 			var inj *injection
 			if kind != "" {
@@ -447,3 +542,48 @@ func benjaminiHochberg(p []float64) []float64 {
 	}
 	return q
 }
+
+var accRuns = flag.String("accuracy.runs", "", "with -accuracy.sweep: print the verdict table for these runs per side (e.g. 1,3,5,10) instead")
+
+// verdictFamilies are the case families of issue 17, each a simulated
+// setting whose runs per side the caller sets.
+func verdictFamilies() []struct {
+	name string
+	cfg  simConfig
+} {
+	v8 := simConfig{period: 1e6, jitter: 0.05, extra: 0.3, nodes: 3000}
+	with := func(f func(*simConfig)) simConfig { c := v8; f(&c); return c }
+	return []struct {
+		name string
+		cfg  simConfig
+	}{
+		{"ZAM kinds (api, loop, check)", v8},
+		{"spread: isStaleState in ≥8 contexts", with(func(c *simConfig) { c.kinds = []string{"spread"} })},
+		{"deep: +160 ms self in an 18 s task", with(func(c *simConfig) { c.kinds = []string{"deep"}; c.longTask = true })},
+		{"preempt: half under asyncPreempt", with(func(c *simConfig) { c.kinds = []string{"preempt"} })},
+		{"noisy GC ±10%, baselines only", with(func(c *simConfig) { c.kinds = []string{}; c.gc = true })},
+	}
+}
+
+// TestVerdictTable prints, with -accuracy.sweep -accuracy.runs 1,3,5,10,
+// the defaults' scores per case family and runs per side.
+func TestVerdictTable(t *testing.T) {
+	if !*accSweep || *accRuns == "" {
+		t.Skip("with -accuracy.sweep -accuracy.runs K,K,...")
+	}
+	for _, ks := range strings.Split(*accRuns, ",") {
+		var k int
+		fmt.Sscan(ks, &k)
+		fmt.Printf("\n%d runs per side, %d programs\n%s\n", k, *accCases, accHeader)
+		for i, f := range verdictFamilies() {
+			if *accFamily >= 0 && i != *accFamily {
+				continue
+			}
+			cfg := f.cfg
+			cfg.runs = k
+			fmt.Println(simulate(t, cfg, *accCases, 7, DefaultOptions()).row(f.name))
+		}
+	}
+}
+
+var accFamily = flag.Int("accuracy.family", -1, "with -accuracy.runs: only this family (index)")

@@ -1,8 +1,10 @@
 package diff
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/ctdiff/ctdiff/cct"
@@ -134,7 +136,7 @@ func Compare(base, nw []*cct.Tree, opts Options) (*Result, error) {
 		um.addRun(u, r, o.Match)
 	}
 	u.release()
-	u.values(bRuns, nRuns)
+	u.values(bRuns, nRuns, o.Aggregate == Stats)
 	if fromUnion {
 		pairs[0].baseOf = pairFromUnion(bRuns[0], nRuns[0])
 		pm.counts = um.counts
@@ -144,8 +146,10 @@ func Compare(base, nw []*cct.Tree, opts Options) (*Result, error) {
 	threadWarnings(res, u, kt)
 
 	var g *graph
-	switch {
-	case o.Aggregate == Intersect:
+	var oneRun []int32
+	untestedGraph := false
+	switch o.Aggregate {
+	case Intersect:
 		<-pairsDone
 		gs := make([]*graph, len(pairs))
 		for i, p := range pairs {
@@ -158,25 +162,39 @@ func Compare(base, nw []*cct.Tree, opts Options) (*Result, error) {
 		g = intersect(gs)
 		res.Matchers = pm.counts
 		if len(pairs) == 1 {
-			res.warn("one run per side: nothing to intersect, so noise is not filtered; record 2-4 runs per side (ZAM Section 6)")
+			untestedGraph = true
+			res.warn("one run per side: nothing to intersect, so noise is not filtered and the nodes above μ are untested; record 2-4 runs per side (ZAM Section 6), or use --aggregate stats, which models one pair's noise")
 		}
-	case len(bRuns) < 2 || len(nRuns) < 2:
-		if nz.relaxesAncestors() {
-			g = relaxedThresholdGraph(u, kt, res.MinDelta)
-		} else {
-			g = thresholdGraph(u, kt, res.MinDelta)
-		}
-		res.Matchers = um.counts
-		res.warn("stats needs at least 2 runs per side to test significance, got %d base and %d new: causes use the threshold alone (ZAM Algorithm 2 on mean values)", len(bRuns), len(nRuns))
 	default:
-		g, _ = statsGraph(u, kt, len(bRuns), res.MinDelta, o.Alpha)
+		var ok bool
+		g, oneRun, ok = statsGraph(u, kt, len(bRuns), res.MinDelta, o.Alpha)
 		res.Matchers = um.counts
-		if min(len(bRuns), len(nRuns)) == 2 {
+		switch {
+		case !ok:
+			untestedGraph = true
+			if nz.relaxesAncestors() {
+				g = relaxedThresholdGraph(u, kt, res.MinDelta)
+			} else {
+				g = thresholdGraph(u, kt, res.MinDelta)
+			}
+			res.warn("%d base and %d new runs, and too few calling contexts to model one run's noise: the nodes above μ are untested, not regressions; record 3 or more runs per side", len(bRuns), len(nRuns))
+		case min(len(bRuns), len(nRuns)) == 1:
+			res.warn("one run on a side: the tests model noise from how all calling contexts of this pair differ (sampling and run-to-run jitter by size), not from repeated runs; record 3 or more runs per side for a verdict that does not rest on that model")
+		case min(len(bRuns), len(nRuns)) == 2:
 			res.warn("2 runs per side give the significance test little power; 3 or more per side are recommended")
 		}
 	}
 	var graphIDs []int32
 	res.Graph, res.Causes, graphIDs = assemble(g, u, kt)
+	res.Untested = untestedCauses(u, kt, oneRun)
+	if untestedGraph {
+		// Nothing was tested: the graph still says where time grew, but
+		// its leaves are not causes.
+		res.Untested, res.Causes = append(res.Causes, res.Untested...), []Cause{}
+		for i := range res.Graph {
+			res.Graph[i].Cause = false
+		}
+	}
 	res.CriticalGraphNodes = len(res.Graph)
 	if o.Tree {
 		res.Tree = exportTree(u, kt, res.Graph, graphIDs)
@@ -278,4 +296,30 @@ func threadWarnings(res *Result, u *union, kt *keyTable) {
 	for _, t := range onlyBase {
 		res.warn("thread %q occurs only in the base runs", t)
 	}
+}
+
+// untestedCauses describes union nodes a single run could not test
+// (statsGraph) as Result.Untested entries, largest growth first. They are
+// not in the graph: Node is -1.
+func untestedCauses(u *union, kt *keyTable, xs []int32) []Cause {
+	out := make([]Cause, 0, len(xs))
+	for _, x := range xs {
+		thread, path := u.describe(kt, x)
+		c := Cause{Thread: thread, Path: path, Kind: Regressed, Base: round(u.meanBase[x]), New: round(u.meanNew[x]), Node: -1}
+		if u.inBase[x] == 0 {
+			c.Kind = Added
+		}
+		c.Delta = c.New - c.Base
+		out = append(out, c)
+	}
+	slices.SortStableFunc(out, func(a, b Cause) int {
+		if a.Delta != b.Delta {
+			return cmp.Compare(b.Delta, a.Delta)
+		}
+		if c := compareStrings(a.Thread, b.Thread); c != 0 {
+			return c
+		}
+		return comparePathFrames(a.Path, b.Path)
+	})
+	return out
 }

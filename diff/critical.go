@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"cmp"
 	"math"
 	"slices"
 
@@ -199,6 +200,9 @@ func assemble(g *graph, u *union, kt *keyTable) (nodes []GraphNode, causes []Cau
 			stack = append(stack, item{ch[i], idx, it.thread})
 		}
 	}
+	if len(g.spreads) > 0 {
+		causes, causeAt = mergeSpreads(g, causes, causeAt, kt)
+	}
 	<-ranks
 	sortCauses(causes, func(i int) int32 {
 		if !ranked {
@@ -350,3 +354,72 @@ func comparePathFrames(a, b []Frame) int {
 }
 
 func round(f float64) int64 { return int64(math.Round(f)) }
+
+// mergeSpreads turns the leaves of each spread cause (spread.go) into one
+// Cause: the context that grew most stands for it, with the function's
+// sums as its values and every context listed in Spread. causeAt is kept
+// in step with causes.
+func mergeSpreads(g *graph, causes []Cause, causeAt []int32, kt *keyTable) ([]Cause, []int32) {
+	members := make([][]int, len(g.spreads))
+	for i, at := range causeAt {
+		if s := g.vals[at].spread; s != 0 {
+			members[s-1] = append(members[s-1], i)
+		}
+	}
+	keep := make([]bool, len(causes))
+	for i, at := range causeAt {
+		keep[i] = g.vals[at].spread == 0
+	}
+	for s, ms := range members {
+		if len(ms) == 0 {
+			continue // every context has a cause below it
+		}
+		slices.SortStableFunc(ms, func(a, b int) int {
+			if c := cmp.Compare(causes[b].Delta, causes[a].Delta); c != 0 {
+				return c
+			}
+			if c := compareStrings(causes[a].Thread, causes[b].Thread); c != 0 {
+				return c
+			}
+			return comparePathFrames(causes[a].Path, causes[b].Path)
+		})
+		info := g.spreads[s]
+		kf := kt.frames[info.key]
+		sp := &Spread{Function: Frame{Function: kf.Function, File: kf.File}, Callers: []Frame{}, ContextCount: info.contexts, Grew: len(ms)}
+		added := true
+		for _, i := range ms {
+			c := &causes[i]
+			added = added && c.Kind == Added
+			if n := len(c.Path); n >= 2 && !slices.Contains(sp.Callers, c.Path[n-2]) {
+				sp.Callers = append(sp.Callers, c.Path[n-2])
+			}
+			if len(sp.Contexts) < maxSpreadContexts {
+				sp.Contexts = append(sp.Contexts, SpreadContext{Thread: c.Thread, Path: c.Path, Base: c.Base, New: c.New, Delta: c.Delta})
+			}
+		}
+		slices.SortFunc(sp.Callers, func(a, b Frame) int {
+			if c := compareStrings(a.Function, b.Function); c != 0 {
+				return c
+			}
+			return compareStrings(a.File, b.File)
+		})
+		rep := &causes[ms[0]]
+		keep[ms[0]] = true
+		rep.Spread = sp
+		rep.Base, rep.New = round(info.base), round(info.new)
+		rep.Delta = rep.New - rep.Base
+		rep.Kind = Regressed
+		if added {
+			rep.Kind = Added
+		}
+		rep.Stats = &g.tests[info.test-1]
+	}
+	out, at := causes[:0], causeAt[:0]
+	for i := range causes {
+		if keep[i] {
+			out = append(out, causes[i])
+			at = append(at, causeAt[i])
+		}
+	}
+	return out, at
+}

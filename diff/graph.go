@@ -13,8 +13,10 @@ type graph struct {
 	at   []int32 // per union node: 1 + its index in xs, 0 when absent
 	xs   []int32 // the nodes, in the order they were added
 	vals []gval
-	// tests holds the Stats tests that gval.test indexes.
-	tests []Test
+	// tests holds the Stats tests that gval.test indexes, and spreads the
+	// spread causes that gval.spread indexes (spread.go).
+	tests   []Test
+	spreads []spreadInfo
 }
 
 // gval is a critical-graph node's data. It holds no pointers, so the
@@ -28,6 +30,9 @@ type gval struct {
 	added bool
 	// context: in the graph only as an ancestor of a kept node.
 	context bool
+	// spread is 1 + the index in graph.spreads of the spread cause the node
+	// is a context of, 0 for none.
+	spread int32
 }
 
 func (v *gval) kind() Kind {

@@ -96,6 +96,17 @@ func causeLines(res *Result) []string {
 	return out
 }
 
+// leafLines is causeLines for the critical graph's leaves whether or not
+// they were tested: Causes, then Untested (one run per side without a
+// noise model), which ZAM's Algorithm 2 selects alike.
+func leafLines(res *Result) []string {
+	out := causeLines(res)
+	for _, c := range res.Untested {
+		out = append(out, string(c.Kind)+" "+strconv.FormatFloat(float64(c.Delta)/float64(ms), 'f', -1, 64)+" "+pathString(c.Path))
+	}
+	return out
+}
+
 func pathString(p []Frame) string {
 	names := make([]string, len(p))
 	for i, f := range p {

@@ -238,7 +238,7 @@ func TestRenames(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			res := compare(t, trees(t, tt.old), trees(t, tt.new), Options{Aggregate: Intersect, Match: tt.match})
-			if got := causeLines(res); !slices.Equal(got, tt.causes) {
+			if got := leafLines(res); !slices.Equal(got, tt.causes) {
 				t.Errorf("causes %q, want %q", got, tt.causes)
 			}
 			if res.Matchers.Renamed != tt.renamed {

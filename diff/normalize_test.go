@@ -208,10 +208,13 @@ func TestNormalizedGraphsRelaxAncestors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Normalization.Mode != NormalizeShare || len(res.Causes) != 1 {
-				t.Fatalf("mode %s, causes %+v", res.Normalization.Mode, res.Causes)
+			// One run per side of a small profile is untested: the
+			// graph is the same.
+			leaves := append(res.Causes, res.Untested...)
+			if res.Normalization.Mode != NormalizeShare || len(leaves) != 1 {
+				t.Fatalf("mode %s, causes %+v, untested %+v", res.Normalization.Mode, res.Causes, res.Untested)
 			}
-			if p := framesOf(res.Causes[0].Path); strings.Join(p, ";") != "main;handle;check" {
+			if p := framesOf(leaves[0].Path); strings.Join(p, ";") != "main;handle;check" {
 				t.Errorf("cause %v, want main;handle;check", p)
 			}
 			if g := res.Graph; len(g) != 4 || !g[0].IsThread || !g[1].Context || !g[2].Context || g[3].Context {
@@ -219,8 +222,8 @@ func TestNormalizedGraphsRelaxAncestors(t *testing.T) {
 			}
 			// none keeps ZAM's rule: the flat ancestors stop it.
 			res, _ = Compare(tt.b, tt.n, Options{Aggregate: tt.agg, Normalize: Normalize{Mode: NormalizeNone}})
-			if len(res.Causes) != 0 {
-				t.Errorf("none: causes %+v", res.Causes)
+			if len(res.Causes)+len(res.Untested) != 0 {
+				t.Errorf("none: causes %+v, untested %+v", res.Causes, res.Untested)
 			}
 		})
 	}

@@ -2,9 +2,12 @@ package diff
 
 import (
 	"math"
+	"slices"
+	"sync"
 
 	"gonum.org/v1/gonum/mathext"
 	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // A prior is an empirical-Bayes model of the run-to-run variance of a node's
@@ -39,11 +42,13 @@ type prior struct {
 const maxPriorDF = 50
 
 // minPriorNodes is the least number of nodes with variance to fit a prior
-// on; with fewer, Stats uses Welch's t-test. maxPriorNodes is the most it
-// uses.
+// on; with fewer, Stats uses Welch's t-test. With one run per side the
+// least is minPairPriorNodes, and with fewer nothing is tested.
+// maxPriorNodes is the most it uses.
 const (
-	minPriorNodes = 10
-	maxPriorNodes = 4096
+	minPriorNodes     = 10
+	minPairPriorNodes = 100
+	maxPriorNodes     = 4096
 )
 
 // fitPrior fits the prior on nodes' pooled means and pooled variances (both
@@ -51,6 +56,12 @@ const (
 // variance say nothing about its scale and are skipped. It returns nil when
 // there are too few nodes.
 func fitPrior(means, vars []float64, d float64) *prior {
+	need := minPriorNodes
+	if d < 2 {
+		// One pair's differences give one degree of freedom per node, and
+		// a handful of nodes that all changed would pass for noise.
+		need = minPairPriorNodes
+	}
 	var ls, es []float64
 	for i, v := range vars {
 		if v > 0 && means[i] > 0 {
@@ -60,7 +71,7 @@ func fitPrior(means, vars []float64, d float64) *prior {
 			es = append(es, math.Log(v)-mathext.Digamma(d/2)+math.Log(d/2))
 		}
 	}
-	if len(ls) < minPriorNodes {
+	if len(ls) < need {
 		return nil
 	}
 	if len(ls) > maxPriorNodes {
@@ -83,21 +94,39 @@ func fitPrior(means, vars []float64, d float64) *prior {
 	// faster run scales everything like v²), and a free curve fitted mostly
 	// on the many small nodes bends wrongly at the few large ones, where
 	// underestimating the variance makes false causes.
+	// One pair's differences (d = 1) include the nodes that did change:
+	// there the offset is a median and the loss absolute, so that up to
+	// half of the nodes may have changed without moving the fit (a least
+	// squares fit on them called a regression that doubled a profile
+	// noise). medShift is where the median of a log χ²_d/d variate lies
+	// from its mean, which the correction of es made 0.
+	robust := d < 2
+	medShift := 0.0
+	if robust {
+		medShift = math.Log(distuv.ChiSquared{K: d}.Quantile(0.5)/d) - mathext.Digamma(d/2) + math.Log(d/2)
+	}
 	pr := &prior{}
 	best := math.Inf(1)
+	r := make([]float64, len(ls))
 	try := func(lv float64) {
-		c := 0.0
 		for k, l := range ls {
-			c += es[k] - l - softplus(l-lv)
+			r[k] = es[k] - l - softplus(l-lv)
 		}
-		c /= float64(len(ls))
-		sse := 0.0
-		for k, l := range ls {
-			r := es[k] - c - l - softplus(l-lv)
-			sse += r * r
+		var c, loss float64
+		if robust {
+			c = median(r)
+			for _, x := range r {
+				loss += math.Abs(x - c)
+			}
+			c -= medShift
+		} else {
+			c = stat.Mean(r, nil)
+			for _, x := range r {
+				loss += (x - c) * (x - c)
+			}
 		}
-		if sse < best {
-			best, pr.c, pr.logVStar = sse, c, lv
+		if loss < best {
+			best, pr.c, pr.logVStar = loss, c, lv
 		}
 	}
 	// A coarse grid over the sizes seen (and beyond, for a pure sampling
@@ -115,15 +144,39 @@ func fitPrior(means, vars []float64, d float64) *prior {
 	for i, l := range ls {
 		resid[i] = es[i] - pr.trend(l)
 	}
+	if robust {
+		// The largest residuals are the nodes that changed: the spread
+		// of the true variances is read from the rest.
+		slices.Sort(resid)
+		resid = resid[:len(resid)*19/20]
+	}
 	// The residual variance (two parameters fitted) is the χ² variance of
 	// log s² (trigamma(d/2)) plus the spread of the true variances around
 	// the trend; the latter gives d0.
-	evar := stat.Variance(resid, nil)*float64(len(ls)-1)/float64(len(ls)-2) - trigamma(d/2)
+	evar := stat.Variance(resid, nil)*float64(len(resid)-1)/float64(len(resid)-2) - trigamma(d/2)
 	pr.d0 = maxPriorDF
 	if evar > 0 {
 		pr.d0 = math.Min(maxPriorDF, 2*trigammaInverse(evar))
 	}
 	return pr
+}
+
+// median returns the median of v, which it reorders.
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// capJitter lowers the trend's jitter term so that a large node's
+// coefficient of variation is at most cv: for large v the trend is
+// σ²(v) ≈ e^(c − logVStar)·v², so logVStar ≥ c − 2·log cv.
+func (pr *prior) capJitter(cv float64) {
+	pr.logVStar = max(pr.logVStar, pr.c-2*math.Log(cv))
 }
 
 func (pr *prior) trend(l float64) float64 { return pr.c + l + softplus(l-pr.logVStar) }
@@ -146,28 +199,89 @@ func (pr *prior) s0(mean float64) float64 {
 
 // moderated returns mean(y) − mean(x), its moderated standard error and
 // degrees of freedom.
+//
+// Two cases the limma formula leaves open:
+//
+//   - One run per side (dd = 0): the node has no variance of its own, and
+//     the prior alone, fitted on this pair's differences over all nodes
+//     (statsGraph), gives it: df = d0.
+//   - A node much noisier than nodes of its size (a garbage collector that
+//     varies by ±10% where the trend says ±2%): shrinking its variance
+//     toward the trend would make its own runs' spread look like a
+//     regression (issue 17: a ±10% GC node at adjusted p = 0.005). The
+//     moderated variance never falls below the 95% lower confidence bound
+//     of the node's own variance, s²·dd/χ²(dd, 0.95); where that floor
+//     decides, the node's own dd degrees of freedom are used, as in a plain
+//     t-test. Borrowing strength still helps every node whose spread is
+//     plausible for its size, which is nearly all of them.
 func (pr *prior) moderated(x, y []float64) (d, se, df float64) {
 	mx, vx := stat.MeanVariance(x, nil)
 	my, vy := stat.MeanVariance(y, nil)
 	nx, ny := float64(len(x)), float64(len(y))
 	dd := nx + ny - 2
-	s2 := ((nx-1)*vx + (ny-1)*vy) / dd
 	pooled := (mx*nx + my*ny) / (nx + ny)
+	if dd <= 0 {
+		return my - mx, math.Sqrt(pr.s0(pooled) * (1/nx + 1/ny)), pr.d0
+	}
+	var s2 float64
+	if nx > 1 {
+		s2 += (nx - 1) * vx
+	}
+	if ny > 1 {
+		s2 += (ny - 1) * vy
+	}
+	s2 /= dd
 	st2 := (pr.d0*pr.s0(pooled) + dd*s2) / (pr.d0 + dd)
-	return my - mx, math.Sqrt(st2 * (1/nx + 1/ny)), pr.d0 + dd
+	df = pr.d0 + dd
+	if f := s2 * varianceFloor(dd); f > st2 {
+		st2, df = f, dd
+	}
+	return my - mx, math.Sqrt(st2 * (1/nx + 1/ny)), df
 }
+
+// varianceFloor is dd/χ²(dd, 0.95): the factor that turns a sample variance
+// with dd degrees of freedom into the lower bound of its one-sided 95%
+// confidence interval. dd is the same for every node of a comparison, so
+// the quantile is remembered.
+func varianceFloor(dd float64) float64 {
+	floors.Lock()
+	defer floors.Unlock()
+	if f, ok := floors.m[dd]; ok {
+		return f
+	}
+	f := dd / distuv.ChiSquared{K: dd}.Quantile(0.95)
+	if len(floors.m) > 64 {
+		clear(floors.m)
+	}
+	floors.m[dd] = f
+	return f
+}
+
+var floors = struct {
+	sync.Mutex
+	m map[float64]float64
+}{m: map[float64]float64{}}
 
 // pooledStats returns a node's pooled mean and pooled variance.
 func pooledStats(x, y []int64) (mean, variance float64) {
 	return pooledStatsFloats(floats(x), floats(y))
 }
 
-// pooledStatsFloats is pooledStats on values already converted.
+// pooledStatsFloats is pooledStats on values already converted. A side
+// with a single value adds nothing to the variance; with one value on each
+// side the variance is NaN (no degree of freedom).
 func pooledStatsFloats(fx, fy []float64) (mean, variance float64) {
 	mx, vx := stat.MeanVariance(fx, nil)
 	my, vy := stat.MeanVariance(fy, nil)
 	nx, ny := float64(len(fx)), float64(len(fy))
-	return (mx*nx + my*ny) / (nx + ny), ((nx-1)*vx + (ny-1)*vy) / (nx + ny - 2)
+	var ss float64
+	if nx > 1 {
+		ss += (nx - 1) * vx
+	}
+	if ny > 1 {
+		ss += (ny - 1) * vy
+	}
+	return (mx*nx + my*ny) / (nx + ny), ss / (nx + ny - 2)
 }
 
 // trigamma is ψ'(x) for x > 0: recurrence up to 6, then the asymptotic

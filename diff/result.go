@@ -21,8 +21,20 @@ type Result struct {
 
 	// Causes are the leaves of the critical graph (ZAM Definitions 2 and 3):
 	// the lowest functions whose time grew by at least MinDelta (and, in
-	// Stats mode, significantly). Sorted by Delta, largest first.
+	// Stats mode, significantly). Sorted by Delta, largest first. A cause
+	// whose growth is spread over many calling contexts of one function is
+	// one Cause with Spread set.
 	Causes []Cause
+	// Untested are nodes that grew by at least MinDelta where no test could
+	// tell their growth from noise. With one run on a side: all of them
+	// when the profile has too few calling contexts to model one pair's
+	// noise, else top-level calls present on one side only and garbage
+	// collector frames (aggregate.go says why); and Intersect mode with a
+	// single pair. They are not regressions: reports list them apart, and
+	// --fail-on-regression ignores them. Same order and form as Causes;
+	// Node is -1 for those not in Graph (Graph holds the others, with Cause
+	// unset).
+	Untested []Cause
 	// Graph is the critical graph in pre-order (children by Delta, largest
 	// first), without the synthetic root: every cause with its ancestors.
 	Graph []GraphNode
@@ -104,24 +116,64 @@ type Cause struct {
 	Kind   Kind
 	// Base, New and Delta are mean inclusive values.
 	Base, New, Delta int64
-	// Stats is set in Stats mode with at least two runs per side.
+	// Stats is set in Stats mode when a test was made.
 	Stats *Test
-	// Node indexes Result.Graph.
+	// Node indexes Result.Graph (-1 for an untested node outside it).
 	Node int
+	// Spread is set when the cause is one function's growth summed over
+	// its calling contexts; Path is then the context that grew most, and
+	// Base, New and Delta are the function's sums.
+	Spread *Spread `json:",omitempty"`
+}
+
+// A Spread is a regression spread over the calling contexts of one function,
+// none of which grew by μ alone: a check added in every context of a caller,
+// a function that got slower everywhere it is called. ZAM (Sections 5 and
+// 6.1) names this its main limitation: per-context analysis reports the
+// common ancestor, one level too high, or nothing. The contexts are the
+// function's outermost occurrences (a recursive call inside one is part of
+// it), and the test is on their sum per run.
+type Spread struct {
+	// Function is the function; Callers are the distinct functions calling
+	// it in the contexts that grew (the caller that got a new callee).
+	Function Frame
+	Callers  []Frame
+	// Contexts are the contexts that grew, largest growth first, at most
+	// maxSpreadContexts; ContextCount counts all of the function's contexts
+	// and Grew those that grew.
+	Contexts     []SpreadContext
+	ContextCount int
+	Grew         int
+}
+
+// A SpreadContext is one calling context of a spread cause.
+type SpreadContext struct {
+	Thread           string
+	Path             []Frame
+	Base, New, Delta int64
 }
 
 // A Test is the outcome of the per-node significance test of Stats mode.
 type Test struct {
 	// Name is "moderated-t" (a t-test whose variance borrows strength from
-	// all nodes, prior.go), "welch" (Welch's t-test) or "mann-whitney"
-	// (Mann–Whitney U, from 8 runs per side).
+	// all nodes, prior.go) or "welch" (Welch's t-test).
 	Name string
+	// Of says which value was tested: "" for the node's inclusive value,
+	// OfSelf for its own (self) value, OfFunction for a spread cause's sum
+	// over the function's contexts.
+	Of string `json:",omitempty"`
 	// P is the one-sided p-value (new > base); Q is the Holm-adjusted
 	// p-value over the nodes tested: the node is significant when Q ≤ Alpha.
 	P, Q float64
 	// Low and High bound the 95% confidence interval of the mean delta.
 	Low, High int64
 }
+
+// Values of Test.Of.
+const (
+	OfSelf     = "self"
+	OfFunction = "function"
+)
 
 // A GraphNode is one node of the critical graph.
 type GraphNode struct {

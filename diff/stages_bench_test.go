@@ -71,7 +71,7 @@ func prepare(tb testing.TB, runsPerSide int) *prepared {
 	for _, r := range append(append([]*run{}, bRuns...), nRuns...) {
 		mt.addRun(p.u, r, ZAM)
 	}
-	p.u.values(bRuns, nRuns)
+	p.u.values(bRuns, nRuns, true)
 	p.baseOf = mt.matchTrees(p.base, p.nw, ZAM)
 	p.nBase, p.nNw = len(bRuns), len(nRuns)
 	return p
@@ -90,7 +90,7 @@ func BenchmarkUnion(b *testing.B) {
 		u := newUnion()
 		mt.addRun(u, p.base, ZAM)
 		mt.addRun(u, p.nw, ZAM)
-		u.values([]*run{p.base}, []*run{p.nw})
+		u.values([]*run{p.base}, []*run{p.nw}, true)
 	}
 	stop()
 }
@@ -161,7 +161,7 @@ func BenchmarkCriticalGraph(b *testing.B) {
 		b.ReportAllocs()
 		stop := benchcpu.Start(b)
 		for b.Loop() {
-			g, _ := statsGraph(p3.u, p3.kt, p3.nBase, p3.mu, DefaultAlpha)
+			g, _, _ := statsGraph(p3.u, p3.kt, p3.nBase, p3.mu, DefaultAlpha)
 			assemble(g, p3.u, p3.kt)
 		}
 		stop()
@@ -212,7 +212,7 @@ func BenchmarkStats(b *testing.B) {
 		}
 		stop()
 	})
-	b.Run("mann-whitney/8+8", func(b *testing.B) {
+	b.Run("moderated-t/8+8", func(b *testing.B) {
 		b.ReportAllocs()
 		stop := benchcpu.Start(b)
 		for b.Loop() {

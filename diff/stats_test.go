@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ctdiff/ctdiff/cct"
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 func approx(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
@@ -36,25 +37,50 @@ func TestWelch(t *testing.T) {
 	}
 }
 
-func TestMannWhitney(t *testing.T) {
-	// Complete separation of 8 and 8: U = 64, z = (64 − 32 − 0.5)/√90.67.
-	x := []float64{1, 2, 3, 4, 5, 6, 7, 8}
-	y := []float64{9, 10, 11, 12, 13, 14, 15, 16}
-	if p := mannWhitneyGreater(x, y); !approx(p, 0.000469, 2e-5) {
-		t.Errorf("p = %.6f, want 0.000469", p)
-	}
-	if p := mannWhitneyGreater(y, x); p < 0.99 {
-		t.Errorf("reversed p = %.6f, want ≈ 1", p)
-	}
-	if p := mannWhitneyGreater([]float64{3, 3, 3}, []float64{3, 3, 3}); p != 1 {
-		t.Errorf("all tied: p = %v, want 1", p)
-	}
-	// From 8 runs per side test uses it.
-	if got := test(make([]int64, 8), []int64{1, 2, 3, 4, 5, 6, 7, 8}, nil); got.Name != "mann-whitney" {
-		t.Errorf("8 runs per side: test %q, want mann-whitney", got.Name)
+func TestTestChoice(t *testing.T) {
+	// Ten runs per side take the same test as three: a rank test's
+	// smallest p-value could not pass the correction (issue 20).
+	pr := &prior{d0: 10, c: 0, logVStar: 30}
+	for _, k := range []int{3, 8, 10, 30} {
+		x, y := make([]int64, k), make([]int64, k)
+		for i := range x {
+			x[i], y[i] = int64(100+i), int64(200+i)
+		}
+		if got := test(x, y, pr); got.Name != "moderated-t" {
+			t.Errorf("%d runs per side: test %q, want moderated-t", k, got.Name)
+		}
 	}
 	if got := test([]int64{1, 2, 3}, []int64{4, 5, 6}, nil); got.Name != "welch" {
 		t.Errorf("3 runs per side without prior: test %q, want welch", got.Name)
+	}
+	if got := test([]int64{1}, []int64{40}, nil); got.Name != untested || got.P != 1 {
+		t.Errorf("one run per side without prior: %+v, want untested with p = 1", got)
+	}
+	if got := test([]int64{1}, []int64{40}, pr); got.Name != "moderated-t" || !(got.P < 0.5) {
+		t.Errorf("one run per side with a prior: %+v, want a moderated t-test", got)
+	}
+}
+
+func TestVarianceFloor(t *testing.T) {
+	// A node whose own runs vary by ±10% where the prior says ±1%: its
+	// variance must not be shrunk far below its own (issue 17, a garbage
+	// collector reported at adjusted p = 0.005).
+	x := []float64{3.2e9, 2.9e9, 3.5e9}
+	y := []float64{3.5e9, 3.2e9, 3.9e9}
+	pr := &prior{d0: 50}
+	pr.logVStar = -30          // a pure jitter trend: log s0² ≈ c + 2·log v + 30
+	pr.c = math.Log(1e-4) - 30 // s0² ≈ 1e-4·v²: sd 1% of the value
+	_, se, df := pr.moderated(x, y)
+	_, own := pooledStatsFloats(x, y)
+	floor := own * 4 / distuv.ChiSquared{K: 4}.Quantile(0.95)
+	if want := math.Sqrt(floor * (1.0/3 + 1.0/3)); !approx(se, want, 1e-9*want) || df != 4 {
+		t.Errorf("se = %g, df = %g; want the floor's %g with the node's own 4 df", se, df, want)
+	}
+	// A node as noisy as the trend keeps the moderated variance.
+	x2 := []float64{3.20e9, 3.17e9, 3.23e9}
+	y2 := []float64{3.21e9, 3.18e9, 3.24e9}
+	if _, _, df := pr.moderated(x2, y2); df != 54 {
+		t.Errorf("a node as noisy as the trend: df = %g, want d0 + 4 = 54", df)
 	}
 }
 
@@ -158,7 +184,7 @@ func TestStatsFewRunsWarnings(t *testing.T) {
 		base, new []*cct.Tree
 		want      string
 	}{
-		{"one new run", two, one, "stats needs at least 2 runs per side to test significance, got 2 base and 1 new"},
+		{"one new run", two, one, "2 base and 1 new runs, and too few calling contexts to model one run's noise: the nodes above μ are untested"},
 		{"two runs per side", two, two, "2 runs per side give the significance test little power"},
 	} {
 		res := compare(t, tt.base, tt.new, Options{})

@@ -38,10 +38,11 @@ type union struct {
 	keys   keySet
 
 	// Filled by values, after every run is added: per node and run the
-	// inclusive value (total[u*runs+r]), the mean self value per side, and
-	// on how many runs of each side the node occurs.
+	// inclusive and self values (total[u*runs+r], self[u*runs+r], only
+	// when asked for), the mean self value per side, and on how many runs
+	// of each side the node occurs.
 	runs              int
-	total             []int64
+	total, self       []int64
 	selfBase          []float64
 	selfNew           []float64
 	inBase, inNew     []int32
@@ -261,16 +262,16 @@ func (u *union) copyRun(r *run) {
 // in parallel (each writes its own arrays and its own runs' slots of
 // total), and then the means are taken on every core.
 //
-// The per-run values (total, sample) are only kept when both sides have
-// two runs or more, which the significance tests need; otherwise the
-// means are summed directly, run by run in the same order, which gives
-// the same sums.
-func (u *union) values(base, nw []*run) {
+// The per-run values (total, self, sample) are only kept when perRun asks
+// for them, as the significance tests of Stats mode do; otherwise the means
+// are summed directly, run by run in the same order, which gives the same
+// sums.
+func (u *union) values(base, nw []*run, perRun bool) {
 	n := u.len()
 	u.runs = len(base) + len(nw)
-	perRun := len(base) >= 2 && len(nw) >= 2
 	if perRun {
 		u.total = make([]int64, n*u.runs)
+		u.self = make([]int64, n*u.runs)
 	}
 	u.selfBase = make([]float64, n)
 	u.selfNew = make([]float64, n)
@@ -284,6 +285,7 @@ func (u *union) values(base, nw []*run) {
 			for i, x := range r.toU {
 				if perRun {
 					u.total[int(x)*u.runs+ri] = r.total[i]
+					u.self[int(x)*u.runs+ri] = r.self[i]
 				} else {
 					mean[x] += float64(r.total[i])
 				}
@@ -321,8 +323,8 @@ func (u *union) values(base, nw []*run) {
 	parallel(n, means)
 }
 
-// sample returns node x's base and new values, one per run; only when
-// both sides have two runs or more (values).
+// sample returns node x's base and new inclusive values, one per run; only
+// when values kept them.
 func (u *union) sample(x int32, nBase int) (base, nw []int64) {
 	vals := u.total[int(x)*u.runs : int(x+1)*u.runs]
 	return vals[:nBase], vals[nBase:]

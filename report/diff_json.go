@@ -38,7 +38,9 @@ type diffJSON struct {
 	Alpha              float64      `json:"alpha"`
 	CriticalGraph      []graphJSON  `json:"critical_graph"`
 	WeightMatching     weightsJSON  `json:"weight_matching"`
-	Matchers           matchersJSON `json:"matchers"`
+	// Untested: nodes above μ that no test could judge (diff.Result).
+	Untested []causeJSON   `json:"untested"`
+	Matchers matchersJSON `json:"matchers"`
 	Warnings           []string     `json:"warnings"`
 	// Normalization, Benchmark and GoRuntime: diff_normalize.go.
 	Normalization normalizationJSON `json:"normalization"`
@@ -66,10 +68,32 @@ type causeJSON struct {
 	New    int64       `json:"new"`
 	Delta  int64       `json:"delta"`
 	Stats  *testJSON   `json:"stats,omitempty"`
+	Spread *spreadJSON `json:"spread,omitempty"`
+}
+
+// spreadJSON is a cause spread over a function's calling contexts
+// (diff.Spread).
+type spreadJSON struct {
+	Function     frameJSON           `json:"function"`
+	Callers      []frameJSON         `json:"callers"`
+	Contexts     []spreadContextJSON `json:"contexts"`
+	ContextCount int                 `json:"context_count"`
+	Grew         int                 `json:"grew"`
+}
+
+type spreadContextJSON struct {
+	Thread string      `json:"thread"`
+	Path   []frameJSON `json:"path"`
+	Base   int64       `json:"base"`
+	New    int64       `json:"new"`
+	Delta  int64       `json:"delta"`
 }
 
 type testJSON struct {
 	Test string `json:"test"`
+	// Of is the value tested: omitted for the inclusive value, "self" or
+	// "function" (diff.Test.Of).
+	Of string `json:"of,omitempty"`
 	// P is the one-sided p-value, PAdjusted the Holm-adjusted one; they and
 	// the interval have three significant digits.
 	P         float64 `json:"p"`
@@ -248,6 +272,13 @@ func WriteDiffJSON(w io.Writer, res *diff.Result) error {
 	e.key("reached_noise_floor")
 	e.bool(res.WeightMatching.Reached)
 	e.close('}')
+	e.key("untested")
+	e.open('[')
+	for _, c := range res.Untested {
+		e.elem()
+		e.cause(c)
+	}
+	e.close(']')
 	for _, p := range parts.tail {
 		e.key(p.key)
 		e.raw(p.value)
@@ -345,7 +376,15 @@ func checkJSONFloats(res *diff.Result) error {
 			return err
 		}
 	}
-	return check(pct2(res.WeightMatching.Adjusted))
+	if err := check(pct2(res.WeightMatching.Adjusted)); err != nil {
+		return err
+	}
+	for _, c := range res.Untested {
+		if err := test(c.Stats); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // jsonFlushSize is how much jsonWriter buffers before writing.
@@ -518,6 +557,42 @@ func (e *jsonWriter) cause(c diff.Cause) {
 	e.key("delta")
 	e.int(c.Delta)
 	e.test(c.Stats)
+	if sp := c.Spread; sp != nil {
+		e.key("spread")
+		e.open('{')
+		e.key("function")
+		e.open('{')
+		e.key("function")
+		e.string(sp.Function.Function)
+		e.key("file")
+		e.string(sp.Function.File)
+		e.close('}')
+		e.key("callers")
+		e.frames(sp.Callers)
+		e.key("contexts")
+		e.open('[')
+		for _, x := range sp.Contexts {
+			e.elem()
+			e.open('{')
+			e.key("thread")
+			e.string(x.Thread)
+			e.key("path")
+			e.frames(x.Path)
+			e.key("base")
+			e.int(x.Base)
+			e.key("new")
+			e.int(x.New)
+			e.key("delta")
+			e.int(x.Delta)
+			e.close('}')
+		}
+		e.close(']')
+		e.key("context_count")
+		e.int(int64(sp.ContextCount))
+		e.key("grew")
+		e.int(int64(sp.Grew))
+		e.close('}')
+	}
 	e.close('}')
 }
 
@@ -531,6 +606,10 @@ func (e *jsonWriter) test(t *diff.Test) {
 	e.open('{')
 	e.key("test")
 	e.string(j.Test)
+	if j.Of != "" {
+		e.key("of")
+		e.string(j.Of)
+	}
 	e.key("p")
 	e.float(j.P)
 	e.key("p_adjusted")
@@ -666,7 +745,7 @@ func testOf(t *diff.Test) *testJSON {
 	if t == nil {
 		return nil
 	}
-	return &testJSON{Test: t.Name, P: sig3(t.P), PAdjusted: sig3(t.Q), CILow: int64(sig3(float64(t.Low))), CIHigh: int64(sig3(float64(t.High)))}
+	return &testJSON{Test: t.Name, Of: t.Of, P: sig3(t.P), PAdjusted: sig3(t.Q), CILow: int64(sig3(float64(t.Low))), CIHigh: int64(sig3(float64(t.High)))}
 }
 
 // sig3 rounds to three significant digits, for the same reason as pct2.

@@ -138,9 +138,17 @@ func resultOf(in *diffJSON) (*diff.Result, error) {
 		if kind == "" {
 			return nil, fmt.Errorf(`causes[%d]: "kind" is empty, expected regressed or added`, i)
 		}
-		cause := diff.Cause{Thread: c.Thread, Path: framesOf(c.Path), Kind: kind, Base: c.Base, New: c.New, Delta: c.Delta, Stats: testFrom(c.Stats)}
+		cause := diff.Cause{Thread: c.Thread, Path: framesOf(c.Path), Kind: kind, Base: c.Base, New: c.New, Delta: c.Delta, Stats: testFrom(c.Stats), Spread: spreadFrom(c.Spread)}
 		cause.Node = causeNode(res.Graph, causes, cause)
 		res.Causes = append(res.Causes, cause)
+	}
+	res.Untested = []diff.Cause{}
+	for i, c := range in.Untested {
+		kind, err := kindOf(c.Kind, false)
+		if err != nil || kind == "" {
+			return nil, fmt.Errorf(`untested[%d]: "kind" %q, expected regressed or added`, i, c.Kind)
+		}
+		res.Untested = append(res.Untested, diff.Cause{Thread: c.Thread, Path: framesOf(c.Path), Kind: kind, Base: c.Base, New: c.New, Delta: c.Delta, Stats: testFrom(c.Stats), Node: -1})
 	}
 	for _, p := range in.RankedPaths {
 		rp := diff.RankedPath{Rank: p.Rank, Thread: p.Thread, Cost: p.Cost, Path: make([]diff.PathNode, len(p.Path))}
@@ -257,7 +265,22 @@ func testFrom(t *testJSON) *diff.Test {
 	if t == nil {
 		return nil
 	}
-	return &diff.Test{Name: t.Test, P: t.P, Q: t.PAdjusted, Low: t.CILow, High: t.CIHigh}
+	return &diff.Test{Name: t.Test, Of: t.Of, P: t.P, Q: t.PAdjusted, Low: t.CILow, High: t.CIHigh}
+}
+
+func spreadFrom(s *spreadJSON) *diff.Spread {
+	if s == nil {
+		return nil
+	}
+	out := &diff.Spread{
+		Function: diff.Frame{Function: s.Function.Function, File: s.Function.File},
+		Callers:  framesOf(s.Callers), Contexts: []diff.SpreadContext{},
+		ContextCount: s.ContextCount, Grew: s.Grew,
+	}
+	for _, c := range s.Contexts {
+		out.Contexts = append(out.Contexts, diff.SpreadContext{Thread: c.Thread, Path: framesOf(c.Path), Base: c.Base, New: c.New, Delta: c.Delta})
+	}
+	return out
 }
 
 func normalizationFrom(n normalizationJSON) diff.Normalization {

@@ -25,6 +25,7 @@ func encodeDiffJSON(res *diff.Result) ([]byte, error) {
 		Base:               side(res.Base),
 		New:                side(res.New),
 		Causes:             []causeJSON{},
+		Untested:           []causeJSON{},
 		RankedPaths:        []rankedJSON{},
 		Topology:           topologyJSON{Added: subtreesJSON(res.Topology.Added), Removed: subtreesJSON(res.Topology.Removed), AddedCount: res.Topology.AddedCount, RemovedCount: res.Topology.RemovedCount},
 		CriticalGraphNodes: res.CriticalGraphNodes,
@@ -50,11 +51,28 @@ func encodeDiffJSON(res *diff.Result) ([]byte, error) {
 		nf := pct2(*ov.NoiseFloor)
 		out.Overlap.NoiseFloorPercent = &nf
 	}
-	for _, c := range res.Causes {
-		out.Causes = append(out.Causes, causeJSON{
+	cause := func(c diff.Cause) causeJSON {
+		j := causeJSON{
 			Thread: c.Thread, Path: frames(c.Path), Kind: string(c.Kind),
 			Base: c.Base, New: c.New, Delta: c.Delta, Stats: testOf(c.Stats),
-		})
+		}
+		if sp := c.Spread; sp != nil {
+			j.Spread = &spreadJSON{
+				Function: frameJSON{Function: sp.Function.Function, File: sp.Function.File},
+				Callers:  frames(sp.Callers), Contexts: []spreadContextJSON{},
+				ContextCount: sp.ContextCount, Grew: sp.Grew,
+			}
+			for _, x := range sp.Contexts {
+				j.Spread.Contexts = append(j.Spread.Contexts, spreadContextJSON{Thread: x.Thread, Path: frames(x.Path), Base: x.Base, New: x.New, Delta: x.Delta})
+			}
+		}
+		return j
+	}
+	for _, c := range res.Causes {
+		out.Causes = append(out.Causes, cause(c))
+	}
+	for _, c := range res.Untested {
+		out.Untested = append(out.Untested, cause(c))
 	}
 	for _, p := range res.RankedPaths {
 		r := rankedJSON{Rank: p.Rank, Cost: p.Cost, Thread: p.Thread, Path: make([]rankedNodeJSON, len(p.Path))}
@@ -127,15 +145,21 @@ func checkStreamedJSON(t *testing.T, res *diff.Result) {
 // The streamed JSON of a synthetic comparison (thousands of causes and
 // graph nodes, in stats mode too) is encoding/json's, byte for byte.
 func TestDiffJSONStreamSynthetic(t *testing.T) {
-	pair := synth.Generate(synth.Config{Seed: 3, Stacks: 3000})
-	build := func(p *profile.Profile) []*cct.Tree {
-		b := cct.NewBuilder(cct.Options{Prune: true})
-		if err := b.Add(p); err != nil {
-			t.Fatal(err)
+	// Three runs a side: one pair is untested (Result.Untested), and the
+	// test wants thousands of causes.
+	pair := synth.Generate(synth.Config{Seed: 3, Stacks: 3000, Runs: 3})
+	build := func(ps []*profile.Profile) []*cct.Tree {
+		var out []*cct.Tree
+		for _, p := range ps {
+			b := cct.NewBuilder(cct.Options{Prune: true})
+			if err := b.Add(p); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, b.Finish())
 		}
-		return []*cct.Tree{b.Finish()}
+		return out
 	}
-	base, nw := build(pair.Base), build(pair.New)
+	base, nw := build(pair.BaseRuns), build(pair.NewRuns)
 	for _, agg := range []diff.Aggregate{diff.Intersect, diff.Stats} {
 		t.Run(string(agg), func(t *testing.T) {
 			opts := diff.DefaultOptions()

@@ -194,7 +194,7 @@ func TestDiffPprofStreamed(t *testing.T) {
 		base, new []*cct.Tree
 		agg       diff.Aggregate
 	}{
-		{"synth one pair", build(one.Base), build(one.New), diff.Intersect},
+		{"synth two pairs", build(one.Base, noisy(one.Base, 4)), build(one.New, noisy(one.New, 5)), diff.Intersect},
 		{"synth three runs", build(one.Base, noisy(one.Base, 1), noisy(one.Base, 2)), build(one.New, noisy(one.New, 3)), diff.Stats},
 		{"threads", threadTrees(t, 10, 13, 17), threadTrees(t, 30, 31), diff.Stats},
 	} {

@@ -110,24 +110,19 @@ var diffCases = []struct {
 			thread=gc sweep@runtime 44`,
 	},
 	{
-		// ZAM's running example (Section 2.1): one pair, intersect.
+		// ZAM's running example (Section 2.1): two identical pairs,
+		// intersect.
 		name: "intersect",
-		base: `evHandler;handle 40
-			queryRenderedFeatures 10
-			queryRenderedFeatures;f;rendered;query 100
-			queryRenderedFeatures;f;rendered;query;layer;parse 150
-			queryRenderedFeatures;b;d;layer 100
-			hover 30
-			promiseHandler;then 40`,
-		new: `promiseHandler;then 45
-			queryRenderedFeatures 5
-			queryRenderedFeatures;f;rendered;query 100
-			queryRenderedFeatures;f;rendered;query;layer;parse 150
-			queryRenderedFeatures;f;rendered;query;layer;utf 70
-			queryRenderedFeatures;b;d;layer 100
-			queryRenderedFeatures;b;d;layer;utf 65
-			evHandler;handle 42`,
+		base: zamBase + "|" + zamBase,
+		new:  zamNew + "|" + zamNew,
 		opts: diff.Options{Aggregate: diff.Intersect},
+	},
+	{
+		// The same example as one pair: nothing can be tested, and the
+		// leaves are listed as untested, not as causes.
+		name: "one-pair",
+		base: zamBase,
+		new:  zamNew,
 	},
 	{
 		// Nothing changed beyond noise; a very deep path shows elision.
@@ -142,6 +137,24 @@ var diffCases = []struct {
 			main;run;other 52`,
 	},
 }
+
+const (
+	zamBase = `evHandler;handle 40
+			queryRenderedFeatures 10
+			queryRenderedFeatures;f;rendered;query 100
+			queryRenderedFeatures;f;rendered;query;layer;parse 150
+			queryRenderedFeatures;b;d;layer 100
+			hover 30
+			promiseHandler;then 40`
+	zamNew = `promiseHandler;then 45
+			queryRenderedFeatures 5
+			queryRenderedFeatures;f;rendered;query 100
+			queryRenderedFeatures;f;rendered;query;layer;parse 150
+			queryRenderedFeatures;f;rendered;query;layer;utf 70
+			queryRenderedFeatures;b;d;layer 100
+			queryRenderedFeatures;b;d;layer;utf 65
+			evHandler;handle 42`
+)
 
 func compare(t *testing.T, base, nw string, opts diff.Options) *diff.Result {
 	t.Helper()
@@ -255,7 +268,7 @@ func TestDiffJSONSchema(t *testing.T) {
 // Names from profiles are untrusted: JSON escapes them, and text prints
 // them on one line.
 func TestDiffHostileNames(t *testing.T) {
-	res := compare(t, "main;a 10", "main;a 10\nmain;\"evil\\\"\u00e9\u0007name</script> 200", diff.Options{})
+	res := compare(t, "main;a 10|main;a 10", "main;a 10\nmain;\"evil\\\"\u00e9\u0007name</script> 200|main;a 10\nmain;\"evil\\\"\u00e9\u0007name</script> 200", diff.Options{})
 	var b bytes.Buffer
 	if err := report.WriteDiffJSON(&b, res); err != nil {
 		t.Fatal(err)

@@ -1,0 +1,170 @@
+package diff
+
+import (
+	"cmp"
+	"slices"
+)
+
+// Spread regressions (issue 17; ZAM Sections 5 and 6.1): a check added in
+// every context of a function, ~10 ms in each of 11 contexts, is 110 ms of
+// regression that no single context shows. Per-context analysis finds the
+// common ancestor of the contexts (one level too high, and only when that
+// ancestor's own noise allows) or nothing. Here every function with two
+// calling contexts or more is also one hypothesis: the sum of its
+// outermost contexts' inclusive values per run, tested like a node and
+// corrected in the same family. A function kept that way is one cause,
+// its contexts folded beneath it.
+//
+// Which functions are candidates, before any test:
+//
+//   - the summed growth reaches μ (as for a node);
+//   - no single context grew by μ: a context that did is a cause of its
+//     own, found per node and reported there (a slow call in three
+//     contexts is three causes, each with its own test);
+//   - the lowest wins: a candidate whose contexts all contain the contexts
+//     of another candidate that explains all but μ of its growth (F, whose
+//     contexts grew by the isStaleState calls below them) is dropped for
+//     the lower one, as Algorithm 2 keeps the lowest regressed node.
+
+// maxSpreadCandidates bounds the functions tested as spread causes, largest
+// growth first: each costs a test and a share of the correction.
+const maxSpreadCandidates = 256
+
+// maxSpreadContexts bounds the contexts listed per spread cause.
+const maxSpreadContexts = 20
+
+// A spreadGroup is one candidate function: its outermost contexts, their
+// summed values per run (base runs first) and its test.
+type spreadGroup struct {
+	nodes  []int32
+	sums   []float64
+	test   int32 // 1 + index in the family
+	spread spreadInfo
+}
+
+// spreadInfo is what assemble needs of a kept spread cause.
+type spreadInfo struct {
+	key       key
+	test      int32 // as spreadGroup.test
+	contexts  int
+	base, new float64 // mean sums per side
+}
+
+func (g *spreadGroup) delta() float64 { return g.spread.new - g.spread.base }
+
+// spreadGroups returns the candidate functions of the union tree, with
+// folded nodes (artifacts, idle) left out.
+func spreadGroups(u *union, kt *keyTable, folded []bool, nBase int, m float64) []spreadGroup {
+	n, runs := u.len(), u.runs
+	nNew := runs - nBase
+	nk := len(kt.frames)
+	onPath := make([]int32, nk)
+	topmost := make([]bool, n)
+	count := make([]int32, nk)
+	growth := make([]float64, nk)  // summed mean growth of the contexts
+	largest := make([]float64, nk) // the largest context's growth
+	pooled := make([]float64, nk)  // summed values over all runs
+	type visit struct {
+		x    int32
+		exit bool
+	}
+	stack := []visit{{x: 0}}
+	for len(stack) > 0 {
+		v := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if v.exit {
+			onPath[u.key[v.x]]--
+			continue
+		}
+		x := v.x
+		if u.depth[x] >= 2 {
+			k := u.key[x]
+			if onPath[k] == 0 {
+				topmost[x] = true
+				d := u.meanNew[x] - u.meanBase[x]
+				count[k]++
+				growth[k] += d
+				largest[k] = max(largest[k], d)
+				pooled[k] += u.meanBase[x]*float64(nBase) + u.meanNew[x]*float64(nNew)
+			}
+			onPath[k]++
+			stack = append(stack, visit{x: x, exit: true})
+		}
+		for _, c := range u.children(x) {
+			if !folded[c] && !idle(u, kt, c) {
+				stack = append(stack, visit{x: c})
+			}
+		}
+	}
+	var cands []key
+	for k := range key(nk) {
+		if count[k] >= 2 && growth[k] >= m && pooled[k] >= m*float64(nNew) && largest[k] < m {
+			cands = append(cands, k)
+		}
+	}
+	if len(cands) == 0 {
+		return nil
+	}
+	slices.SortFunc(cands, func(a, b key) int {
+		if c := cmp.Compare(growth[b], growth[a]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	cands = cands[:min(len(cands), maxSpreadCandidates)]
+	index := make(map[key]int, len(cands))
+	for i, k := range cands {
+		index[k] = i
+	}
+	nodes := make([][]int32, len(cands))
+	for x := int32(1); int(x) < n; x++ {
+		if i, ok := index[u.key[x]]; ok && topmost[x] {
+			nodes[i] = append(nodes[i], x)
+		}
+	}
+	// The lowest wins: for each candidate j, the candidates above every one
+	// of its contexts (an ancestor has their key), each dropped when j
+	// explains all but μ of its growth.
+	drop := make([]bool, len(cands))
+	seen := make([]int32, len(cands))  // per candidate: contexts of j below it
+	stamp := make([]int32, len(cands)) // the last context counted, so a recursive ancestor counts once
+	for j := range cands {
+		clear(seen)
+		clear(stamp)
+		for _, x := range nodes[j] {
+			for a := u.parent[x]; a > 0; a = u.parent[a] {
+				if i, ok := index[u.key[a]]; ok && i != j && stamp[i] != x {
+					stamp[i] = x
+					seen[i]++
+				}
+			}
+		}
+		for i, c := range seen {
+			if c == int32(len(nodes[j])) && growth[cands[j]] >= growth[cands[i]]-m {
+				drop[i] = true
+			}
+		}
+	}
+	var groups []spreadGroup
+	for i, k := range cands {
+		if drop[i] {
+			continue
+		}
+		gr := spreadGroup{nodes: nodes[i], sums: make([]float64, runs)}
+		for _, x := range nodes[i] {
+			for r, v := range u.total[int(x)*runs : int(x+1)*runs] {
+				gr.sums[r] += float64(v)
+			}
+		}
+		gr.spread = spreadInfo{key: k, contexts: int(count[k])}
+		for r, v := range gr.sums {
+			if r < nBase {
+				gr.spread.base += v / float64(nBase)
+			} else {
+				gr.spread.new += v / float64(nNew)
+			}
+		}
+		groups = append(groups, gr)
+	}
+	return groups
+}
