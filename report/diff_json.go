@@ -39,9 +39,9 @@ type diffJSON struct {
 	CriticalGraph      []graphJSON  `json:"critical_graph"`
 	WeightMatching     weightsJSON  `json:"weight_matching"`
 	// Untested: nodes above μ that no test could judge (diff.Result).
-	Untested []causeJSON   `json:"untested"`
+	Untested []causeJSON  `json:"untested"`
 	Matchers matchersJSON `json:"matchers"`
-	Warnings           []string     `json:"warnings"`
+	Warnings []string     `json:"warnings"`
 	// Normalization, Benchmark and GoRuntime: diff_normalize.go.
 	Normalization normalizationJSON `json:"normalization"`
 	Benchmark     *benchmarkJSON    `json:"benchmark"`
