@@ -26,6 +26,9 @@ func init() {
 var collapsedLine = regexp.MustCompile(`^\S.*\s(\d+|\[\d+\])$`)
 
 func sniffCollapsed(head []byte) bool {
+	if sniffLegacyPprof(head) { // "threadcreate profile: total 7" ends in a count too
+		return false
+	}
 	line, complete := firstLine(head, "#")
 	if len(line) == 0 || line[0] == '{' || bytes.HasPrefix(line, []byte("[{")) || line[0] == '<' {
 		return false
