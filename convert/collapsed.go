@@ -25,15 +25,44 @@ func init() {
 // collapsedLine is "stack value" where value is an integer or "[integer]".
 var collapsedLine = regexp.MustCompile(`^\S.*\s(\d+|\[\d+\])$`)
 
+// collapsedComments start lines that folded-stack tools skip (speedscope,
+// FlameGraph annotations).
+var collapsedComments = []string{"#", "//"}
+
+// sniffCollapsed accepts text whose first line is a folded stack or,
+// because a stray line must not make the file an unknown format, whose
+// lines in the sniff window are mostly folded stacks.
 func sniffCollapsed(head []byte) bool {
-	line, complete := firstLine(head, "#")
+	if sniffLegacyPprof(head) { // "threadcreate profile: total 7" ends in a count too
+		return false
+	}
+	line, complete := firstLine(head, collapsedComments...)
 	if len(line) == 0 || line[0] == '{' || bytes.HasPrefix(line, []byte("[{")) || line[0] == '<' {
 		return false
 	}
 	if !complete { // a very deep first stack: longer than the sniff window
 		return bytes.Count(line, []byte{';'}) > 16 && !bytes.ContainsAny(line, "\t{}\"")
 	}
-	return collapsedLine.Match(line)
+	if collapsedLine.Match(line) {
+		return true
+	}
+	valid, invalid := 0, 0
+	for rest := head; ; {
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 { // the last line may be cut by the window
+			break
+		}
+		l := bytes.TrimSpace(rest[:i])
+		rest = rest[i+1:]
+		switch {
+		case len(l) == 0 || hasAnyPrefix(l, collapsedComments):
+		case collapsedLine.Match(l):
+			valid++
+		default:
+			invalid++
+		}
+	}
+	return valid >= 2 && valid > invalid
 }
 
 // threadFrame is the root frame async-profiler's --threads option adds.
@@ -45,50 +74,81 @@ func parseCollapsed(in *Input) (*profile.Profile, error) {
 	b.Profile().Period = 1
 	lr := NewLineReader(in.R)
 	var stack []*profile.Location
+	skipped := 0
+	var firstErr error
 	for lr.Scan() {
 		line := bytes.TrimSpace(lr.Bytes())
-		if len(line) == 0 || line[0] == '#' {
+		if len(line) == 0 || hasAnyPrefix(line, collapsedComments) {
 			continue
 		}
-		sp := bytes.LastIndexAny(line, " \t")
-		if sp < 0 {
-			return nil, LineError(lr.Line(), "expected \"frame;frame;... COUNT\", found no count")
-		}
-		val, frames := line[sp+1:], bytes.TrimSpace(line[:sp])
-		val = bytes.TrimSuffix(bytes.TrimPrefix(val, []byte("[")), []byte("]"))
-		n, err := strconv.ParseInt(string(val), 10, 64)
-		if err != nil || n < 0 {
-			return nil, LineError(lr.Line(), "expected a non-negative integer count at the end, found %q", line[sp+1:])
-		}
-		if len(frames) == 0 {
-			return nil, LineError(lr.Line(), "expected a stack before the count %d", n)
-		}
-		var meta SampleMeta
-		stack = stack[:0]
-		for i, f := range bytes.Split(frames, []byte{';'}) {
-			if i == 0 {
-				if m := threadFrame.FindSubmatch(f); m != nil {
-					meta.Thread = string(m[1])
-					meta.TID, _ = strconv.ParseInt(string(m[2]), 10, 64)
-					meta.HasTID = true
-					continue
+		n, frames, err := collapsedSplit(line, lr.Line())
+		if err == nil {
+			var meta SampleMeta
+			if stack, meta, err = collapsedStack(b, frames, stack[:0], lr.Line()); err == nil {
+				leafFirst := make([]*profile.Location, len(stack))
+				for i, l := range stack {
+					leafFirst[len(stack)-1-i] = l
 				}
+				b.Add(leafFirst, []int64{n}, meta)
+				continue
 			}
-			stack = append(stack, b.Location(collapsedFrame(f)))
 		}
-		if len(stack) == 0 {
-			return nil, LineError(lr.Line(), "expected at least one frame after the thread frame")
+		if !in.Options.SkipInvalidLines {
+			return nil, err
 		}
-		leafFirst := make([]*profile.Location, len(stack))
-		for i, l := range stack {
-			leafFirst[len(stack)-1-i] = l
+		if skipped++; skipped == 1 {
+			firstErr = err
 		}
-		b.Add(leafFirst, []int64{n}, meta)
 	}
 	if err := lr.Err(); err != nil {
 		return nil, err
 	}
+	switch {
+	case skipped == 1:
+		in.Warnf("skipped 1 invalid line (%v)", firstErr)
+	case skipped > 1:
+		in.Warnf("skipped %d invalid lines (the first at %v)", skipped, firstErr)
+	}
 	return b.Profile(), nil
+}
+
+// collapsedSplit splits a line into its count and its frames.
+func collapsedSplit(line []byte, lineNo int) (int64, []byte, error) {
+	sp := bytes.LastIndexAny(line, " \t")
+	if sp < 0 {
+		return 0, nil, LineError(lineNo, "expected \"frame;frame;... COUNT\", found no count in %q", textExcerpt(line))
+	}
+	val, frames := line[sp+1:], bytes.TrimSpace(line[:sp])
+	val = bytes.TrimSuffix(bytes.TrimPrefix(val, []byte("[")), []byte("]"))
+	n, err := strconv.ParseInt(string(val), 10, 64)
+	if err != nil || n < 0 {
+		return 0, nil, LineError(lineNo, "expected a non-negative integer count at the end, found %q", line[sp+1:])
+	}
+	if len(frames) == 0 {
+		return 0, nil, LineError(lineNo, "expected a stack before the count %d", n)
+	}
+	return n, frames, nil
+}
+
+// collapsedStack appends the locations of the frames, root first, to
+// stack; a leading async-profiler thread frame becomes the sample's thread.
+func collapsedStack(b *Builder, frames []byte, stack []*profile.Location, lineNo int) ([]*profile.Location, SampleMeta, error) {
+	var meta SampleMeta
+	for i, f := range bytes.Split(frames, []byte{';'}) {
+		if i == 0 {
+			if m := threadFrame.FindSubmatch(f); m != nil {
+				meta.Thread = string(m[1])
+				meta.TID, _ = strconv.ParseInt(string(m[2]), 10, 64)
+				meta.HasTID = true
+				continue
+			}
+		}
+		stack = append(stack, b.Location(collapsedFrame(f)))
+	}
+	if len(stack) == 0 {
+		return stack, meta, LineError(lineNo, "expected at least one frame after the thread frame")
+	}
+	return stack, meta, nil
 }
 
 // frameKinds are async-profiler's frame-type annotations (src/frameName.cpp):

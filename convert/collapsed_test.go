@@ -60,16 +60,56 @@ func TestCollapsedErrors(t *testing.T) {
 	tests := []struct {
 		in, want string
 	}{
-		{"main;a 1\nmain;b\n", "x.folded: line 2: expected \"frame;frame;... COUNT\", found no count"},
+		{"main;a 1\nmain;b\n", "x.folded: line 2: expected \"frame;frame;... COUNT\", found no count in \"main;b\""},
 		{"main;a 1\nmain;b -3\n", "x.folded: line 2: expected a non-negative integer count at the end, found \"-3\""},
 		{"main;a 1\n[t tid=1] 4\n", "x.folded: line 2: expected at least one frame after the thread frame"},
 		{"main;a 99999999999999999999\n", "x.folded: line 1: expected a non-negative integer count at the end, found \"99999999999999999999\""},
+		// Sniffed, not forced: a stray line is an error at its line, not an unknown format.
+		{"# c\n// c\na;b 1\na;c 2\ninvalid line\n", "x.folded: line 5: expected a non-negative integer count at the end, found \"line\""},
+		{"invalid line\na;b 1\na;c 2\n", "x.folded: line 1: expected a non-negative integer count at the end, found \"line\""},
 	}
 	for _, tt := range tests {
-		_, err := readString(t, "x.folded", tt.in, convert.Options{From: "collapsed"})
-		if err == nil || err.Error() != tt.want {
-			t.Errorf("Read(%q) error = %v\nwant %s", tt.in, err, tt.want)
+		for _, from := range []string{"collapsed", ""} {
+			if from == "" && !strings.Contains(tt.in, "invalid") {
+				continue
+			}
+			_, err := readString(t, "x.folded", tt.in, convert.Options{From: from})
+			if err == nil || err.Error() != tt.want {
+				t.Errorf("Read(%q, --from %q) error = %v\nwant %s", tt.in, from, err, tt.want)
+			}
 		}
+	}
+}
+
+// TestCollapsedSkipInvalidLines reads speedscope's sample with comments
+// ("#", "//") and an invalid last line: by default an error at that line;
+// with Options.SkipInvalidLines the other lines, and a warning counting the
+// skipped ones.
+func TestCollapsedSkipInvalidLines(t *testing.T) {
+	path := corpus.Path(t, "collapsed/speedscope-simple-with-invalids.txt")
+	_, err := convert.ReadFile(path, convert.Options{})
+	if want := path + ": line 8: expected a non-negative integer count at the end, found \"line\""; err == nil || err.Error() != want {
+		t.Errorf("error = %v\nwant %s", err, want)
+	}
+	res, err := convert.ReadFile(path, convert.Options{SkipInvalidLines: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Format != "collapsed" || sum(res.Profile, 0) != 14 || len(res.Profile.Sample) != 5 {
+		t.Errorf("format %s, %d samples, total %d; want collapsed, 5, 14", res.Format, len(res.Profile.Sample), sum(res.Profile, 0))
+	}
+	want := []string{"skipped 1 invalid line (line 8: expected a non-negative integer count at the end, found \"line\")"}
+	if !slices.Equal(res.Warnings, want) {
+		t.Errorf("warnings %q, want %q", res.Warnings, want)
+	}
+
+	res, err = readString(t, "x", "a;b 1\nbad\na;c 2\nalso bad\n[t tid=1] 3\n", convert.Options{SkipInvalidLines: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = []string{"skipped 3 invalid lines (the first at line 2: expected \"frame;frame;... COUNT\", found no count in \"bad\")"}
+	if sum(res.Profile, 0) != 3 || !slices.Equal(res.Warnings, want) {
+		t.Errorf("total %d, warnings %q; want 3, %q", sum(res.Profile, 0), res.Warnings, want)
 	}
 }
 
@@ -82,6 +122,7 @@ func TestSniff(t *testing.T) {
 		{"bracket value", "a;b [10]\n", "collapsed"},
 		{"deep first line longer than the sniff window", deep, "collapsed"},
 		{"comment first", "# generated\na;b 1\n", "collapsed"},
+		{"slash comment first", "// generated\na;b 1\n", "collapsed"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

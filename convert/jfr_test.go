@@ -194,65 +194,81 @@ func jpReadGzipLines(t *testing.T, path string) []string {
 	return lines
 }
 
-// TestJFRCortexMatchesJFRParser checks the recording against jfr-parser's own
-// expected output for it: the same stacks with the same cpu/nanoseconds.
-// jfr-parser writes class names with '/', ctdiff with '.' as jfr print and
-// JMC show them; that is the only change made to the expected frames.
-func TestJFRCortexMatchesJFRParser(t *testing.T) {
-	res := jpRead(t, corpus.Path(t, "java/jfrparser-cortex-kafka-cpu0.jfr.gz"))
-	if res.Format != "jfr" {
-		t.Fatalf("format %q, want jfr", res.Format)
-	}
-	p := res.Profile
-	cpu := jpTypeIndex(t, p, "cpu")
-	got := map[string]int64{}
-	for _, s := range p.Sample {
-		got[jpStackKey(s)] += s.Value[cpu]
-	}
-	want := map[string]int64{}
-	var wantTotal int64
-	for _, line := range jpReadGzipLines(t, corpus.Path(t, "expected/jfrparser-cortex-kafka-cpu0.expected_collapsed.txt.gz")) {
-		i := strings.LastIndex(line, " [")
-		var v int64
-		if _, err := fmt.Sscanf(line[i:], " [%d]", &v); err != nil {
-			t.Fatalf("expected line %q: %v", line, err)
-		}
-		frames := strings.Split(line[:i], ";")
-		for k, f := range frames {
-			// The class is the part before the last '.'; async-profiler's
-			// native frames with an empty class keep '/' in the method name.
-			if j := strings.LastIndexByte(f, '.'); j > 0 && f[0] != '.' {
-				frames[k] = strings.ReplaceAll(f[:j], "/", ".") + f[j:]
+// TestJFRMatchesJFRParser checks recordings against jfr-parser's own
+// expected output for them: the same stacks with the same shares of
+// cpu/nanoseconds (and, where jfr-parser's period is the recording's, the
+// same values). jfr-parser writes class names with '/', ctdiff with '.' as
+// jfr print and JMC show them; that is the only change made to the
+// expected frames. parse-failure-repro1 holds a java.lang.String constant
+// pool of bare strings, which the pre-reader once refused.
+func TestJFRMatchesJFRParser(t *testing.T) {
+	for _, tc := range []struct {
+		jfr, expected string
+		samples       int
+		total         int64 // cpu/nanoseconds in both
+		period        int64
+	}{
+		{"java/jfrparser-cortex-kafka-cpu0.jfr.gz", "expected/jfrparser-cortex-kafka-cpu0.expected_collapsed.txt.gz", 478, 4_780_000_000, 10_000_000},
+		{"java/jfrparser-parse-failure-repro1.jfr.gz", "expected/jfrparser-parse-failure-repro1.expected_collapsed.txt.gz", 1500, 15_000_000_000, 10_000_000},
+	} {
+		t.Run(filepath.Base(tc.jfr), func(t *testing.T) {
+			res := jpRead(t, corpus.Path(t, tc.jfr))
+			if res.Format != "jfr" {
+				t.Fatalf("format %q, want jfr", res.Format)
 			}
-		}
-		want[strings.Join(frames, ";")] += v
-		wantTotal += v
-	}
-	if wantTotal != 4_780_000_000 || jpTotal(p, cpu) != wantTotal {
-		t.Errorf("cpu total %d, expected file total %d, want 4780000000", jpTotal(p, cpu), wantTotal)
-	}
-	if len(got) != len(want) {
-		t.Errorf("%d distinct stacks, expected %d", len(got), len(want))
-	}
-	for k, v := range want {
-		if got[k] != v {
-			t.Errorf("stack %s: %d ns, expected %d", k, got[k], v)
-		}
-	}
-	for k, v := range got {
-		if _, ok := want[k]; !ok {
-			t.Errorf("stack %s (%d ns) is not in the expected output", k, v)
-		}
-	}
-	if n := jpTotal(p, jpTypeIndex(t, p, "samples")); n != 478 || len(p.Sample) != 478 {
-		t.Errorf("%d samples (count %d), want 478", len(p.Sample), n)
-	}
-	if p.Period != 10_000_000 || p.PeriodType.Type != "cpu" || p.DefaultSampleType != "cpu" {
-		t.Errorf("period %d %v, default %q", p.Period, p.PeriodType, p.DefaultSampleType)
-	}
-	jpCheckTimeOrder(t, p)
-	if len(res.Warnings) != 0 {
-		t.Errorf("warnings: %q", res.Warnings)
+			p := res.Profile
+			cpu := jpTypeIndex(t, p, "cpu")
+			got := map[string]int64{}
+			for _, s := range p.Sample {
+				got[jpStackKey(s)] += s.Value[cpu]
+			}
+			want := map[string]int64{}
+			var wantTotal int64
+			for _, line := range jpReadGzipLines(t, corpus.Path(t, tc.expected)) {
+				i := strings.LastIndex(line, " [")
+				var v int64
+				if _, err := fmt.Sscanf(line[i:], " [%d]", &v); err != nil {
+					t.Fatalf("expected line %q: %v", line, err)
+				}
+				frames := strings.Split(line[:i], ";")
+				for k, f := range frames {
+					// The class is the part before the last '.'; async-profiler's
+					// native frames with an empty class keep '/' in the method name.
+					if j := strings.LastIndexByte(f, '.'); j > 0 && f[0] != '.' {
+						frames[k] = strings.ReplaceAll(f[:j], "/", ".") + f[j:]
+					}
+				}
+				want[strings.Join(frames, ";")] += v
+				wantTotal += v
+			}
+			gotTotal := jpTotal(p, cpu)
+			if wantTotal != tc.total || gotTotal != tc.total {
+				t.Errorf("cpu total %d, expected file total %d, want %d", gotTotal, wantTotal, tc.total)
+			}
+			if len(got) != len(want) {
+				t.Errorf("%d distinct stacks, expected %d", len(got), len(want))
+			}
+			for k, v := range want {
+				if got[k] != v {
+					t.Errorf("stack %s: %d ns, expected %d", k, got[k], v)
+				}
+			}
+			for k, v := range got {
+				if _, ok := want[k]; !ok {
+					t.Errorf("stack %s (%d ns) is not in the expected output", k, v)
+				}
+			}
+			if n := jpTotal(p, jpTypeIndex(t, p, "samples")); n != int64(tc.samples) || len(p.Sample) != tc.samples {
+				t.Errorf("%d samples (count %d), want %d", len(p.Sample), n, tc.samples)
+			}
+			if p.Period != tc.period || p.PeriodType.Type != "cpu" || p.DefaultSampleType != "cpu" {
+				t.Errorf("period %d %v, default %q", p.Period, p.PeriodType, p.DefaultSampleType)
+			}
+			jpCheckTimeOrder(t, p)
+			if len(res.Warnings) != 0 {
+				t.Errorf("warnings: %q", res.Warnings)
+			}
+		})
 	}
 }
 

@@ -438,6 +438,14 @@ func (d *jfrDecoder) pool(c *def.Class, out map[types.StackTraceRef][]uint8) err
 			out[types.StackTraceRef(id)] = kinds
 			continue
 		}
+		if len(c.Fields) == 0 {
+			// A pool of a type without fields holds bare values: the
+			// JDK writes java.lang.String pools as (id, string) pairs.
+			if err := d.value(c.ID, 0); err != nil {
+				return err
+			}
+			continue
+		}
 		if err := d.fields(c, 0); err != nil {
 			return err
 		}

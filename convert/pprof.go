@@ -21,9 +21,14 @@ func init() {
 }
 
 // sniffPprof accepts binary data that starts with a protobuf tag for one of
-// profile.proto's fields 1-14. It is the last resort among sniffers because
-// protobuf has no magic number; parsing decides.
+// profile.proto's fields 1-14, and the legacy forms profile.ParseData reads
+// (sniffLegacyPprof). It is the last resort among sniffers because protobuf
+// has no magic number; parsing decides. The collapsed sniffer, which runs
+// earlier, leaves legacy text profiles to this one.
 func sniffPprof(head []byte) bool {
+	if sniffLegacyPprof(head) {
+		return true
+	}
 	if len(head) < 2 {
 		return false
 	}

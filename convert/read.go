@@ -45,6 +45,10 @@ type Options struct {
 	// (Format.CompleteStacks), for callers that write the samples out
 	// (pprofenc.WriteStacks) rather than build trees.
 	CompleteStacks bool
+	// SkipInvalidLines makes the folded-stacks reader skip lines it cannot
+	// read, with one warning that counts them, instead of failing at the
+	// first one.
+	SkipInvalidLines bool
 }
 
 // A Result is a converted profile with what the converter had to say.
