@@ -58,7 +58,7 @@ func newCCTCmd(s *streams) *cobra.Command {
 	o.inputs.register(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&o.view, "view", "top-down", "top-down, bottom-up or flat")
-	fl.StringVar(&o.format, "format", "text", "text, json, dot or pprof (gzipped; with --latency its sample types are calls and own latencies); default: from -o's extension, else text")
+	fl.StringVar(&o.format, "format", "", "text, json, dot or pprof (gzipped; with --latency its sample types are calls and own latencies) (default: from -o's extension, else text)")
 	fl.StringVar(&o.metric, "metric", "", "sample type shown in text (default: the profile's default, else the last)")
 	fl.BoolVar(&o.callSites, "call-sites", false, "distinguish calls from different lines of the caller (PARCS call-site CCT)")
 	fl.BoolVar(&o.prune, "prune", false, "drop anonymous, empty and one-letter frames (ZAM pruning)")

@@ -94,7 +94,7 @@ Exit codes: 0 success, 1 with --fail-on-regression when a cause was found, 2 on 
 	fl.StringVar(&o.aggregate, "aggregate", string(diff.DefaultAggregate), "how runs combine: stats (per-node significance tests) or intersect (ZAM)")
 	fl.StringVar(&o.match, "match", string(diff.DefaultMatching), "sibling matching: zam (LCS with hash-map fallback) or parcs (relaxed common-tree matching)")
 	fl.StringVar(&o.metric, "metric", "", "sample type to compare (default: the profiles' default, else the last), or latency / latency-aggressive for latencies inferred from timestamped stacks")
-	fl.StringVar(&o.format, "format", "text", "text, json (schema ctdiff.diff/v1), dot (the critical graph), pprof (new − base in pprof's diff convention), markdown or html (default: from -o's extension, else text)")
+	fl.StringVar(&o.format, "format", "", "text, json (schema ctdiff.diff/v1), dot (the critical graph), pprof (new − base in pprof's diff convention), markdown or html (default: from -o's extension, else text)")
 	fl.StringVarP(&o.output, "output", "o", "", "output file (default stdout)")
 	fl.BoolVar(&o.failOnRegression, "fail-on-regression", false, "exit with status 1 when a regression cause is found")
 	fl.IntVar(&o.top, "top", diff.DefaultTop, "ranked paths (and weight differences) to report")

@@ -25,7 +25,8 @@ func (f *inputFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.from, "from", "", "input format, instead of sniffing the content: "+strings.Join(convert.FormatNames(), ", "))
 	fl.StringVar(&f.thread, "thread", "", "keep only samples of threads whose name (or process/thread) matches this regular expression")
-	fl.Int64SliceVar(&f.pids, "pid", nil, "keep only samples of these process ids")
+	fl.Int64SliceVar(&f.pids, "pid", nil, "keep only samples of these process `ids` (comma-separated, or the flag repeated)")
+	fl.Lookup("pid").DefValue = "" // no "(default [])" in --help
 	fl.Int64Var(&f.maxInputSize, "max-input-size", convert.DefaultMaxDecompressed, "largest decompressed input size in bytes (a gzip-bomb guard)")
 	fl.IntVar(&f.fetch.seconds, "seconds", 0, "for URL inputs: profile duration to request (adds ?seconds=N, as go tool pprof does)")
 	fl.DurationVar(&f.fetch.timeout, "timeout", 0, "for URL inputs: how long to wait for each profile (default: --seconds + 30s)")
