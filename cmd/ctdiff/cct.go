@@ -30,7 +30,7 @@ func newCCTCmd(s *streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "cct INPUT...",
 		Short: "Show the calling-context tree of profiles (several inputs are merged)",
-		Args:  cobra.MinimumNArgs(1),
+		Args:  inputArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := oneOf("--view", o.view, "top-down", "bottom-up", "flat"); err != nil {
 				return err
@@ -90,6 +90,7 @@ func runCCT(s *streams, o *cctOptions, args []string) error {
 	// stacks (pprof, DevTools, .cpuprofile) do, which takes a fraction of
 	// the memory.
 	opts.Stacks = true
+	o.inputs.warnFetchFlags(s, args)
 	paths, results, err := o.inputs.loadWith(s, args, o.output, opts)
 	if err != nil {
 		return err

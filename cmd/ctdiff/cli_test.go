@@ -1,6 +1,7 @@
 package main
 
 import (
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -49,5 +50,56 @@ func TestHelpDefaults(t *testing.T) {
 				t.Errorf("%s --help: %s", cmd, strings.TrimSpace(line))
 			}
 		}
+	}
+}
+
+// Usage mistakes get messages that say what is missing or wrong, not
+// cobra's or the file system's generic ones.
+func TestUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	folded := writeFile(t, dir, "a.folded", "main;work 10\n")
+	for _, tt := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"convert without input", []string{"convert"}, "ctdiff: convert takes at least one input profile: a file, a directory, a glob, a URL or - for standard input (see 'ctdiff convert --help')\n"},
+		{"cct without input", []string{"cct"}, "ctdiff: cct takes at least one input profile: a file, a directory, a glob, a URL or - for standard input (see 'ctdiff cct --help')\n"},
+		{"glob matching nothing", []string{"cct", filepath.Join(dir, "*.x")}, "ctdiff: " + filepath.Join(dir, "*.x") + ": no file matched\n"},
+		{"glob in diff", []string{"diff", folded, filepath.Join(dir, "run?.pb.gz")}, "ctdiff: " + filepath.Join(dir, "run?.pb.gz") + ": no file matched\n"},
+		{"diff - -", []string{"diff", "-", "-"}, "ctdiff: OLD and NEW are both standard input (-), which can be read once: give at least one of them as a file\n"},
+		{"- twice", []string{"cct", "-", "-"}, "ctdiff: standard input (-) is given twice; it can be read once\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, errOut, code := ctdiff(tt.args...)
+			if code != exitError || errOut != tt.want {
+				t.Errorf("exit %d, stderr\n%q\nwant\n%q", code, errOut, tt.want)
+			}
+		})
+	}
+}
+
+// --seconds, --timeout and --save-dir apply to URL inputs: given with
+// files only, they are ignored, and a warning says so.
+func TestFetchFlagsWithFilesWarn(t *testing.T) {
+	dir := t.TempDir()
+	folded := writeFile(t, dir, "a.folded", "main;work 10\n")
+	for _, args := range [][]string{
+		{"cct", "--seconds", "30", folded},
+		{"convert", "--seconds", "30", "-o", filepath.Join(dir, "o.pb.gz"), folded},
+		{"diff", "--seconds", "30", "--timeout", "5s", folded, folded},
+	} {
+		_, errOut, code := ctdiff(args...)
+		if code != exitOK {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+		want := "ctdiff: warning: --seconds"
+		if !strings.Contains(errOut, want) || !strings.Contains(errOut, "only to URL inputs, and no input is a URL: ignored") {
+			t.Errorf("%v: stderr %q, want the warning %q...", args, errOut, want)
+		}
+	}
+	_, errOut, _ := ctdiff("cct", folded)
+	if strings.Contains(errOut, "warning") {
+		t.Errorf("a warning without fetch flags: %q", errOut)
 	}
 }

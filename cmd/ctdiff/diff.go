@@ -64,6 +64,9 @@ Exit codes: 0 success, 1 with --fail-on-regression when a cause was found, 2 on 
 			if len(args) != 2 {
 				return fmt.Errorf("diff takes OLD and NEW, got %d arguments (see 'ctdiff diff --help')", len(args))
 			}
+			if args[0] == "-" && args[1] == "-" {
+				return fmt.Errorf("OLD and NEW are both standard input (-), which can be read once: give at least one of them as a file")
+			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -133,6 +136,7 @@ func runDiff(s *streams, o *diffOptions, oldArg, newArg string) error {
 	if os.Getenv("GOGC") == "" {
 		defer debug.SetGCPercent(debug.SetGCPercent(150))
 	}
+	o.inputs.warnFetchFlags(s, []string{oldArg, newArg})
 	latency := o.metric == "latency" || o.metric == "latency-aggressive"
 	copts := cct.Options{Prune: !o.noPrune, CallSites: o.callSites, Timeline: latency}
 	if paths, err := expandInputs([]string{oldArg, newArg}); err == nil {
