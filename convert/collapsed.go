@@ -58,7 +58,7 @@ func parseCollapsed(in *Input) (*profile.Profile, error) {
 		val = bytes.TrimSuffix(bytes.TrimPrefix(val, []byte("[")), []byte("]"))
 		n, err := strconv.ParseInt(string(val), 10, 64)
 		if err != nil || n < 0 {
-			return nil, LineError(lr.Line(), "expected a non-negative integer count at the end, found %q", line[sp+1:])
+			return nil, LineError(lr.Line(), "expected a non-negative integer count at the end, found %q", textExcerpt(line[sp+1:]))
 		}
 		if len(frames) == 0 {
 			return nil, LineError(lr.Line(), "expected a stack before the count %d", n)

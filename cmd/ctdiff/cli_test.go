@@ -103,3 +103,39 @@ func TestFetchFlagsWithFilesWarn(t *testing.T) {
 		t.Errorf("a warning without fetch flags: %q", errOut)
 	}
 }
+
+// An error quotes little of the file it reads: a manifest may name any
+// file, and its first line (a token, a password hash) must not reach a CI
+// log whole.
+func TestErrorsQuoteLittle(t *testing.T) {
+	dir := t.TempDir()
+	secret := strings.Repeat("s3cr3t", 30)
+	for _, tt := range []struct{ from, content string }{
+		{"perfscript", secret + " more of the secret\n"},
+		{"collapsed", "main;work " + secret + "\n"},
+		{"hprof", "JAVA PROFILE 1.0.1, created Mon Jan 1 00:00:00 2024\nTRACE 1:\n\t" + secret + "\n"},
+		{"jfrprint", secret + "\n"},
+	} {
+		t.Run(tt.from, func(t *testing.T) {
+			path := writeFile(t, dir, tt.from+".txt", tt.content)
+			_, errOut, code := ctdiff("cct", "--from", tt.from, path)
+			if code != exitError {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			// The longest run of the secret quoted.
+			longest := 0
+			for n := len(secret); n > 0; n-- {
+				if strings.Contains(errOut, secret[:n]) || strings.Contains(errOut, secret[len(secret)-n:]) {
+					longest = n
+					break
+				}
+			}
+			if longest > maxQuoted {
+				t.Errorf("the error quotes %d characters of the file (at most %d): %s", longest, maxQuoted, errOut)
+			}
+		})
+	}
+}
+
+// maxQuoted is the most of an input's content an error quotes.
+const maxQuoted = 40
