@@ -179,7 +179,7 @@ func (f *inputFlags) resolve(s *streams, args []string, output string) ([]string
 				return nil, err
 			}
 		}
-		if paths[i], err = f.fetch.fetch(s, p, dir); err != nil {
+		if paths[i], err = f.fetch.fetch(s, p, dir, f.maxInputSize); err != nil {
 			return nil, err
 		}
 	}

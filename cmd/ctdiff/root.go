@@ -50,6 +50,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if perr := prof.stop(); err == nil {
 		err = perr
 	}
+	// Fetched profiles stay for a run that completed (a regression found
+	// is a completed run), so it can be repeated from them.
+	pending.finish(err == nil || errors.Is(err, errRegression))
 	switch {
 	case err == nil:
 		return exitOK
