@@ -62,7 +62,7 @@ func newCCTCmd(s *streams) *cobra.Command {
 	fl.StringVar(&o.metric, "metric", "", "sample type shown in text (default: the profile's default, else the last)")
 	fl.BoolVar(&o.callSites, "call-sites", false, "distinguish calls from different lines of the caller (PARCS call-site CCT)")
 	fl.BoolVar(&o.prune, "prune", false, "drop anonymous, empty and one-letter frames (ZAM pruning)")
-	fl.Float64Var(&o.nodeFraction, "node-fraction", 0.005, "in text, hide nodes below this share of the total")
+	fl.Float64Var(&o.nodeFraction, "node-fraction", 0.005, "in text and dot, hide nodes below this share of the total")
 	fl.StringVarP(&o.output, "output", "o", "", "output file (default stdout)")
 	fl.StringVar(&o.latency, "latency", "off", "infer function latencies from timestamped stacks (IntroPerf): off, conservative or aggressive")
 	fl.StringVar(&o.latencyGap, "latency-gap", "auto",

@@ -3,6 +3,7 @@ package main
 import (
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -139,3 +140,35 @@ func TestErrorsQuoteLittle(t *testing.T) {
 
 // maxQuoted is the most of an input's content an error quotes.
 const maxQuoted = 40
+
+// cct --format dot draws only nodes whose total reaches --node-fraction of
+// the tree's, and its title says how many it hid, as the text header does.
+func TestCCTDotNodeFraction(t *testing.T) {
+	nodes := regexp.MustCompile(`(?m)^  n\d+ \[label="[^"]*\\nself [^,]*, total [^ ]* \(([0-9.]+)%\)"`)
+	text, _, _ := ctdiff("cct", "--node-fraction", "0.05", exampleNew)
+	hidden := regexp.MustCompile(`\((\d+) below 5% of the total hidden\)`).FindStringSubmatch(text)
+	if hidden == nil {
+		t.Fatalf("the text header does not say what it hid:\n%s", text[:min(len(text), 300)])
+	}
+	prev := 0
+	for _, frac := range []string{"0", "0.005", "0.05", "0.2"} {
+		out, errOut, code := ctdiff("cct", "--format", "dot", "--node-fraction", frac, exampleNew)
+		if code != exitOK {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		drawn := nodes.FindAllStringSubmatch(out, -1)
+		if prev > 0 && len(drawn) >= prev {
+			t.Errorf("--node-fraction %s draws %d nodes, no fewer than the smaller fraction's %d", frac, len(drawn), prev)
+		}
+		prev = len(drawn)
+		limit, _ := strconv.ParseFloat(frac, 64)
+		for _, m := range drawn[1:] { // the root is drawn whatever its total
+			if share, _ := strconv.ParseFloat(m[1], 64); share < 100*limit {
+				t.Errorf("--node-fraction %s draws a node with %.2f%% of the total: %s", frac, share, m[0])
+			}
+		}
+		if frac == "0.05" && !strings.Contains(out, `\n`+hidden[1]+` nodes below 5% of the total hidden"`) {
+			t.Errorf("the DOT title does not say that %s nodes are hidden, as the text does:\n%s", hidden[1], out[:min(len(out), 300)])
+		}
+	}
+}
