@@ -186,6 +186,9 @@ func runDiff(s *streams, o *diffOptions, oldArg, newArg string) error {
 	if err != nil {
 		return err
 	}
+	if opts.Bench != nil {
+		opts.Bench.BaseProfiles, opts.Bench.NewProfiles = sides[0].paths, sides[1].paths
+	}
 	if o.minDelta != "" {
 		th, err := parseMinDelta(o.minDelta, unit)
 		if err != nil {
