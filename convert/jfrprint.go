@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ctdiff/ctdiff/internal/labels"
 	"github.com/google/pprof/profile"
@@ -552,11 +553,17 @@ func jfrSkippedText(skipped map[string]int) string {
 	return " (events of kinds this reader does not convert: " + strings.Join(parts, ", ") + ")"
 }
 
-// textExcerpt shortens a line for an error message.
+// textExcerpt shortens a line for an error message to its first 40 bytes
+// (whole UTF-8 characters): enough to recognise the line, and little of a
+// file that was never a profile (a manifest may name any path).
 func textExcerpt(b []byte) string {
-	const n = 120
-	if len(b) > n {
-		return string(b[:n]) + "..."
+	const n = 40
+	if len(b) <= n {
+		return string(b)
 	}
-	return string(b)
+	cut := n
+	for cut > 0 && !utf8.RuneStart(b[cut]) {
+		cut--
+	}
+	return string(b[:cut]) + "..."
 }

@@ -1,7 +1,6 @@
 package diff
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -59,6 +58,9 @@ func ParseBench(r io.Reader, fileName string) ([]BenchResult, error) {
 // Base lines are of the same runs, and so are the new side's.
 type Bench struct {
 	Base, New []BenchResult
+	// BaseProfiles and NewProfiles name each side's profiles, in run
+	// order, for warnings about one of them; runs are numbered without.
+	BaseProfiles, NewProfiles []string
 }
 
 // BenchVerdict is benchstat's verdict on the benchmark, with the time per
@@ -81,8 +83,10 @@ type BenchVerdict struct {
 	// Warnings are benchstat's (too few samples and the like).
 	Warnings []string
 	// ProfileBase and ProfileNew are the benchmark function's mean
-	// inclusive value per iteration in the profiles (in Result.Unit), when
-	// values are per iteration and the function is found; 0 otherwise.
+	// inclusive value per iteration in the profiles that hold it, in
+	// nanoseconds per one iteration (Result.Unit's values may be per 10^k
+	// iterations: Normalization.Scale), when values are per iteration of a
+	// time and the function is found; 0 otherwise.
 	ProfileBase, ProfileNew int64
 }
 
@@ -204,13 +208,20 @@ func benchstat(name string, base, nw []BenchResult) *BenchVerdict {
 	return v
 }
 
+// minBenchSamples is the fewest samples a benchmark's profile needs for
+// its time per iteration to mean something: with n samples a total is
+// known to about 1/√n, a third at 10.
+const minBenchSamples = 10
+
 // benchProfile fills the verdict's per-iteration values of the benchmark
 // function in the normalized runs, and warns when they disagree with sec/op
 // by more than a quarter: more CPU than wall time per iteration means the
 // profile holds work the iteration count does not (testing.B's calibration
 // runs before the measured one, for benchmarks that loop over b.N with a
 // time -benchtime) or work on other goroutines; less means time off CPU.
-func benchProfile(v *BenchVerdict, nz *Normalization, base, nw []*run, res *Result) {
+// A profile that does not hold the function is named and left out of the
+// mean, and one with too few samples to compare is named too.
+func benchProfile(v *BenchVerdict, b *Bench, nz *Normalization, base, nw []*run, res *Result) {
 	if nz.Mode != NormalizeIteration || nz.Unit != "nanoseconds" {
 		return
 	}
@@ -220,36 +231,61 @@ func benchProfile(v *BenchVerdict, nz *Normalization, base, nw []*run, res *Resu
 			fn = fn[:i]
 		}
 	}
-	sum := func(runs []*run) (float64, string, error) {
+	for _, s := range []struct {
+		side  string
+		runs  []*run
+		names []string
+	}{{"base", base, b.BaseProfiles}, {"new", nw, b.NewProfiles}} {
+		for i, r := range s.runs {
+			n, ok := sampleCount(r.t)
+			if !ok || n >= minBenchSamples {
+				continue
+			}
+			held := ""
+			if r.t.PeriodType.Unit == "nanoseconds" && r.t.Period > 0 {
+				held = " (" + fmtNanos(float64(n*r.t.Period)) + ")"
+			}
+			res.warn("benchmark %s: %s holds %d samples%s: too few to compare (a profile needs %d or more: run the benchmark longer, with a larger -benchtime)",
+				v.Name, runName(s.side, s.names, i), n, held, minBenchSamples)
+		}
+	}
+	// mean is the function's mean value over the runs that hold it.
+	mean := func(side string, runs []*run, names []string) (float64, string, bool) {
 		var s float64
 		var name string
-		for _, r := range runs {
-			v, n, err := markerValue(r, fn)
-			if err != nil {
-				return 0, "", err
+		var missing []string
+		for i, r := range runs {
+			v, n := markerValue(r, fn)
+			if n == "" {
+				missing = append(missing, runName(side, names, i))
+				continue
 			}
 			s, name = s+v, n
 		}
-		return s / float64(len(runs)), name, nil
+		found := len(runs) - len(missing)
+		switch {
+		case found == 0:
+			res.warn("benchmark %s: no function %s in the %s profiles", v.Name, fn, side)
+			return 0, "", false
+		case len(missing) > 0:
+			res.warn("benchmark %s: %s holds no %s; the %s time per iteration is the mean of the other %d %s profiles",
+				v.Name, strings.Join(missing, ", "), name, side, found, side)
+		}
+		return s / float64(found), name, true
 	}
-	b, name, err := sum(base)
-	if err != nil {
-		res.warn("benchmark %s: %v", v.Name, err)
+	bv, name, okB := mean("base", base, b.BaseProfiles)
+	nv, _, okN := mean("new", nw, b.NewProfiles)
+	if !okB || !okN {
 		return
 	}
-	n, _, err := sum(nw)
-	if err != nil {
-		res.warn("benchmark %s: %v", v.Name, err)
-		return
-	}
-	v.Function = name
-	v.ProfileBase, v.ProfileNew = round(b), round(n)
 	scale := float64(nz.Scale)
+	v.Function = name
+	v.ProfileBase, v.ProfileNew = round(bv/scale), round(nv/scale)
 	for _, s := range []struct {
 		side    string
 		profile float64
 		sec     float64
-	}{{"base", b, v.Base.Center}, {"new", n, v.New.Center}} {
+	}{{"base", bv, v.Base.Center}, {"new", nv, v.New.Center}} {
 		ns := s.profile / scale
 		r := ns / (s.sec * 1e9)
 		if s.sec <= 0 || (r <= 1.25 && r >= 0.8) {
@@ -264,9 +300,29 @@ func benchProfile(v *BenchVerdict, nz *Normalization, base, nw []*run, res *Resu
 	}
 }
 
+// runName names run i of a side: its profile when known, else "base run 3".
+func runName(side string, names []string, i int) string {
+	if i < len(names) {
+		return names[i]
+	}
+	return fmt.Sprintf("%s run %d", side, i+1)
+}
+
+// sampleCount returns the samples a tree holds, when it has a sample count
+// (Go CPU profiles' samples/count).
+func sampleCount(t *cct.Tree) (int64, bool) {
+	for i, st := range t.SampleTypes {
+		if st.Type == "samples" && st.Unit == "count" {
+			return t.Total(cct.RootID)[i], true
+		}
+	}
+	return 0, false
+}
+
 // markerValue returns the summed inclusive value of the outermost nodes
-// of the function fn in a run, and the function's full name.
-func markerValue(r *run, fn string) (float64, string, error) {
+// of the function fn in a run, and the function's full name ("" when the
+// run does not hold it).
+func markerValue(r *run, fn string) (float64, string) {
 	t := r.t
 	var sum float64
 	name := ""
@@ -284,10 +340,7 @@ func markerValue(r *run, fn string) (float64, string, error) {
 			stack = append(stack, int32(c))
 		}
 	}
-	if name == "" {
-		return 0, "", errors.New("no function " + fn + " in the profiles")
-	}
-	return sum, name, nil
+	return sum, name
 }
 
 func fmtNanos(ns float64) string {

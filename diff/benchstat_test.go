@@ -79,9 +79,9 @@ func TestPrepareBench(t *testing.T) {
 		nBase, nNw int
 		want       string
 	}{
-		{Bench{old, nw}, 3, 2, "the base side has 3 profiles and 4 benchmark results: want one result per profile, or the same -count for each (a multiple of 3)"},
-		{Bench{old, other}, 1, 1, "the base benchmark output is of BenchmarkHandle-2 and the new one of BenchmarkParse-2"},
-		{Bench{append(append([]BenchResult{}, old...), other...), nw}, 1, 1, "the base benchmark output holds 2 benchmarks (BenchmarkHandle-2, BenchmarkParse-2), and one go test run profiles them all together: run one benchmark per profile (go test -bench '^BenchmarkHandle-2$')"},
+		{Bench{Base: old, New: nw}, 3, 2, "the base side has 3 profiles and 4 benchmark results: want one result per profile, or the same -count for each (a multiple of 3)"},
+		{Bench{Base: old, New: other}, 1, 1, "the base benchmark output is of BenchmarkHandle-2 and the new one of BenchmarkParse-2"},
+		{Bench{Base: append(append([]BenchResult{}, old...), other...), New: nw}, 1, 1, "the base benchmark output holds 2 benchmarks (BenchmarkHandle-2, BenchmarkParse-2), and one go test run profiles them all together: run one benchmark per profile (go test -bench '^BenchmarkHandle-2$')"},
 	} {
 		if _, _, err := prepareBench(&tt.b, tt.nBase, tt.nNw); err == nil || err.Error() != tt.want {
 			t.Errorf("error %v\nwant %q", err, tt.want)

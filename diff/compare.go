@@ -204,7 +204,7 @@ func Compare(base, nw []*cct.Tree, opts Options) (*Result, error) {
 	res.Overlap, res.Topology, res.WeightMatching = overlap, topology, weights
 	res.RankedPaths = ranked
 	if verdict != nil {
-		benchProfile(verdict, &nz, bRuns, nRuns, res)
+		benchProfile(verdict, o.Bench, &nz, bRuns, nRuns, res)
 		res.Benchmark = verdict
 	}
 	res.GoRuntime = goRT

@@ -185,11 +185,13 @@ func goRuntimeOf(g *diff.GoRuntime) *goRuntimeJSON {
 	return out
 }
 
+// benchSideJSON is a side's sec/op; a bound benchstat cannot give (fewer
+// than 6 values for a 95% interval: ±∞) is null.
 type benchSideJSON struct {
-	SecPerOp float64 `json:"sec_per_op"`
-	Low      float64 `json:"ci_low"`
-	High     float64 `json:"ci_high"`
-	N        int     `json:"n"`
+	SecPerOp float64  `json:"sec_per_op"`
+	Low      *float64 `json:"ci_low"`
+	High     *float64 `json:"ci_high"`
+	N        int      `json:"n"`
 }
 
 type benchmarkJSON struct {
@@ -212,7 +214,7 @@ func benchmarkOf(v *diff.BenchVerdict) *benchmarkJSON {
 		return nil
 	}
 	s := func(s diff.BenchSummary) benchSideJSON {
-		return benchSideJSON{sig3(s.Center), sig3(s.Lo), sig3(s.Hi), s.N}
+		return benchSideJSON{sig3(s.Center), finite(sig3(s.Lo)), finite(sig3(s.Hi)), s.N}
 	}
 	out := &benchmarkJSON{Name: v.Name, Function: v.Function, Base: s(v.Base), New: s(v.New), Alpha: v.Alpha,
 		Significant: v.Significant, Verdict: v.Delta + " " + v.Test, Warnings: append([]string{}, v.Warnings...),
@@ -225,6 +227,14 @@ func benchmarkOf(v *diff.BenchVerdict) *benchmarkJSON {
 		out.DeltaPercent = &d
 	}
 	return out
+}
+
+// finite returns &f, or nil for ±Inf and NaN, which JSON cannot hold.
+func finite(f float64) *float64 {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return nil
+	}
+	return &f
 }
 
 // normalizationShort is the mode alone, "share (auto)", for titles.

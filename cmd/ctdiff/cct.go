@@ -30,7 +30,7 @@ func newCCTCmd(s *streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "cct INPUT...",
 		Short: "Show the calling-context tree of profiles (several inputs are merged)",
-		Args:  cobra.MinimumNArgs(1),
+		Args:  inputArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := oneOf("--view", o.view, "top-down", "bottom-up", "flat"); err != nil {
 				return err
@@ -58,11 +58,11 @@ func newCCTCmd(s *streams) *cobra.Command {
 	o.inputs.register(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&o.view, "view", "top-down", "top-down, bottom-up or flat")
-	fl.StringVar(&o.format, "format", "text", "text, json, dot or pprof (gzipped; with --latency its sample types are calls and own latencies); default: from -o's extension, else text")
+	fl.StringVar(&o.format, "format", "", "text, json, dot or pprof (gzipped; with --latency its sample types are calls and own latencies) (default: from -o's extension, else text)")
 	fl.StringVar(&o.metric, "metric", "", "sample type shown in text (default: the profile's default, else the last)")
 	fl.BoolVar(&o.callSites, "call-sites", false, "distinguish calls from different lines of the caller (PARCS call-site CCT)")
 	fl.BoolVar(&o.prune, "prune", false, "drop anonymous, empty and one-letter frames (ZAM pruning)")
-	fl.Float64Var(&o.nodeFraction, "node-fraction", 0.005, "in text, hide nodes below this share of the total")
+	fl.Float64Var(&o.nodeFraction, "node-fraction", 0.005, "in text and dot, hide nodes below this share of the total")
 	fl.StringVarP(&o.output, "output", "o", "", "output file (default stdout)")
 	fl.StringVar(&o.latency, "latency", "off", "infer function latencies from timestamped stacks (IntroPerf): off, conservative or aggressive")
 	fl.StringVar(&o.latencyGap, "latency-gap", "auto",
@@ -90,6 +90,7 @@ func runCCT(s *streams, o *cctOptions, args []string) error {
 	// stacks (pprof, DevTools, .cpuprofile) do, which takes a fraction of
 	// the memory.
 	opts.Stacks = true
+	o.inputs.warnFetchFlags(s, args)
 	paths, results, err := o.inputs.loadWith(s, args, o.output, opts)
 	if err != nil {
 		return err

@@ -23,7 +23,7 @@ func newConvertCmd(s *streams) *cobra.Command {
 		Long: `convert reads profiles in any supported format and writes one gzipped pprof
 profile that go tool pprof opens. Several inputs (files, directories or globs) are
 merged; they must have the same sample types.`,
-		Args: cobra.MinimumNArgs(1),
+		Args: inputArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runConvert(s, o, args)
 		},
@@ -40,6 +40,7 @@ func runConvert(s *streams, o *convertOptions, args []string) error {
 		return err
 	}
 	copts.Aggregate = o.aggregate
+	o.inputs.warnFetchFlags(s, args)
 	paths, err := o.inputs.resolve(s, args, o.output)
 	if err != nil {
 		return err

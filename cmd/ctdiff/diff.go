@@ -64,6 +64,9 @@ Exit codes: 0 success, 1 with --fail-on-regression when a cause was found, 2 on 
 			if len(args) != 2 {
 				return fmt.Errorf("diff takes OLD and NEW, got %d arguments (see 'ctdiff diff --help')", len(args))
 			}
+			if args[0] == "-" && args[1] == "-" {
+				return fmt.Errorf("OLD and NEW are both standard input (-), which can be read once: give at least one of them as a file")
+			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -94,7 +97,7 @@ Exit codes: 0 success, 1 with --fail-on-regression when a cause was found, 2 on 
 	fl.StringVar(&o.aggregate, "aggregate", string(diff.DefaultAggregate), "how runs combine: stats (per-node significance tests) or intersect (ZAM)")
 	fl.StringVar(&o.match, "match", string(diff.DefaultMatching), "sibling matching: zam (LCS with hash-map fallback) or parcs (relaxed common-tree matching)")
 	fl.StringVar(&o.metric, "metric", "", "sample type to compare (default: the profiles' default, else the last), or latency / latency-aggressive for latencies inferred from timestamped stacks")
-	fl.StringVar(&o.format, "format", "text", "text, json (schema ctdiff.diff/v1), dot (the critical graph), pprof (new − base in pprof's diff convention), markdown or html (default: from -o's extension, else text)")
+	fl.StringVar(&o.format, "format", "", "text, json (schema ctdiff.diff/v1), dot (the critical graph), pprof (new − base in pprof's diff convention), markdown or html (default: from -o's extension, else text)")
 	fl.StringVarP(&o.output, "output", "o", "", "output file (default stdout)")
 	fl.BoolVar(&o.failOnRegression, "fail-on-regression", false, "exit with status 1 when a regression cause is found")
 	fl.IntVar(&o.top, "top", diff.DefaultTop, "ranked paths (and weight differences) to report")
@@ -133,6 +136,7 @@ func runDiff(s *streams, o *diffOptions, oldArg, newArg string) error {
 	if os.Getenv("GOGC") == "" {
 		defer debug.SetGCPercent(debug.SetGCPercent(150))
 	}
+	o.inputs.warnFetchFlags(s, []string{oldArg, newArg})
 	latency := o.metric == "latency" || o.metric == "latency-aggressive"
 	copts := cct.Options{Prune: !o.noPrune, CallSites: o.callSites, Timeline: latency}
 	if paths, err := expandInputs([]string{oldArg, newArg}); err == nil {
@@ -181,6 +185,9 @@ func runDiff(s *streams, o *diffOptions, oldArg, newArg string) error {
 	unit, err := o.norm.apply(&opts, sides[0].trees, sides[1].trees)
 	if err != nil {
 		return err
+	}
+	if opts.Bench != nil {
+		opts.Bench.BaseProfiles, opts.Bench.NewProfiles = sides[0].paths, sides[1].paths
 	}
 	if o.minDelta != "" {
 		th, err := parseMinDelta(o.minDelta, unit)

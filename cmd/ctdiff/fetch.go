@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/url"
 	"os"
@@ -11,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ctdiff/ctdiff/convert"
 )
 
 // fetchFlags control inputs given as URLs, as with go tool pprof:
@@ -42,9 +46,11 @@ func profileURL(raw string, seconds int) (string, error) {
 }
 
 // fetch downloads a profile into dir and returns the file's path. The file
-// is kept so the comparison can be reproduced from it; its name says where
-// and when it came from.
-func (f *fetchFlags) fetch(s *streams, raw, dir string) (string, error) {
+// is kept so the comparison can be reproduced from it, unless the run fails
+// (cleanup.go); its name says where and when it came from. A response is
+// read up to limit bytes (--max-input-size): a profile that large would be
+// refused when read, and an endless stream must not fill the disk.
+func (f *fetchFlags) fetch(s *streams, raw, dir string, limit int64) (string, error) {
 	u, err := profileURL(raw, f.seconds)
 	if err != nil {
 		return "", err
@@ -68,25 +74,61 @@ func (f *fetchFlags) fetch(s *streams, raw, dir string) (string, error) {
 		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 200))
 		return "", fmt.Errorf("fetching %s: %s: %s", u, resp.Status, strings.TrimSpace(string(msg)))
 	}
+	if limit <= 0 {
+		limit = convert.DefaultMaxDecompressed // as the readers take 0
+	}
+	tooLarge := fmt.Errorf("fetching %s: the response exceeds the size limit (%d bytes; raise it with --max-input-size)", u, limit)
+	if resp.ContentLength > limit {
+		return "", tooLarge
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
 	pu, _ := url.Parse(u)
-	name := fmt.Sprintf("%s%s-%s.pb.gz", sanitize(pu.Host), sanitize(pu.Path), time.Now().UTC().Format("20060102T150405.000"))
-	out, err := os.CreateTemp(dir, strings.TrimSuffix(name, ".pb.gz")+"-*.pb.gz")
+	out, err := createFetched(dir, fetchedName(pu, time.Now()))
 	if err != nil {
 		return "", err
 	}
-	if _, err := io.Copy(out, resp.Body); err != nil {
-		out.Close()
+	pending.addFetched(out.Name()) // removed if the run fails or is interrupted
+	n, err := io.Copy(out, io.LimitReader(resp.Body, limit+1))
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	switch {
+	case err != nil:
 		os.Remove(out.Name())
 		return "", fmt.Errorf("fetching %s: %w", u, err)
-	}
-	if err := out.Close(); err != nil {
-		return "", err
+	case n > limit:
+		os.Remove(out.Name())
+		return "", tooLarge
 	}
 	fmt.Fprintf(s.Err, "ctdiff: fetched %s → %s\n", u, out.Name())
 	return out.Name(), nil
+}
+
+// fetchedName names a fetched profile after its host, path and time:
+// "127.0.0.1_6060_debug_pprof_profile-20250102T150405.000.pb.gz".
+func fetchedName(u *url.URL, t time.Time) string {
+	return fmt.Sprintf("%s_%s-%s.pb.gz", sanitize(u.Host), sanitize(u.Path), t.UTC().Format("20060102T150405.000"))
+}
+
+// createFetched creates a new file named name in dir, or name-2, name-3...
+// when the same URL was fetched in the same millisecond (diff URL URL). Its
+// mode is 0666 less the umask, as for any file the user makes (os.CreateTemp
+// would make it 0600).
+func createFetched(dir, name string) (*os.File, error) {
+	stem := strings.TrimSuffix(name, ".pb.gz")
+	for i := 1; ; i++ {
+		p := filepath.Join(dir, name)
+		if i > 1 {
+			p = filepath.Join(dir, fmt.Sprintf("%s-%d.pb.gz", stem, i))
+		}
+		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+		if errors.Is(err, fs.ErrExist) && i < 1000 {
+			continue
+		}
+		return f, err
+	}
 }
 
 // saveDirFor is where fetched profiles go: --save-dir, else beside the
@@ -98,7 +140,11 @@ func (f *fetchFlags) saveDirFor(output string) (string, error) {
 	case output != "" && output != "-":
 		return filepath.Dir(output), nil
 	}
-	return os.MkdirTemp("", "ctdiff-fetched-")
+	dir, err := os.MkdirTemp("", "ctdiff-fetched-")
+	if err == nil {
+		pending.addFetchDir(dir) // removed with the profiles of a failed run
+	}
+	return dir, err
 }
 
 // sanitize keeps a URL part usable in a file name.

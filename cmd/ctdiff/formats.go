@@ -36,8 +36,12 @@ var diffFormats = []string{"text", "json", "dot", "pprof", "markdown", "html"}
 // outputFormat returns the format to write: --format when it was given
 // (flagSet), else the one -o's extension names, else def. An extension that
 // names a format the command cannot write is an error, not a silent switch
-// to text.
+// to text. The --format flags default to "", so --help states the default
+// once, in words.
 func outputFormat(flagSet bool, format, output, def string, allowed []string) (string, error) {
+	if !flagSet {
+		format = def
+	}
 	if flagSet || output == "" || output == "-" {
 		return format, oneOf("--format", format, allowed...)
 	}

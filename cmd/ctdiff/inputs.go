@@ -25,7 +25,8 @@ func (f *inputFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.from, "from", "", "input format, instead of sniffing the content: "+strings.Join(convert.FormatNames(), ", "))
 	fl.StringVar(&f.thread, "thread", "", "keep only samples of threads whose name (or process/thread) matches this regular expression")
-	fl.Int64SliceVar(&f.pids, "pid", nil, "keep only samples of these process ids")
+	fl.Int64SliceVar(&f.pids, "pid", nil, "keep only samples of these process `ids` (comma-separated, or the flag repeated)")
+	fl.Lookup("pid").DefValue = "" // no "(default [])" in --help
 	fl.Int64Var(&f.maxInputSize, "max-input-size", convert.DefaultMaxDecompressed, "largest decompressed input size in bytes (a gzip-bomb guard)")
 	fl.IntVar(&f.fetch.seconds, "seconds", 0, "for URL inputs: profile duration to request (adds ?seconds=N, as go tool pprof does)")
 	fl.DurationVar(&f.fetch.timeout, "timeout", 0, "for URL inputs: how long to wait for each profile (default: --seconds + 30s)")
@@ -48,13 +49,51 @@ func (f *inputFlags) options() (convert.Options, error) {
 	return o, nil
 }
 
+// inputArgs is the Args check of commands that read one or more profiles.
+func inputArgs(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return fmt.Errorf("%s takes at least one input profile: a file, a directory, a glob, a URL or - for standard input (see '%s --help')",
+			cmd.Name(), cmd.CommandPath())
+	}
+	return nil
+}
+
+// warnFetchFlags says when flags that apply to URL inputs only were given
+// and no input is a URL: they would otherwise be ignored silently.
+func (f *inputFlags) warnFetchFlags(s *streams, args []string) {
+	var given []string
+	for _, fl := range []struct {
+		name string
+		set  bool
+	}{{"--seconds", f.fetch.seconds != 0}, {"--timeout", f.fetch.timeout != 0}, {"--save-dir", f.fetch.saveDir != ""}} {
+		if fl.set {
+			given = append(given, fl.name)
+		}
+	}
+	if len(given) == 0 || slices.ContainsFunc(args, isURL) {
+		return
+	}
+	verb := "applies"
+	if len(given) > 1 {
+		verb = "apply"
+	}
+	fmt.Fprintf(s.Err, "ctdiff: warning: %s %s only to URL inputs, and no input is a URL: ignored\n", strings.Join(given, ", "), verb)
+}
+
 // expandInputs turns command-line inputs into file paths: a file is itself,
 // a directory stands for the regular, non-hidden files in it (sorted, not
 // recursive), and anything else is tried as a glob. "-" (standard input) and
-// URLs pass through.
+// URLs pass through; standard input can be read once.
 func expandInputs(args []string) ([]string, error) {
 	var out []string
+	stdin := false
 	for _, a := range args {
+		if a == "-" {
+			if stdin {
+				return nil, fmt.Errorf("standard input (-) is given twice; it can be read once")
+			}
+			stdin = true
+		}
 		if a == "-" || isURL(a) {
 			out = append(out, a)
 			continue
@@ -69,10 +108,15 @@ func expandInputs(args []string) ([]string, error) {
 			out = append(out, files...)
 		case err == nil:
 			out = append(out, a)
+		case !strings.ContainsAny(a, "*?["):
+			return nil, err // not a pattern: the Stat error names the file
 		default:
 			m, gerr := filepath.Glob(a)
-			if gerr != nil || len(m) == 0 {
-				return nil, err // the Stat error names the file
+			switch {
+			case gerr != nil:
+				return nil, fmt.Errorf("%s: %w", a, gerr)
+			case len(m) == 0:
+				return nil, fmt.Errorf("%s: no file matched", a)
 			}
 			slices.Sort(m)
 			out = append(out, m...)
@@ -135,7 +179,7 @@ func (f *inputFlags) resolve(s *streams, args []string, output string) ([]string
 				return nil, err
 			}
 		}
-		if paths[i], err = f.fetch.fetch(s, p, dir); err != nil {
+		if paths[i], err = f.fetch.fetch(s, p, dir, f.maxInputSize); err != nil {
 			return nil, err
 		}
 	}

@@ -9,5 +9,6 @@ package main
 import "os"
 
 func main() {
+	removeOnSignal()
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }

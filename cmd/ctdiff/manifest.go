@@ -1,9 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -59,6 +63,11 @@ func readManifest(path string) (*manifest, error) {
 	var m manifest
 	md, err := toml.DecodeFile(path, &m)
 	if err != nil {
+		if !startsLikeTOML(path) {
+			// A report, a profile, notes: the TOML parser's complaint
+			// about its first byte would not say what is wrong.
+			return nil, fmt.Errorf("%s: neither a report manifest (TOML) nor a %s result (ctdiff diff --format json)", path, report.DiffSchema)
+		}
 		var perr toml.ParseError
 		// The parser quotes the input in its messages, control
 		// characters included: errors are one line.
@@ -98,6 +107,32 @@ func readManifest(path string) (*manifest, error) {
 		seen[c.Name] = true
 	}
 	return &m, nil
+}
+
+// tomlStart matches the start of a TOML document's first statement: a
+// table header or a key and "=".
+var tomlStart = regexp.MustCompile(`^[ \t]*(\[|[A-Za-z0-9_.'"-]+[ \t]*=)`)
+
+// startsLikeTOML reports whether the first line of the file that is not
+// blank or a comment starts a TOML statement. A file that cannot be read,
+// or holds nothing but blanks and comments, counts as TOML: the manifest
+// reader's own errors say what is wrong with it.
+func startsLikeTOML(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return true
+	}
+	defer f.Close()
+	head := make([]byte, 4096)
+	n, _ := io.ReadFull(f, head)
+	for _, line := range bytes.Split(bytes.TrimPrefix(head[:n], []byte("\ufeff")), []byte("\n")) {
+		t := bytes.TrimSpace(line)
+		if len(t) == 0 || t[0] == '#' {
+			continue
+		}
+		return tomlStart.Match(line)
+	}
+	return true
 }
 
 // relTo resolves a manifest path against the manifest's directory; empty

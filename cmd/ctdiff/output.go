@@ -27,15 +27,34 @@ func writeOutput(s *streams, path string, binary bool, write func(io.Writer) err
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name()) // no-op after a successful rename
+	pending.addTemp(tmp.Name()) // removed on SIGINT and SIGTERM too
+	defer func() {
+		os.Remove(tmp.Name()) // no-op after a successful rename
+		pending.dropTemp(tmp.Name())
+	}()
 	if err := write(tmp); err != nil {
 		tmp.Close()
-		return err
+		return targetError(path, tmp.Name(), err)
 	}
 	if err := tmp.Close(); err != nil {
-		return err
+		return targetError(path, tmp.Name(), err)
 	}
-	return os.Rename(tmp.Name(), path)
+	return targetError(path, tmp.Name(), os.Rename(tmp.Name(), path))
+}
+
+// targetError names the output in an error about its temporary file, which
+// the user never asked for: "-o out/r.html: no space left on device", not
+// "write out/.r.html.tmp3k2j: ...". Other errors (a report writer's) pass.
+func targetError(path, tmp string, err error) error {
+	var pe *fs.PathError
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe) && pe.Path == tmp:
+		return fmt.Errorf("-o %s: %w", path, pe.Err)
+	case errors.As(err, &le) && le.Old == tmp:
+		return fmt.Errorf("-o %s: %w", path, le.Err)
+	}
+	return err
 }
 
 // bufferOutput renders into memory first; for formats whose writers may fail
@@ -69,7 +88,14 @@ func createTemp(path string) (*os.File, error) {
 		if err == nil && mode != 0o666 {
 			err = f.Chmod(mode) // the replaced file's mode, whatever the umask
 		}
-		return f, err
+		if err != nil {
+			if f != nil {
+				f.Close()
+				os.Remove(name)
+			}
+			return nil, targetError(path, name, err)
+		}
+		return f, nil
 	}
 	return nil, fmt.Errorf("cannot create a temporary file beside %s", path)
 }

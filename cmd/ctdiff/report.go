@@ -71,7 +71,7 @@ Exit codes: 0 success, 1 with --fail-on-regression when any component regressed,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&o.format, "format", "text", "text, markdown, html or json (schema ctdiff.report/v1) (default: from -o's extension, else text)")
+	fl.StringVar(&o.format, "format", "", "text, markdown, html or json (schema ctdiff.report/v1) (default: from -o's extension, else text)")
 	fl.StringVarP(&o.output, "output", "o", "", "output file (default stdout)")
 	fl.BoolVar(&o.failOnRegression, "fail-on-regression", false, "exit with status 1 when any component regressed")
 	fl.IntVar(&o.maxCauses, "max-causes", 10, "application causes listed per component")

@@ -218,6 +218,10 @@ func TestReportErrors(t *testing.T) {
 		{[]string{"report", other}, `other.json: schema "ctdiff.diff/v2", expected ctdiff.diff/v1`},
 		{[]string{"report", releaseManifest, releaseManifest}, `component "web" is also in`},
 		{[]string{"report", releaseManifest, "-o", filepath.Join(dir, "r.pb.gz")}, "the .pb.gz extension means --format pprof"},
+		{[]string{"report", writeFile(t, dir, "report.html", "<!DOCTYPE html>\n<html><body>a report</body></html>\n")},
+			"report.html: neither a report manifest (TOML) nor a ctdiff.diff/v1 result (ctdiff diff --format json)\n"},
+		{[]string{"report", exampleOld + "/run1.pb.gz"}, "run1.pb.gz: neither a report manifest (TOML) nor a ctdiff.diff/v1 result"},
+		{[]string{"report", writeFile(t, dir, "notes.txt", "# notes\n\nhello world\n")}, "notes.txt: neither a report manifest"},
 	} {
 		_, stderr, code := ctdiff(tt.args...)
 		if code != 2 || !strings.Contains(stderr, tt.want) {

@@ -50,6 +50,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if perr := prof.stop(); err == nil {
 		err = perr
 	}
+	// Fetched profiles stay for a run that completed (a regression found
+	// is a completed run), so it can be repeated from them.
+	pending.finish(err == nil || errors.Is(err, errRegression))
 	switch {
 	case err == nil:
 		return exitOK
@@ -68,10 +71,14 @@ func newRootCmd(s *streams) *cobra.Command {
 stacks), builds calling-context trees and compares "before" runs with "after" runs.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
+		// --version and -v print what `ctdiff version` prints.
+		Version: version(),
 	}
+	root.SetVersionTemplate("ctdiff {{.Version}}\n")
 	root.AddCommand(newConvertCmd(s), newCCTCmd(s), newDiffCmd(s), newReportCmd(s), newVersionCmd(s))
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return fmt.Errorf("%w (see 'ctdiff %s --help')", err, c.Name())
+		// CommandPath is "ctdiff" for the root, "ctdiff diff" for diff.
+		return fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())
 	})
 	return root
 }
