@@ -259,6 +259,13 @@ func side(runs []*run) Side {
 		s.Totals[i] = r.total[0]
 	}
 	s.Total = round(meanTotal(runs))
+	idle := 0.0
+	for _, r := range runs {
+		for _, c := range r.idle {
+			idle += float64(r.total[c])
+		}
+	}
+	s.Idle = round(idle / float64(len(runs)))
 	return s
 }
 

@@ -259,3 +259,30 @@ func TestGoFramesMatchAcrossCheckouts(t *testing.T) {
 		})
 	}
 }
+
+// The totals leave out "(idle)" (isIdle), and Side.Idle says how much:
+// the mean over the runs, normalized like the totals (issue 17, item 7).
+func TestSideIdle(t *testing.T) {
+	base := trees(t,
+		"thread=main work 300\nthread=main (idle) 700\nthread=w (idle) 100",
+		"thread=main work 300\nthread=main (idle) 500\nthread=w (idle) 100",
+	)
+	nw := trees(t, "thread=main work 400\nthread=main (idle) 600", "thread=main work 400\nthread=main (idle) 600")
+	for _, tt := range []struct {
+		norm                      Normalize
+		baseTotal, baseIdle, newI int64
+	}{
+		{Normalize{Mode: NormalizeNone}, 300 * ms, 700 * ms, 600 * ms},
+		// total: the base is scaled to the new total, 400/300.
+		{Normalize{Mode: NormalizeTotal}, 400 * ms, 933333333, 600 * ms},
+	} {
+		res := compare(t, base, nw, Options{Normalize: tt.norm})
+		if res.Base.Total != tt.baseTotal || res.Base.Idle != tt.baseIdle || res.New.Idle != tt.newI {
+			t.Errorf("%s: base total %d idle %d, new idle %d; want %d, %d, %d", tt.norm.Mode,
+				res.Base.Total, res.Base.Idle, res.New.Idle, tt.baseTotal, tt.baseIdle, tt.newI)
+		}
+	}
+	if res := compare(t, trees(t, "thread=main work 300"), trees(t, "thread=main work 400"), Options{}); res.Base.Idle != 0 || res.New.Idle != 0 {
+		t.Errorf("no (idle) frames, yet Idle %d and %d", res.Base.Idle, res.New.Idle)
+	}
+}

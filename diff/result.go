@@ -87,6 +87,11 @@ type Side struct {
 	// leave out V8's "(idle)" frames, which are no work (see isIdle).
 	Total  int64
 	Totals []int64
+	// Idle is the mean time of the "(idle)" frames that Total leaves out
+	// (in Unit, normalized like Total); 0 when the runs have none.
+	// Reports print it beside the totals, so that a wall-clock total
+	// that is half idle does not pass for the recording's length.
+	Idle int64
 }
 
 // A Frame is a function's identity in reports: its name and file.

@@ -81,6 +81,9 @@ type run struct {
 	kidStart []int32
 	kids     []cct.NodeID
 	kidKeys  []key
+	// idle are the "(idle)" children of threads, whose totals the thread
+	// and root totals leave out (Side.Idle says how much).
+	idle []int32
 }
 
 func newRun(t *cct.Tree, kt *keyTable, m Metric) *run {
@@ -150,6 +153,7 @@ func (r *run) index(m Metric) {
 	for _, th := range t.Children(cct.RootID) {
 		for _, c := range t.Children(th) {
 			if isIdle(t.Frames[t.Nodes[c].Frame]) {
+				r.idle = append(r.idle, int32(c))
 				r.total[th] -= r.total[c]
 				r.total[cct.RootID] -= r.total[c]
 			}

@@ -53,6 +53,9 @@ type sideJSON struct {
 	Total    int64    `json:"total"`
 	Runs     int      `json:"runs"`
 	Totals   []int64  `json:"totals"`
+	// Idle is the mean "(idle)" time that total and totals leave out
+	// (diff.Side.Idle); absent when there is none.
+	Idle int64 `json:"idle,omitempty"`
 }
 
 type frameJSON struct {
@@ -730,7 +733,7 @@ func (e *jsonWriter) weight(d diff.WeightDiff) {
 }
 
 func side(s diff.Side) sideJSON {
-	return sideJSON{Profiles: append([]string{}, s.Profiles...), Total: s.Total, Runs: s.Runs, Totals: append([]int64{}, s.Totals...)}
+	return sideJSON{Profiles: append([]string{}, s.Profiles...), Total: s.Total, Runs: s.Runs, Totals: append([]int64{}, s.Totals...), Idle: s.Idle}
 }
 
 func frames(p []diff.Frame) []frameJSON {

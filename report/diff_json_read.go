@@ -242,7 +242,7 @@ func frameHash(parent uint64, f diff.Frame) uint64 {
 }
 
 func sideOf(s sideJSON) diff.Side {
-	return diff.Side{Profiles: append([]string{}, s.Profiles...), Runs: s.Runs, Total: s.Total, Totals: append([]int64{}, s.Totals...)}
+	return diff.Side{Profiles: append([]string{}, s.Profiles...), Runs: s.Runs, Total: s.Total, Totals: append([]int64{}, s.Totals...), Idle: s.Idle}
 }
 
 func framesOf(p []frameJSON) []diff.Frame {

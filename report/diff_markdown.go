@@ -53,8 +53,8 @@ func WriteDiffMarkdown(w io.Writer, res *diff.Result, o DiffMarkdownOptions) err
 		c := res.Causes[0]
 		fmt.Fprintf(bw, "The largest: %s %s (%s → %s).", mdCode(causeFunc(c), false), sval(c.Delta), val(c.Base), val(c.New))
 	}
-	fmt.Fprintf(bw, " Total %s: %s → %s (%s, %s), %s vs %s.\n\n", mdCode(res.Metric, false),
-		val(res.Base.Total), val(res.New.Total), sval(change), signedPercent(change, res.Base.Total),
+	fmt.Fprintf(bw, " Total %s: %s → %s (%s, %s)%s, %s vs %s.\n\n", mdCode(res.Metric, false),
+		val(res.Base.Total), val(res.New.Total), sval(change), signedPercent(change, res.Base.Total), TotalExcludes(res),
 		runs(res.Base.Runs, "base"), runs(res.New.Runs, "new"))
 	method := string(res.Aggregate)
 	if res.Aggregate == diff.Stats {

@@ -41,7 +41,7 @@ func WriteDiffText(w io.Writer, res *diff.Result, o DiffTextOptions) error {
 	writeInputs(bw, "New", res.New.Profiles)
 	change := res.New.Total - res.Base.Total
 	fmt.Fprintf(bw, "Normalization: %s\n", NormalizationSummary(res))
-	fmt.Fprintf(bw, "Total: %s → %s (%s, %s)\n", val(res.Base.Total), val(res.New.Total), sval(change), signedPercent(change, res.Base.Total))
+	fmt.Fprintf(bw, "Total: %s → %s (%s, %s)%s\n", val(res.Base.Total), val(res.New.Total), sval(change), signedPercent(change, res.Base.Total), TotalExcludes(res))
 	if g := GoRuntimeSummary(res); g != "" {
 		fmt.Fprintf(bw, "GC/runtime: %s\n", g)
 	}
