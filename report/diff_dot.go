@@ -78,15 +78,16 @@ func WriteDiffDOTOptions(w io.Writer, res *diff.Result, o DiffDOTOptions) error 
 		if !keep[i] {
 			continue
 		}
-		name := g.Frame.Function
+		name, label := g.Frame.Function, frameName(g.Frame, false)
 		if g.IsThread {
 			name = "thread " + g.Thread
+			label = name
 		}
 		var lines []string
 		if n := causeNo[i]; n > 0 {
 			lines = append(lines, fmt.Sprintf("cause %d (%s)", n, g.Kind))
 		}
-		lines = append(lines, shorten(name, 60))
+		lines = append(lines, shorten(label, 60))
 		if g.Kind == diff.Added {
 			lines = append(lines, "added: "+val(g.New))
 		} else {

@@ -335,7 +335,7 @@ func htmlModel(res *diff.Result, o DiffHTMLOptions) (*htmlReport, *htmlData, err
 		row := htmlCauseRow{
 			N: i + 1, Function: causeFunc(c), Thread: c.Thread,
 			Delta: sval(c.Delta), Base: val(c.Base), New: val(c.New), Kind: string(c.Kind),
-			Path: pathNames(c.Path, false), Node: int(graphNode[c.Node]),
+			Path: pathNames(c.Path, true), Node: int(graphNode[c.Node]),
 		}
 		if n := len(c.Path); n > 0 {
 			row.File = c.Path[n-1].File

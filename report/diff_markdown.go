@@ -17,6 +17,10 @@ type DiffMarkdownOptions struct {
 	// PathFrames is how many frames a table row shows of a path, the
 	// lowest ones (0 means 3); the full paths are in a collapsed section.
 	PathFrames int
+	// FullNames names functions in full in the tables and summary lines;
+	// by default they have their short names (frameName). The collapsed
+	// paths are always in full.
+	FullNames bool
 }
 
 // WriteDiffMarkdown writes a short summary for a pull-request comment
@@ -51,11 +55,16 @@ func WriteDiffMarkdown(w io.Writer, res *diff.Result, o DiffMarkdownOptions) err
 	} else {
 		fmt.Fprintf(bw, "### ctdiff: %s found\n\n", plural(len(res.Causes), "regression cause"))
 		c := res.Causes[0]
-		fmt.Fprintf(bw, "The largest: %s %s (%s → %s).", mdCode(causeFunc(c), false), sval(c.Delta), val(c.Base), val(c.New))
+		fmt.Fprintf(bw, "The largest: %s %s (%s → %s).", mdCode(causeName(c, o.FullNames), false), sval(c.Delta), val(c.Base), val(c.New))
 	}
-	fmt.Fprintf(bw, " Total %s: %s → %s (%s, %s)%s, %s vs %s.\n\n", mdCode(res.Metric, false),
-		val(res.Base.Total), val(res.New.Total), sval(change), signedPercent(change, res.Base.Total), TotalExcludes(res),
-		runs(res.Base.Runs, "base"), runs(res.New.Runs, "new"))
+	if equalTotals(res) {
+		// The normalization line gives the absolute totals.
+		fmt.Fprintf(bw, " %s, %s vs %s.\n\n", mdCode(res.Metric, false), runs(res.Base.Runs, "base"), runs(res.New.Runs, "new"))
+	} else {
+		fmt.Fprintf(bw, " Total %s: %s → %s (%s, %s)%s, %s vs %s.\n\n", mdCode(res.Metric, false),
+			val(res.Base.Total), val(res.New.Total), sval(change), signedPercent(change, res.Base.Total), TotalExcludes(res),
+			runs(res.Base.Runs, "base"), runs(res.New.Runs, "new"))
+	}
 	method := string(res.Aggregate)
 	if res.Aggregate == diff.Stats {
 		method += fmt.Sprintf(" (per-node tests, Holm α=%g)", res.Alpha)
@@ -70,7 +79,7 @@ func WriteDiffMarkdown(w io.Writer, res *diff.Result, o DiffMarkdownOptions) err
 	for _, l := range BenchmarkSummary(res) {
 		fmt.Fprintf(bw, "\n%s\n", mdText(strings.TrimSpace(l)))
 	}
-	if g := GoRuntimeSummary(res); g != "" {
+	if g := GoRuntimeSummary(res, o.FullNames); g != "" {
 		fmt.Fprintf(bw, "\nGC/runtime: %s.\n", mdText(g))
 	}
 
@@ -86,7 +95,7 @@ func WriteDiffMarkdown(w io.Writer, res *diff.Result, o DiffMarkdownOptions) err
 		}
 		bw.WriteString("---|\n")
 		for i, c := range causes {
-			fmt.Fprintf(bw, "| %d | %s | %s | %s → %s | %s |", i+1, mdCode(shortFunc(causeFunc(c)), true),
+			fmt.Fprintf(bw, "| %d | %s | %s | %s → %s | %s |", i+1, mdCode(causeName(c, o.FullNames), true),
 				sval(c.Delta), val(c.Base), val(c.New), c.Kind)
 			if stats {
 				if s := c.Stats; s != nil {
@@ -95,10 +104,10 @@ func WriteDiffMarkdown(w io.Writer, res *diff.Result, o DiffMarkdownOptions) err
 					bw.WriteString(" – | – |")
 				}
 			}
-			fmt.Fprintf(bw, " %s |\n", mdCode(lastFrames(pathNames(c.Path, true), o.PathFrames), true))
+			fmt.Fprintf(bw, " %s |\n", mdCode(lastFrames(pathNames(c.Path, o.FullNames), o.PathFrames), true))
 		}
 		if n := len(res.Causes) - len(causes); n > 0 {
-			fmt.Fprintf(bw, "\n%d more causes in the full report.\n", n)
+			fmt.Fprintf(bw, "\n%s more in the full report.\n", plural(n, "cause"))
 		}
 		writeCausePaths(bw, causes)
 	}
@@ -115,8 +124,8 @@ func WriteDiffMarkdown(w io.Writer, res *diff.Result, o DiffMarkdownOptions) err
 					hot = i
 				}
 			}
-			fmt.Fprintf(bw, "| %d | %s | %s | %s | %s |\n", p.Rank, sval(p.Cost), mdCode(shortFunc(p.Path[hot].Function), true),
-				sval(p.Path[hot].Cost), mdCode(lastFrames(pathNames(frames, true), o.PathFrames), true))
+			fmt.Fprintf(bw, "| %d | %s | %s | %s | %s |\n", p.Rank, sval(p.Cost), mdCode(frameName(p.Path[hot].Frame, o.FullNames), true),
+				sval(p.Path[hot].Cost), mdCode(lastFrames(pathNames(frames, o.FullNames), o.PathFrames), true))
 		}
 		bw.WriteString("\n</details>\n")
 	}
@@ -151,10 +160,10 @@ func writeCausePaths(bw *bufio.Writer, causes []diff.Cause) {
 	}
 	if common > 0 {
 		fmt.Fprintf(bw, "All in thread %s under %s:\n\n", mdCode(causes[0].Thread, false),
-			mdCode(strings.Join(pathNames(paths[0][:common], false), " → "), false))
+			mdCode(strings.Join(pathNames(paths[0][:common], true), " → "), false))
 	}
 	for i, c := range causes {
-		names := pathNames(c.Path[common:], false)
+		names := pathNames(c.Path[common:], true)
 		if common > 0 {
 			names = append([]string{"…"}, names...)
 		}
@@ -171,13 +180,14 @@ func writeCausePaths(bw *bufio.Writer, causes []diff.Cause) {
 	bw.WriteString("\n</details>\n")
 }
 
-// causeFunc is the function a cause names: its lowest frame, or the thread.
-func causeFunc(c diff.Cause) string {
+// causeFunc is the function a cause names in full: its lowest frame, or the
+// thread.
+func causeFunc(c diff.Cause) string { return causeName(c, true) }
+
+// causeName is the name of causeFunc, short unless full (frameName).
+func causeName(c diff.Cause, full bool) string {
 	if n := len(c.Path); n > 0 {
-		if f := c.Path[n-1].Function; f != "" {
-			return f
-		}
-		return "(unknown)"
+		return frameName(c.Path[n-1], full)
 	}
 	return "thread " + c.Thread
 }

@@ -73,8 +73,9 @@ func trimCount(v float64) string {
 }
 
 // GoRuntimeSummary renders Result.GoRuntime in one line (without a trailing
-// newline), or "" when the profiles have no Go runtime frames.
-func GoRuntimeSummary(res *diff.Result) string {
+// newline), or "" when the profiles have no Go runtime frames; functions
+// have their short names unless full (frameName).
+func GoRuntimeSummary(res *diff.Result, full bool) string {
 	g := res.GoRuntime
 	if g == nil {
 		return ""
@@ -90,7 +91,7 @@ func GoRuntimeSummary(res *diff.Result) string {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			fmt.Fprintf(&b, "%s %s", a.Function, signed(FormatValue(a.Delta, res.Unit), a.Delta))
+			fmt.Fprintf(&b, "%s %s", frameName(a.Frame, full), signed(FormatValue(a.Delta, res.Unit), a.Delta))
 		}
 	}
 	return b.String()

@@ -40,13 +40,25 @@ func TestDiffTextNormalization(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"Normalization: share (chosen: every profile covers 30s): values are percentages of each run's total; absolute totals 29.8s → 29.9s (+0.34%)\n",
-		"Total: 100% → 100% (0%, +0.00%)\n",
-		"GC/runtime: background GC 5% → 8% (+3%); allocation (runtime.mallocgc incl. GC assists) under user code 10% → 15% (+5%); allocation grew most in app.render +4%\n",
+		"Normalization: share (chosen: every profile covers 30s): values are\n  percentages of each run's total; absolute totals 29.8s → 29.9s (+0.34%)\n",
+		"GC/runtime: background GC 5% → 8% (+3%); allocation (runtime.mallocgc incl. GC\n  assists) under user code 10% → 15% (+5%); allocation grew most in app.render +4%\n",
 		"BenchmarkHandle-2 (benchstat, sec/op): 100µs ± 1% → 150µs ± 1%  +50.00% (p=0.002 n=6)\n",
 	} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, b.String())
+		}
+	}
+	// Shares make both totals 100%: the normalization line has the
+	// absolute ones, and no "Total: 100% → 100%" line says nothing.
+	for _, mode := range []diff.NormalizeMode{diff.NormalizeShare, diff.NormalizeTotal} {
+		res := normalizedResult()
+		res.Normalization.Mode = mode
+		b.Reset()
+		if err := WriteDiffText(&b, res, DiffTextOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(b.String(), "Total:") || !strings.Contains(b.String(), "absolute totals 29.8s → 29.9s") {
+			t.Errorf("--normalize %s: a totals line, or no absolute totals:\n%s", mode, b.String())
 		}
 	}
 }

@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ctdiff/ctdiff/diff"
 )
@@ -15,10 +17,22 @@ type DiffTextOptions struct {
 	// subtrees and weight differences listed (0 means 20); the header says
 	// how many more there are. Ranked paths are already Options.Top long.
 	MaxCauses, MaxTopology, MaxWeights int
+	// FullNames names functions in full (Go import paths, Java packages);
+	// by default they have their short names (frameName), as in pprof's
+	// graphs, so a path's frames are not mostly the same import path.
+	FullNames bool
+	// AllPaths lists every ranked path; by default those that cost less
+	// than the min delta, which is below what a cause must reach, are
+	// only counted.
+	AllPaths bool
 }
 
 // maxPathFrames is how many frames a path shows before eliding its middle.
 const maxPathFrames = 12
+
+// textWidth is the column text reports wrap at: paths break between frames
+// and prose between words, so no line runs to hundreds of characters.
+const textWidth = 100
 
 // WriteDiffText writes a comparison for people: a header with the inputs,
 // the totals and the similarity of the runs, the regression causes with
@@ -35,15 +49,19 @@ func WriteDiffText(w io.Writer, res *diff.Result, o DiffTextOptions) error {
 	u := res.Unit
 	val := func(v int64) string { return FormatValue(v, u) }
 	sval := func(v int64) string { return signed(FormatValue(v, u), v) }
+	full := o.FullNames
+	path := func(p []diff.Frame, hot int) []string { return framePath(p, hot, full) }
 
 	fmt.Fprintf(bw, "ctdiff diff: %s, %s vs %s\n", res.Metric, runs(res.Base.Runs, "base"), runs(res.New.Runs, "new"))
 	writeInputs(bw, "Base", res.Base.Profiles)
 	writeInputs(bw, "New", res.New.Profiles)
 	change := res.New.Total - res.Base.Total
-	fmt.Fprintf(bw, "Normalization: %s\n", NormalizationSummary(res))
-	fmt.Fprintf(bw, "Total: %s → %s (%s, %s)%s\n", val(res.Base.Total), val(res.New.Total), sval(change), signedPercent(change, res.Base.Total), TotalExcludes(res))
-	if g := GoRuntimeSummary(res); g != "" {
-		fmt.Fprintf(bw, "GC/runtime: %s\n", g)
+	writeWrapped(bw, "Normalization: ", "  ", NormalizationSummary(res))
+	if !equalTotals(res) {
+		fmt.Fprintf(bw, "Total: %s → %s (%s, %s)%s\n", val(res.Base.Total), val(res.New.Total), sval(change), signedPercent(change, res.Base.Total), TotalExcludes(res))
+	}
+	if g := GoRuntimeSummary(res, full); g != "" {
+		writeWrapped(bw, "GC/runtime: ", "  ", g)
 	}
 	method := string(res.Aggregate)
 	if res.Aggregate == diff.Stats {
@@ -61,12 +79,20 @@ func WriteDiffText(w io.Writer, res *diff.Result, o DiffTextOptions) error {
 	if ov.NoiseFloor != nil {
 		noise = fmt.Sprintf("noise floor %.2f%%", *ov.NoiseFloor)
 	}
-	fmt.Fprintf(bw, "Similarity: overlap %.2f%% (%s), common tree %.2f%% (strict %.2f%%), matching score %.2f%%\n",
-		ov.Percent, noise, ov.CommonTree, ov.StrictCommonTree, ov.Score)
+	writeItems(bw, "Similarity: ", "  ", []string{fmt.Sprintf("overlap %.2f%% (%s)", ov.Percent, noise),
+		fmt.Sprintf("common tree %.2f%% (strict %.2f%%)", ov.CommonTree, ov.StrictCommonTree),
+		fmt.Sprintf("matching score %.2f%%", ov.Score)}, ", ")
 	fmt.Fprintf(bw, "Critical graph: %d of %d nodes\n", res.CriticalGraphNodes, res.TreeNodes)
 
 	if lines := BenchmarkSummary(res); len(lines) > 0 {
-		fmt.Fprintf(bw, "\n%s\n", strings.Join(lines, "\n"))
+		bw.WriteString("\n")
+		for _, l := range lines {
+			indent := "  "
+			if strings.HasPrefix(l, " ") {
+				indent = "    "
+			}
+			writeWrapped(bw, "", indent, l)
+		}
 	}
 	fmt.Fprintf(bw, "\nRegression causes: %d%s\n", len(res.Causes), more(len(res.Causes), o.MaxCauses))
 	if len(res.Causes) == 0 {
@@ -77,21 +103,38 @@ func WriteDiffText(w io.Writer, res *diff.Result, o DiffTextOptions) error {
 		fmt.Fprintln(bw)
 	}
 	for i, c := range res.Causes[:min(len(res.Causes), o.MaxCauses)] {
-		fmt.Fprintf(bw, "%3d. %s %s  %s → %s", i+1, sval(c.Delta), c.Kind, val(c.Base), val(c.New))
+		head := []string{fmt.Sprintf("%3d. %s %s", i+1, sval(c.Delta), c.Kind), val(c.Base) + " → " + val(c.New)}
 		if s := c.Stats; s != nil {
-			fmt.Fprintf(bw, "  95%% CI %s..%s, adjusted p %.2g (%s)", sval(s.Low), sval(s.High), s.Q, s.Name)
+			head = append(head, fmt.Sprintf("95%% CI %s..%s, adjusted p %.2g (%s)", sval(s.Low), sval(s.High), s.Q, s.Name))
 		}
-		fmt.Fprintf(bw, "\n     [%s] %s\n", c.Thread, framePath(c.Path, -1))
+		writeItems(bw, "", "     ", head, "  ")
+		writePath(bw, "     ", "", c.Thread, path(c.Path, -1), "")
 		if n := len(c.Path); n > 0 && c.Path[n-1].File != "" {
 			fmt.Fprintf(bw, "     in %s\n", c.Path[n-1].File)
 		}
 	}
 
-	fmt.Fprintf(bw, "\nTop paths (IntroPerf differential ranking; * marks the costliest node): %d\n", len(res.RankedPaths))
-	if len(res.RankedPaths) == 0 {
-		fmt.Fprintln(bw, "  none: no path of the new runs costs more than in the base runs")
+	shown := res.RankedPaths
+	if !o.AllPaths {
+		// Ranks follow the cost, so the paths below μ are the last ones.
+		n := 0
+		for n < len(shown) && shown[n].Cost >= res.MinDelta {
+			n++
+		}
+		shown = shown[:n]
 	}
-	for _, p := range res.RankedPaths {
+	fmt.Fprintf(bw, "\nTop paths (IntroPerf differential ranking; * marks the costliest node): %d", len(res.RankedPaths))
+	if hidden := len(res.RankedPaths) - len(shown); hidden > 0 {
+		fmt.Fprintf(bw, ", %d below %s not shown", hidden, val(res.MinDelta))
+	}
+	bw.WriteString("\n")
+	switch {
+	case len(res.RankedPaths) == 0:
+		fmt.Fprintln(bw, "  none: no path of the new runs costs more than in the base runs")
+	case len(shown) == 0:
+		fmt.Fprintf(bw, "  none: no path costs %s or more\n", val(res.MinDelta))
+	}
+	for _, p := range shown {
 		frames := make([]diff.Frame, len(p.Path))
 		hot := -1
 		for i, n := range p.Path {
@@ -100,11 +143,12 @@ func WriteDiffText(w io.Writer, res *diff.Result, o DiffTextOptions) error {
 				hot = i
 			}
 		}
-		fmt.Fprintf(bw, "%3d. %s  [%s] %s", p.Rank, sval(p.Cost), p.Thread, framePath(frames, hot))
+		fmt.Fprintf(bw, "%3d. %s", p.Rank, sval(p.Cost))
 		if hot >= 0 {
-			fmt.Fprintf(bw, "  (hottest %s %s)", p.Path[hot].Function, sval(p.Path[hot].Cost))
+			fmt.Fprintf(bw, "  (hottest %s %s)", frameName(frames[hot], full), sval(p.Path[hot].Cost))
 		}
-		fmt.Fprintln(bw)
+		bw.WriteString("\n")
+		writePath(bw, "     ", "", p.Thread, path(frames, hot), "")
 	}
 
 	topo := res.Topology
@@ -115,7 +159,7 @@ func WriteDiffText(w io.Writer, res *diff.Result, o DiffTextOptions) error {
 		n    int
 	}{{"+", topo.Added, topo.AddedCount}, {"-", topo.Removed, topo.RemovedCount}} {
 		for _, s := range l.list[:min(len(l.list), o.MaxTopology)] {
-			fmt.Fprintf(bw, "  %s %s  [%s] %s (%s)\n", l.sign, val(s.Weight), s.Thread, framePath(s.Path, -1), plural(s.Nodes, "node"))
+			writePath(bw, fmt.Sprintf("  %s %s  ", l.sign, val(s.Weight)), "    ", s.Thread, path(s.Path, -1), " ("+plural(s.Nodes, "node")+")")
 		}
 		if l.n > o.MaxTopology {
 			fmt.Fprintf(bw, "  %s ... %d more\n", l.sign, l.n-o.MaxTopology)
@@ -125,27 +169,30 @@ func WriteDiffText(w io.Writer, res *diff.Result, o DiffTextOptions) error {
 	wm := res.WeightMatching
 	target := "largest first; no noise floor"
 	if ov.NoiseFloor != nil {
-		target = fmt.Sprintf("until the overlap reaches the noise floor: %.2f%% → %.2f%%", ov.Percent, wm.Adjusted)
+		target = fmt.Sprintf("up to the noise floor: overlap %.2f%% → %.2f%%", ov.Percent, wm.Adjusted)
 		if !wm.Reached {
 			target += ", not reached"
 		}
 	}
-	fmt.Fprintf(bw, "\nWeight differences (PARCS weight matching, %s): %d\n", target, len(wm.Nodes))
+	bw.WriteString("\n")
+	writeWrapped(bw, "", "  ", fmt.Sprintf("Weight differences (PARCS weight matching, %s): %d", target, len(wm.Nodes)))
 	for _, d := range wm.Nodes[:min(len(wm.Nodes), o.MaxWeights)] {
-		fmt.Fprintf(bw, "  %+.2f pts (%.2f%% → %.2f%%)  [%s] %s\n", d.Diff, d.Base, d.New, d.Thread, framePath(d.Path, -1))
+		writePath(bw, fmt.Sprintf("  %+.2f pts (%.2f%% → %.2f%%)  ", d.Diff, d.Base, d.New), "    ", d.Thread, path(d.Path, -1), "")
 	}
 
 	m := res.Matchers
-	fmt.Fprintf(bw, "\nMatching: %d LCS, %d alternate (threads and top level), %d over the LCS budget, %d residual (reordered calls), %d renamed",
-		m.LCS, m.Alternate, m.Fallback, m.Residual, m.Renamed)
+	matching := []string{fmt.Sprintf("%d LCS", m.LCS), fmt.Sprintf("%d alternate (threads and top level)", m.Alternate),
+		fmt.Sprintf("%d over the LCS budget", m.Fallback), fmt.Sprintf("%d residual (reordered calls)", m.Residual),
+		fmt.Sprintf("%d renamed", m.Renamed)}
 	if m.Relaxed > 0 {
-		fmt.Fprintf(bw, ", %d PARCS relaxed", m.Relaxed)
+		matching = append(matching, fmt.Sprintf("%d PARCS relaxed", m.Relaxed))
 	}
-	fmt.Fprintln(bw)
+	bw.WriteString("\n")
+	writeItems(bw, "Matching: ", "  ", matching, ", ")
 	if len(res.Warnings) > 0 {
 		fmt.Fprintln(bw, "\nWarnings:")
 		for _, w := range res.Warnings {
-			fmt.Fprintf(bw, "  - %s\n", w)
+			writeWrapped(bw, "  - ", "    ", w)
 		}
 	}
 	return bw.Flush()
@@ -160,9 +207,9 @@ func plural(n int, what string) string {
 	return fmt.Sprintf("%d %ss", n, what)
 }
 
-func writeInputs(w io.Writer, label string, paths []string) {
+func writeInputs(w *bufio.Writer, label string, paths []string) {
 	if len(paths) > 0 {
-		fmt.Fprintf(w, "%s: %s\n", label, strings.Join(paths, ", "))
+		writeItems(w, label+": ", "  ", paths, ", ")
 	}
 }
 
@@ -188,18 +235,24 @@ func signedPercent(part, whole int64) string {
 	return fmt.Sprintf("%+.2f%%", 100*float64(part)/float64(whole))
 }
 
-// framePath renders a root-first path as "a → b → c", eliding the middle of
-// long paths, and marking frame hot (if ≥ 0) with "*".
-func framePath(p []diff.Frame, hot int) string {
+// equalTotals reports normalizations that make the two sides' totals equal
+// by construction (share: 100% each; total: the base scaled to the new
+// runs' total), where the totals line would say nothing; the normalization
+// line gives the absolute totals instead.
+func equalTotals(res *diff.Result) bool {
+	m := res.Normalization.Mode
+	return m == diff.NormalizeShare || m == diff.NormalizeTotal
+}
+
+// framePath names a root-first path's frames (frameName), eliding the
+// middle of long paths, and marking frame hot (if ≥ 0) with "*".
+func framePath(p []diff.Frame, hot int, full bool) []string {
 	if len(p) == 0 {
-		return "(thread itself)"
+		return []string{"(thread itself)"}
 	}
 	names := make([]string, 0, maxPathFrames+1)
 	add := func(i int) {
-		name := p[i].Function
-		if name == "" {
-			name = "(unknown)"
-		}
+		name := frameName(p[i], full)
 		if i == hot {
 			name = "*" + name
 		}
@@ -209,20 +262,106 @@ func framePath(p []diff.Frame, hot int) string {
 		for i := range p {
 			add(i)
 		}
-		return strings.Join(names, " → ")
+		return names
 	}
 	head, tail := 4, maxPathFrames-4
 	for i := range head {
 		add(i)
 	}
 	skipped := len(p) - head - tail
-	mark := fmt.Sprintf("… %d frames …", skipped)
+	mark := "… " + plural(skipped, "frame") + " …"
 	if hot >= head && hot < len(p)-tail {
-		mark = fmt.Sprintf("… %d frames, *%s among them …", skipped, p[hot].Function)
+		mark = fmt.Sprintf("… %s, *%s among them …", plural(skipped, "frame"), frameName(p[hot], full))
 	}
 	names = append(names, mark)
 	for i := len(p) - tail; i < len(p); i++ {
 		add(i)
 	}
-	return strings.Join(names, " → ")
+	return names
+}
+
+// writePath writes first and a thread's path, "[thread] a → b → c", and
+// suffix. A path that does not fit on first's line starts on the next one
+// at indent, or right after first when first is only spaces; it breaks
+// before an arrow.
+func writePath(w *bufio.Writer, first, indent, thread string, names []string, suffix string) {
+	items := slices.Clone(names)
+	items[0] = "[" + thread + "] " + items[0]
+	items[len(items)-1] += suffix
+	if strings.TrimSpace(first) == "" {
+		indent = first
+	} else if utf8.RuneCountInString(first+strings.Join(items, " → ")) > textWidth {
+		w.WriteString(strings.TrimRight(first, " ") + "\n")
+		first = indent
+	}
+	writeItems(w, first, indent, items, " → ")
+}
+
+// writeWrapped writes first and text broken between words where a line
+// would pass textWidth, the following lines starting with indent.
+func writeWrapped(w *bufio.Writer, first, indent, text string) {
+	writeItems(w, first, indent, strings.Split(text, " "), " ")
+}
+
+// writeItems writes first and the items joined by sep, and a newline, in as
+// few lines within textWidth as it can (an item wider than a line gets one
+// of its own), of even lengths rather than a full line and a last word. The
+// following lines start with indent. A break replaces sep: a separator
+// that starts with a space ("→") begins the next line, as in "→ next";
+// one that does not (",") ends the line.
+func writeItems(w *bufio.Writer, first, indent string, items []string, sep string) {
+	lead := strings.HasPrefix(sep, " ")
+	mark := strings.TrimSpace(sep)
+	width := func(s string) int { return utf8.RuneCountInString(s) }
+	// breaks returns the indexes of the items that start a line when lines
+	// are filled up to limit columns.
+	breaks := func(limit int) []int {
+		var out []int
+		col := width(first)
+		for i, it := range items {
+			n := width(sep + it)
+			if i > 0 && col+n > limit {
+				out = append(out, i)
+				col = width(indent)
+				n = width(it)
+				if lead && mark != "" {
+					n += width(mark) + 1
+				}
+			}
+			col += n
+		}
+		return out
+	}
+	br := breaks(textWidth)
+	if len(br) > 0 {
+		// The narrowest limit that needs no more lines evens them out.
+		lo, hi := 1, textWidth
+		for lo < hi {
+			if mid := (lo + hi) / 2; len(breaks(mid)) <= len(br) {
+				hi = mid
+			} else {
+				lo = mid + 1
+			}
+		}
+		br = breaks(lo)
+	}
+	w.WriteString(first)
+	for i, it := range items {
+		switch {
+		case len(br) > 0 && br[0] == i:
+			br = br[1:]
+			if !lead {
+				w.WriteString(mark)
+			}
+			w.WriteString("\n")
+			w.WriteString(indent)
+			if lead && mark != "" {
+				w.WriteString(mark + " ")
+			}
+		case i > 0:
+			w.WriteString(sep)
+		}
+		w.WriteString(it)
+	}
+	w.WriteString("\n")
 }

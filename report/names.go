@@ -43,19 +43,26 @@ func shortFunc(name string) string {
 	return strings.Join(parts[len(parts)-2:], ".") + tail
 }
 
-// pathNames returns the function names of a path, shortened with shortFunc
-// when short is set; an empty name shows as "(unknown)".
-func pathNames(p []diff.Frame, short bool) []string {
+// frameName is how every diff report names a frame: by default its short
+// name (shortFunc), which is what tells functions apart in a path
+// ("example.checkRules" rather than the whole import path on every frame,
+// as pprof's graphs show them); its whole name when full is set, as JSON
+// always gives it. A frame without a name is "(unknown)".
+func frameName(f diff.Frame, full bool) string {
+	switch {
+	case f.Function == "":
+		return "(unknown)"
+	case full:
+		return f.Function
+	}
+	return shortFunc(f.Function)
+}
+
+// pathNames returns the names of a path's frames (frameName).
+func pathNames(p []diff.Frame, full bool) []string {
 	out := make([]string, len(p))
 	for i, f := range p {
-		switch {
-		case f.Function == "":
-			out[i] = "(unknown)"
-		case short:
-			out[i] = shortFunc(f.Function)
-		default:
-			out[i] = f.Function
-		}
+		out[i] = frameName(f, full)
 	}
 	return out
 }

@@ -27,6 +27,7 @@ type diffOptions struct {
 	callSites        bool
 	alpha            float64
 	norm             normalizeFlags
+	names            diffNames
 	// sink, when set, receives the comparison and the runs' trees (base
 	// runs first) instead of the comparison being written: ctdiff report
 	// runs its components through this command, so their verdicts are
@@ -101,6 +102,8 @@ Exit codes: 0 success, 1 with --fail-on-regression when a cause was found, 2 on 
 	fl.StringVarP(&o.output, "output", "o", "", "output file (default stdout)")
 	fl.BoolVar(&o.failOnRegression, "fail-on-regression", false, "exit with status 1 when a regression cause is found")
 	fl.IntVar(&o.top, "top", diff.DefaultTop, "ranked paths (and weight differences) to report")
+	fl.BoolVar(&o.names.allPaths, "all-paths", false, "text report: also list the ranked paths that cost less than --min-delta (counted, not listed, by default)")
+	fl.BoolVar(&o.names.full, "full-names", false, "text and markdown reports: name functions in full (Go import paths, Java packages) instead of example.checkRules")
 	fl.BoolVar(&o.noPrune, "no-prune", false, "keep anonymous, empty and one-letter frames (ZAM prunes them)")
 	fl.BoolVar(&o.callSites, "call-sites", false, "distinguish calls from different lines of the caller (PARCS call-site CCT)")
 	fl.Float64Var(&o.alpha, "alpha", diff.DefaultAlpha, "with --aggregate stats, the chance of any false cause (family-wise error rate)")
@@ -212,7 +215,7 @@ func runDiff(s *streams, o *diffOptions, oldArg, newArg string) error {
 		o.sink(res, all)
 		return nil
 	}
-	if err := writeDiff(s, res, o.format, o.output); err != nil {
+	if err := writeDiff(s, res, o.format, o.output, o.names); err != nil {
 		return err
 	}
 	if o.format != "text" || (o.output != "" && o.output != "-") {

@@ -138,3 +138,44 @@ func TestDiffParcsWarnsWithoutTimestamps(t *testing.T) {
 		t.Errorf("stderr %q", errOut)
 	}
 }
+
+// The README's excerpt of the example's text report is verbatim: every
+// line of its output blocks in "Comparing runs" ("..." aside) is a line of
+// the report.
+func TestDiffExampleREADME(t *testing.T) {
+	out, errOut, code := ctdiff("diff", exampleOld, exampleNew)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	have := map[string]bool{}
+	for _, l := range strings.Split(out, "\n") {
+		have[l] = true
+	}
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sec, ok := strings.Cut(string(readme), "## Comparing runs (`ctdiff diff`)\n")
+	if !ok {
+		t.Fatal("README has no section Comparing runs")
+	}
+	sec, _, _ = strings.Cut(sec, "\n### ") // the next subsection quotes go tool pprof
+	checked := 0
+	for i, block := range strings.Split(sec, "```") {
+		if i%2 == 0 || strings.HasPrefix(block, "sh\n") {
+			continue
+		}
+		for _, l := range strings.Split(strings.Trim(block, "\n"), "\n") {
+			if l == "..." {
+				continue
+			}
+			checked++
+			if !have[l] {
+				t.Errorf("README line not in the example's report:\n%s", l)
+			}
+		}
+	}
+	if checked < 5 {
+		t.Errorf("checked %d README lines", checked)
+	}
+}

@@ -62,8 +62,11 @@ func outputFormat(flagSet bool, format, output, def string, allowed []string) (s
 // needsTree reports whether a diff format draws the whole matched tree.
 func needsTree(format string) bool { return format == "pprof" || format == "html" }
 
+// diffNames are the naming flags of the text and Markdown reports.
+type diffNames struct{ full, allPaths bool }
+
 // writeDiff writes a comparison in a format of diffFormats.
-func writeDiff(s *streams, res *diff.Result, format, output string) error {
+func writeDiff(s *streams, res *diff.Result, format, output string, names diffNames) error {
 	write := func(w io.Writer) error {
 		switch format {
 		case "json":
@@ -73,11 +76,11 @@ func writeDiff(s *streams, res *diff.Result, format, output string) error {
 		case "pprof":
 			return report.WriteDiffPprof(w, res)
 		case "markdown":
-			return report.WriteDiffMarkdown(w, res, report.DiffMarkdownOptions{})
+			return report.WriteDiffMarkdown(w, res, report.DiffMarkdownOptions{FullNames: names.full})
 		case "html":
 			return report.WriteDiffHTML(w, res, report.DiffHTMLOptions{})
 		}
-		return report.WriteDiffText(w, res, report.DiffTextOptions{})
+		return report.WriteDiffText(w, res, report.DiffTextOptions{FullNames: names.full, AllPaths: names.allPaths})
 	}
 	if format == "pprof" || format == "html" {
 		// Built in memory first: nothing partial reaches stdout.

@@ -152,7 +152,9 @@ func TestDiffPprofInGoToolPprof(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	m := regexp.MustCompile(`(?m)^  1\. \+(\S+) regressed .*\n +\[[^\]]*\] .* → (\S+)$`).FindStringSubmatch(text)
+	// Paths wrap before an arrow: join them again.
+	unwrapped := regexp.MustCompile(`\n +→ `).ReplaceAllString(text, " → ")
+	m := regexp.MustCompile(`(?m)^  1\. \+(\S+) regressed .*\n +\[[^\]]*\] .* → (\S+)$`).FindStringSubmatch(unwrapped)
 	if m == nil {
 		t.Fatalf("no first cause in the text report:\n%s", text)
 	}
