@@ -122,7 +122,7 @@ func collapsedSplit(line []byte, lineNo int) (int64, []byte, error) {
 	val = bytes.TrimSuffix(bytes.TrimPrefix(val, []byte("[")), []byte("]"))
 	n, err := strconv.ParseInt(string(val), 10, 64)
 	if err != nil || n < 0 {
-		return 0, nil, LineError(lineNo, "expected a non-negative integer count at the end, found %q", line[sp+1:])
+		return 0, nil, LineError(lineNo, "expected a non-negative integer count at the end, found %q", textExcerpt(line[sp+1:]))
 	}
 	if len(frames) == 0 {
 		return 0, nil, LineError(lineNo, "expected a stack before the count %d", n)
