@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"math"
 	"slices"
 
 	"github.com/ctdiff/ctdiff/cct"
@@ -89,10 +90,12 @@ next:
 // this pair's noise — sampling and run-to-run jitter together — as a
 // function of size. A within-run bootstrap would see sampling noise but not
 // a run that is 5% slower throughout, which is what makes one-run diffs
-// call noise a regression. ok is false when no prior could be fitted with a
-// single run on a side: nothing can be tested, and the caller reports the
-// nodes above μ as untested.
-func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64) (g *graph, oneRun []int32, ok bool) {
+// call noise a regression. model is modelNone when no prior could be fitted with a
+// single run on a side and no sampling period to fall back on
+// (samplingPrior): nothing can be tested (modelNone), and the caller
+// reports the nodes above μ as untested. period is the runs' mean value per sample, 0 when
+// unknown.
+func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, period float64) (g *graph, oneRun []int32, model noiseModel) {
 	n := u.len()
 	runs := u.runs
 	nNew := runs - nBase
@@ -119,8 +122,15 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64) (g *
 		}
 	}
 	pr := fitNodePrior(u, nBase, m)
-	if pr == nil && min(nBase, nNew) < 2 {
-		return nil, nil, false
+	model = modelRuns
+	if min(nBase, nNew) < 2 {
+		model = modelPair
+		if pr == nil {
+			if pr = samplingPrior(period); pr == nil {
+				return nil, nil, modelNone
+			}
+			model = modelSampling
+		}
 	}
 	// With one run on a side, what a single pair cannot tell from noise is
 	// left untested rather than called a regression (issue 17): a
@@ -266,8 +276,18 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64) (g *
 			family[selfOf[h.x]-1].Of = OfSelf
 		}
 	}
-	return g, untestedAbove(u, oneRun, m), true
+	return g, untestedAbove(u, oneRun, m), model
 }
+
+// A noiseModel says what statsGraph's tests took the noise from.
+type noiseModel int
+
+const (
+	modelNone     noiseModel = iota // nothing: no test was made
+	modelRuns                       // the runs' own variance, two or more a side
+	modelPair                       // one pair's differences over all nodes
+	modelSampling                   // sampling noise from the period, and 10% jitter
+)
 
 // untestedAbove keeps the nodes that grew by μ (or, absent from the base,
 // cost μ) — the ones a threshold would have called causes.
@@ -325,6 +345,21 @@ func fitNodePrior(u *union, nBase int, m float64) *prior {
 		}
 	}
 	return fitPrior(means, vars, float64(runs-2))
+}
+
+// samplingPrior is the noise model of a single pair too small to fit one
+// on (fewer than minPairPriorNodes calling contexts, as in a 2 s Go
+// profile): Poisson sampling noise from the sampling period, period·v for a
+// node of value v, as issue 17 asks ("a profile with N samples in a node
+// cannot resolve a change below a few √N"), plus run-to-run jitter at the
+// most the pair fit may claim (maxPairJitter), since one run shows none of
+// it. nil when the profiles count no samples.
+func samplingPrior(period float64) *prior {
+	if !(period > 0) {
+		return nil
+	}
+	c := math.Log(period)
+	return &prior{d0: maxPriorDF, c: c, logVStar: c - 2*math.Log(maxPairJitter)}
 }
 
 // maxPairJitter caps the run-to-run jitter (coefficient of variation of a

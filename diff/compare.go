@@ -166,11 +166,11 @@ func Compare(base, nw []*cct.Tree, opts Options) (*Result, error) {
 			res.warn("one run per side: nothing to intersect, so noise is not filtered and the nodes above μ are untested; record 2-4 runs per side (ZAM Section 6), or use --aggregate stats, which models one pair's noise")
 		}
 	default:
-		var ok bool
-		g, oneRun, ok = statsGraph(u, kt, len(bRuns), res.MinDelta, o.Alpha)
+		var model noiseModel
+		g, oneRun, model = statsGraph(u, kt, len(bRuns), res.MinDelta, o.Alpha, meanPeriod(runs))
 		res.Matchers = um.counts
 		switch {
-		case !ok:
+		case model == modelNone:
 			untestedGraph = true
 			if nz.relaxesAncestors() {
 				g = relaxedThresholdGraph(u, kt, res.MinDelta)
@@ -178,8 +178,10 @@ func Compare(base, nw []*cct.Tree, opts Options) (*Result, error) {
 				g = thresholdGraph(u, kt, res.MinDelta)
 			}
 			res.warn("%d base and %d new runs, and too few calling contexts to model one run's noise: the nodes above μ are untested, not regressions; record 3 or more runs per side", len(bRuns), len(nRuns))
-		case min(len(bRuns), len(nRuns)) == 1:
+		case model == modelPair:
 			res.warn("one run on a side: the tests model noise from how all calling contexts of this pair differ (sampling and run-to-run jitter by size), not from repeated runs; record 3 or more runs per side for a verdict that does not rest on that model")
+		case model == modelSampling:
+			res.warn("one run on a side and too few calling contexts to model its noise from the pair: the tests assume sampling noise (a node of N samples varies by √N) and up to %.0f%% run-to-run jitter; record 3 or more runs per side", 100*maxPairJitter)
 		case min(len(bRuns), len(nRuns)) == 2:
 			res.warn("2 runs per side give the significance test little power; 3 or more per side are recommended")
 		}
@@ -329,4 +331,16 @@ func untestedCauses(u *union, kt *keyTable, xs []int32) []Cause {
 		return comparePathFrames(a.Path, b.Path)
 	})
 	return out
+}
+
+// meanPeriod is the runs' mean value per sample, 0 when any run has none.
+func meanPeriod(runs []*run) float64 {
+	sum := 0.0
+	for _, r := range runs {
+		if r.period <= 0 {
+			return 0
+		}
+		sum += r.period
+	}
+	return sum / float64(len(runs))
 }

@@ -289,6 +289,7 @@ func normalize(nz *Normalization, base, nw []*run, bench *benchIterations, res *
 
 // scale multiplies every value of the run by f.
 func (r *run) scale(f float64) {
+	r.period *= f
 	if f == 1 {
 		return
 	}

@@ -71,6 +71,10 @@ type run struct {
 	fkey, nkey []key
 	// total and self are the metric's values per node.
 	total, self []int64
+	// period is the metric's value per sample (the sampling interval of a
+	// CPU profile), from the root's total and sample count; 0 when the
+	// tree counts no samples. Normalization scales it with the values.
+	period float64
 	// toU maps each node to its union-tree node.
 	toU []int32
 	// The tree's child lists in one array, node after node (node n's
@@ -146,6 +150,7 @@ func (r *run) index(m Metric) {
 		}
 	}
 	r.kidStart[len(t.Nodes)] = int32(len(r.kids))
+	r.period = samplePeriod(t, r.total[cct.RootID])
 	// Threads and the root count busy time only: "(idle)" is the absence of
 	// work, and a longer recording (or a thread waiting on a slower one)
 	// grows it without anything regressing. The idle nodes keep their own
@@ -188,3 +193,19 @@ func (r *run) childKeys(n int32, cs []int64, callSites bool) ([]key, []int64) {
 func (r *run) depth(n int32) int32 { return r.t.Nodes[n].Depth }
 
 func (r *run) callSite(n int32) int64 { return r.t.Frames[r.t.Nodes[n].Frame].CallSite }
+
+// samplePeriod is the value per sample of a tree whose root totals value
+// (in the metric) and a count of samples ("samples/count" or any count
+// sample type); 0 when it has none.
+func samplePeriod(t *cct.Tree, value int64) float64 {
+	for k, vt := range t.SampleTypes {
+		if vt.Unit != "count" {
+			continue
+		}
+		if n := t.Total(cct.RootID)[k]; n > 0 && value > 0 {
+			return float64(value) / float64(n)
+		}
+		return 0
+	}
+	return 0
+}

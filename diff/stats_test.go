@@ -184,7 +184,7 @@ func TestStatsFewRunsWarnings(t *testing.T) {
 		base, new []*cct.Tree
 		want      string
 	}{
-		{"one new run", two, one, "2 base and 1 new runs, and too few calling contexts to model one run's noise: the nodes above μ are untested"},
+		{"one new run", two, one, "the tests assume sampling noise (a node of N samples varies by √N) and up to 10% run-to-run jitter"},
 		{"two runs per side", two, two, "2 runs per side give the significance test little power"},
 	} {
 		res := compare(t, tt.base, tt.new, Options{})

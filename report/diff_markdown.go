@@ -44,9 +44,16 @@ func WriteDiffMarkdown(w io.Writer, res *diff.Result, o DiffMarkdownOptions) err
 	val := func(v int64) string { return FormatValue(v, u) }
 	sval := func(v int64) string { return signed(FormatValue(v, u), v) }
 	change := res.New.Total - res.Base.Total
-	stats := res.Aggregate == diff.Stats && res.Base.Runs >= 2 && res.New.Runs >= 2
+	stats := tested(res)
 
-	if len(res.Causes) == 0 {
+	if len(res.Causes) == 0 && len(res.Untested) > 0 {
+		fmt.Fprintf(bw, "### ctdiff: no tested regression\n\n")
+		if stats {
+			fmt.Fprintf(bw, "No function grew by %s or more with significance.", val(res.MinDelta))
+		} else {
+			bw.WriteString("Nothing could be tested.")
+		}
+	} else if len(res.Causes) == 0 {
 		fmt.Fprintf(bw, "### ctdiff: no regression\n\nNo function grew by %s or more", val(res.MinDelta))
 		if stats {
 			bw.WriteString(" with significance")
@@ -65,6 +72,7 @@ func WriteDiffMarkdown(w io.Writer, res *diff.Result, o DiffMarkdownOptions) err
 			val(res.Base.Total), val(res.New.Total), sval(change), signedPercent(change, res.Base.Total), TotalExcludes(res),
 			runs(res.Base.Runs, "base"), runs(res.New.Runs, "new"))
 	}
+	bw.WriteString(untestedMarkdown(res, o.FullNames))
 	method := string(res.Aggregate)
 	if res.Aggregate == diff.Stats {
 		method += fmt.Sprintf(" (per-node tests, Holm α=%g)", res.Alpha)
@@ -108,6 +116,11 @@ func WriteDiffMarkdown(w io.Writer, res *diff.Result, o DiffMarkdownOptions) err
 		}
 		if n := len(res.Causes) - len(causes); n > 0 {
 			fmt.Fprintf(bw, "\n%s more in the full report.\n", plural(n, "cause"))
+		}
+		for i, c := range causes {
+			if c.Spread != nil {
+				fmt.Fprintf(bw, "\nCause %d is spread: %s.\n", i+1, mdText(spreadSummary(c.Spread, o.FullNames)))
+			}
 		}
 		writeCausePaths(bw, causes)
 	}

@@ -96,8 +96,15 @@ func WriteDiffText(w io.Writer, res *diff.Result, o DiffTextOptions) error {
 	}
 	fmt.Fprintf(bw, "\nRegression causes: %d%s\n", len(res.Causes), more(len(res.Causes), o.MaxCauses))
 	if len(res.Causes) == 0 {
-		fmt.Fprintf(bw, "  none: no function grew by %s or more", val(res.MinDelta))
-		if res.Aggregate == diff.Stats && res.Base.Runs >= 2 && res.New.Runs >= 2 {
+		switch {
+		case len(res.Untested) > 0 && !tested(res):
+			fmt.Fprintf(bw, "  none tested: %s grew by %s or more, untested (below)", plural(len(res.Untested), "node"), val(res.MinDelta))
+		case len(res.Untested) > 0:
+			fmt.Fprintf(bw, "  none: no function grew by %s or more with significance; %s untested (below)", val(res.MinDelta), plural(len(res.Untested), "node"))
+		default:
+			fmt.Fprintf(bw, "  none: no function grew by %s or more", val(res.MinDelta))
+		}
+		if tested(res) && len(res.Untested) == 0 {
 			fmt.Fprint(bw, " with significance")
 		}
 		fmt.Fprintln(bw)
@@ -105,14 +112,18 @@ func WriteDiffText(w io.Writer, res *diff.Result, o DiffTextOptions) error {
 	for i, c := range res.Causes[:min(len(res.Causes), o.MaxCauses)] {
 		head := []string{fmt.Sprintf("%3d. %s %s", i+1, sval(c.Delta), c.Kind), val(c.Base) + " → " + val(c.New)}
 		if s := c.Stats; s != nil {
-			head = append(head, fmt.Sprintf("95%% CI %s..%s, adjusted p %.2g (%s)", sval(s.Low), sval(s.High), s.Q, s.Name))
+			head = append(head, fmt.Sprintf("95%% CI %s..%s, adjusted p %.2g (%s)", sval(s.Low), sval(s.High), s.Q, testLabel(s)))
 		}
 		writeItems(bw, "", "     ", head, "  ")
 		writePath(bw, "     ", "", c.Thread, path(c.Path, -1), "")
 		if n := len(c.Path); n > 0 && c.Path[n-1].File != "" {
 			fmt.Fprintf(bw, "     in %s\n", c.Path[n-1].File)
 		}
+		if c.Spread != nil {
+			writeSpreadText(bw, c, full, sval)
+		}
 	}
+	writeUntestedText(bw, res, o.MaxCauses, path, val, sval)
 
 	shown := res.RankedPaths
 	if !o.AllPaths {

@@ -81,7 +81,7 @@ func TestDiffOutputFile(t *testing.T) {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 	// One run per side: the report and stderr both say so.
-	if !strings.Contains(errOut, "ctdiff: warning: stats needs at least 2 runs per side") {
+	if !strings.Contains(errOut, "ctdiff: warning: one run on a side") {
 		t.Errorf("stderr %q lacks the one-run warning", errOut)
 	}
 	b, err := os.ReadFile(path)
