@@ -22,6 +22,7 @@ type diffOptions struct {
 	format           string
 	output           string
 	failOnRegression bool
+	failOnUntested   bool
 	top              int
 	noPrune          bool
 	callSites        bool
@@ -100,7 +101,8 @@ Exit codes: 0 success, 1 with --fail-on-regression when a cause was found, 2 on 
 	fl.StringVar(&o.metric, "metric", "", "sample type to compare (default: the profiles' default, else the last), or latency / latency-aggressive for latencies inferred from timestamped stacks")
 	fl.StringVar(&o.format, "format", "", "text, json (schema ctdiff.diff/v1), dot (the critical graph), pprof (new − base in pprof's diff convention), markdown or html (default: from -o's extension, else text)")
 	fl.StringVarP(&o.output, "output", "o", "", "output file (default stdout)")
-	fl.BoolVar(&o.failOnRegression, "fail-on-regression", false, "exit with status 1 when a regression cause is found")
+	fl.BoolVar(&o.failOnRegression, "fail-on-regression", false, "exit with status 1 when a regression cause is found (tested causes only: nodes above --min-delta that no test could judge do not count)")
+	fl.BoolVar(&o.failOnUntested, "fail-on-untested", false, "with --fail-on-regression, also exit 1 for nodes above --min-delta that could not be tested (threshold-only gating, e.g. one run per side)")
 	fl.IntVar(&o.top, "top", diff.DefaultTop, "ranked paths (and weight differences) to report")
 	fl.BoolVar(&o.names.allPaths, "all-paths", false, "text report: also list the ranked paths that cost less than --min-delta (counted, not listed, by default)")
 	fl.BoolVar(&o.names.full, "full-names", false, "text and markdown reports: name functions in full (Go import paths, Java packages) instead of example.checkRules")
@@ -224,6 +226,12 @@ func runDiff(s *streams, o *diffOptions, oldArg, newArg string) error {
 			fmt.Fprintf(s.Err, "ctdiff: warning: %s\n", oneline.Escape(w))
 		}
 	}
+	if o.failOnRegression && o.failOnUntested && len(res.Causes) == 0 && len(res.Untested) > 0 {
+		c := res.Untested[0]
+		fmt.Fprintf(s.Err, "ctdiff: regression (untested, --fail-on-untested): %d node(s) above the threshold, the largest %s +%s in %s\n",
+			len(res.Untested), c.Kind, report.FormatValue(c.Delta, res.Unit), causeWhere(c))
+		return errRegression
+	}
 	if o.failOnRegression && len(res.Causes) > 0 {
 		c := res.Causes[0]
 		where := c.Thread
@@ -268,4 +276,12 @@ func loadSides(s *streams, o *diffOptions, args [2]string, copts cct.Options) ([
 		}
 	}
 	return sides, nil
+}
+
+// causeWhere names a cause's lowest function, or its thread.
+func causeWhere(c diff.Cause) string {
+	if n := len(c.Path); n > 0 {
+		return oneline.Escape(c.Path[n-1].Function)
+	}
+	return oneline.Escape(c.Thread)
 }

@@ -179,3 +179,33 @@ func TestDiffExampleREADME(t *testing.T) {
 		t.Errorf("checked %d README lines", checked)
 	}
 }
+
+// One run per side (issue 17): noise is not a regression, and nodes no test
+// could judge fail a gate only when asked.
+func TestDiffOneRunVerdicts(t *testing.T) {
+	dir := t.TempDir()
+	// 200 samples: μ is 1%, 2 samples, and layout's 4 → 7 passes it.
+	base := writeFile(t, dir, "base.folded", "main;parse 120\nmain;render 76\nmain;render;layout 4\n")
+	nw := writeFile(t, dir, "new.folded", "main;parse 120\nmain;render 76\nmain;render;layout 7\n")
+	added := writeFile(t, dir, "added.folded", "main;parse 120\nmain;render 76\nmain;render;layout 4\nmain;validate 100\n")
+	for _, tt := range []struct {
+		name     string
+		args     []string
+		code     int
+		stderr   string
+		noStderr string
+	}{
+		{"4 → 7 samples is no cause", []string{base, nw, "--fail-on-regression"}, exitOK, "one run on a side", "regression:"},
+		{"untested does not fail the gate", []string{base, added, "--aggregate", "intersect", "--fail-on-regression"}, exitOK, "untested", "regression"},
+		{"unless asked", []string{base, added, "--aggregate", "intersect", "--fail-on-regression", "--fail-on-untested"}, exitRegression, "regression (untested, --fail-on-untested): 1 node(s) above the threshold, the largest added +100 in validate", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append([]string{"diff"}, tt.args...)
+			args = append(args, "-o", filepath.Join(t.TempDir(), "r.json"))
+			_, errOut, code := ctdiff(args...)
+			if code != tt.code || !strings.Contains(errOut, tt.stderr) || tt.noStderr != "" && strings.Contains(errOut, tt.noStderr) {
+				t.Errorf("exit %d, stderr %q; want %d, stderr with %q and without %q", code, errOut, tt.code, tt.stderr, tt.noStderr)
+			}
+		})
+	}
+}
