@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode"
 
 	"github.com/ctdiff/ctdiff/diff"
 )
@@ -207,12 +208,12 @@ func causeName(c diff.Cause, full bool) string {
 
 // mdCode returns s as a Markdown code span: a fence longer than any run of
 // backquotes in s, padded when s starts or ends with one, control
-// characters as spaces, and in table cells "|" escaped (GFM splits cells at
+// characters (C0, DEL, C1) as spaces, and in table cells "|" escaped (GFM splits cells at
 // a bare "|" even inside code spans). Inside a code span nothing is markup,
 // HTML or an autolink.
 func mdCode(s string, table bool) string {
 	s = strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || r == '\u2028' || r == '\u2029' {
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' { // C0, DEL and C1 (the 8-bit CSI)
 			return ' '
 		}
 		return r
@@ -257,7 +258,7 @@ func mdText(s string) string {
 			b.WriteString("&gt;")
 		case r == '&':
 			b.WriteString("&amp;")
-		case r < 0x20 || r == 0x7f || r == '\u2028' || r == '\u2029':
+		case unicode.IsControl(r) || r == '\u2028' || r == '\u2029':
 			b.WriteByte(' ')
 		case strings.ContainsRune("\\`*_[]|~", r):
 			b.WriteByte('\\')

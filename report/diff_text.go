@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -52,16 +51,16 @@ func WriteDiffText(w io.Writer, res *diff.Result, o DiffTextOptions) error {
 	full := o.FullNames
 	path := func(p []diff.Frame, hot int) []string { return framePath(p, hot, full) }
 
-	fmt.Fprintf(bw, "ctdiff diff: %s, %s vs %s\n", res.Metric, runs(res.Base.Runs, "base"), runs(res.New.Runs, "new"))
+	fmt.Fprintf(bw, "ctdiff diff: %s, %s vs %s\n", textName(res.Metric), runs(res.Base.Runs, "base"), runs(res.New.Runs, "new"))
 	writeInputs(bw, "Base", res.Base.Profiles)
 	writeInputs(bw, "New", res.New.Profiles)
 	change := res.New.Total - res.Base.Total
-	writeWrapped(bw, "Normalization: ", "  ", NormalizationSummary(res))
+	writeWrapped(bw, "Normalization: ", "  ", textName(NormalizationSummary(res)))
 	if !equalTotals(res) {
 		fmt.Fprintf(bw, "Total: %s → %s (%s, %s)%s\n", val(res.Base.Total), val(res.New.Total), sval(change), signedPercent(change, res.Base.Total), TotalExcludes(res))
 	}
 	if g := GoRuntimeSummary(res, full); g != "" {
-		writeWrapped(bw, "GC/runtime: ", "  ", g)
+		writeWrapped(bw, "GC/runtime: ", "  ", textName(g))
 	}
 	method := string(res.Aggregate)
 	if res.Aggregate == diff.Stats {
@@ -84,7 +83,7 @@ func WriteDiffText(w io.Writer, res *diff.Result, o DiffTextOptions) error {
 		fmt.Sprintf("matching score %.2f%%", ov.Score)}, ", ")
 	fmt.Fprintf(bw, "Critical graph: %d of %d nodes\n", res.CriticalGraphNodes, res.TreeNodes)
 
-	if lines := BenchmarkSummary(res); len(lines) > 0 {
+	if lines := textNames(BenchmarkSummary(res)); len(lines) > 0 {
 		bw.WriteString("\n")
 		for _, l := range lines {
 			indent := "  "
@@ -117,7 +116,7 @@ func WriteDiffText(w io.Writer, res *diff.Result, o DiffTextOptions) error {
 		writeItems(bw, "", "     ", head, "  ")
 		writePath(bw, "     ", "", c.Thread, path(c.Path, -1), "")
 		if n := len(c.Path); n > 0 && c.Path[n-1].File != "" {
-			fmt.Fprintf(bw, "     in %s\n", c.Path[n-1].File)
+			fmt.Fprintf(bw, "     in %s\n", textName(c.Path[n-1].File))
 		}
 		if c.Spread != nil {
 			writeSpreadText(bw, c, full, sval)
@@ -156,7 +155,7 @@ func WriteDiffText(w io.Writer, res *diff.Result, o DiffTextOptions) error {
 		}
 		fmt.Fprintf(bw, "%3d. %s", p.Rank, sval(p.Cost))
 		if hot >= 0 {
-			fmt.Fprintf(bw, "  (hottest %s %s)", frameName(frames[hot], full), sval(p.Path[hot].Cost))
+			fmt.Fprintf(bw, "  (hottest %s %s)", textName(frameName(frames[hot], full)), sval(p.Path[hot].Cost))
 		}
 		bw.WriteString("\n")
 		writePath(bw, "     ", "", p.Thread, path(frames, hot), "")
@@ -203,7 +202,7 @@ func WriteDiffText(w io.Writer, res *diff.Result, o DiffTextOptions) error {
 	if len(res.Warnings) > 0 {
 		fmt.Fprintln(bw, "\nWarnings:")
 		for _, w := range res.Warnings {
-			writeWrapped(bw, "  - ", "    ", w)
+			writeWrapped(bw, "  - ", "    ", textName(w))
 		}
 	}
 	return bw.Flush()
@@ -220,7 +219,7 @@ func plural(n int, what string) string {
 
 func writeInputs(w *bufio.Writer, label string, paths []string) {
 	if len(paths) > 0 {
-		writeItems(w, label+": ", "  ", paths, ", ")
+		writeItems(w, label+": ", "  ", textNames(paths), ", ")
 	}
 }
 
@@ -296,8 +295,8 @@ func framePath(p []diff.Frame, hot int, full bool) []string {
 // at indent, or right after first when first is only spaces; it breaks
 // before an arrow.
 func writePath(w *bufio.Writer, first, indent, thread string, names []string, suffix string) {
-	items := slices.Clone(names)
-	items[0] = "[" + thread + "] " + items[0]
+	items := textNames(names)
+	items[0] = "[" + textName(thread) + "] " + items[0]
 	items[len(items)-1] += suffix
 	if strings.TrimSpace(first) == "" {
 		indent = first

@@ -38,35 +38,35 @@ func WriteReleaseText(w io.Writer, rel *Release, o ReleaseOptions) error {
 	fmt.Fprintf(bw, "%s\n\n", ImpactDefinition)
 	for i, c := range rel.Components {
 		res := c.Result
-		fmt.Fprintf(bw, "%2d. %-9s %s [%s]  %s  impact %s\n", i+1, c.Verdict, c.Name, c.Ecosystem.Title(),
+		fmt.Fprintf(bw, "%2d. %-9s %s [%s]  %s  impact %s\n", i+1, c.Verdict, textName(c.Name), c.Ecosystem.Title(),
 			totalsLine(res), signedPct(c.Impact))
 	}
 	for i, c := range rel.Components {
 		res := c.Result
-		fmt.Fprintf(bw, "\n== %d. %s: %s\n", i+1, c.Name, c.Verdict)
-		fmt.Fprintf(bw, "%s.\n", c.Why)
+		fmt.Fprintf(bw, "\n== %d. %s: %s\n", i+1, textName(c.Name), c.Verdict)
+		fmt.Fprintf(bw, "%s.\n", textName(c.Why))
 		if c.Source != "" {
-			fmt.Fprintf(bw, "Compared: %s\n", c.Source)
+			fmt.Fprintf(bw, "Compared: %s\n", textName(c.Source))
 		}
-		fmt.Fprintf(bw, "Total %s: %s, %s vs %s; min delta %s; normalization %s\n", res.Metric, totalsLine(res),
-			runs(res.Base.Runs, "base"), runs(res.New.Runs, "new"), FormatValue(res.MinDelta, res.Unit), NormalizationSummary(res))
+		fmt.Fprintf(bw, "Total %s: %s, %s vs %s; min delta %s; normalization %s\n", textName(res.Metric), totalsLine(res),
+			runs(res.Base.Runs, "base"), runs(res.New.Runs, "new"), FormatValue(res.MinDelta, res.Unit), textName(NormalizationSummary(res)))
 		shown := c.Causes[:min(len(c.Causes), o.maxCauses())]
 		for _, cr := range shown {
 			fmt.Fprintf(bw, "  #%d %s %s  %s → %s%s\n", cr.N, causeDelta(res, cr.Cause), cr.Kind,
 				FormatValue(cr.Base, res.Unit), FormatValue(cr.New, res.Unit), causeStats(res, cr.Cause))
-			fmt.Fprintf(bw, "     %s\n     [%s] %s\n", cr.Full, cr.Thread, partsPath(cr.Parts))
+			fmt.Fprintf(bw, "     %s\n     [%s] %s\n", textName(cr.Full), textName(cr.Thread), textName(partsPath(cr.Parts)))
 		}
 		if n := len(c.Causes) - len(shown); n > 0 {
 			fmt.Fprintf(bw, "  ... %s more (ctdiff diff lists them)\n", plural(n, "cause"))
 		}
 		for _, g := range c.Runtime {
-			fmt.Fprintf(bw, "  runtime/VM: %s %s in %s\n", g.Group, signed(FormatValue(g.Delta, res.Unit), g.Delta), plural(len(g.Causes), "cause"))
+			fmt.Fprintf(bw, "  runtime/VM: %s %s in %s\n", textName(g.Group), signed(FormatValue(g.Delta, res.Unit), g.Delta), plural(len(g.Causes), "cause"))
 			for _, cr := range g.Causes {
-				fmt.Fprintf(bw, "    #%d %s %s%s\n", cr.N, causeDelta(res, cr.Cause), cr.Full, chargedTo(cr))
+				fmt.Fprintf(bw, "    #%d %s %s%s\n", cr.N, causeDelta(res, cr.Cause), textName(cr.Full), textName(chargedTo(cr)))
 			}
 		}
 		for _, w := range res.Warnings {
-			fmt.Fprintf(bw, "  warning: %s\n", w)
+			fmt.Fprintf(bw, "  warning: %s\n", textName(w))
 		}
 	}
 	return bw.Flush()

@@ -78,10 +78,7 @@ func WriteTreeText(w io.Writer, t *cct.Tree, o TreeOptions) error {
 		}
 	}
 
-	fmt.Fprintf(bw, "Type: %s\n", st)
-	if len(o.Inputs) > 0 {
-		fmt.Fprintf(bw, "Inputs: %s\n", strings.Join(o.Inputs, ", "))
-	}
+	writeTreeHeader(bw, st, o.Inputs)
 	view := o.View
 	if view == "" {
 		view = "top-down"
@@ -122,6 +119,14 @@ func WriteTreeText(w io.Writer, t *cct.Tree, o TreeOptions) error {
 	return bw.Flush()
 }
 
+// writeTreeHeader writes the sample type and the inputs.
+func writeTreeHeader(w io.Writer, st cct.ValueType, inputs []string) {
+	fmt.Fprintf(w, "Type: %s\n", textName(st.String()))
+	if len(inputs) > 0 {
+		fmt.Fprintf(w, "Inputs: %s\n", textName(strings.Join(inputs, ", ")))
+	}
+}
+
 // sortedChildren returns a node's children hottest first; the sort is
 // stable, so equal totals keep execution order.
 func sortedChildren(t *cct.Tree, id cct.NodeID, si int) []cct.NodeID {
@@ -139,18 +144,19 @@ func sortedChildren(t *cct.Tree, id cct.NodeID, si int) []cct.NodeID {
 	return kids
 }
 
-// nodeText is a node's label with its location: "name (file:line)".
+// nodeText is a node's label with its location, "name (file:line)",
+// escaped (textName).
 func nodeText(t *cct.Tree, id cct.NodeID) string {
 	n := t.Node(id)
 	f := t.Frames[n.Frame]
-	label := t.Label(id)
+	label := textName(t.Label(id))
 	if f.Kind != cct.KindFunction {
 		return "[" + label + "]"
 	}
 	if f.File == "" {
 		return label
 	}
-	loc := f.File
+	loc := textName(f.File)
 	if line := t.FrameInfo[n.Frame].Line; line > 0 {
 		loc += fmt.Sprintf(":%d", line)
 	}
@@ -175,16 +181,13 @@ func WriteFlatText(w io.Writer, t *cct.Tree, o TreeOptions) error {
 		}
 		return strings.Compare(a.Function, b.Function)
 	})
-	fmt.Fprintf(bw, "Type: %s\n", st)
-	if len(o.Inputs) > 0 {
-		fmt.Fprintf(bw, "Inputs: %s\n", strings.Join(o.Inputs, ", "))
-	}
+	writeTreeHeader(bw, st, o.Inputs)
 	fmt.Fprintf(bw, "View: flat; total %s; %d functions\n\n", FormatValue(total, st.Unit), len(flat))
 	fmt.Fprintf(bw, "%10s %7s %10s %7s\n", "self", "self%", "total", "total%")
 	for _, e := range flat {
-		name := e.Function
+		name := textName(e.Function)
 		if e.File != "" {
-			name += " (" + e.File + ")"
+			name += " (" + textName(e.File) + ")"
 		}
 		fmt.Fprintf(bw, "%10s %7s %10s %7s  %s\n",
 			FormatValue(e.Self[si], st.Unit), percent(e.Self[si], total),

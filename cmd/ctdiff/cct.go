@@ -207,7 +207,7 @@ func inferLatency(s *streams, t *cct.Tree, opts cct.LatencyOptions, paths []stri
 	}
 	for i, n := range samples {
 		if timed[i] < n {
-			fmt.Fprintf(s.Err, "ctdiff: %s: warning: %d of %d samples have no timestamp; they are in the tree but not in the latencies\n",
+			printLine(s.Err, "ctdiff: %s: warning: %d of %d samples have no timestamp; they are in the tree but not in the latencies",
 				paths[i], n-timed[i], n)
 		}
 	}

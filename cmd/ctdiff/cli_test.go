@@ -1,11 +1,15 @@
 package main
 
 import (
+	"bytes"
+	"fmt"
+	"github.com/google/pprof/profile"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // --version and -v print the version like `ctdiff version`; a flag error
@@ -170,5 +174,85 @@ func TestCCTDotNodeFraction(t *testing.T) {
 		if frac == "0.05" && !strings.Contains(out, `\n`+hidden[1]+` nodes below 5% of the total hidden"`) {
 			t.Errorf("the DOT title does not say that %s nodes are hidden, as the text does:\n%s", hidden[1], out[:min(len(out), 300)])
 		}
+	}
+}
+
+// hostilePprof is a gzipped Go-like CPU profile whose function, file and
+// thread names carry terminal escapes and newlines; slowNs is the time in
+// the function that regresses.
+func hostilePprof(t *testing.T, slowNs int64) []byte {
+	t.Helper()
+	p := &profile.Profile{SampleType: []*profile.ValueType{{Type: "cpu", Unit: "nanoseconds"}}}
+	loc := func(name, file string) *profile.Location {
+		fn := &profile.Function{ID: uint64(len(p.Function) + 1), Name: name, SystemName: name, Filename: file}
+		l := &profile.Location{ID: uint64(len(p.Location) + 1), Line: []profile.Line{{Function: fn, Line: 3}}}
+		p.Function, p.Location = append(p.Function, fn), append(p.Location, l)
+		return l
+	}
+	root := loc("main.main", "main.go")
+	work := loc("main.work\x1b]0;pwned\x07", "work\x1b[2J.go")
+	slow := loc("main.slow\nFORGED  1. +1h regressed", "slow\u009b2J.go")
+	labels := map[string][]string{"thread": {"worker\x1b[31m\nFORGED thread"}}
+	p.Sample = []*profile.Sample{
+		{Location: []*profile.Location{work, root}, Value: []int64{2e9}, Label: labels},
+		{Location: []*profile.Location{slow, work, root}, Value: []int64{slowNs}, Label: labels},
+	}
+	var b bytes.Buffer
+	if err := p.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// terminalSafe fails when output holds a control character other than the
+// newline ending its lines, or a line that a name started.
+func terminalSafe(t *testing.T, what, out string) {
+	t.Helper()
+	for i, r := range out {
+		if unicode.IsControl(r) && r != '\n' {
+			t.Errorf("%s: control character %U: %q", what, r, out[max(0, i-40):min(len(out), i+40)])
+			return
+		}
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(strings.TrimLeft(line, " │├└─"), "FORGED") {
+			t.Errorf("%s: a name started a line: %q", what, line)
+		}
+	}
+}
+
+// What cct, diff and report print, on stdout and stderr, escapes the
+// control characters of names from profiles, file names and manifests.
+func TestOutputsEscapeControlCharacters(t *testing.T) {
+	dir := t.TempDir()
+	oldP := writeFile(t, dir, "old\x1b]0;t\x07.pb.gz", string(hostilePprof(t, 1e8)))
+	newP := writeFile(t, dir, "new\nFORGED.pb.gz", string(hostilePprof(t, 2e9)))
+	toml := func(s string) string { // a TOML basic string
+		var b strings.Builder
+		for _, r := range s {
+			if r < 0x20 {
+				fmt.Fprintf(&b, "\\u%04x", r)
+			} else {
+				b.WriteRune(r)
+			}
+		}
+		return `"` + b.String() + `"`
+	}
+	manifest := writeFile(t, dir, "release.toml", "[[component]]\nname = "+toml("svc\x1b[2J\nFORGED")+"\nold = "+toml(oldP)+"\nnew = "+toml(newP)+"\n")
+	for _, args := range [][]string{
+		{"cct", oldP, newP},
+		{"cct", "--view", "bottom-up", newP},
+		{"cct", "--view", "flat", newP},
+		{"diff", "--fail-on-regression", "--match", "parcs", oldP, newP},
+		{"diff", "--fail-on-regression", "--format", "markdown", oldP, newP},
+		{"report", "--fail-on-regression", manifest},
+		{"report", "--format", "markdown", manifest},
+	} {
+		out, errOut, code := ctdiff(args...)
+		if code == exitError {
+			t.Fatalf("%q: exit %d: %s", args, code, errOut)
+		}
+		terminalSafe(t, fmt.Sprintf("%q stdout", args), out)
+		terminalSafe(t, fmt.Sprintf("%q stderr", args), errOut)
 	}
 }

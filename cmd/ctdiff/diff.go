@@ -203,7 +203,7 @@ func runDiff(s *streams, o *diffOptions, oldArg, newArg string) error {
 	}
 	if o.match == string(diff.PARCS) {
 		if untimed := append(sides[0].untimed, sides[1].untimed...); len(untimed) > 0 {
-			fmt.Fprintf(s.Err, "ctdiff: warning: --match parcs matches siblings by call order, which %s do not record (no timestamps): their order is first appearance in the file, so fewer calls match; --match zam does not depend on it\n",
+			printLine(s.Err, "ctdiff: warning: --match parcs matches siblings by call order, which %s do not record (no timestamps): their order is first appearance in the file, so fewer calls match; --match zam does not depend on it",
 				strings.Join(untimed, ", "))
 		}
 	}
@@ -223,7 +223,7 @@ func runDiff(s *streams, o *diffOptions, oldArg, newArg string) error {
 	if o.format != "text" || (o.output != "" && o.output != "-") {
 		// The report holds the warnings; say them where CI logs show them.
 		for _, w := range res.Warnings {
-			fmt.Fprintf(s.Err, "ctdiff: warning: %s\n", oneline.Escape(w))
+			printLine(s.Err, "ctdiff: warning: %s", w)
 		}
 	}
 	if o.failOnRegression && o.failOnUntested && len(res.Causes) == 0 && len(res.Untested) > 0 {
@@ -238,7 +238,7 @@ func runDiff(s *streams, o *diffOptions, oldArg, newArg string) error {
 		if n := len(c.Path); n > 0 {
 			where = c.Path[n-1].Function
 		}
-		fmt.Fprintf(s.Err, "ctdiff: regression: %d cause(s), the largest %s +%s in %s\n",
+		printLine(s.Err, "ctdiff: regression: %d cause(s), the largest %s +%s in %s",
 			len(res.Causes), c.Kind, report.FormatValue(c.Delta, res.Unit), where)
 		return errRegression
 	}

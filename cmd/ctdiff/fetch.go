@@ -102,7 +102,7 @@ func (f *fetchFlags) fetch(s *streams, raw, dir string, limit int64) (string, er
 		os.Remove(out.Name())
 		return "", tooLarge
 	}
-	fmt.Fprintf(s.Err, "ctdiff: fetched %s → %s\n", u, out.Name())
+	printLine(s.Err, "ctdiff: fetched %s → %s", u, out.Name())
 	return out.Name(), nil
 }
 

@@ -77,7 +77,7 @@ func (f *inputFlags) warnFetchFlags(s *streams, args []string) {
 	if len(given) > 1 {
 		verb = "apply"
 	}
-	fmt.Fprintf(s.Err, "ctdiff: warning: %s %s only to URL inputs, and no input is a URL: ignored\n", strings.Join(given, ", "), verb)
+	printLine(s.Err, "ctdiff: warning: %s %s only to URL inputs, and no input is a URL: ignored", strings.Join(given, ", "), verb)
 }
 
 // expandInputs turns command-line inputs into file paths: a file is itself,
@@ -204,7 +204,7 @@ func readProfiles(s *streams, paths []string, opts convert.Options) ([]*convert.
 			prog.clear()
 		}
 		for _, w := range res.Warnings {
-			fmt.Fprintf(s.Err, "ctdiff: %s: warning: %s\n", p, w)
+			printLine(s.Err, "ctdiff: %s: warning: %s", p, w)
 		}
 		out = append(out, res)
 	}

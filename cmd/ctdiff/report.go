@@ -114,7 +114,7 @@ func runReport(s *streams, o *reportOptions, args []string) error {
 	if o.format != "text" || (o.output != "" && o.output != "-") {
 		for _, c := range rel.Components {
 			for _, w := range c.Result.Warnings {
-				fmt.Fprintf(s.Err, "ctdiff: %s: warning: %s\n", c.Name, w)
+				printLine(s.Err, "ctdiff: %s: warning: %s", c.Name, w)
 			}
 		}
 	}
@@ -125,7 +125,7 @@ func runReport(s *streams, o *reportOptions, args []string) error {
 				regressed = append(regressed, c.Name)
 			}
 		}
-		fmt.Fprintf(s.Err, "ctdiff: regression in %d of %d components: %s\n", rel.Regressed, len(rel.Components), strings.Join(regressed, ", "))
+		printLine(s.Err, "ctdiff: regression in %d of %d components: %s", rel.Regressed, len(rel.Components), strings.Join(regressed, ", "))
 		return errRegression
 	}
 	return nil

@@ -63,6 +63,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return exitError
 }
 
+// printLine writes one line of a message (a warning, a notice) to w, with
+// the control characters of the names it quotes escaped, as errors are:
+// a name must not act on the terminal or start a line of its own.
+func printLine(w io.Writer, format string, args ...any) {
+	fmt.Fprintf(w, "%s\n", oneline.Escape(fmt.Sprintf(format, args...)))
+}
+
 func newRootCmd(s *streams) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "ctdiff",

@@ -60,7 +60,7 @@ func buildTrees(s *streams, paths []string, opts convert.Options, copts cct.Opti
 			s.progress.clear()
 		}
 		for _, w := range t.warnings {
-			fmt.Fprintf(s.Err, "ctdiff: %s: warning: %s\n", paths[i], w)
+			printLine(s.Err, "ctdiff: %s: warning: %s", paths[i], w)
 		}
 		if errs[i] != nil {
 			s.progress.clear()
