@@ -3,13 +3,23 @@ package report
 import (
 	"fmt"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
+
+// maxDOTText is the most bytes of one text a DOT string holds; longer
+// names keep their start and end around an ellipsis. Graphviz refuses a
+// quoted string over 16,384 bytes ("longer than 16384?"), and a label of
+// a few lines, each at most twice this once escaped, stays well under.
+const maxDOTText = 1000
 
 // dotQuote returns s as a Graphviz double-quoted string. Profile names are
 // untrusted: quotes and backslashes are escaped (so no name can end the
-// string or inject an escape such as \l), and control characters become
-// spaces, except newlines that the caller put in on purpose via dotLines.
+// string or inject an escape such as \l), control characters (C0, DEL and
+// C1) become spaces, except newlines that the caller put in on purpose via
+// dotLines, and a text longer than maxDOTText bytes is cut in the middle.
 func dotQuote(s string) string {
+	s = elideMiddle(s, maxDOTText)
 	var b strings.Builder
 	b.WriteByte('"')
 	for _, r := range s {
@@ -17,7 +27,7 @@ func dotQuote(s string) string {
 		case r == '"' || r == '\\':
 			b.WriteByte('\\')
 			b.WriteRune(r)
-		case r < 0x20 || r == 0x7f:
+		case unicode.IsControl(r):
 			b.WriteByte(' ')
 		default:
 			b.WriteRune(r)
@@ -25,6 +35,24 @@ func dotQuote(s string) string {
 	}
 	b.WriteByte('"')
 	return b.String()
+}
+
+// elideMiddle shortens s to at most n bytes (whole UTF-8 sequences),
+// keeping its start and end around "…".
+func elideMiddle(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	const mark = "…"
+	half := (n - len(mark)) / 2
+	head, tail := half, len(s)-half
+	for head > 0 && !utf8.RuneStart(s[head]) {
+		head--
+	}
+	for tail < len(s) && !utf8.RuneStart(s[tail]) {
+		tail++
+	}
+	return s[:head] + mark + s[tail:]
 }
 
 // dotLines joins already-untrusted lines into one quoted label with

@@ -147,3 +147,66 @@ func TestDiffDOTHostileNamesRender(t *testing.T) {
 	}
 	renderSVG(t, b.Bytes())
 }
+
+// graphvizMaxString is the longest quoted string Graphviz's scanner takes
+// ("... longer than 16384?").
+const graphvizMaxString = 16384
+
+// A 200,000-character name (function, file, thread, sample type) gives
+// DOT whose every quoted string Graphviz accepts.
+func TestDOTLongNames(t *testing.T) {
+	long := strings.Repeat("a/very/long/package.Name", 8334)[:200_000]
+	tree := func(weight int64) *cct.Tree {
+		p := hostileProfile(weight)
+		p.SampleType[0].Type = long
+		for _, f := range p.Function {
+			if f.Name == "main" {
+				continue
+			}
+			f.Name, f.SystemName, f.Filename = long+f.Name, long+f.Name, long
+		}
+		for _, s := range p.Sample {
+			s.Label[labels.Thread] = []string{long + s.Label[labels.Thread][0]}
+		}
+		tr, err := cct.FromProfile(p, cct.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr
+	}
+	quoted := regexp.MustCompile(`"(?:\\.|[^"\\])*"`)
+	check := func(what string, dot []byte) {
+		t.Helper()
+		n := 0
+		for _, q := range quoted.FindAll(dot, -1) {
+			n++
+			if len(q) > graphvizMaxString {
+				t.Errorf("%s: a quoted string of %d bytes, Graphviz takes %d: %.80s…", what, len(q), graphvizMaxString, q)
+				return
+			}
+		}
+		if n < 10 {
+			t.Errorf("%s: %d quoted strings", what, n)
+		}
+	}
+	var b bytes.Buffer
+	if err := WriteTreeDOT(&b, tree(1000), TreeOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	check("tree", b.Bytes())
+	res, err := diff.Compare([]*cct.Tree{tree(100_000_000)}, []*cct.Tree{tree(300_000_000)}, diff.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Causes) == 0 {
+		t.Fatal("no causes: the graph would not show the long names")
+	}
+	b.Reset()
+	if err := WriteDiffDOT(&b, res); err != nil {
+		t.Fatal(err)
+	}
+	check("diff", b.Bytes())
+	if _, err := exec.LookPath("dot"); err == nil {
+		renderSVG(t, b.Bytes())
+	}
+}
