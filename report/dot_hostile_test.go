@@ -194,7 +194,7 @@ func TestDOTLongNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("tree", b.Bytes())
-	res, err := diff.Compare([]*cct.Tree{tree(100_000_000)}, []*cct.Tree{tree(300_000_000)}, diff.DefaultOptions())
+	res, err := diff.Compare([]*cct.Tree{tree(100_000_000), tree(110_000_000)}, []*cct.Tree{tree(300_000_000), tree(310_000_000)}, diff.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
