@@ -346,7 +346,7 @@ func TestDiffCauseCaps(t *testing.T) {
 	if err := report.WriteDiffHTML(&html, res, report.DiffHTMLOptions{MaxCauses: 1}); err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(html.String(), `<tr class="cause-row"`); n != 1 || !strings.Contains(html.String(), "1 more causes, each smaller, are in the text and JSON reports.") {
+	if n := strings.Count(html.String(), `<tr class="cause-row"`); n != 1 || !strings.Contains(html.String(), "1 more cause, a smaller one, is in the text and JSON reports.") {
 		t.Errorf("%d cause rows, or no note of the one left out", n)
 	}
 }

@@ -23,9 +23,7 @@ import (
 //go:embed html/report.html.tmpl html/report.css html/report.js
 var htmlFiles embed.FS
 
-var htmlPage = template.Must(template.New("report.html.tmpl").Funcs(template.FuncMap{
-	"short": shortFunc,
-}).ParseFS(htmlFiles, "html/report.html.tmpl"))
+var htmlPage = template.Must(template.New("report.html.tmpl").ParseFS(htmlFiles, "html/report.html.tmpl"))
 
 // DiffHTMLOptions control the HTML report.
 type DiffHTMLOptions struct {
@@ -102,48 +100,62 @@ const htmlDataMarker = "<ctdiff-data-placeholder>"
 
 // htmlReport is what the template shows.
 type htmlReport struct {
-	Title             string
-	Verdict           string
-	Regressed         bool
+	Title   string
+	Verdict string
+	// VerdictClass is "bad" for a regression, "good" for none, "warn" when
+	// a side has one run and nothing was tested (untested).
+	VerdictClass      string
 	Metric            string
 	BaseRuns, NewRuns string
 	Base, New         []string // input paths
-	BaseTotal         string
-	NewTotal          string
-	Change            string
-	Method            string
-	Normalization     string
-	MinDelta          string
-	Similarity        string
-	Graph             string
-	Causes            []htmlCauseRow
-	MoreCauses        string
-	HeatMap           []htmlHeatRow
-	HeatDepth         []int
-	Warnings          []string
-	CSS               template.CSS
-	JS                template.JS
+	// BaseTotal, NewTotal and Change are empty when the normalization
+	// makes the totals equal (equalTotals).
+	BaseTotal     string
+	NewTotal      string
+	Change        string
+	Method        string
+	Normalization string
+	MinDelta      string
+	Similarity    string
+	Graph         string
+	Causes        []htmlCauseRow
+	MoreCauses    string
+	HeatMap       []htmlHeatRow
+	HeatDepth     []int
+	// Warnings are shown at the top, under the verdict.
+	Warnings []string
+	// AddedNote says which added and removed subtrees the icicle graph
+	// marks when Topology lists fewer than it counts.
+	AddedNote string
+	CSS       template.CSS
+	JS        template.JS
 	// Data is htmlDataMarker, which WriteDiffHTML replaces by the graph's
 	// data (writeHTMLData).
 	Data template.JS
 }
 
 type htmlCauseRow struct {
-	N                      int
-	Function, File, Thread string
-	Delta, Base, New       string
-	Kind                   string
-	CI, P                  string
-	Path                   []string
-	Node                   int
+	N int
+	// Name is the short name (frameName), Function the full one.
+	Name, Function, File, Thread string
+	Delta, Base, New             string
+	Kind                         string
+	CI, P                        string
+	Path                         []string
+	Frames                       string // "3 frames"
+	Node                         int
 }
 
 type htmlHeatRow struct {
 	Rank         int
 	Cost, Thread string
-	Hot          string
-	HotCost      string
-	Cells        []htmlHeatCell
+	// HotCost is the costliest function's own delta.
+	HotCost string
+	Cells   []htmlHeatCell
+	// Names are the short names of the cells from the costliest
+	// function's caller down, with the cells' colours, so a row reads
+	// without hovering.
+	Names []htmlHeatName
 	// Pad is the number of empty columns after the cells.
 	Pad  int
 	Node int
@@ -156,11 +168,18 @@ type htmlHeatCell struct {
 	Hot      bool
 }
 
+// htmlHeatName is one name of a heat-map row's path, or with Gap set the
+// "…" that stands for the frames left out.
+type htmlHeatName struct {
+	Name, Title, Color string
+	Hot, Gap           bool
+}
+
 // htmlData is the JSON the script draws the icicle graph from: the kept
 // nodes in columns (parents before children), frames interned.
 type htmlData struct {
 	Unit string `json:"unit"`
-	// Frames are [function, file, short name (shortFunc)].
+	// Frames are [function, file, short name (frameName)].
 	Frames [][3]string `json:"frames"`
 	Parent []int32     `json:"parent"`
 	Frame  []int32     `json:"frame"`
@@ -170,8 +189,9 @@ type htmlData struct {
 	New      []int64 `json:"new"`
 	BaseSelf []int64 `json:"baseSelf"`
 	NewSelf  []int64 `json:"newSelf"`
-	// Side is 0 when both sides have the node, 1 when only the new runs
-	// have it, -1 when only the base runs do.
+	// Side is 1 in the subtrees added in every run pair, -1 in those
+	// removed in every run pair (Topology, as the text report counts
+	// them), else 0.
 	Side  []int8  `json:"side"`
 	Cause []int32 `json:"cause"`
 	// Runs are the runs per side, for "in 2 of 3 runs".
@@ -284,20 +304,20 @@ func htmlModel(res *diff.Result, o DiffHTMLOptions) (*htmlReport, *htmlData, err
 	sval := func(v int64) string { return signed(FormatValue(v, u), v) }
 	change := res.New.Total - res.Base.Total
 	page := &htmlReport{
-		Metric:    res.Metric,
-		BaseRuns:  runs(res.Base.Runs, "base"),
-		NewRuns:   runs(res.New.Runs, "new"),
-		Base:      res.Base.Profiles,
-		New:       res.New.Profiles,
-		BaseTotal: val(res.Base.Total),
-		NewTotal:  val(res.New.Total),
-		Change:    sval(change) + " (" + signedPercent(change, res.Base.Total) + ")",
-		MinDelta:  val(res.MinDelta),
+		Metric:   res.Metric,
+		BaseRuns: runs(res.Base.Runs, "base"),
+		NewRuns:  runs(res.New.Runs, "new"),
+		Base:     res.Base.Profiles,
+		New:      res.New.Profiles,
+		MinDelta: val(res.MinDelta),
 		// diff_normalize.go: how the values were scaled, and why.
 		Normalization: NormalizationSummary(res),
 		Graph:         fmt.Sprintf("%d of %d nodes", res.CriticalGraphNodes, res.TreeNodes),
 		Warnings:      res.Warnings,
-		Regressed:     len(res.Causes) > 0,
+	}
+	if !equalTotals(res) {
+		page.BaseTotal, page.NewTotal = val(res.Base.Total), val(res.New.Total)
+		page.Change = sval(change) + " (" + signedPercent(change, res.Base.Total) + ")"
 	}
 	page.Method = string(res.Aggregate) + ", " + string(res.Match) + " matching"
 	if res.Aggregate == diff.Stats {
@@ -309,13 +329,36 @@ func htmlModel(res *diff.Result, o DiffHTMLOptions) (*htmlReport, *htmlData, err
 		page.Similarity += fmt.Sprintf(" (noise floor %.2f%%)", *ov.NoiseFloor)
 	}
 	page.Similarity += fmt.Sprintf(", common tree %.2f%%, matching score %.2f%%", ov.CommonTree, ov.Score)
-	if page.Regressed {
+	// With one run on a side nothing tells a change from noise: neither the
+	// tests nor ZAM's intersection of run pairs ran, so causes are only
+	// candidates, and the page does not call them a regression.
+	untested := res.Base.Runs < 2 || res.New.Runs < 2
+	sides := runs(res.Base.Runs, "base") + " vs " + runs(res.New.Runs, "new")
+	switch {
+	case untested && len(res.Causes) > 0:
+		page.VerdictClass = "warn"
+		page.Title = "ctdiff: " + plural(len(res.Causes), "untested cause")
+		c := res.Causes[0]
+		page.Verdict = fmt.Sprintf("Not tested: %s grew by %s or more, but with %s nothing tells a regression from noise. The largest is %s, %s (%s → %s).",
+			plural(len(res.Causes), "function"), val(res.MinDelta), sides, causeName(c, false), sval(c.Delta), val(c.Base), val(c.New))
+	case untested:
+		page.VerdictClass = "warn"
+		page.Title = "ctdiff: no change found, untested"
+		page.Verdict = fmt.Sprintf("No function grew by %s or more; with %s nothing was tested for noise.", val(res.MinDelta), sides)
+	case len(res.Causes) > 0:
+		page.VerdictClass = "bad"
 		page.Title = "ctdiff: " + plural(len(res.Causes), "regression cause")
 		c := res.Causes[0]
-		page.Verdict = fmt.Sprintf("Regressed: the largest cause is %s, %s (%s → %s).", causeFunc(c), sval(c.Delta), val(c.Base), val(c.New))
-	} else {
+		page.Verdict = fmt.Sprintf("Regressed: the largest cause is %s, %s (%s → %s).", causeName(c, false), sval(c.Delta), val(c.Base), val(c.New))
+	default:
+		page.VerdictClass = "good"
 		page.Title = "ctdiff: no regression"
 		page.Verdict = "No function grew by " + val(res.MinDelta) + " or more."
+	}
+	topo := res.Topology
+	if len(topo.Added) < topo.AddedCount || len(topo.Removed) < topo.RemovedCount {
+		page.AddedNote = fmt.Sprintf("(the %d largest of %d added and %d largest of %d removed subtrees)",
+			len(topo.Added), topo.AddedCount, len(topo.Removed), topo.RemovedCount)
 	}
 
 	data, treeOf := htmlTree(res, o)
@@ -330,12 +373,15 @@ func htmlModel(res *diff.Result, o DiffHTMLOptions) (*htmlReport, *htmlData, err
 	}
 	if n := len(res.Causes) - o.MaxCauses; n > 0 {
 		page.MoreCauses = fmt.Sprintf("%d more causes, each smaller, are in the text and JSON reports.", n)
+		if n == 1 {
+			page.MoreCauses = "1 more cause, a smaller one, is in the text and JSON reports."
+		}
 	}
 	for i, c := range res.Causes[:min(len(res.Causes), o.MaxCauses)] {
 		row := htmlCauseRow{
-			N: i + 1, Function: causeFunc(c), Thread: c.Thread,
+			N: i + 1, Name: causeName(c, false), Function: causeFunc(c), Thread: c.Thread,
 			Delta: sval(c.Delta), Base: val(c.Base), New: val(c.New), Kind: string(c.Kind),
-			Path: pathNames(c.Path, true), Node: int(graphNode[c.Node]),
+			Path: pathNames(c.Path, true), Frames: plural(len(c.Path), "frame"), Node: int(graphNode[c.Node]),
 		}
 		if n := len(c.Path); n > 0 {
 			row.File = c.Path[n-1].File
@@ -398,6 +444,7 @@ func htmlTree(res *diff.Result, o DiffHTMLOptions) (*htmlData, []int32) {
 		}
 	}
 	causeOf := causeNumbers(res)
+	sides := topologySides(res)
 	d := &htmlData{
 		Unit: res.Unit, Frames: [][3]string{}, RunsTotal: [2]int{res.Base.Runs, res.New.Runs},
 		Parent: make([]int32, 0, kept), Frame: make([]int32, 0, kept), Kind: make([]int8, 0, kept),
@@ -417,12 +464,6 @@ func htmlTree(res *diff.Result, o DiffHTMLOptions) (*htmlData, []int32) {
 		if i > 0 {
 			par = treeOf[n.Parent]
 		}
-		f, ok := frames[n.Frame]
-		if !ok {
-			f = int32(len(d.Frames))
-			frames[n.Frame] = f
-			d.Frames = append(d.Frames, [3]string{n.Frame.Function, n.Frame.File, shortFunc(n.Frame.Function)})
-		}
 		kind := int8(2)
 		switch {
 		case i == 0:
@@ -430,13 +471,17 @@ func htmlTree(res *diff.Result, o DiffHTMLOptions) (*htmlData, []int32) {
 		case n.IsThread:
 			kind = 1
 		}
-		side := int8(0)
-		switch {
-		case n.BaseRuns == 0 && n.NewRuns > 0:
-			side = 1
-		case n.NewRuns == 0 && n.BaseRuns > 0:
-			side = -1
+		f, ok := frames[n.Frame]
+		if !ok {
+			f = int32(len(d.Frames))
+			frames[n.Frame] = f
+			short := n.Frame.Function // the root's and threads' labels stay as they are
+			if kind == 2 {
+				short = frameName(n.Frame, false)
+			}
+			d.Frames = append(d.Frames, [3]string{n.Frame.Function, n.Frame.File, short})
 		}
+		side := sides[i]
 		cause := int32(0)
 		if n.Graph >= 0 {
 			cause = int32(causeOf[n.Graph])
@@ -534,8 +579,8 @@ func heatMap(res *diff.Result, d *htmlData, unit string) ([]htmlHeatRow, []int) 
 			})
 		}
 		if len(p.Path) > 0 {
-			row.Hot = p.Path[hot].Function
 			row.HotCost = signed(FormatValue(p.Path[hot].Cost, unit), p.Path[hot].Cost)
+			row.Names = heatNames(p.Path, hot, row.Cells)
 		}
 		row.Node = findPath(d, children, p.Thread, p.Path)
 		rows = append(rows, row)
@@ -548,6 +593,91 @@ func heatMap(res *diff.Result, d *htmlData, unit string) ([]htmlHeatRow, []int) 
 		cols[i] = i + 1
 	}
 	return rows, cols
+}
+
+// heatMaxNames is how many names a heat-map row lists before eliding.
+const heatMaxNames = 6
+
+// heatNames names a ranked path's frames from the costliest one's caller to
+// the lowest, coloured as their cells; a long tail keeps its first frames
+// below the costliest and its last two, with a gap for the rest.
+func heatNames(path []diff.PathNode, hot int, cells []htmlHeatCell) []htmlHeatName {
+	idx := make([]int, 0, len(path))
+	for i := max(hot-1, 0); i < len(path); i++ {
+		idx = append(idx, i)
+	}
+	if len(idx) > heatMaxNames {
+		idx = append(idx[:heatMaxNames-3:heatMaxNames-3], -1, idx[len(idx)-2], idx[len(idx)-1])
+	}
+	out := make([]htmlHeatName, 0, len(idx))
+	for _, i := range idx {
+		if i < 0 {
+			out = append(out, htmlHeatName{Name: "…", Gap: true})
+			continue
+		}
+		out = append(out, htmlHeatName{Name: frameName(path[i].Frame, false), Title: cells[i].Title, Color: cells[i].Color, Hot: i == hot})
+	}
+	return out
+}
+
+// topologySides marks the Result.Tree nodes in the subtrees that Topology
+// lists: 1 under an added one, -1 under a removed one. These are what the
+// text report counts as added and removed, the subtrees unmatched in every
+// run pair; a context that no base run has but only some new runs do (a
+// sample or two of noise) is neither. Topology names subtrees by path,
+// found here in the tree.
+func topologySides(res *diff.Result) []int8 {
+	tr := res.Tree
+	sides := make([]int8, len(tr))
+	topo := res.Topology
+	if len(topo.Added)+len(topo.Removed) == 0 || len(tr) == 0 {
+		return sides
+	}
+	parent := make([]int32, len(tr))
+	for i := range tr {
+		parent[i] = tr[i].Parent
+	}
+	children := childLists(parent)
+	find := func(s diff.Subtree) int32 {
+		x := int32(-1)
+		for _, c := range children.of(0) {
+			if tr[c].IsThread && tr[c].Frame.Function == s.Thread {
+				x = c
+				break
+			}
+		}
+	next:
+		for _, f := range s.Path {
+			if x < 0 {
+				return -1
+			}
+			for _, c := range children.of(x) {
+				if !tr[c].IsThread && tr[c].Frame == f {
+					x = c
+					continue next
+				}
+			}
+			return -1
+		}
+		return x
+	}
+	for _, l := range []struct {
+		list []diff.Subtree
+		side int8
+	}{{topo.Added, 1}, {topo.Removed, -1}} {
+		for _, s := range l.list {
+			if x := find(s); x > 0 {
+				sides[x] = l.side
+			}
+		}
+	}
+	// Children come after their parents: a subtree's nodes inherit its mark.
+	for i := 1; i < len(tr); i++ {
+		if sides[i] == 0 {
+			sides[i] = sides[tr[i].Parent]
+		}
+	}
+	return sides
 }
 
 // findPath returns the kept node deepest along a thread's path, following

@@ -38,7 +38,7 @@ func TestDiffHTMLInBrowser(t *testing.T) {
 
 	dom = browser.DumpDOM(t, path+"#search=onerror")
 	CheckRendered(t, dom)
-	if !strings.Contains(dom, `id="fg-status" class="status">1 matching frames`) {
+	if !strings.Contains(dom, `id="fg-status" class="status">1 matching frame, `) {
 		t.Errorf("searching by the URL fragment: status %q", regexp.MustCompile(`id="fg-status"[^<]*`).FindString(dom))
 	}
 	if n := strings.Count(dom, "fg-node cause match"); n != 1 {

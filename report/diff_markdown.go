@@ -116,7 +116,11 @@ func WriteDiffMarkdown(w io.Writer, res *diff.Result, o DiffMarkdownOptions) err
 			fmt.Fprintf(bw, " %s |\n", mdCode(lastFrames(pathNames(c.Path, o.FullNames), o.PathFrames), true))
 		}
 		if n := len(res.Causes) - len(causes); n > 0 {
-			fmt.Fprintf(bw, "\n%s more in the full report.\n", plural(n, "cause"))
+			what := "causes"
+			if n == 1 {
+				what = "cause"
+			}
+			fmt.Fprintf(bw, "\n%d more %s in the full report.\n", n, what)
 		}
 		for i, c := range causes {
 			if c.Spread != nil {

@@ -252,6 +252,19 @@ func TestDiffHTMLExampleInBrowser(t *testing.T) {
 	if !strings.Contains(dom, `<td class="fn" title="strings.EqualFold (/usr/local/go/src/strings/strings.go)">strings.EqualFold</td>`) {
 		t.Error("the causes table lacks strings.EqualFold")
 	}
+	// The causes' frames are narrower than their labels: each label is
+	// also drawn whole beside its frame, not cut to "#1 stri…".
+	for _, label := range []string{"#1 strings.EqualFold", "#2 stringslite.Index"} {
+		if !regexp.MustCompile(`<div class="fg-callout" data-i="\d+" style="[^"]*">` + regexp.QuoteMeta(label) + `</div>`).MatchString(dom) {
+			t.Errorf("no whole label %q beside its frame:\n%s", label,
+				strings.Join(regexp.MustCompile(`<div class="fg-(callout|node cause)[^>]*>[^<]*`).FindAllString(dom, 10), "\n"))
+		}
+	}
+	// The text report says "0 added" on the example: no frame is drawn as
+	// added.
+	if n := len(regexp.MustCompile(`class="fg-node[^"]* added`).FindAllString(dom, -1)); n != 0 {
+		t.Errorf("%d frames drawn as added, where the text report counts none", n)
+	}
 	// Zooming on cause 1 (its row's data-node) through the URL draws it
 	// full width below its ancestors.
 	row := regexp.MustCompile(`<tr class="cause-row" data-node="(\d+)"`).FindStringSubmatch(dom)
@@ -266,7 +279,10 @@ func TestDiffHTMLExampleInBrowser(t *testing.T) {
 	if n := strings.Count(dom, "fg-node ancestor"); n != 9 {
 		t.Errorf("%d ancestors above the zoomed cause, want 9 (root, thread and its 7 callers)", n)
 	}
+	if strings.Contains(dom, `">#1 strings.EqualFold</div>`) && regexp.MustCompile(`class="fg-callout"[^>]*>#1 `).MatchString(dom) {
+		t.Error("the full-width cause still has its label drawn beside it")
+	}
 	if *screenshot {
-		browser.Screenshot(t, path, "../../docs/report.png", 1400, 1000)
+		browser.Screenshot(t, path, "../../docs/report.png", 1400, 1300)
 	}
 }

@@ -79,6 +79,7 @@
     return String(Math.round(v));
   }
   function signed(v) { return (v > 0 ? "+" : "") + format(v); }
+  function plural(k, what) { return k + " " + what + (k === 1 ? "" : "s"); }
   function percent(part, whole) {
     if (whole === 0) return "";
     var p = 100 * part / whole;
@@ -111,6 +112,7 @@
     var width = fg.clientWidth || 1000;
     var frag = document.createDocumentFragment();
     var maxDepth = 0;
+    var causes = [];
     function box(j, left, w, d, extra) {
       var el = document.createElement("div");
       var cls = "fg-node";
@@ -127,6 +129,7 @@
       el.textContent = label(j);
       frag.appendChild(el);
       maxDepth = Math.max(maxDepth, d);
+      if (data.cause[j] > 0) causes.push({ el: el, left: left, w: w });
     }
     // The zoomed frame's ancestors span the whole width, above it.
     var anc = [];
@@ -154,10 +157,31 @@
     fg.textContent = "";
     fg.style.height = ((maxDepth + 1) * ROW) + "px";
     fg.appendChild(frag);
-    var note = hidden > 0 ? hidden + " frames too narrow to draw" : "";
-    if (data.pruned > 0) note += (note ? "; " : "") + data.pruned + " small contexts left out of the report";
+    callouts(causes, width);
+    var note = hidden > 0 ? plural(hidden, "frame") + " too narrow to draw" : "";
+    if (data.pruned > 0) note += (note ? "; " : "") + plural(data.pruned, "small context") + " left out of the report";
     status.textContent = searchStatus(sz) + (note ? " · " + note : "");
     document.documentElement.setAttribute("data-ctdiff-rendered", "1");
+  }
+
+  // A cause whose frame is too narrow for its label gets the label beside
+  // the frame, on top of its neighbours, so "#1 strings.EqualFold" never
+  // reads "#1 stri…". It starts at the frame's left edge, or ends at its
+  // right edge when it would run past the graph.
+  function callouts(list, width) {
+    list.forEach(function (b) {
+      var el = b.el;
+      if (el.scrollWidth <= el.clientWidth) return;
+      var c = document.createElement("div");
+      c.className = "fg-callout";
+      c.textContent = el.textContent;
+      c.setAttribute("data-i", el.getAttribute("data-i"));
+      c.style.top = el.style.top;
+      fg.appendChild(c);
+      var left = b.left * width, right = (b.left + b.w) * width;
+      var x = left + c.offsetWidth <= width ? left : Math.max(0, right - c.offsetWidth);
+      c.style.left = Math.round(x) + "px";
+    });
   }
 
   function searchStatus(sz) {
@@ -169,7 +193,7 @@
       if (match[j]) count++;
       if (match[j] && !up) sum += sz[j];
     }
-    return count + " matching frames, " + format(sum) + " of " + format(sz[0]) +
+    return plural(count, "matching frame") + ", " + format(sum) + " of " + format(sz[0]) +
       " (" + (sz[0] ? (100 * sum / sz[0]).toFixed(2) : "0") + "%)";
   }
 
@@ -183,6 +207,8 @@
     parts.push("own " + format(data.baseSelf[j]) + " → " + format(data.newSelf[j]) + " " + signed(ds));
     parts.push("in " + data.baseRuns[j] + "/" + data.runsTotal[0] + " base and " +
       data.newRuns[j] + "/" + data.runsTotal[1] + " new runs");
+    if (data.side[j] === 1) parts.push("added in every run pair");
+    if (data.side[j] === -1) parts.push("removed in every run pair");
     if (data.cause[j] > 0) parts.push("regression cause #" + data.cause[j]);
     return parts.join(" · ");
   }
@@ -241,11 +267,11 @@
   }
 
   fg.addEventListener("click", function (e) {
-    var el = e.target.closest ? e.target.closest(".fg-node") : null;
+    var el = e.target.closest ? e.target.closest(".fg-node, .fg-callout") : null;
     if (el) setZoom(+el.getAttribute("data-i"));
   });
   fg.addEventListener("mouseover", function (e) {
-    var el = e.target.closest ? e.target.closest(".fg-node") : null;
+    var el = e.target.closest ? e.target.closest(".fg-node, .fg-callout") : null;
     if (el) info.textContent = describe(+el.getAttribute("data-i"));
   });
   document.getElementById("fg-reset").addEventListener("click", function () { setZoom(0); });
