@@ -624,8 +624,9 @@ func heatNames(path []diff.PathNode, hot int, cells []htmlHeatCell) []htmlHeatNa
 // lists: 1 under an added one, -1 under a removed one. These are what the
 // text report counts as added and removed, the subtrees unmatched in every
 // run pair; a context that no base run has but only some new runs do (a
-// sample or two of noise) is neither. Topology names subtrees by path,
-// found here in the tree.
+// sample or two of noise) is neither. Topology names subtrees by path: the
+// paths go into a trie, and one pass over the tree (parents first) follows
+// it, holding only the few nodes on those paths.
 func topologySides(res *diff.Result) []int8 {
 	tr := res.Tree
 	sides := make([]int8, len(tr))
@@ -633,48 +634,45 @@ func topologySides(res *diff.Result) []int8 {
 	if len(topo.Added)+len(topo.Removed) == 0 || len(tr) == 0 {
 		return sides
 	}
-	parent := make([]int32, len(tr))
-	for i := range tr {
-		parent[i] = tr[i].Parent
+	type edge struct {
+		parent int32 // a trie node; 0 is the root
+		frame  diff.Frame
+		thread bool
 	}
-	children := childLists(parent)
-	find := func(s diff.Subtree) int32 {
-		x := int32(-1)
-		for _, c := range children.of(0) {
-			if tr[c].IsThread && tr[c].Frame.Function == s.Thread {
-				x = c
-				break
-			}
+	trie := map[edge]int32{}
+	ends := map[int32]int8{}
+	step := func(from int32, e edge) int32 {
+		e.parent = from
+		t, ok := trie[e]
+		if !ok {
+			t = int32(len(trie) + 1)
+			trie[e] = t
 		}
-	next:
-		for _, f := range s.Path {
-			if x < 0 {
-				return -1
-			}
-			for _, c := range children.of(x) {
-				if !tr[c].IsThread && tr[c].Frame == f {
-					x = c
-					continue next
-				}
-			}
-			return -1
-		}
-		return x
+		return t
 	}
 	for _, l := range []struct {
 		list []diff.Subtree
 		side int8
 	}{{topo.Added, 1}, {topo.Removed, -1}} {
-		for _, s := range l.list {
-			if x := find(s); x > 0 {
-				sides[x] = l.side
+		for _, st := range l.list {
+			t := step(0, edge{frame: diff.Frame{Function: st.Thread}, thread: true})
+			for _, f := range st.Path {
+				t = step(t, edge{frame: f})
 			}
+			ends[t] = l.side
 		}
 	}
-	// Children come after their parents: a subtree's nodes inherit its mark.
+	on := map[int32]int32{0: 0} // tree node → trie node, for nodes on the paths
 	for i := 1; i < len(tr); i++ {
+		n := &tr[i]
+		if t, ok := on[n.Parent]; ok {
+			if t, ok = trie[edge{t, n.Frame, n.IsThread}]; ok {
+				on[int32(i)] = t
+				sides[i] = ends[t]
+			}
+		}
 		if sides[i] == 0 {
-			sides[i] = sides[tr[i].Parent]
+			sides[i] = sides[n.Parent] // a subtree's nodes inherit its mark
 		}
 	}
 	return sides

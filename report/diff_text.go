@@ -295,16 +295,27 @@ func framePath(p []diff.Frame, hot int, full bool) []string {
 // at indent, or right after first when first is only spaces; it breaks
 // before an arrow.
 func writePath(w *bufio.Writer, first, indent, thread string, names []string, suffix string) {
+	// textNames copies: the suffix goes on the copy.
 	items := textNames(names)
-	items[0] = "[" + textName(thread) + "] " + items[0]
 	items[len(items)-1] += suffix
-	if strings.TrimSpace(first) == "" {
+	head := "[" + textName(thread) + "] "
+	switch {
+	case strings.TrimSpace(first) == "":
 		indent = first
-	} else if utf8.RuneCountInString(first+strings.Join(items, " → ")) > textWidth {
+	case utf8.RuneCountInString(first)+utf8.RuneCountInString(head)+itemsWidth(items, " → ") > textWidth:
 		w.WriteString(strings.TrimRight(first, " ") + "\n")
 		first = indent
 	}
-	writeItems(w, first, indent, items, " → ")
+	writeItems(w, first+head, indent, items, " → ")
+}
+
+// itemsWidth is the width of items joined by sep.
+func itemsWidth(items []string, sep string) int {
+	n := utf8.RuneCountInString(sep) * max(len(items)-1, 0)
+	for _, it := range items {
+		n += utf8.RuneCountInString(it)
+	}
+	return n
 }
 
 // writeWrapped writes first and text broken between words where a line
@@ -322,51 +333,55 @@ func writeWrapped(w *bufio.Writer, first, indent, text string) {
 func writeItems(w *bufio.Writer, first, indent string, items []string, sep string) {
 	lead := strings.HasPrefix(sep, " ")
 	mark := strings.TrimSpace(sep)
-	width := func(s string) int { return utf8.RuneCountInString(s) }
-	// breaks returns the indexes of the items that start a line when lines
-	// are filled up to limit columns.
-	breaks := func(limit int) []int {
-		var out []int
-		col := width(first)
-		for i, it := range items {
-			n := width(sep + it)
-			if i > 0 && col+n > limit {
-				out = append(out, i)
-				col = width(indent)
-				n = width(it)
-				if lead && mark != "" {
-					n += width(mark) + 1
-				}
-			}
-			col += n
-		}
-		return out
+	width := utf8.RuneCountInString
+	// Paths and sentences are short: their widths stay on the stack.
+	var wbuf [32]int
+	var abuf [32]bool
+	l := layout{widths: wbuf[:0], first: width(first), sep: width(sep), indent: width(indent)}
+	if len(items) > len(wbuf) {
+		l.widths = make([]int, 0, len(items))
 	}
-	br := breaks(textWidth)
-	if len(br) > 0 {
-		// The narrowest limit that needs no more lines evens them out.
-		lo, hi := 1, textWidth
+	total := l.first + l.sep*max(len(items)-1, 0)
+	for _, it := range items {
+		l.widths = append(l.widths, width(it))
+		total += l.widths[len(l.widths)-1]
+	}
+	if lead && mark != "" {
+		l.cont = width(mark) + 1 // "→ " starts a continued line
+	}
+	var at []bool
+	if total > textWidth {
+		// The narrowest limit that needs no more lines evens them out; no
+		// limit below an even share of the width does.
+		need := l.lines(textWidth, nil)
+		lo, hi := min(total/need, textWidth), textWidth
 		for lo < hi {
-			if mid := (lo + hi) / 2; len(breaks(mid)) <= len(br) {
+			if mid := (lo + hi) / 2; l.lines(mid, nil) <= need {
 				hi = mid
 			} else {
 				lo = mid + 1
 			}
 		}
-		br = breaks(lo)
+		at = abuf[:0]
+		if len(items) > len(abuf) {
+			at = make([]bool, 0, len(items))
+		}
+		at = at[:len(items)]
+		clear(at)
+		l.lines(lo, at)
 	}
 	w.WriteString(first)
 	for i, it := range items {
 		switch {
-		case len(br) > 0 && br[0] == i:
-			br = br[1:]
+		case at != nil && at[i]:
 			if !lead {
 				w.WriteString(mark)
 			}
 			w.WriteString("\n")
 			w.WriteString(indent)
 			if lead && mark != "" {
-				w.WriteString(mark + " ")
+				w.WriteString(mark)
+				w.WriteByte(' ')
 			}
 		case i > 0:
 			w.WriteString(sep)
@@ -374,4 +389,30 @@ func writeItems(w *bufio.Writer, first, indent string, items []string, sep strin
 		w.WriteString(it)
 	}
 	w.WriteString("\n")
+}
+
+// layout holds the widths writeItems fills lines with.
+type layout struct {
+	widths                   []int // of the items
+	first, sep, indent, cont int   // cont: what a continued line adds ("→ ")
+}
+
+// lines counts the lines when they are filled up to limit columns and, with
+// at set, records which items start one.
+func (l *layout) lines(limit int, at []bool) int {
+	lines, col := 1, l.first
+	for i, n := range l.widths {
+		if i > 0 {
+			n += l.sep
+		}
+		if i > 0 && col+n > limit {
+			lines++
+			col, n = l.indent, l.widths[i]+l.cont
+			if at != nil {
+				at[i] = true
+			}
+		}
+		col += n
+	}
+	return lines
 }

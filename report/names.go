@@ -3,6 +3,7 @@ package report
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/ctdiff/ctdiff/diff"
 )
@@ -17,30 +18,39 @@ import (
 func shortFunc(name string) string {
 	// The qualified part ends where arguments or type parameters start.
 	end := len(name)
-	if i := strings.IndexAny(name, "([ <"); i >= 0 {
-		end = i
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c == '(' || c == '[' || c == ' ' || c == '<' {
+			end = i
+			break
+		}
 	}
-	head, tail := name[:end], name[end:]
+	// The short name is a suffix of name: no copy.
+	head := name[:end]
 	if i := strings.LastIndexByte(head, '/'); i >= 0 && i+1 < len(head) {
-		return head[i+1:] + tail
+		return name[i+1:]
 	}
 	// Java and C#: two or more lower-case package segments, then a
 	// capitalised class, then the method. Go's "runtime.gcBgMarkWorker.func2"
-	// and "time.Time.Add" stay whole.
-	parts := strings.Split(head, ".")
-	if len(parts) < 4 {
+	// and "time.Time.Add" stay whole. Every report names every frame through
+	// here, so the segments are walked rather than split.
+	n := strings.Count(head, ".") + 1
+	if n < 4 {
 		return name
 	}
-	for i, p := range parts[:len(parts)-1] {
-		if p == "" {
+	seg, class := 0, 0
+	for start := 0; seg < n-1; seg++ {
+		end := start + strings.IndexByte(head[start:], '.')
+		if end == start {
 			return name
 		}
-		first := []rune(p)[0]
-		if i < len(parts)-2 && !unicode.IsLower(first) || i == len(parts)-2 && !unicode.IsUpper(first) {
+		first, _ := utf8.DecodeRuneInString(head[start:end])
+		if seg < n-2 && !unicode.IsLower(first) || seg == n-2 && !unicode.IsUpper(first) {
 			return name
 		}
+		class = start
+		start = end + 1
 	}
-	return strings.Join(parts[len(parts)-2:], ".") + tail
+	return name[class:]
 }
 
 // frameName is how every diff report names a frame: by default its short

@@ -169,18 +169,23 @@
   // reads "#1 stri…". It starts at the frame's left edge, or ends at its
   // right edge when it would run past the graph.
   function callouts(list, width) {
-    list.forEach(function (b) {
-      var el = b.el;
-      if (el.scrollWidth <= el.clientWidth) return;
+    // Reads and writes are batched: one layout for the frames' widths and
+    // one for the labels', however many causes there are.
+    var narrow = list.filter(function (b) { return b.el.scrollWidth > b.el.clientWidth; });
+    var made = narrow.map(function (b) {
       var c = document.createElement("div");
       c.className = "fg-callout";
-      c.textContent = el.textContent;
-      c.setAttribute("data-i", el.getAttribute("data-i"));
-      c.style.top = el.style.top;
+      c.textContent = b.el.textContent;
+      c.setAttribute("data-i", b.el.getAttribute("data-i"));
+      c.style.top = b.el.style.top;
+      c.style.left = Math.round(b.left * width) + "px";
       fg.appendChild(c);
-      var left = b.left * width, right = (b.left + b.w) * width;
-      var x = left + c.offsetWidth <= width ? left : Math.max(0, right - c.offsetWidth);
-      c.style.left = Math.round(x) + "px";
+      return c;
+    });
+    var widths = made.map(function (c) { return c.offsetWidth; });
+    made.forEach(function (c, k) {
+      var left = narrow[k].left * width, right = (narrow[k].left + narrow[k].w) * width;
+      if (left + widths[k] > width) c.style.left = Math.round(Math.max(0, right - widths[k])) + "px";
     });
   }
 
