@@ -662,12 +662,17 @@ func topologySides(res *diff.Result) []int8 {
 			ends[t] = l.side
 		}
 	}
-	on := map[int32]int32{0: 0} // tree node → trie node, for nodes on the paths
+	// The nodes on the paths: a bit each, and their trie nodes in a map,
+	// which only they are looked up in.
+	onBits := make([]uint64, (len(tr)+63)/64)
+	on := map[int32]int32{0: 0}
+	onBits[0] = 1
 	for i := 1; i < len(tr); i++ {
 		n := &tr[i]
-		if t, ok := on[n.Parent]; ok {
-			if t, ok = trie[edge{t, n.Frame, n.IsThread}]; ok {
+		if p := n.Parent; onBits[p/64]&(1<<(p%64)) != 0 {
+			if t, ok := trie[edge{on[p], n.Frame, n.IsThread}]; ok {
 				on[int32(i)] = t
+				onBits[i/64] |= 1 << (i % 64)
 				sides[i] = ends[t]
 			}
 		}
