@@ -120,8 +120,12 @@ type htmlReport struct {
 	Graph         string
 	Causes        []htmlCauseRow
 	MoreCauses    string
-	HeatMap       []htmlHeatRow
-	HeatDepth     []int
+	// Untested are Result.Untested, and UntestedWhy says why no test
+	// could judge them.
+	Untested    []htmlCauseRow
+	UntestedWhy string
+	HeatMap     []htmlHeatRow
+	HeatDepth   []int
 	// Warnings are shown at the top, under the verdict.
 	Warnings []string
 	// AddedNote says which added and removed subtrees the icicle graph
@@ -329,31 +333,33 @@ func htmlModel(res *diff.Result, o DiffHTMLOptions) (*htmlReport, *htmlData, err
 		page.Similarity += fmt.Sprintf(" (noise floor %.2f%%)", *ov.NoiseFloor)
 	}
 	page.Similarity += fmt.Sprintf(", common tree %.2f%%, matching score %.2f%%", ov.CommonTree, ov.Score)
-	// With one run on a side nothing tells a change from noise: neither the
-	// tests nor ZAM's intersection of run pairs ran, so causes are only
-	// candidates, and the page does not call them a regression.
-	untested := res.Base.Runs < 2 || res.New.Runs < 2
-	sides := runs(res.Base.Runs, "base") + " vs " + runs(res.New.Runs, "new")
+	// Causes passed the comparison's test (or ZAM's intersection of run
+	// pairs); Untested grew by μ where nothing could test them (one run
+	// pair under intersect, or too few contexts to model one pair's noise):
+	// they are not called a regression, and the verdict says why.
 	switch {
-	case untested && len(res.Causes) > 0:
-		page.VerdictClass = "warn"
-		page.Title = "ctdiff: " + plural(len(res.Causes), "untested cause")
-		c := res.Causes[0]
-		page.Verdict = fmt.Sprintf("Not tested: %s grew by %s or more, but with %s nothing tells a regression from noise. The largest is %s, %s (%s → %s).",
-			plural(len(res.Causes), "function"), val(res.MinDelta), sides, causeName(c, false), sval(c.Delta), val(c.Base), val(c.New))
-	case untested:
-		page.VerdictClass = "warn"
-		page.Title = "ctdiff: no change found, untested"
-		page.Verdict = fmt.Sprintf("No function grew by %s or more; with %s nothing was tested for noise.", val(res.MinDelta), sides)
 	case len(res.Causes) > 0:
 		page.VerdictClass = "bad"
 		page.Title = "ctdiff: " + plural(len(res.Causes), "regression cause")
 		c := res.Causes[0]
 		page.Verdict = fmt.Sprintf("Regressed: the largest cause is %s, %s (%s → %s).", causeName(c, false), sval(c.Delta), val(c.Base), val(c.New))
+		if n := len(res.Untested); n > 0 {
+			page.Verdict += fmt.Sprintf(" %s above %s could not be tested (below).", plural(n, "more node"), val(res.MinDelta))
+		}
+	case len(res.Untested) > 0:
+		page.VerdictClass = "warn"
+		page.Title = "ctdiff: not tested"
+		c := res.Untested[0]
+		page.Verdict = fmt.Sprintf("Not tested: %s grew by %s or more, but no test could judge them (%s), so they are not called regressions. The largest is %s, %s (%s → %s).",
+			plural(len(res.Untested), "node"), val(res.MinDelta), untestedReason(res), causeName(c, false), sval(c.Delta), val(c.Base), val(c.New))
 	default:
 		page.VerdictClass = "good"
 		page.Title = "ctdiff: no regression"
-		page.Verdict = "No function grew by " + val(res.MinDelta) + " or more."
+		page.Verdict = "No function grew by " + val(res.MinDelta) + " or more"
+		if tested(res) {
+			page.Verdict += " with significance"
+		}
+		page.Verdict += "."
 	}
 	topo := res.Topology
 	if len(topo.Added) < topo.AddedCount || len(topo.Removed) < topo.RemovedCount {
@@ -377,22 +383,37 @@ func htmlModel(res *diff.Result, o DiffHTMLOptions) (*htmlReport, *htmlData, err
 			page.MoreCauses = "1 more cause, a smaller one, is in the text and JSON reports."
 		}
 	}
-	for i, c := range res.Causes[:min(len(res.Causes), o.MaxCauses)] {
-		row := htmlCauseRow{
+	children := childLists(data.Parent)
+	row := func(i int, c diff.Cause) htmlCauseRow {
+		r := htmlCauseRow{
 			N: i + 1, Name: causeName(c, false), Function: causeFunc(c), Thread: c.Thread,
 			Delta: sval(c.Delta), Base: val(c.Base), New: val(c.New), Kind: string(c.Kind),
-			Path: pathNames(c.Path, true), Frames: plural(len(c.Path), "frame"), Node: int(graphNode[c.Node]),
+			Path: pathNames(c.Path, true), Frames: plural(len(c.Path), "frame"),
+		}
+		if c.Node >= 0 && graphNode[c.Node] >= 0 {
+			r.Node = int(graphNode[c.Node])
+		} else {
+			r.Node = findPath(data, children, c.Thread, c.Path)
 		}
 		if n := len(c.Path); n > 0 {
-			row.File = c.Path[n-1].File
+			r.File = c.Path[n-1].File
 		}
 		if s := c.Stats; s != nil {
-			row.CI = sval(s.Low) + ".." + sval(s.High)
-			row.P = fmt.Sprintf("%.2g", s.Q)
+			r.CI = sval(s.Low) + ".." + sval(s.High)
+			r.P = fmt.Sprintf("%.2g", s.Q)
 		}
-		page.Causes = append(page.Causes, row)
+		return r
 	}
-	page.HeatMap, page.HeatDepth = heatMap(res, data, u)
+	for i, c := range res.Causes[:min(len(res.Causes), o.MaxCauses)] {
+		page.Causes = append(page.Causes, row(i, c))
+	}
+	for i, c := range res.Untested[:min(len(res.Untested), o.MaxCauses)] {
+		page.Untested = append(page.Untested, row(i, c))
+	}
+	if len(res.Untested) > 0 {
+		page.UntestedWhy = untestedReason(res)
+	}
+	page.HeatMap, page.HeatDepth = heatMap(res, data, children, u)
 
 	page.Data = htmlDataMarker
 	css, err := htmlFiles.ReadFile("html/report.css")
@@ -550,7 +571,7 @@ func nthSmallest(x []float64, k int) float64 {
 // delta on a log scale over three decades (the paper colours latencies by
 // log10) and numbered by its distance from the path's costliest function,
 // which is 0. Each row links to the path's lowest drawn node.
-func heatMap(res *diff.Result, d *htmlData, unit string) ([]htmlHeatRow, []int) {
+func heatMap(res *diff.Result, d *htmlData, children *childIndex, unit string) ([]htmlHeatRow, []int) {
 	var maxAbs int64
 	depth := 0
 	for _, p := range res.RankedPaths {
@@ -559,7 +580,6 @@ func heatMap(res *diff.Result, d *htmlData, unit string) ([]htmlHeatRow, []int) 
 			maxAbs = max(maxAbs, abs(n.Cost))
 		}
 	}
-	children := childLists(d.Parent)
 	var rows []htmlHeatRow
 	for _, p := range res.RankedPaths {
 		row := htmlHeatRow{Rank: p.Rank, Cost: signed(FormatValue(p.Cost, unit), p.Cost), Thread: p.Thread}
@@ -582,7 +602,11 @@ func heatMap(res *diff.Result, d *htmlData, unit string) ([]htmlHeatRow, []int) 
 			row.HotCost = signed(FormatValue(p.Path[hot].Cost, unit), p.Path[hot].Cost)
 			row.Names = heatNames(p.Path, hot, row.Cells)
 		}
-		row.Node = findPath(d, children, p.Thread, p.Path)
+		frames := make([]diff.Frame, len(p.Path))
+		for i, n := range p.Path {
+			frames[i] = n.Frame
+		}
+		row.Node = findPath(d, children, p.Thread, frames)
 		rows = append(rows, row)
 	}
 	for i := range rows {
@@ -686,7 +710,7 @@ func topologySides(res *diff.Result) []int8 {
 // findPath returns the kept node deepest along a thread's path, following
 // the first child of each name (the path came from the same tree, so only
 // same-named siblings make this ambiguous, and either is a fair target).
-func findPath(d *htmlData, children *childIndex, thread string, path []diff.PathNode) int {
+func findPath(d *htmlData, children *childIndex, thread string, path []diff.Frame) int {
 	x := int32(-1)
 	for _, c := range children.of(0) {
 		if d.Kind[c] == 1 && d.Frames[d.Frame[c]][0] == thread {

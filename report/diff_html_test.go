@@ -51,33 +51,45 @@ func TestDiffHTMLAddedAsTopology(t *testing.T) {
 	}
 }
 
-// With one run on a side nothing was tested: no red "Regressed" banner,
-// and the warning that says so is at the top, above the causes. With three
-// runs per side the banner is red.
+// When nothing could be tested there is no red "Regressed" banner: the
+// verdict says the nodes above μ are untested and why, they are listed
+// apart from the causes, and the warning that says so is at the top, above
+// the causes. Tested causes get the red banner.
 func TestDiffHTMLUntested(t *testing.T) {
 	for _, tt := range []struct {
 		name      string
 		base, new string
+		opts      diff.Options
 		verdict   string
 		warning   string // a warning above the causes, or ""
+		untested  bool   // an untested table
 	}{
-		{"one run per side", "main;work 10\nmain;idle 100", "main;work 200\nmain;idle 100", `<p class="verdict warn">Not tested: 1 function grew by 50ms or more, but with 1 base run vs 1 new run nothing tells a regression from noise.`,
-			"stats needs at least 2 runs per side"},
-		{"one base run", "main;work 10", "main;work 200|main;work 210", `<p class="verdict warn">Not tested:`, "stats needs at least 2 runs per side"},
-		{"nothing grew", "main;work 10", "main;work 11", `<p class="verdict warn">No function grew by 50ms or more; with 1 base run vs 1 new run nothing was tested for noise.`, "stats needs"},
-		{"three runs per side", "main;work 10|main;work 11|main;work 12", "main;work 200|main;work 210|main;work 205", `<p class="verdict bad">Regressed: the largest cause is work,`, ""},
+		{"one run pair, intersect", "main;work 10\nmain;idle 100", "main;work 200\nmain;idle 100", diff.Options{Aggregate: diff.Intersect},
+			`<p class="verdict warn">Not tested: 1 node grew by 50ms or more, but no test could judge them (one run pair: intersecting one critical graph filters no noise), so they are not called regressions. The largest is work,`,
+			"one run per side: nothing to intersect", true},
+		{"one run per side, too few contexts", "main;work 10\nmain;idle 100", "main;work 200\nmain;idle 100", diff.Options{},
+			`<p class="verdict warn">Not tested: 1 node grew by 50ms or more, but no test could judge them (one run on a side and too few calling contexts to model its noise)`,
+			"too few calling contexts to model one run&#39;s noise", true},
+		{"three runs per side", "main;work 10|main;work 11|main;work 12", "main;work 200|main;work 210|main;work 205", diff.Options{},
+			`<p class="verdict bad">Regressed: the largest cause is work,`, "", false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			page := htmlPage(t, compareTree(t, tt.base, tt.new, diff.Options{}))
+			page := htmlPage(t, compareTree(t, tt.base, tt.new, tt.opts))
 			if !strings.Contains(page, tt.verdict) {
 				t.Errorf("no verdict %q in:\n%s", tt.verdict, regexp.MustCompile(`<p class="verdict[^<]*`).FindString(page))
+			}
+			if strings.Contains(page, `"verdict bad"`) != (tt.untested == false) {
+				t.Error("a red banner for untested nodes, or none for tested causes")
 			}
 			w := strings.Index(page, `id="warnings"`)
 			switch {
 			case tt.warning == "" && w >= 0:
 				t.Error("a warnings box without warnings")
 			case tt.warning != "" && (w < 0 || w > strings.Index(page, `id="causes"`) || !strings.Contains(page[w:], tt.warning)):
-				t.Errorf("the warning %q is not above the causes", tt.warning)
+				t.Errorf("the warning %q is not above the causes:\n%s", tt.warning, regexp.MustCompile(`(?s)<div id="warnings".*?</div>`).FindString(page))
+			}
+			if got := strings.Contains(page, `<table class="causes untested">`); got != tt.untested {
+				t.Errorf("untested table %v, want %v", got, tt.untested)
 			}
 		})
 	}
