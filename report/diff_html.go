@@ -148,6 +148,10 @@ type htmlCauseRow struct {
 	Path                         []string
 	Frames                       string // "3 frames"
 	Node                         int
+	// Tested says what the test judged when not the inclusive value
+	// ("self time", "the function's total"); Spread summarizes a spread
+	// cause's contexts (spreadSummary).
+	Tested, Spread string
 }
 
 type htmlHeatRow struct {
@@ -401,6 +405,12 @@ func htmlModel(res *diff.Result, o DiffHTMLOptions) (*htmlReport, *htmlData, err
 		if s := c.Stats; s != nil {
 			r.CI = sval(s.Low) + ".." + sval(s.High)
 			r.P = fmt.Sprintf("%.2g", s.Q)
+			if l := testLabel(s); l != s.Name {
+				r.Tested = strings.TrimPrefix(l, s.Name+" ")
+			}
+		}
+		if c.Spread != nil {
+			r.Spread = spreadSummary(c.Spread, false)
 		}
 		return r
 	}

@@ -1,0 +1,87 @@
+package report_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/ctdiff/ctdiff/diff"
+	"github.com/ctdiff/ctdiff/report"
+)
+
+// spreadRuns are three runs of a program whose refresh is called from 11
+// contexts; in the new runs each of its contexts calls isStaleState for
+// 10 ms (issue 17's spread regression).
+func spreadRuns(stale bool) string {
+	var runs []string
+	for r := range 3 {
+		var b strings.Builder
+		for i := range 11 {
+			fmt.Fprintf(&b, "main;handler%02d;work %d\n", i, 200+7*((i+r)%3))
+			fmt.Fprintf(&b, "main;handler%02d;refresh %d\n", i, 20+(i+r)%2)
+			if stale {
+				fmt.Fprintf(&b, "main;handler%02d;refresh;isStaleState %d\n", i, 10)
+			}
+		}
+		runs = append(runs, b.String())
+	}
+	return strings.Join(runs, "|")
+}
+
+// Every report names a spread cause by its function and says how many
+// contexts it folds; JSON has them all.
+func TestDiffSpreadCauseReports(t *testing.T) {
+	res := compare(t, spreadRuns(false), spreadRuns(true), diff.Options{Tree: true})
+	if len(res.Causes) != 1 || res.Causes[0].Spread == nil {
+		t.Fatalf("causes %+v: want one spread cause", res.Causes)
+	}
+	var text, md, html, js bytes.Buffer
+	if err := report.WriteDiffText(&text, res, report.DiffTextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := report.WriteDiffMarkdown(&md, res, report.DiffMarkdownOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := report.WriteDiffHTML(&html, res, report.DiffHTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := report.WriteDiffJSON(&js, res); err != nil {
+		t.Fatal(err)
+	}
+	want := "isStaleState grew in 11 of its 11 calling contexts, none by the threshold alone; called from refresh"
+	for name, out := range map[string]string{"text": strings.Join(strings.Fields(text.String()), " "), "markdown": md.String(), "html": html.String()} {
+		if !strings.Contains(out, want) {
+			t.Errorf("%s report lacks %q:\n%s", name, want, out)
+		}
+	}
+	if !strings.Contains(text.String(), "on the function's total") {
+		t.Errorf("text report does not say the function's total was tested:\n%s", text.String())
+	}
+	var doc struct {
+		Causes []struct {
+			Delta int64
+			Stats struct{ Of string }
+			Spread struct {
+				Function struct{ Function string }
+				Contexts []struct{ Delta int64 }
+				Grew     int
+			}
+		}
+	}
+	if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	c := doc.Causes[0]
+	if c.Spread.Function.Function != "isStaleState" || c.Spread.Grew != 11 || len(c.Spread.Contexts) != 11 || c.Stats.Of != "function" || c.Delta != 110e6 {
+		t.Errorf("JSON cause %+v", c)
+	}
+	back, err := report.ReadDiffJSON(&js, "r.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sp := back.Causes[0].Spread; sp == nil || sp.Grew != 11 || back.Causes[0].Stats.Of != diff.OfFunction {
+		t.Errorf("read back: %+v", back.Causes[0])
+	}
+}
