@@ -61,8 +61,8 @@ func TestDiffSpreadCauseReports(t *testing.T) {
 	}
 	var doc struct {
 		Causes []struct {
-			Delta int64
-			Stats struct{ Of string }
+			Delta  int64
+			Stats  struct{ Of string }
 			Spread struct {
 				Function struct{ Function string }
 				Contexts []struct{ Delta int64 }
