@@ -553,6 +553,33 @@ func jfrSkippedText(skipped map[string]int) string {
 	return " (events of kinds this reader does not convert: " + strings.Join(parts, ", ") + ")"
 }
 
+// jfrHeldText names the events a recording holds, most frequent first,
+// for the error when none of them converts.
+func jfrHeldText(held map[string]int) string {
+	if len(held) == 0 {
+		return "no events"
+	}
+	names := make([]string, 0, len(held))
+	for name := range held {
+		names = append(names, name)
+	}
+	slices.SortFunc(names, func(a, b string) int {
+		if c := cmp.Compare(held[b], held[a]); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	const show = 8
+	parts := make([]string, 0, show+1)
+	for _, name := range names[:min(len(names), show)] {
+		parts = append(parts, fmt.Sprintf("%d %s", held[name], name))
+	}
+	if len(names) > show {
+		parts = append(parts, fmt.Sprintf("and %d more kinds", len(names)-show))
+	}
+	return strings.Join(parts, ", ")
+}
+
 // textExcerpt shortens a line for an error message to its first 40 bytes
 // (whole UTF-8 characters): enough to recognise the line, and little of a
 // file that was never a profile (a manifest may name any path).
