@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/google/pprof/profile"
 	"github.com/ianlancetaylor/demangle"
@@ -346,7 +347,74 @@ func demangleSymbol(sym string) string {
 			name = d
 		}
 	}
-	return rustHash.ReplaceAllString(name, "")
+	return rustUnescape(rustHash.ReplaceAllString(name, ""))
+}
+
+// rustEscape finds the escapes of Rust's legacy mangling that perf leaves
+// in names it demangled only halfway ("_$LT$core..result..Result$LT$T$C$$u20$E$GT$$GT$::and_then").
+var rustEscape = regexp.MustCompile(`\$(?:LT|GT|SP|BP|RF|LP|RP|C|u[0-9a-f]{1,6})\$`)
+
+// rustUnescape finishes that demangling as rustc-demangle does for legacy
+// symbols: the escapes become "<", ">", "@", "*", "&", "(", ")", "," and
+// the character of a $uXX$ code, ".." becomes "::", and a path element's
+// "_" before an escape goes. Names without such escapes (C, C++, Java's
+// "Outer$Inner") are returned as they are.
+func rustUnescape(s string) string {
+	if !rustEscape.MatchString(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); {
+		switch {
+		case s[i] == '_' && strings.HasPrefix(s[i+1:], "$") && (i == 0 || strings.HasSuffix(s[:i], "::") || strings.HasSuffix(s[:i], "..")):
+			i++ // "_$LT$" at the start of a path element
+		case s[i] == '$':
+			if j := strings.IndexByte(s[i+1:], '$'); j >= 0 {
+				if r, ok := rustEscapeText(s[i+1 : i+1+j]); ok {
+					b.WriteString(r)
+					i += j + 2
+					continue
+				}
+			}
+			b.WriteByte('$')
+			i++
+		case strings.HasPrefix(s[i:], ".."):
+			b.WriteString("::")
+			i += 2
+		default:
+			b.WriteByte(s[i])
+			i++
+		}
+	}
+	return b.String()
+}
+
+func rustEscapeText(code string) (string, bool) {
+	switch code {
+	case "SP":
+		return "@", true
+	case "BP":
+		return "*", true
+	case "RF":
+		return "&", true
+	case "LT":
+		return "<", true
+	case "GT":
+		return ">", true
+	case "LP":
+		return "(", true
+	case "RP":
+		return ")", true
+	case "C":
+		return ",", true
+	}
+	if hex, ok := strings.CutPrefix(code, "u"); ok && len(hex) <= 6 {
+		if n, err := strconv.ParseUint(hex, 16, 32); err == nil && utf8.ValidRune(rune(n)) && hex != "" {
+			return string(rune(n)), true
+		}
+	}
+	return "", false
 }
 
 func isHex(s string) bool {

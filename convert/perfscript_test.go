@@ -120,6 +120,21 @@ func TestPerfScriptCorpusDetails(t *testing.T) {
 		t.Errorf("rust-mangled: trace::multiply_matrices missing")
 	}
 
+	// Names perf demangled halfway: no legacy escapes, ".." or build hash left.
+	p = jpRead(t, corpus.Path(t, "perf/flamegraph-perf-rust-Yamakaky-dcpu.txt")).Profile
+	rustNames := map[string]bool{}
+	for _, f := range p.Function {
+		rustNames[f.Name] = true
+		if strings.Contains(f.Name, "$") || strings.Contains(f.Name, "..") || regexp.MustCompile(`::h[0-9a-f]{16}$`).MatchString(f.Name) {
+			t.Errorf("Yamakaky-dcpu: %q is half demangled", f.Name)
+		}
+	}
+	for _, want := range []string{"<core::result::Result<T, E>>::and_then", "log::set_logger::{{closure}}", "<u8 as core::clone::Clone>::clone"} {
+		if !rustNames[want] {
+			t.Errorf("Yamakaky-dcpu: no function %q", want)
+		}
+	}
+
 	res := jpRead(t, corpus.Path(t, "perf/flamegraph-perf-vertx-stacks-01.txt"))
 	p = res.Profile
 	if jpTotal(p, 0) != 286 || len(p.Sample) >= 286 || len(res.Warnings) == 0 || !strings.Contains(res.Warnings[0], "no timestamps") {
