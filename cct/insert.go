@@ -35,7 +35,10 @@ var batchFrames = 1 << 24
 type inserter struct {
 	t        *Tree
 	timeline bool
-	profile  int32
+	// samplesIdx is the index of the samples/count sample type, -1 if
+	// none: samples with 0 there are events (TimedSample.Event).
+	samplesIdx int
+	profile    int32
 	// last marks the profile's last batch, after which the frame buffer
 	// is not reused.
 	last bool
@@ -79,6 +82,7 @@ type inserter struct {
 // frames: more with inlining, fewer with pruning).
 func (in *inserter) start(t *Tree, timeline bool, profile int32, src sampleSource, frames int) {
 	in.t, in.timeline, in.profile, in.src = t, timeline, profile, src
+	in.samplesIdx = slices.Index(t.SampleTypes, ValueType{"samples", "count"})
 	in.reset()
 	in.frames = slices.Grow(in.frames, min(frames, batchFrames+batchFrames/8))
 	in.samples = slices.Grow(in.samples, min(src.len(), batchFrames))
@@ -314,7 +318,8 @@ func (in *inserter) flush() {
 		}
 		if in.timeline {
 			if ts, ok := in.src.time(s); ok {
-				t.Timeline = append(t.Timeline, TimedSample{Thread: in.thread[g], Leaf: id, Time: ts, Profile: in.profile})
+				event := in.samplesIdx >= 0 && values[in.samplesIdx] == 0
+				t.Timeline = append(t.Timeline, TimedSample{Thread: in.thread[g], Leaf: id, Time: ts, Profile: in.profile, Event: event})
 			}
 		}
 	}

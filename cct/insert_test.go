@@ -43,7 +43,8 @@ func referenceAdd(b *Builder, p *profile.Profile) {
 			t.Self(id)[k] += v
 		}
 		if ts, ok := s.NumLabel[labels.Timestamp]; ok && len(ts) > 0 && b.opts.Timeline {
-			t.Timeline = append(t.Timeline, TimedSample{Thread: thread, Leaf: id, Time: ts[0], Profile: int32(t.Profiles - 1)})
+			event := p.SampleType[0].Type == "samples" && s.Value[0] == 0
+			t.Timeline = append(t.Timeline, TimedSample{Thread: thread, Leaf: id, Time: ts[0], Profile: int32(t.Profiles - 1), Event: event})
 		}
 	}
 	if b.opts.Timeline {
@@ -89,6 +90,9 @@ func randomProfile(rng *rand.Rand, n int, timed string) *profile.Profile {
 			stack = append(stack, p.Location[rng.IntN(len(p.Location))])
 		}
 		s := &profile.Sample{Location: stack, Value: []int64{1, int64(1 + rng.IntN(100))}, Label: threads[rng.IntN(len(threads))]}
+		if rng.IntN(8) == 0 {
+			s.Value[0] = 0 // an event (TimedSample.Event), not a stack sample
+		}
 		if rng.IntN(3) == 0 && len(s.Label) > 0 {
 			s.NumLabel = map[string][]int64{labels.TID: {int64(rng.IntN(2))}}
 		}

@@ -86,11 +86,12 @@ type Latency struct {
 	// Gap is the gap threshold used, in nanoseconds; 0 when gaps were not
 	// detected.
 	Gap int64
-	// Samples counts the timestamped samples, Runs the sequences of samples
-	// of one thread in one profile, Gaps the silences longer than Gap that
+	// Samples counts the timestamped stack samples, Events the timestamped
+	// events left out (TimedSample.Event), Runs the sequences of samples of
+	// one thread in one profile, Gaps the silences longer than Gap that
 	// ended instances, and InstanceCount the inferred instances.
-	Samples, Runs, Gaps int
-	InstanceCount       int64
+	Samples, Events, Runs, Gaps int
+	InstanceCount               int64
 }
 
 // NodeLatency is the PA-CCT annotation of one node (Section 3.3: v.C, v.μc,
@@ -187,8 +188,11 @@ func (t *Tree) InferLatency(opts LatencyOptions) error {
 	if len(t.Timeline) == 0 {
 		return fmt.Errorf("%w (no sample carries the %s label)", ErrNoTimeline, labels.Timestamp)
 	}
-	tl := timelineInOrder(t.Timeline)
-	lat := &Latency{Nodes: make([]NodeLatency, len(t.Nodes)), Samples: len(tl)}
+	tl := stackSamples(timelineInOrder(t.Timeline))
+	lat := &Latency{Nodes: make([]NodeLatency, len(t.Nodes)), Samples: len(tl), Events: len(t.Timeline) - len(tl)}
+	if len(tl) == 0 {
+		return fmt.Errorf("%w (the %d timestamped samples are all events, not stack samples)", ErrNoTimeline, lat.Events)
+	}
 	lat.Interval = samplingInterval(t, tl)
 	switch {
 	case opts.Gap > 0:
@@ -237,6 +241,22 @@ func timelineInOrder(tl []TimedSample) []TimedSample {
 	tl = slices.Clone(tl)
 	slices.SortStableFunc(tl, order)
 	return tl
+}
+
+// stackSamples returns the timeline without its events (TimedSample.Event),
+// in the same order; tl itself when it has none.
+func stackSamples(tl []TimedSample) []TimedSample {
+	i := slices.IndexFunc(tl, func(s TimedSample) bool { return s.Event })
+	if i < 0 {
+		return tl
+	}
+	out := slices.Clone(tl[:i])
+	for _, s := range tl[i+1:] {
+		if !s.Event {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // inferrer runs Algorithm 2 over one run (thread, profile) at a time.

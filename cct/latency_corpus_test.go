@@ -10,6 +10,8 @@ import (
 	"github.com/ctdiff/ctdiff/cct"
 	"github.com/ctdiff/ctdiff/convert"
 	"github.com/ctdiff/ctdiff/internal/corpus"
+	"github.com/ctdiff/ctdiff/internal/labels"
+	"github.com/google/pprof/profile"
 )
 
 // The corpus traces with per-sample timestamps, by the format that reads
@@ -39,6 +41,12 @@ const largestTimedTrace = "devtools/devtools-web-dev-screenshot-source-ids.json.
 // while the trace's converter is not registered yet.
 func timedTree(tb testing.TB, path, format string) *cct.Tree {
 	tb.Helper()
+	tr, _ := timedTreeProfile(tb, path, format)
+	return tr
+}
+
+func timedTreeProfile(tb testing.TB, path, format string) (*cct.Tree, *profile.Profile) {
+	tb.Helper()
 	if !slices.Contains(convert.FormatNames(), format) {
 		tb.Skipf("the %s converter is not registered yet (have %v)", format, convert.FormatNames())
 	}
@@ -53,7 +61,7 @@ func timedTree(tb testing.TB, path, format string) *cct.Tree {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return tr
+	return tr, res.Profile
 }
 
 func TestLatencyCorpus(t *testing.T) {
@@ -61,7 +69,16 @@ func TestLatencyCorpus(t *testing.T) {
 		for _, path := range corpus.Glob(t, c.glob) {
 			rel, _ := filepath.Rel(corpus.Dir(), path)
 			t.Run(filepath.ToSlash(rel), func(t *testing.T) {
-				tr := timedTree(t, path, c.format)
+				tr, p := timedTreeProfile(t, path, c.format)
+				// Stack samples infer latencies; events (0 in
+				// samples/count: JFR allocations) are left out.
+				samplesIdx := slices.IndexFunc(p.SampleType, func(v *profile.ValueType) bool { return v.Type == "samples" && v.Unit == "count" })
+				events := 0
+				for _, s := range p.Sample {
+					if len(s.NumLabel[labels.Timestamp]) > 0 && samplesIdx >= 0 && s.Value[samplesIdx] == 0 {
+						events++
+					}
+				}
 				err := tr.InferLatency(cct.LatencyOptions{})
 				switch {
 				case untimedSources[filepath.ToSlash(rel)]:
@@ -79,8 +96,11 @@ func TestLatencyCorpus(t *testing.T) {
 				checkLatency(t, tr)
 				// Independently: a thread's total is the time its runs of
 				// samples span, cut at gaps.
+				if tr.Latency.Events != events || tr.Latency.Samples+events != len(tr.Timeline) {
+					t.Errorf("latency from %d samples, %d events left out; the timeline has %d, %d of them events", tr.Latency.Samples, tr.Latency.Events, len(tr.Timeline), events)
+				}
 				span := map[cct.NodeID]int64{}
-				tl := tr.Timeline
+				tl := slices.DeleteFunc(slices.Clone(tr.Timeline), func(s cct.TimedSample) bool { return s.Event })
 				for i := 1; i < len(tl); i++ {
 					a, b := tl[i-1], tl[i]
 					if a.Thread == b.Thread && a.Profile == b.Profile && b.Time-a.Time <= tr.Latency.Gap {
@@ -93,10 +113,34 @@ func TestLatencyCorpus(t *testing.T) {
 					}
 				}
 				lat := tr.Latency
-				t.Logf("%d samples, %d threads, %d nodes: %d instances, interval %d ns, gap %d ns, %d gaps; total %d ns conservative, %d ns aggressive",
-					lat.Samples, lat.Runs, len(tr.Nodes), lat.InstanceCount, lat.Interval, lat.Gap, lat.Gaps,
+				t.Logf("%d samples (%d events left out), %d threads, %d nodes: %d instances, interval %d ns, gap %d ns, %d gaps; total %d ns conservative, %d ns aggressive",
+					lat.Samples, lat.Events, lat.Runs, len(tr.Nodes), lat.InstanceCount, lat.Interval, lat.Gap, lat.Gaps,
 					tr.LatencyTotal(cct.RootID, false), tr.LatencyTotal(cct.RootID, true))
 			})
+		}
+	}
+}
+
+// TestLatencyJFRTwins: a recording and its `jfr print --events
+// jdk.ExecutionSample` text infer latencies from the same CPU samples; the
+// recording's allocation events (25 in speedscope-heavy) are not timeline
+// samples.
+func TestLatencyJFRTwins(t *testing.T) {
+	for _, name := range []string{"speedscope-heavy", "jfrparser-cortex-kafka-cpu0"} {
+		bin := corpus.Glob(t, "java/"+name+".jfr*")
+		if len(bin) != 1 {
+			t.Fatalf("java/%s.jfr*: %d files", name, len(bin))
+		}
+		var samples [2]int
+		for i, path := range []string{bin[0], corpus.Path(t, "java/"+name+".DERIVED-jfr-print-d64.txt")} {
+			tr := timedTree(t, path, []string{"jfr", "jfrprint"}[i])
+			if err := tr.InferLatency(cct.LatencyOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			samples[i] = tr.Latency.Samples
+		}
+		if samples[0] != samples[1] {
+			t.Errorf("%s: latency from %d samples of the recording, %d of its jfr print text", name, samples[0], samples[1])
 		}
 	}
 }

@@ -15,7 +15,7 @@ package cct
 // CPU recording: quartile 10ms, the period; median 227ms, which would let
 // instances run on through idle time). It returns 0 when neither is known.
 func (t *Tree) SamplingInterval() int64 {
-	return samplingInterval(t, timelineInOrder(t.Timeline))
+	return samplingInterval(t, stackSamples(timelineInOrder(t.Timeline)))
 }
 
 func samplingInterval(t *Tree, tl []TimedSample) int64 {

@@ -40,7 +40,9 @@ func paperLatency(tr *cct.Tree, gap int64) []cct.NodeLatency {
 		}
 		regs, lastStack = regs[:0], lastStack[:0]
 	}
-	tl := slices.Clone(tr.Timeline)
+	// Events (TimedSample.Event) are not stack samples: the algorithm
+	// runs over the stack samples alone.
+	tl := slices.DeleteFunc(slices.Clone(tr.Timeline), func(s cct.TimedSample) bool { return s.Event })
 	slices.SortStableFunc(tl, func(a, b cct.TimedSample) int {
 		if c := cmp.Compare(a.Profile, b.Profile); c != 0 {
 			return c

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ctdiff/ctdiff/cct"
 	"github.com/ctdiff/ctdiff/internal/cctest"
+	"github.com/google/pprof/profile"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files under testdata/")
@@ -294,6 +295,46 @@ func TestLatencyProfilesAreSeparateTraces(t *testing.T) {
 	}
 	if tr.Latency.Runs != 2 {
 		t.Errorf("Runs = %d, want 2", tr.Latency.Runs)
+	}
+}
+
+// Events that are not stack samples (0 in samples/count: JFR allocation
+// events beside CPU samples) stay out of latency inference: interleaved, an
+// allocation in main>alloc cut main>work's one instance into three, and
+// their 1 ns spacing made every 10 ns silence a gap.
+func TestLatencyTimelineSkipsEvents(t *testing.T) {
+	types := []*profile.ValueType{{Type: "samples", Unit: "count"}, {Type: "cpu", Unit: "nanoseconds"}, {Type: "alloc_space", Unit: "bytes"}}
+	p := cctest.ProfileTypes(t, types,
+		"@10 main;work 1 10 0",
+		"@20 main;work 1 10 0",
+		"@21 main;alloc 0 0 512",
+		"@22 main;alloc 0 0 512",
+		"@30 main;work 1 10 0",
+		"@31 main;alloc 0 0 512",
+		"@40 main;work 1 10 0",
+	)
+	tr, err := cct.FromProfile(p, cct.Options{Timeline: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.InferLatency(cct.LatencyOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if lat := tr.Latency; len(tr.Timeline) != 7 || lat.Samples != 4 || lat.Events != 3 || lat.Interval != 10 {
+		t.Fatalf("timeline of %d: latency from %d samples, %d events left out, interval %d; want 7, 4, 3, 10", len(tr.Timeline), lat.Samples, lat.Events, lat.Interval)
+	}
+	checkLatency(t, tr)
+	want := `(all threads): C=1 c=30/0 a=30/0
+(all threads):main C=1 c=30/0 a=30/0
+(all threads):main>work C=1 c=30/30 a=30/30
+(all threads):main>alloc C=0 c=0/0 a=0/0
+`
+	if got := latencyDump(tr); got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+	// The allocations stay in the tree's values.
+	if got := tr.Total(cct.RootID); !slices.Equal(got, []int64{4, 40, 1536}) {
+		t.Errorf("root total %v, want [4 40 1536]", got)
 	}
 }
 

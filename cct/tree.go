@@ -127,6 +127,13 @@ type TimedSample struct {
 	// Profile is the index (in Add order) of the profile the sample came
 	// from: timestamps of different profiles are not comparable.
 	Profile int32
+	// Event marks a sample that records an event rather than a stack
+	// sample: 0 in a samples/count sample type, as JFR allocation events
+	// beside CPU or wall-clock samples are. Latency inference leaves events
+	// out: interleaved with a thread's stack samples they would cut and
+	// stretch its function instances, and their bursts would shrink the
+	// sampling interval it derives.
+	Event bool
 }
 
 type edge struct {

@@ -193,7 +193,7 @@ func TestCCTDumpErrors(t *testing.T) {
 	tests := []struct{ name, in, want string }{
 		{"json", `{"schema":"ctdiff.cct/v1",`, `x.json: invalid JSON: unexpected EOF`},
 		{"syntax", `{"schema":"ctdiff.cct/v1"]`, `x.json: byte 26: invalid JSON: invalid character ']' after object key:value pair`},
-		{"type", `{"schema":"ctdiff.cct/v1","nodes":[{"id":"one"}]}`, `x.json: byte 46: expected a number for nodes.id, found string`},
+		{"type", `{"schema":"ctdiff.cct/v1","nodes":[{"id":"one"}]}`, `x.json: byte 46: expected an integer for nodes.id, found string`},
 		{"schema", `{"schema":"ctdiff.cct/v9","view":"top-down",` + types + `,"nodes":[]}`, `x.json: byte 0: expected schema "ctdiff.cct/v1", found "ctdiff.cct/v9"`},
 		{"view", `{"schema":"ctdiff.cct/v1","view":"bottom-up",` + types + `,"nodes":[]}`, `x.json: byte 0: the tree's view is "bottom-up": only top-down trees can be read back`},
 		{"no types", `{"schema":"ctdiff.cct/v1","nodes":[]}`, `x.json: byte 0: the tree has no sample_types`},

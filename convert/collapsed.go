@@ -2,6 +2,10 @@ package convert
 
 import (
 	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 
@@ -68,12 +72,20 @@ func sniffCollapsed(head []byte) bool {
 // threadFrame is the root frame async-profiler's --threads option adds.
 var threadFrame = regexp.MustCompile(`^\[(.*) tid=(\d+)\]$`)
 
+// parseCollapsed merges identical stacks (of one thread) as it streams, so
+// memory grows with the distinct stacks, not with the lines: a file that
+// repeats a line holds one sample. Samples keep the order of first
+// appearance, which is all the order folded stacks have.
 func parseCollapsed(in *Input) (*profile.Profile, error) {
-	b := NewBuilder(&profile.ValueType{Type: "samples", Unit: "count"})
-	b.Profile().PeriodType = &profile.ValueType{Type: "samples", Unit: "count"}
-	b.Profile().Period = 1
+	r := &collapsedReader{
+		b:      NewBuilder(&profile.ValueType{Type: "samples", Unit: "count"}),
+		locs:   map[string]*profile.Location{},
+		merged: map[string]*profile.Sample{},
+	}
+	p := r.b.Profile()
+	p.PeriodType = &profile.ValueType{Type: "samples", Unit: "count"}
+	p.Period = 1
 	lr := NewLineReader(in.R)
-	var stack []*profile.Location
 	skipped := 0
 	var firstErr error
 	for lr.Scan() {
@@ -81,19 +93,11 @@ func parseCollapsed(in *Input) (*profile.Profile, error) {
 		if len(line) == 0 || hasAnyPrefix(line, collapsedComments) {
 			continue
 		}
-		n, frames, err := collapsedSplit(line, lr.Line())
+		err := r.line(line, lr.Line())
 		if err == nil {
-			var meta SampleMeta
-			if stack, meta, err = collapsedStack(b, frames, stack[:0], lr.Line()); err == nil {
-				leafFirst := make([]*profile.Location, len(stack))
-				for i, l := range stack {
-					leafFirst[len(stack)-1-i] = l
-				}
-				b.Add(leafFirst, []int64{n}, meta)
-				continue
-			}
+			continue
 		}
-		if !in.Options.SkipInvalidLines {
+		if !in.Options.SkipInvalidLines || errors.Is(err, ErrStackLimit) {
 			return nil, err
 		}
 		if skipped++; skipped == 1 {
@@ -109,7 +113,58 @@ func parseCollapsed(in *Input) (*profile.Profile, error) {
 	case skipped > 1:
 		in.Warnf("skipped %d invalid lines (the first at %v)", skipped, firstErr)
 	}
-	return b.Profile(), nil
+	return p, nil
+}
+
+type collapsedReader struct {
+	b      *Builder
+	locs   map[string]*profile.Location // by the frame's text
+	merged map[string]*profile.Sample   // by thread and stack (collapsedReader.key)
+	stack  []*profile.Location          // the current line's, root first
+	key    []byte
+}
+
+// line adds one folded line, or says why it cannot.
+func (r *collapsedReader) line(line []byte, lineNo int) error {
+	n, frames, err := collapsedSplit(line, lineNo)
+	if err != nil {
+		return err
+	}
+	// A deep stack is refused before its frames are built (a 256 MB line
+	// could name 128 million), as checkSamples would refuse the sample.
+	depth := bytes.Count(frames, []byte{';'}) + 1
+	if i := bytes.IndexByte(frames, ';'); i >= 0 && threadFrame.Match(frames[:i]) {
+		depth--
+	}
+	if depth > MaxStackDepth {
+		err := (&stackBudget{limit: math.MaxInt64}).take(depth)
+		return fmt.Errorf("sample %d: %w", len(r.b.Profile().Sample), err)
+	}
+	var meta SampleMeta
+	if r.stack, meta, err = r.frames(frames, r.stack[:0], lineNo); err != nil {
+		return err
+	}
+	r.key = append(r.key[:0], meta.Thread...)
+	r.key = append(r.key, 0)
+	r.key = binary.AppendVarint(r.key, meta.TID)
+	for _, l := range r.stack {
+		r.key = binary.AppendUvarint(r.key, l.ID)
+	}
+	if s, ok := r.merged[string(r.key)]; ok {
+		if s.Value[0] > math.MaxInt64-n {
+			return LineError(lineNo, "the counts of this stack add up to more than %d", int64(math.MaxInt64))
+		}
+		s.Value[0] += n
+		return nil
+	}
+	leafFirst := make([]*profile.Location, len(r.stack))
+	for i, l := range r.stack {
+		leafFirst[len(r.stack)-1-i] = l
+	}
+	r.b.Add(leafFirst, []int64{n}, meta)
+	p := r.b.Profile()
+	r.merged[string(r.key)] = p.Sample[len(p.Sample)-1]
+	return nil
 }
 
 // collapsedSplit splits a line into its count and its frames.
@@ -130,20 +185,35 @@ func collapsedSplit(line []byte, lineNo int) (int64, []byte, error) {
 	return n, frames, nil
 }
 
-// collapsedStack appends the locations of the frames, root first, to
-// stack; a leading async-profiler thread frame becomes the sample's thread.
-func collapsedStack(b *Builder, frames []byte, stack []*profile.Location, lineNo int) ([]*profile.Location, SampleMeta, error) {
+// frames appends the locations of the frames, root first, to stack; a
+// leading async-profiler thread frame becomes the sample's thread. It
+// walks the frames in place.
+func (r *collapsedReader) frames(frames []byte, stack []*profile.Location, lineNo int) ([]*profile.Location, SampleMeta, error) {
 	var meta SampleMeta
-	for i, f := range bytes.Split(frames, []byte{';'}) {
-		if i == 0 {
-			if m := threadFrame.FindSubmatch(f); m != nil {
-				meta.Thread = string(m[1])
-				meta.TID, _ = strconv.ParseInt(string(m[2]), 10, 64)
-				meta.HasTID = true
-				continue
-			}
+	for i := 0; ; i++ {
+		f := frames // the frames split at ';', as bytes.Split would, without its slice
+		j := bytes.IndexByte(frames, ';')
+		if j >= 0 {
+			f = frames[:j]
 		}
-		stack = append(stack, b.Location(collapsedFrame(f)))
+		switch {
+		case i == 0 && threadFrame.Match(f):
+			m := threadFrame.FindSubmatch(f)
+			meta.Thread = string(m[1])
+			meta.TID, _ = strconv.ParseInt(string(m[2]), 10, 64)
+			meta.HasTID = true
+		default:
+			l, ok := r.locs[string(f)]
+			if !ok {
+				l = r.b.Location(collapsedFrame(f))
+				r.locs[string(f)] = l
+			}
+			stack = append(stack, l)
+		}
+		if j < 0 {
+			break
+		}
+		frames = frames[j+1:]
 	}
 	if len(stack) == 0 {
 		return stack, meta, LineError(lineNo, "expected at least one frame after the thread frame")

@@ -2,8 +2,10 @@ package convert_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -95,8 +97,9 @@ func TestCollapsedSkipInvalidLines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Format != "collapsed" || sum(res.Profile, 0) != 14 || len(res.Profile.Sample) != 5 {
-		t.Errorf("format %s, %d samples, total %d; want collapsed, 5, 14", res.Format, len(res.Profile.Sample), sum(res.Profile, 0))
+	// Five lines, three stacks (a;b;c three times).
+	if res.Format != "collapsed" || sum(res.Profile, 0) != 14 || len(res.Profile.Sample) != 3 {
+		t.Errorf("format %s, %d samples, total %d; want collapsed, 3, 14", res.Format, len(res.Profile.Sample), sum(res.Profile, 0))
 	}
 	want := []string{"skipped 1 invalid line (line 8: expected a non-negative integer count at the end, found \"line\")"}
 	if !slices.Equal(res.Warnings, want) {
@@ -134,6 +137,59 @@ func TestSniff(t *testing.T) {
 				t.Errorf("format = %s, want %s", res.Format, tt.want)
 			}
 		})
+	}
+}
+
+// TestCollapsedMergesStacks: identical stacks of a thread are one sample,
+// in the order of first appearance, so memory follows the distinct stacks:
+// a million lines of three stacks once held a million samples (issue 18:
+// 100 MB of lines took 1.6 GB).
+func TestCollapsedMergesStacks(t *testing.T) {
+	read := func(lines int) (*profile.Profile, uint64) {
+		var b strings.Builder
+		for i := range lines {
+			b.WriteString([]string{"main;a;b 1\n", "[w tid=2];main;a;b 2\n", "main;a;c 3\n"}[i%3])
+		}
+		in := b.String()
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		res, err := readString(t, "x.folded", in, convert.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		runtime.KeepAlive(res)
+		return res.Profile, after.HeapAlloc - min(after.HeapAlloc, before.HeapAlloc)
+	}
+	p, small := read(3_000)
+	var got []string
+	for _, s := range p.Sample {
+		got = append(got, fmt.Sprintf("%s %s %d", convert.ThreadName(s), jpStackKey(s), s.Value[0]))
+	}
+	want := []string{" main:0;a:0;b:0 1000", "w main:0;a:0;b:0 2000", " main:0;a:0;c:0 3000"}
+	if !slices.Equal(got, want) {
+		t.Errorf("%d samples %q..., want %q", len(got), got[:min(len(got), 4)], want)
+	}
+	p, large := read(1_200_000)
+	if len(p.Sample) != 3 || sum(p, 0) != 2_400_000 {
+		t.Errorf("%d samples, total %d; want 3, 2400000", len(p.Sample), sum(p, 0))
+	}
+	// What the profile keeps does not grow with the lines (it grew by
+	// about 150 bytes a line).
+	if large > small+1<<20 {
+		t.Errorf("the profile of 1,200,000 lines keeps %d bytes, of 3,000 lines %d", large, small)
+	}
+
+	_, err := readString(t, "x.folded", "a;b 9223372036854775807\na;b 1\n", convert.Options{})
+	if want := "x.folded: line 2: the counts of this stack add up to more than 9223372036854775807"; err == nil || err.Error() != want {
+		t.Errorf("error %v, want %s", err, want)
+	}
+	// Refused before the frames are built, even when skipping invalid lines.
+	_, err = readString(t, "x.folded", strings.Repeat("f;", convert.MaxStackDepth)+"leaf 1\n", convert.Options{SkipInvalidLines: true})
+	if want := "x.folded: sample 0: stack frames exceed the limit: a stack of 1000001 frames, more than the limit of 1000000 per stack (runaway recursion?)"; err == nil || err.Error() != want {
+		t.Errorf("error %v, want %s", err, want)
 	}
 }
 

@@ -358,7 +358,7 @@ func weighPerfView(t *testing.T, data []byte) map[string]int64 {
 // and the batch weight of wall-clock samples, and allocation events.
 func weighJFR(t *testing.T, data []byte) map[string]int64 {
 	p := parser.NewParser(data, parser.Options{})
-	var samples, allocs int64
+	var samples, allocs, mallocs, locks int64
 	for {
 		typ, err := p.ParseEvent()
 		if err == io.EOF {
@@ -374,6 +374,10 @@ func weighJFR(t *testing.T, data []byte) map[string]int64 {
 			samples += int64(p.WallClockSample.Samples)
 		case tm.T_ALLOC_IN_NEW_TLAB, tm.T_ALLOC_OUTSIDE_TLAB, tm.T_ALLOC_SAMPLE:
 			allocs++
+		case tm.T_MALLOC:
+			mallocs++
+		case tm.T_MONITOR_ENTER, tm.T_THREAD_PARK:
+			locks++
 		}
 	}
 	out := map[string]int64{}
@@ -382,6 +386,12 @@ func weighJFR(t *testing.T, data []byte) map[string]int64 {
 	}
 	if allocs > 0 {
 		out["alloc_samples/count"] = allocs
+	}
+	if mallocs > 0 {
+		out["malloc_samples/count"] = mallocs
+	}
+	if locks > 0 {
+		out["contentions/count"] = locks
 	}
 	return out
 }

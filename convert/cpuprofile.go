@@ -102,7 +102,7 @@ func readCpuprofile(in *Input) (*v8Thread, error) {
 			return d.head(s)
 		case "samples":
 			d.samplesAt = s.off
-			d.ids, err = s.numbers(d.ids[:0], 1, "samples")
+			d.ids, err = s.numbers(d.ids[:0], 0, "samples")
 		case "timeDeltas":
 			d.hasDeltas = true
 			d.deltas, err = s.numbers(d.deltas[:0], 1000, "timeDeltas")

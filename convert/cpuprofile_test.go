@@ -84,8 +84,11 @@ func TestCpuprofileErrors(t *testing.T) {
 		{"pairs", `{` + nodes + `,"startTime":0,"samples":[2,2],"timeDeltas":[1]}`, "p.cpuprofile: byte 135: 2 samples but 1 timeDeltas; they must pair up"},
 		{"no nodes", `{"samples":[],"callFrame":1,"nodes":null}`, `p.cpuprofile: byte 36: expected '[' starting "nodes", found 'n'`},
 		{"no counts", `{` + nodes + `,"startTime":0}`, "no samples: the profile has neither samples nor hitCounts"},
-		{"bad sample", `{` + nodes + `,"samples":[2,"x"]}`, `p.cpuprofile: byte 124: expected a number within ±2^60 in samples, found "\"x\""`},
-		{"node type", `{"nodes":[{"id":"one","callFrame":{}}]}`, `p.cpuprofile: byte 10: profile node: field id: expected a number, found string`},
+		{"bad sample", `{` + nodes + `,"samples":[2,"x"]}`, `p.cpuprofile: byte 124: expected an integer node id in samples, found "\"x\""`},
+		// A fractional id once named node 3 (rounded) while "id":1.5 was refused.
+		{"fractional sample id", `{` + nodes + `,"samples":[2,2.9]}`, `p.cpuprofile: byte 124: expected an integer node id in samples, found "2.9"`},
+		{"fractional node id", `{"nodes":[{"id":1.5,"callFrame":{}}],"samples":[1]}`, `p.cpuprofile: byte 10: profile node: field id: expected an integer, found number 1.5`},
+		{"node type", `{"nodes":[{"id":"one","callFrame":{}}]}`, `p.cpuprofile: byte 10: profile node: field id: expected an integer, found string`},
 		{"no id", `{"nodes":[{"callFrame":{}}],"samples":[1]}`, `p.cpuprofile: byte 10: profile node without an "id"`},
 		{"untimed samples", `{` + nodes + `,"samples":[2]}`, "the profile has samples but no timeDeltas, timestamps or endTime to time them by"},
 		{"cut", `{` + nodes + `,"samples":[2,2`, `p.cpuprofile: byte 125: the samples array is cut off by the end of the input`},

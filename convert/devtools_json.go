@@ -362,6 +362,7 @@ func (s *jsonStream) window() ([]byte, error) {
 // numbers appends the elements of a JSON array of numbers (or null for an
 // absent array), each multiplied by mul and rounded, without building the
 // array in memory: .cpuprofile samples and timeDeltas run to millions.
+// mul 0 reads node ids: integers, taken as they are.
 func (s *jsonStream) numbers(dst []int64, mul int64, what string) ([]int64, error) {
 	if c, err := s.peek(); err == nil && c == 'n' {
 		start := s.off
@@ -386,6 +387,14 @@ func (s *jsonStream) numbers(dst []int64, mul int64, what string) ([]int64, erro
 		v, err := s.value(true)
 		if err != nil {
 			return dst, err
+		}
+		if mul == 0 {
+			n, ok := parseID(v)
+			if !ok {
+				return dst, OffsetError(start, "expected an integer node id in %s, found %q", what, truncate(v, 40))
+			}
+			dst = append(dst, n)
+			continue
 		}
 		n, ok := parseScaled(v, mul)
 		if !ok {
@@ -417,6 +426,13 @@ func parseScaled(v []byte, mul int64) (int64, bool) {
 	return scaleFloat(f, mul)
 }
 
+// parseID parses a node id: an integer, as "id" itself must be (a
+// fraction such as 2.9 would silently name another node if rounded).
+func parseID(v []byte) (int64, bool) {
+	n, err := strconv.ParseInt(string(v), 10, 64)
+	return n, err == nil
+}
+
 // scaleFloat returns f times mul, rounded, if it is within ±maxScaled.
 func scaleFloat(f float64, mul int64) (int64, bool) {
 	f = math.Round(f * float64(mul))
@@ -437,7 +453,7 @@ func truncate(b []byte, n int) string {
 type idList []int64
 
 func (l *idList) UnmarshalJSON(b []byte) error {
-	v, err := parseNumberList(b, 1)
+	v, err := parseNumberList(b, 0)
 	*l = v
 	return err
 }
@@ -452,7 +468,8 @@ func (l *usList) UnmarshalJSON(b []byte) error {
 }
 
 // parseNumberList parses a JSON array of numbers (already validated by
-// encoding/json) faster than reflection does, scaling each by mul.
+// encoding/json) faster than reflection does, scaling each by mul; mul 0
+// reads node ids, integers.
 func parseNumberList(b []byte, mul int64) ([]int64, error) {
 	b = bytes.TrimSpace(b)
 	if string(b) == "null" {
@@ -466,6 +483,14 @@ func parseNumberList(b []byte, mul int64) ([]int64, error) {
 		f = bytes.TrimSpace(f)
 		if len(f) == 0 {
 			continue // the empty array
+		}
+		if mul == 0 {
+			n, ok := parseID(f)
+			if !ok {
+				return nil, fmt.Errorf("expected an integer node id, found %q", truncate(f, 20))
+			}
+			out = append(out, n)
+			continue
 		}
 		n, ok := parseScaled(f, mul)
 		if !ok {

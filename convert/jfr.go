@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"math"
 	"math/bits"
 	"regexp"
 	"slices"
@@ -24,19 +25,28 @@ import (
 // One profile holds every kind of stack sample the recording has, with one
 // sample type per quantity and zero where an event does not measure it:
 //
-//	samples/count       execution and wall-clock samples (a wall-clock event's
-//	                    "samples" batch weight counts as that many samples)
-//	cpu/nanoseconds     jdk.ExecutionSample × the sampling period
-//	wall/nanoseconds    profiler.WallClockSample: samples × the wall interval
-//	alloc_samples/count allocation events (jdk.ObjectAllocationInNewTLAB,
-//	alloc_space/bytes   ...OutsideTLAB, ...Sample) and the bytes they stand for
+//	samples/count        execution and wall-clock samples (a wall-clock event's
+//	                     "samples" batch weight counts as that many samples)
+//	cpu/nanoseconds      jdk.ExecutionSample × the sampling period
+//	wall/nanoseconds     profiler.WallClockSample: samples × the wall interval
+//	alloc_samples/count  allocation events (jdk.ObjectAllocationInNewTLAB,
+//	alloc_space/bytes    ...OutsideTLAB, ...Sample) and the bytes they stand for
+//	malloc_samples/count async-profiler's native-memory profiler.Malloc events
+//	malloc_space/bytes   and the bytes they allocated
+//	contentions/count    lock events (jdk.JavaMonitorEnter, jdk.ThreadPark)
+//	delay/nanoseconds    and the time they waited, as in Go's mutex profiles
 //
 // Only the types a recording has are written; the default is cpu, else wall,
-// else alloc_space. Every event is one pprof sample with its timestamp
-// (labels.Timestamp, nanoseconds since the Unix epoch, as the recording
-// states it), its thread (labels.Thread, labels.TID = the OS thread id) and,
-// for wall-clock samples, labels.State; allocation samples carry the
-// allocated class as "object_class". Samples are written in time order.
+// else alloc_space, else malloc_space, else delay. Every event is one pprof
+// sample with its timestamp (labels.Timestamp, nanoseconds since the Unix
+// epoch, as the recording states it), its thread (labels.Thread, labels.TID =
+// the OS thread id) and, for wall-clock samples, labels.State; allocation
+// samples carry the allocated class as "object_class", lock events the
+// monitor's or the parked-on object's class as "monitor_class" or
+// "parked_class". Events other than stack samples have 0 in samples/count,
+// which keeps them out of latency inference. Samples are written in time
+// order. A recording with none of these events is refused with a message
+// naming the events it holds.
 //
 // async-profiler 2.x in cpu+wall mode writes both kinds as jdk.ExecutionSample;
 // as jfr-parser does, samples of threads in STATE_SLEEPING count as wall-clock
@@ -78,6 +88,8 @@ const (
 	jfrCPU = iota
 	jfrWall
 	jfrAlloc
+	jfrMalloc
+	jfrLock
 	jfrKinds
 )
 
@@ -87,9 +99,10 @@ type jfrSample struct {
 	stack  []*profile.Location
 	thread *jfrThread
 	time   int64
-	weight int64 // wall: batch size; alloc: bytes
+	weight int64 // wall: batch size; alloc, malloc: bytes; lock: nanoseconds
 	kind   uint8
-	label  string // execution and wall: thread state; alloc: object class
+	park   bool   // a lock event from jdk.ThreadPark, not jdk.JavaMonitorEnter
+	label  string // execution and wall: thread state; alloc, lock: a class
 }
 
 type jfrThread struct {
@@ -126,6 +139,7 @@ type jfrReader struct {
 	nullStacks                    int
 	unknownMethods, untypedStacks int
 	skipped                       map[string]int
+	held                          map[string]int // events by kind, for the error when none converts
 }
 
 type jfrMethod struct{ name, raw string }
@@ -145,12 +159,16 @@ func parseJFR(in *Input) (*profile.Profile, error) {
 		b:         NewBuilder(),
 		threadSet: map[jfrThread]*jfrThread{},
 		skipped:   map[string]int{},
+		held:      map[string]int{},
 		jdkPeriod: -1, interval: -1, wallSetting: -1, allocEvery: -1,
 	}
 	n := 0
 	for _, c := range chunks {
 		for name, k := range c.skipped {
 			r.skipped[name] += k
+		}
+		for name, k := range c.held {
+			r.held[name] += k
 		}
 		n += c.converted
 	}
@@ -204,6 +222,15 @@ func (r *jfrReader) read() (err error) {
 		case tm.T_ALLOC_SAMPLE:
 			e := &p.ObjectAllocationSample
 			r.add(jfrSample{kind: jfrAlloc, weight: int64(e.Weight), label: r.className(e.ObjectClass)}, e.StartTime, e.EventThread, e.StackTrace)
+		case tm.T_MALLOC:
+			e := &p.Malloc
+			r.add(jfrSample{kind: jfrMalloc, weight: int64(e.Size)}, e.StartTime, e.EventThread, e.StackTrace)
+		case tm.T_MONITOR_ENTER:
+			e := &p.JavaMonitorEnter
+			r.add(jfrSample{kind: jfrLock, weight: r.ticksToNanos(e.Duration), label: r.className(e.MonitorClass)}, e.StartTime, e.EventThread, e.StackTrace)
+		case tm.T_THREAD_PARK:
+			e := &p.ThreadPark
+			r.add(jfrSample{kind: jfrLock, weight: r.ticksToNanos(e.Duration), label: r.className(e.ParkedClass), park: true}, e.StartTime, e.EventThread, e.StackTrace)
 		case tm.T_ACTIVE_SETTING:
 			r.setting(&p.ActiveSetting)
 		}
@@ -329,6 +356,18 @@ func (r *jfrReader) add(s jfrSample, ticks uint64, th types.ThreadRef, st types.
 	r.samples = append(r.samples, s)
 }
 
+// ticksToNanos converts a duration in ticks to nanoseconds, at most
+// MaxInt64 (a duration no valid recording has).
+func (r *jfrReader) ticksToNanos(ticks uint64) int64 {
+	tps := r.chunks[r.cur].hdr.TicksPerSecond
+	hi, lo := bits.Mul64(ticks, 1e9)
+	if hi >= tps {
+		return math.MaxInt64
+	}
+	ns, _ := bits.Div64(hi, lo, tps)
+	return int64(min(ns, math.MaxInt64))
+}
+
 // nanos converts ticks to nanoseconds since the epoch exactly (the JDK
 // computes the same in floating point; see jfrprint.go for the comparison).
 func (r *jfrReader) nanos(ticks uint64) int64 {
@@ -432,7 +471,7 @@ func (r *jfrReader) method(ref types.MethodRef) jfrMethod {
 func (r *jfrReader) profile() (*profile.Profile, error) {
 	in := r.in
 	if len(r.samples) == 0 {
-		return nil, fmt.Errorf("%w: the recording has no execution, wall-clock or allocation samples%s", ErrNoSamples, jfrSkippedText(r.skipped))
+		return nil, fmt.Errorf("%w: the recording has no execution, wall-clock, allocation, native-memory or lock events; it holds %s", ErrNoSamples, jfrHeldText(r.held))
 	}
 	// async-profiler 2.x writes wall-clock samples as jdk.ExecutionSample:
 	// all of them in wall mode, and those of sleeping threads in cpu+wall mode.
@@ -446,12 +485,13 @@ func (r *jfrReader) profile() (*profile.Profile, error) {
 	}
 	cpuPeriod, wallInterval := r.periods()
 	var st []*profile.ValueType
-	idx := [jfrKinds + 1]int{-1, -1, -1, -1}
+	// idx[kind] is the kind's (first) sample type; the kinds that have two
+	// (a count and what was counted) have the second at idx[kind]+1.
+	idx := [jfrKinds]int{-1, -1, -1, -1, -1}
 	addType := func(t, unit string) int {
 		st = append(st, &profile.ValueType{Type: t, Unit: unit})
 		return len(st) - 1
 	}
-	const allocSpace = jfrKinds // index into idx of the second alloc type
 	samplesIdx := -1
 	if r.has[jfrCPU] || r.has[jfrWall] {
 		samplesIdx = addType("samples", "count")
@@ -477,7 +517,15 @@ func (r *jfrReader) profile() (*profile.Profile, error) {
 	}
 	if r.has[jfrAlloc] {
 		idx[jfrAlloc] = addType("alloc_samples", "count")
-		idx[allocSpace] = addType("alloc_space", "bytes")
+		addType("alloc_space", "bytes")
+	}
+	if r.has[jfrMalloc] {
+		idx[jfrMalloc] = addType("malloc_samples", "count")
+		addType("malloc_space", "bytes")
+	}
+	if r.has[jfrLock] {
+		idx[jfrLock] = addType("contentions", "count")
+		addType("delay", "nanoseconds")
 	}
 	b := r.b
 	p := b.Profile()
@@ -487,8 +535,12 @@ func (r *jfrReader) profile() (*profile.Profile, error) {
 		p.DefaultSampleType, p.PeriodType, p.Period = cpuType.Type, cpuType, cpuPeriod
 	case r.has[jfrWall]:
 		p.DefaultSampleType, p.PeriodType, p.Period = "wall", &profile.ValueType{Type: "wall", Unit: "nanoseconds"}, wallInterval
-	default:
+	case r.has[jfrAlloc]:
 		p.DefaultSampleType, p.PeriodType, p.Period = "alloc_space", &profile.ValueType{Type: "alloc_space", Unit: "bytes"}, max(r.allocEvery, 0)
+	case r.has[jfrMalloc]:
+		p.DefaultSampleType, p.PeriodType, p.Period = "malloc_space", &profile.ValueType{Type: "malloc_space", Unit: "bytes"}, 0
+	default:
+		p.DefaultSampleType, p.PeriodType, p.Period = "delay", &profile.ValueType{Type: "delay", Unit: "nanoseconds"}, 0
 	}
 	first, last := r.chunks[0].hdr, r.chunks[len(r.chunks)-1].hdr
 	p.TimeNanos = int64(first.StartNanos)
@@ -520,10 +572,17 @@ func (r *jfrReader) profile() (*profile.Profile, error) {
 			if s.label != "" {
 				meta.Labels = labelSet(labels.State, s.label)
 			}
-		case jfrAlloc:
-			v[idx[jfrAlloc]], v[idx[allocSpace]] = 1, s.weight
+		case jfrAlloc, jfrMalloc, jfrLock:
+			v[idx[s.kind]], v[idx[s.kind]+1] = 1, s.weight
+			key := "object_class"
+			if s.kind == jfrLock {
+				key = "monitor_class"
+				if s.park {
+					key = "parked_class"
+				}
+			}
 			if s.label != "" {
-				meta.Labels = labelSet("object_class", s.label)
+				meta.Labels = labelSet(key, s.label)
 			}
 		}
 		b.Add(s.stack, v, meta)

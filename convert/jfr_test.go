@@ -446,6 +446,79 @@ func TestJFRPerfEvent(t *testing.T) {
 	}
 }
 
+// TestJFRNativeMemoryAndLocks: async-profiler's native-memory
+// (profiler.Malloc) and lock (jdk.JavaMonitorEnter, jdk.ThreadPark) events
+// are sample types of their own, with 0 in samples/count beside CPU samples
+// (so latency inference leaves them out); a recording of only such events
+// converts, and one of no convertible event names what it holds. Once
+// they were "not converted", and a recording of only them refused.
+func TestJFRNativeMemoryAndLocks(t *testing.T) {
+	read := func(t *testing.T, events ...jfrTEvent) *convert.Result {
+		t.Helper()
+		res, err := convert.Read(strings.NewReader(string(jfrTRecording(events...))), "t.jfr", convert.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	malloc := func(at, stack, size int) jfrTEvent {
+		return jfrTEvent{"profiler.Malloc", []any{at, 1, stack, 0x1000, size}}
+	}
+	free := jfrTEvent{"profiler.Free", []any{3500, 1, 2, 0x1000}}
+	monitor := jfrTEvent{"jdk.JavaMonitorEnter", []any{4000, 2_000_000, 1, 1, 1, 1, 0x2000}}
+	park := jfrTEvent{"jdk.ThreadPark", []any{5000, 3_000_000, 1, 2, 1, 0, 0, 0x3000}}
+
+	t.Run("only malloc", func(t *testing.T) {
+		res := read(t, malloc(1000, 1, 64), malloc(2000, 2, 4096), free)
+		want := `format: jfr
+sample types: malloc_samples/count, malloc_space/bytes (default malloc_space)
+period: 0 malloc_space/bytes
+time_nanos: 0, duration_nanos: 1000000000
+sample tid=7 timestamp_ns=1000 thread="main" values=[1 64]
+    app.Main.run{app/Main.run_[j]}:10 app.Main.work{app/Main.work_[j]}:20
+sample tid=7 timestamp_ns=2000 thread="main" values=[1 4096]
+    app.Main.run{app/Main.run_[j]}:11 app.Main.alloc{app/Main.alloc_[j]}:30
+warning: not converted (events of kinds this reader does not convert: 1 profiler.Free)
+`
+		if got := jpDump(res); got != want {
+			t.Errorf("got:\n%s\nwant:\n%s", got, want)
+		}
+	})
+	t.Run("cpu, malloc and locks", func(t *testing.T) {
+		res := read(t, jfrTEvent{"jdk.ExecutionSample", []any{500, 1, 1, 1}}, malloc(1000, 2, 64), monitor, park)
+		want := `format: jfr
+sample types: samples/count, cpu/nanoseconds, malloc_samples/count, malloc_space/bytes, contentions/count, delay/nanoseconds (default cpu)
+period: 10000000 cpu/nanoseconds
+time_nanos: 0, duration_nanos: 1000000000
+sample tid=7 timestamp_ns=500 thread="main" values=[1 10000000 0 0 0 0]
+    app.Main.run{app/Main.run_[j]}:10 app.Main.work{app/Main.work_[j]}:20
+sample tid=7 timestamp_ns=1000 thread="main" values=[0 0 1 64 0 0]
+    app.Main.run{app/Main.run_[j]}:11 app.Main.alloc{app/Main.alloc_[j]}:30
+sample tid=7 timestamp_ns=4000 monitor_class="app.Main" thread="main" values=[0 0 0 0 1 2000000]
+    app.Main.run{app/Main.run_[j]}:10 app.Main.work{app/Main.work_[j]}:20
+sample tid=7 timestamp_ns=5000 parked_class="app.Main" thread="main" values=[0 0 0 0 1 3000000]
+    app.Main.run{app/Main.run_[j]}:11 app.Main.alloc{app/Main.alloc_[j]}:30
+warning: the recording states no sampling period for jdk.ExecutionSample; assuming 10 ms per sample
+`
+		if got := jpDump(res); got != want {
+			t.Errorf("got:\n%s\nwant:\n%s", got, want)
+		}
+	})
+	t.Run("only locks", func(t *testing.T) {
+		if p := read(t, monitor, park).Profile; p.DefaultSampleType != "delay" || jpTotal(p, 1) != 5_000_000 {
+			t.Errorf("default %q, delay %d ns; want delay, 5000000", p.DefaultSampleType, jpTotal(p, 1))
+		}
+	})
+	t.Run("nothing convertible", func(t *testing.T) {
+		load := jfrTEvent{"jdk.CPULoad", []any{1000, float32(0), float32(0), float32(0)}}
+		_, err := convert.Read(strings.NewReader(string(jfrTRecording(load, load, free))), "t.jfr", convert.Options{})
+		want := "t.jfr: no samples: the recording has no execution, wall-clock, allocation, native-memory or lock events; it holds 2 jdk.CPULoad, 1 profiler.Free"
+		if err == nil || err.Error() != want {
+			t.Errorf("error %v\nwant %s", err, want)
+		}
+	})
+}
+
 // TestJFRMalformed: broken recordings fail with the byte offset or event
 // index and what was expected, never with a panic.
 func TestJFRMalformed(t *testing.T) {
@@ -530,6 +603,9 @@ func jpGunzip(t testing.TB, path string) []byte {
 // only with an error that names the input.
 func FuzzJFR(f *testing.F) {
 	f.Add([]byte("FLR\x00\x00\x02\x00\x00"))
+	f.Add(jfrTRecording(jfrTEvent{"jdk.ExecutionSample", []any{500, 1, 1, 1}},
+		jfrTEvent{"profiler.Malloc", []any{1000, 1, 2, 0x1000, 64}},
+		jfrTEvent{"jdk.ThreadPark", []any{5000, 3_000_000, 1, 2, 1, 0, 0, 0x3000}}))
 	if d := corpus.Dir(); d != "" {
 		if data, err := os.ReadFile(filepath.Join(d, "java", "speedscope-heavy.jfr")); err == nil {
 			f.Add(data)

@@ -30,7 +30,8 @@ type jfrChunk struct {
 	hdr        parser.ChunkHeader
 	frameTypes map[types.StackTraceRef][]uint8
 	skipped    map[string]int
-	converted  int // events of the kinds jfr.go converts
+	held       map[string]int // every event by kind
+	converted  int            // events of the kinds jfr.go converts
 }
 
 // jfrConverted names the events jfr.go converts; other events that carry a
@@ -41,6 +42,9 @@ var jfrConverted = map[string]bool{
 	"jdk.ObjectAllocationInNewTLAB":   true,
 	"jdk.ObjectAllocationOutsideTLAB": true,
 	"jdk.ObjectAllocationSample":      true,
+	"profiler.Malloc":                 true,
+	"jdk.JavaMonitorEnter":            true,
+	"jdk.ThreadPark":                  true,
 }
 
 // jfrChunks reads and checks every chunk of a recording.
@@ -101,7 +105,7 @@ func jfrReadChunk(data []byte, pos int) (jfrChunk, error) {
 	case h.Features&1 == 0:
 		return jfrChunk{}, OffsetError(int64(pos), "JFR chunk with uncompressed integers is not supported")
 	}
-	c := jfrChunk{start: pos, hdr: h, skipped: map[string]int{}}
+	c := jfrChunk{start: pos, hdr: h, skipped: map[string]int{}, held: map[string]int{}}
 	chunk := b[:h.Size]
 	d := &jfrDecoder{b: chunk, pos: h.OffsetMeta}
 	fail := func(what string, err error) error {
@@ -116,7 +120,7 @@ func jfrReadChunk(data []byte, pos int) (jfrChunk, error) {
 		return c, fail("constant pool", err)
 	}
 	d.pos = jfrChunkHeaderSize
-	if c.converted, err = d.events(c.skipped); err != nil {
+	if c.converted, err = d.events(c.skipped, c.held); err != nil {
 		return c, fail("event", err)
 	}
 	return c, nil
@@ -552,9 +556,10 @@ func (d *jfrDecoder) value(t def.TypeID, depth int) error {
 }
 
 // events walks the event stream from the current position to the end of
-// the chunk, checking each event's size, and counts the events that carry
-// a stack trace but are of kinds this reader does not convert.
-func (d *jfrDecoder) events(skipped map[string]int) (converted int, err error) {
+// the chunk, checking each event's size; it counts the events of every
+// kind (held) and those that carry a stack trace but are of kinds this
+// reader does not convert (skipped).
+func (d *jfrDecoder) events(skipped, held map[string]int) (converted int, err error) {
 	for d.pos < len(d.b) {
 		start := d.pos
 		size, err := d.varlong()
@@ -571,6 +576,7 @@ func (d *jfrDecoder) events(skipped map[string]int) (converted int, err error) {
 		}
 		end := start + int(size)
 		if c := d.tm.IDMap[def.TypeID(typ)]; typ > 1 && c != nil {
+			held[c.Name]++
 			if jfrConverted[c.Name] {
 				converted++
 			} else if c.Field("stackTrace") != nil && d.hasStack(c, end) {

@@ -48,7 +48,8 @@ import (
 // the Unix epoch, exactly as in the recording) or a time of day in
 // milliseconds (timestamps then count from the midnight before the first
 // sample, and a later time that is 12 h earlier than the one before is taken
-// to be on the next day).
+// to be on the next day). The profile's duration is the span of the samples
+// either way; only ISO-8601 times give its start (TimeNanos).
 func init() {
 	Register(Format{
 		Name:        "jfrprint",
@@ -443,10 +444,15 @@ func (r *jfrPrintReader) profile() (*profile.Profile, error) {
 		in.Warnf("startTime mixes ISO-8601 times and times of day; their timestamps are not comparable")
 	}
 
+	// The samples span the duration. Times of day give no date, so only
+	// ISO-8601 times give the start.
 	order := timeOrder(len(r.events), func(i int) int64 { return r.events[i].time })
-	if len(order) > 0 && r.isoForm && !r.clockForm {
+	if len(order) > 0 && r.isoForm != r.clockForm {
 		first, last := r.events[order[0]].time, r.events[order[len(order)-1]].time
-		p.TimeNanos, p.DurationNanos = first, last-first
+		p.DurationNanos = last - first
+		if r.isoForm {
+			p.TimeNanos = first
+		}
 	}
 	vals := make([]int64, len(r.events)*len(st))
 	states := map[string]map[string]string{} // shared, read-only label maps
@@ -551,6 +557,33 @@ func jfrSkippedText(skipped map[string]int) string {
 	}
 	slices.Sort(parts)
 	return " (events of kinds this reader does not convert: " + strings.Join(parts, ", ") + ")"
+}
+
+// jfrHeldText names the events a recording holds, most frequent first,
+// for the error when none of them converts.
+func jfrHeldText(held map[string]int) string {
+	if len(held) == 0 {
+		return "no events"
+	}
+	names := make([]string, 0, len(held))
+	for name := range held {
+		names = append(names, name)
+	}
+	slices.SortFunc(names, func(a, b string) int {
+		if c := cmp.Compare(held[b], held[a]); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	const show = 8
+	parts := make([]string, 0, show+1)
+	for _, name := range names[:min(len(names), show)] {
+		parts = append(parts, fmt.Sprintf("%d %s", held[name], name))
+	}
+	if len(names) > show {
+		parts = append(parts, fmt.Sprintf("and %d more kinds", len(names)-show))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // textExcerpt shortens a line for an error message to its first 40 bytes

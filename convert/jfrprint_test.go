@@ -45,6 +45,11 @@ func TestJFRPrintClock(t *testing.T) {
 	if p.Period != 20*ms {
 		t.Errorf("estimated period %d, want 20 ms", p.Period)
 	}
+	// The samples span 23:59:59.950 to 00:00:00.030; a time of day has no
+	// date, so the start is unknown. (The duration was 0.)
+	if p.DurationNanos != 80*ms || p.TimeNanos != 0 {
+		t.Errorf("duration %d, start %d; want 80 ms, 0", p.DurationNanos, p.TimeNanos)
+	}
 }
 
 // TestJFRPrintHeavy compares the JDK-written recording with its jfr print
@@ -93,6 +98,20 @@ func TestJFRPrintHeavy(t *testing.T) {
 		}
 	}
 	jpCheckTimeOrder(t, tp)
+	// The text's times of day (ms) span what the recording's execution
+	// samples span (ns).
+	var first, last int64
+	for _, s := range bin.Sample {
+		if ts := s.NumLabel[labels.Timestamp][0]; s.Value[samples] > 0 {
+			if first == 0 || ts < first {
+				first = ts
+			}
+			last = max(last, ts)
+		}
+	}
+	if d := tp.DurationNanos - (last - first); tp.DurationNanos <= 0 || d < -1_000_000 || d > 1_000_000 {
+		t.Errorf("text duration %d ns, the recording's samples span %d ns", tp.DurationNanos, last-first)
+	}
 	for _, w := range txt.Warnings {
 		if strings.Contains(w, "...") {
 			t.Errorf("unexpected truncation warning: %s", w)

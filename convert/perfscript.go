@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/google/pprof/profile"
 	"github.com/ianlancetaylor/demangle"
@@ -34,7 +35,11 @@ import (
 // Sample types: samples/count (1 per sample), and one type per event with
 // its period as the weight: cpu/nanoseconds for cpu-clock and task-clock,
 // whose periods are nanoseconds, else "<event>/count" (cycles/count, ...).
-// An event printed without periods adds no type.
+// Where perf script prints no period, the fixed period the header states
+// (perf record -c N: "{ sample_period, sample_freq } = N" without
+// "freq = 1") is every sample's period. An event without periods adds no
+// type when it is the only one; beside other events it gets
+// "<event>_samples/count", 1 per sample, so every event keeps its own.
 //
 // Recordings made without timestamps (perf record without -T, or
 // `perf script -F` without time) cannot give a timeline: identical stacks of
@@ -84,7 +89,8 @@ type perfSample struct {
 
 type perfEvent struct {
 	name      string
-	typ       int // index of its sample type, -1 when it has no periods
+	typ       int  // index of its sample type, -1 when it has none
+	counts    bool // its type counts samples, not periods
 	hasPeriod bool
 	noPeriod  int // samples without a period
 	period    int64
@@ -101,12 +107,17 @@ type perfReader struct {
 	samples []perfSample
 	timed   int // samples with a timestamp
 	empty   int // samples without frames
+	// headerPeriod is the fixed sample period the header states per event
+	// name; fromHeader names the events whose periods came from it.
+	headerPeriod map[string]int64
+	fromHeader   []string
 }
 
 func parsePerfScript(in *Input) (*profile.Profile, error) {
 	r := &perfReader{
 		in: in, b: NewBuilder(),
 		threads: map[perfThread]*perfThread{}, byName: map[string]int{}, frames: map[string]*profile.Location{}, lines: map[string]*profile.Location{},
+		headerPeriod: map[string]int64{},
 	}
 	lr := NewLineReader(in.R)
 	var cur *perfSample
@@ -131,6 +142,7 @@ func parsePerfScript(in *Input) (*profile.Profile, error) {
 			finish()
 		case line[0] == '#':
 			finish() // header (perf script --header) or comment
+			r.headerEvent(string(t))
 		case line[0] == ' ' || line[0] == '\t':
 			if cur == nil {
 				return nil, LineError(lr.Line(), "expected a sample header \"comm [pid/]tid [cpu] secs.usecs: [period] event:\" before this frame, found %q", textExcerpt(line))
@@ -214,6 +226,8 @@ func (r *perfReader) header(line string) (perfSample, string, error) {
 		if s.period, err = strconv.ParseInt(m[7], 10, 64); err != nil {
 			return perfSample{}, "", fmt.Errorf("period %q: %v", m[7], err)
 		}
+	} else if p, ok := r.headerPeriod[m[8]]; ok {
+		s.period = p
 	}
 	s.event = r.event(m[8], s.period)
 	return s, strings.TrimSpace(m[9]), nil
@@ -225,6 +239,9 @@ func (r *perfReader) event(name string, period int64) int {
 		i = len(r.events)
 		r.byName[name] = i
 		r.events = append(r.events, &perfEvent{name: name, typ: -1})
+		if _, ok := r.headerPeriod[name]; ok {
+			r.fromHeader = append(r.fromHeader, name)
+		}
 	}
 	e := r.events[i]
 	if period >= 0 {
@@ -235,6 +252,28 @@ func (r *perfReader) event(name string, period int64) int {
 		e.noPeriod++
 	}
 	return i
+}
+
+// perfHeaderEvent matches an event line of perf script --header, and
+// perfFixedPeriod its fixed period: "{ sample_period, sample_freq } = N"
+// is a period unless "freq = 1" makes N a frequency.
+var (
+	perfHeaderEvent = regexp.MustCompile(`^#\s*event\s*:\s*name\s*=\s*([^,\s]+)`)
+	perfFixedPeriod = regexp.MustCompile(`\{ sample_period, sample_freq \} = (\d+)`)
+	perfFreqMode    = regexp.MustCompile(`(?:^|,\s*)freq = 1(?:,|$)`)
+)
+
+// headerEvent records the fixed period of an event the header describes.
+func (r *perfReader) headerEvent(line string) {
+	m := perfHeaderEvent.FindStringSubmatch(line)
+	if m == nil || perfFreqMode.MatchString(line) {
+		return
+	}
+	if p := perfFixedPeriod.FindStringSubmatch(line); p != nil {
+		if n, err := strconv.ParseInt(p[1], 10, 64); err == nil && n > 0 {
+			r.headerPeriod[m[1]] = n
+		}
+	}
 }
 
 // frame parses "addr symbol[+0xOFF] (dso)". The symbol may hold spaces and
@@ -308,7 +347,74 @@ func demangleSymbol(sym string) string {
 			name = d
 		}
 	}
-	return rustHash.ReplaceAllString(name, "")
+	return rustUnescape(rustHash.ReplaceAllString(name, ""))
+}
+
+// rustEscape finds the escapes of Rust's legacy mangling that perf leaves
+// in names it demangled only halfway ("_$LT$core..result..Result$LT$T$C$$u20$E$GT$$GT$::and_then").
+var rustEscape = regexp.MustCompile(`\$(?:LT|GT|SP|BP|RF|LP|RP|C|u[0-9a-f]{1,6})\$`)
+
+// rustUnescape finishes that demangling as rustc-demangle does for legacy
+// symbols: the escapes become "<", ">", "@", "*", "&", "(", ")", "," and
+// the character of a $uXX$ code, ".." becomes "::", and a path element's
+// "_" before an escape goes. Names without such escapes (C, C++, Java's
+// "Outer$Inner") are returned as they are.
+func rustUnescape(s string) string {
+	if !rustEscape.MatchString(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); {
+		switch {
+		case s[i] == '_' && strings.HasPrefix(s[i+1:], "$") && (i == 0 || strings.HasSuffix(s[:i], "::") || strings.HasSuffix(s[:i], "..")):
+			i++ // "_$LT$" at the start of a path element
+		case s[i] == '$':
+			if j := strings.IndexByte(s[i+1:], '$'); j >= 0 {
+				if r, ok := rustEscapeText(s[i+1 : i+1+j]); ok {
+					b.WriteString(r)
+					i += j + 2
+					continue
+				}
+			}
+			b.WriteByte('$')
+			i++
+		case strings.HasPrefix(s[i:], ".."):
+			b.WriteString("::")
+			i += 2
+		default:
+			b.WriteByte(s[i])
+			i++
+		}
+	}
+	return b.String()
+}
+
+func rustEscapeText(code string) (string, bool) {
+	switch code {
+	case "SP":
+		return "@", true
+	case "BP":
+		return "*", true
+	case "RF":
+		return "&", true
+	case "LT":
+		return "<", true
+	case "GT":
+		return ">", true
+	case "LP":
+		return "(", true
+	case "RP":
+		return ")", true
+	case "C":
+		return ",", true
+	}
+	if hex, ok := strings.CutPrefix(code, "u"); ok && len(hex) <= 6 {
+		if n, err := strconv.ParseUint(hex, 16, 32); err == nil && utf8.ValidRune(rune(n)) && hex != "" {
+			return string(rune(n)), true
+		}
+	}
+	return "", false
 }
 
 func isHex(s string) bool {
@@ -342,10 +448,13 @@ func (r *perfReader) profile() (*profile.Profile, error) {
 	in := r.in
 	st := []*profile.ValueType{{Type: "samples", Unit: "count"}}
 	for _, e := range r.events {
-		if !e.hasPeriod {
-			continue
-		}
 		typ, unit := eventType(e.name)
+		if !e.hasPeriod {
+			if len(r.events) == 1 {
+				continue // samples/count says it all
+			}
+			typ, unit, e.counts = typ+"_samples", "count", true
+		}
 		for i, t := range st {
 			if t.Type == typ && t.Unit == unit {
 				e.typ = i
@@ -355,7 +464,7 @@ func (r *perfReader) profile() (*profile.Profile, error) {
 			st = append(st, &profile.ValueType{Type: typ, Unit: unit})
 			e.typ = len(st) - 1
 		}
-		if e.noPeriod > 0 {
+		if e.noPeriod > 0 && e.hasPeriod {
 			in.Warnf("%d %s samples have no period; they count as samples but add 0 to %s/%s", e.noPeriod, e.name, typ, unit)
 		}
 	}
@@ -363,9 +472,12 @@ func (r *perfReader) profile() (*profile.Profile, error) {
 	p.SampleType = st
 	var def *perfEvent // the default: cpu if present, else the first event with periods
 	for _, e := range r.events {
-		if e.typ > 0 && (def == nil || st[e.typ].Type == "cpu" && st[def.typ].Type != "cpu") {
+		if e.typ > 0 && !e.counts && (def == nil || st[e.typ].Type == "cpu" && st[def.typ].Type != "cpu") {
 			def = e
 		}
+	}
+	if len(r.fromHeader) > 0 {
+		p.Comments = append(p.Comments, "periods of "+strings.Join(r.fromHeader, ", ")+" from the perf header (a fixed sample_period)")
 	}
 	p.DefaultSampleType, p.PeriodType, p.Period = "samples", st[0], 1
 	if def != nil {
@@ -400,7 +512,11 @@ func (r *perfReader) profile() (*profile.Profile, error) {
 
 func (r *perfReader) values(s *perfSample, v []int64) {
 	v[0] = 1
-	if e := r.events[s.event]; e.typ > 0 && s.period > 0 {
+	switch e := r.events[s.event]; {
+	case e.typ <= 0:
+	case e.counts:
+		v[e.typ] = 1
+	case s.period > 0:
 		v[e.typ] = s.period
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -119,10 +120,72 @@ func TestPerfScriptCorpusDetails(t *testing.T) {
 		t.Errorf("rust-mangled: trace::multiply_matrices missing")
 	}
 
+	// Names perf demangled halfway: no legacy escapes, ".." or build hash left.
+	p = jpRead(t, corpus.Path(t, "perf/flamegraph-perf-rust-Yamakaky-dcpu.txt")).Profile
+	rustNames := map[string]bool{}
+	for _, f := range p.Function {
+		rustNames[f.Name] = true
+		if strings.Contains(f.Name, "$") || strings.Contains(f.Name, "..") || regexp.MustCompile(`::h[0-9a-f]{16}$`).MatchString(f.Name) {
+			t.Errorf("Yamakaky-dcpu: %q is half demangled", f.Name)
+		}
+	}
+	for _, want := range []string{"<core::result::Result<T, E>>::and_then", "log::set_logger::{{closure}}", "<u8 as core::clone::Clone>::clone"} {
+		if !rustNames[want] {
+			t.Errorf("Yamakaky-dcpu: no function %q", want)
+		}
+	}
+
 	res := jpRead(t, corpus.Path(t, "perf/flamegraph-perf-vertx-stacks-01.txt"))
 	p = res.Profile
 	if jpTotal(p, 0) != 286 || len(p.Sample) >= 286 || len(res.Warnings) == 0 || !strings.Contains(res.Warnings[0], "no timestamps") {
 		t.Errorf("vertx: %d samples in %d rows, warnings %q", jpTotal(p, 0), len(p.Sample), res.Warnings)
+	}
+}
+
+// TestPerfScriptEvents: a recording of several events keeps each in a
+// sample type of its own, as the warning says. The FlameGraph file prints
+// no periods; its header states perf record -c 100000000. Once all 444
+// samples landed in samples/count alone.
+func TestPerfScriptEvents(t *testing.T) {
+	res := jpRead(t, corpus.Path(t, "perf/flamegraph-perf-cycles-instructions-01.txt"))
+	p := res.Profile
+	cycles, instr := jpTypeIndex(t, p, "cycles"), jpTypeIndex(t, p, "instructions")
+	if jpTotal(p, 0) != 444 || jpTotal(p, cycles) != 111*100_000_000 || jpTotal(p, instr) != 333*100_000_000 {
+		t.Errorf("samples %d, cycles %d, instructions %d; want 444, 111 and 333 × 1e8", jpTotal(p, 0), jpTotal(p, cycles), jpTotal(p, instr))
+	}
+	for i, s := range p.Sample {
+		if (s.Value[cycles] == 0) == (s.Value[instr] == 0) {
+			t.Fatalf("sample %d counts %v: want exactly one event", i, s.Value)
+		}
+	}
+	if !slices.Contains(p.Comments, "periods of instructions, cycles from the perf header (a fixed sample_period)") {
+		t.Errorf("comments %q", p.Comments)
+	}
+
+	// Without a header or periods, each event counts its samples.
+	const twoEvents = "app 1 [000] 1.000000: cycles:\n\t1 f (a)\n\napp 1 [000] 1.001000: instructions:u:\n\t1 f (a)\n\napp 1 [000] 1.002000: instructions:u:\n\t2 g (a)\n"
+	// A header in frequency mode ("freq = 1") states no period.
+	const freqHeader = "# event : name = cycles, , { sample_period, sample_freq } = 4000, sample_type = IP|TID|TIME|CALLCHAIN, freq = 1, sample_id_all = 1\n"
+	for _, tc := range []struct{ name, in, types string }{
+		{"no periods", twoEvents, "samples/count cycles_samples/count instructions_samples/count [3 1 2]"},
+		{"frequency mode", freqHeader + twoEvents, "samples/count cycles_samples/count instructions_samples/count [3 1 2]"},
+		{"one event", "app 1 [000] 1.000000: cycles:\n\t1 f (a)\n", "samples/count [1]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := convert.Read(strings.NewReader(tc.in), "x.perf", convert.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			var totals []int64
+			for i, st := range res.Profile.SampleType {
+				got = append(got, st.Type+"/"+st.Unit)
+				totals = append(totals, jpTotal(res.Profile, i))
+			}
+			if g := fmt.Sprint(strings.Join(got, " "), " ", totals); g != tc.types {
+				t.Errorf("types and totals %s, want %s", g, tc.types)
+			}
+		})
 	}
 }
 
