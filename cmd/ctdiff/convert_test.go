@@ -93,3 +93,18 @@ func parsePprofTop(t *testing.T, out string) map[string][2]int64 {
 	}
 	return rows
 }
+
+// A folded line that is not one fails with its line number, or, with
+// --skip-invalid-lines, is skipped with a warning that counts it (issue 21).
+func TestConvertSkipInvalidLines(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, dir, "s.folded", "# comment\nmain;a 3\nnot a stack line\nmain;b 2\n")
+	_, errOut, code := ctdiff("convert", in, "-o", filepath.Join(dir, "a.pb.gz"))
+	if code != exitError || !strings.Contains(errOut, "line 3") {
+		t.Errorf("without the flag: exit %d, stderr %q; want 2 naming line 3", code, errOut)
+	}
+	_, errOut, code = ctdiff("convert", in, "--skip-invalid-lines", "-o", filepath.Join(dir, "b.pb.gz"))
+	if code != exitOK || !strings.Contains(errOut, "skipped 1 invalid line") {
+		t.Errorf("with the flag: exit %d, stderr %q; want 0 and a warning counting the skipped line", code, errOut)
+	}
+}
