@@ -98,6 +98,11 @@ type Side struct {
 type Frame struct {
 	Function string
 	File     string
+	// Line and Column are where the function is defined, when the profile
+	// says so (cct.Frame.StartLine; not for Go symbols): they tell apart
+	// same-named functions of one file. As first seen, like File: a
+	// function matched across versions shows the base's position.
+	Line, Column int64 `json:",omitempty"`
 }
 
 // A Kind says why a node is a cause.
