@@ -124,7 +124,7 @@ func pathPositions(p []Frame) string {
 	for i, f := range p {
 		s[i] = f.Function
 		if f.Line != 0 {
-			s[i] += "#" + strconv.FormatInt(f.Line, 10)
+			s[i] += "#" + strconv.Itoa(int(f.Line))
 		}
 	}
 	return strings.Join(s, ";")

@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"math"
 	"runtime"
 	"sync"
 
@@ -32,7 +33,15 @@ type keyFrame struct {
 
 // frame is how reports show a function frame.
 func (kf keyFrame) frame() Frame {
-	return Frame{Function: kf.Function, File: kf.File, Line: kf.StartLine, Column: kf.StartColumn}
+	return Frame{Function: kf.Function, File: kf.File, Line: int32Or0(kf.StartLine), Column: int32Or0(kf.StartColumn)}
+}
+
+// int32Or0 is v, or 0 (unknown) when it does not fit in an int32.
+func int32Or0(v int64) int32 {
+	if v < 0 || v > math.MaxInt32 {
+		return 0
+	}
+	return int32(v)
 }
 
 // keyTable interns keyFrames: idx by identity, frames as first seen (what

@@ -64,8 +64,8 @@ type sideJSON struct {
 type frameJSON struct {
 	Function string `json:"function"`
 	File     string `json:"file"`
-	Line     int64  `json:"line,omitempty"`
-	Column   int64  `json:"column,omitempty"`
+	Line     int32  `json:"line,omitempty"`
+	Column   int32  `json:"column,omitempty"`
 }
 
 type causeJSON struct {
@@ -120,8 +120,8 @@ type rankedJSON struct {
 type rankedNodeJSON struct {
 	Function string `json:"function"`
 	File     string `json:"file"`
-	Line     int64  `json:"line,omitempty"`
-	Column   int64  `json:"column,omitempty"`
+	Line     int32  `json:"line,omitempty"`
+	Column   int32  `json:"column,omitempty"`
 	Cost     int64  `json:"cost"`
 	Rank     int    `json:"rank"`
 }
@@ -154,8 +154,8 @@ type graphJSON struct {
 	Thread   string    `json:"thread"`
 	Function string    `json:"function"`
 	File     string    `json:"file"`
-	Line     int64     `json:"line,omitempty"`
-	Column   int64     `json:"column,omitempty"`
+	Line     int32     `json:"line,omitempty"`
+	Column   int32     `json:"column,omitempty"`
 	IsThread bool      `json:"is_thread,omitempty"`
 	Kind     string    `json:"kind"`
 	Base     int64     `json:"base"`
@@ -652,11 +652,11 @@ func (e *jsonWriter) frames(p []diff.Frame) {
 func (e *jsonWriter) position(f diff.Frame) {
 	if f.Line != 0 {
 		e.key("line")
-		e.int(f.Line)
+		e.int(int64(f.Line))
 	}
 	if f.Column != 0 {
 		e.key("column")
-		e.int(f.Column)
+		e.int(int64(f.Column))
 	}
 }
 

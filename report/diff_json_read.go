@@ -238,7 +238,7 @@ func frameHash(parent uint64, f diff.Frame) uint64 {
 	h.Write([]byte(f.Function))
 	h.Write([]byte{0})
 	h.Write([]byte(f.File))
-	binary.LittleEndian.PutUint64(b[:], uint64(f.Line)<<32^uint64(f.Column))
+	binary.LittleEndian.PutUint64(b[:], uint64(uint32(f.Line))<<32|uint64(uint32(f.Column)))
 	h.Write(b[:])
 	return h.Sum64()
 }

@@ -217,9 +217,9 @@ func (d *diffSamples) location(funcs map[diff.Frame]int32, f diff.Frame) int32 {
 	x, ok := funcs[f]
 	if !ok {
 		x = int32(len(d.p.Function))
-		fn := &profile.Function{ID: uint64(x + 1), Name: f.Function, SystemName: f.Function, Filename: f.File, StartLine: f.Line}
+		fn := &profile.Function{ID: uint64(x + 1), Name: f.Function, SystemName: f.Function, Filename: f.File, StartLine: int64(f.Line)}
 		d.p.Function = append(d.p.Function, fn)
-		d.p.Location = append(d.p.Location, &profile.Location{ID: fn.ID, Line: []profile.Line{{Function: fn, Line: f.Line, Column: f.Column}}})
+		d.p.Location = append(d.p.Location, &profile.Location{ID: fn.ID, Line: []profile.Line{{Function: fn, Line: int64(f.Line), Column: int64(f.Column)}}})
 		funcs[f] = x
 	}
 	return x

@@ -319,7 +319,7 @@ func (s FrameStyle) scriptPlace(f diff.Frame, short bool) string {
 	if short && !strings.HasPrefix(where, "node:") {
 		where = urlBase(where)
 	}
-	ln := f.Line
+	ln := int64(f.Line)
 	if ln == 0 {
 		ln = s.Lines[diff.Frame{Function: f.Function, File: f.File}]
 	}
