@@ -37,6 +37,15 @@ type Frame struct {
 	// CallSite is the caller's line at which this frame was called, in
 	// call-site mode (PARCS Section 2.1); 0 otherwise.
 	CallSite int64
+	// StartLine and StartColumn are where the function is defined, when
+	// the profile says so (pprof's Function.start_line; V8 call frames):
+	// two functions of one script may share a name ("(anonymous)", a
+	// minified "t") and are still two functions. 0 when unknown, and for
+	// Go functions (.go and .s files), whose names are unique already, so
+	// that a function that moved stays one node when profiles of two
+	// builds are merged. Across versions lines shift: diff matches
+	// same-named functions by their order, not by these numbers.
+	StartLine, StartColumn int64
 	// Ordinal numbers threads of the same name within one run (0, 1, ...).
 	Ordinal int32
 	Kind    Kind

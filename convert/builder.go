@@ -21,6 +21,11 @@ type Frame struct {
 	// Line and Column are 1-based; 0 means unknown. For a caller frame, Line
 	// is the call site's line where the source has it.
 	Line, Column int64
+	// StartLine is the line where the function is defined, when the source
+	// says so; 0 otherwise. It becomes Function.StartLine, and functions
+	// of one name and file that start on different lines stay different
+	// functions (two "(anonymous)" functions of one script).
+	StartLine int64
 }
 
 // SampleMeta is the per-sample context a converter knows.
@@ -50,7 +55,10 @@ type Builder struct {
 	lastThread int32 // the previous sample's index in stacks.Threads, or -1
 }
 
-type funcKey struct{ name, system, file string }
+type funcKey struct {
+	name, system, file string
+	start              int64
+}
 
 type locKey struct {
 	fn           *profile.Function
@@ -98,11 +106,11 @@ func (b *Builder) function(f Frame) *profile.Function {
 	if sys == "" {
 		sys = f.Name
 	}
-	k := funcKey{f.Name, sys, f.File}
+	k := funcKey{f.Name, sys, f.File, f.StartLine}
 	if fn, ok := b.funcs[k]; ok {
 		return fn
 	}
-	fn := &profile.Function{ID: uint64(len(b.p.Function) + 1), Name: f.Name, SystemName: sys, Filename: f.File}
+	fn := &profile.Function{ID: uint64(len(b.p.Function) + 1), Name: f.Name, SystemName: sys, Filename: f.File, StartLine: f.StartLine}
 	b.p.Function = append(b.p.Function, fn)
 	b.funcs[k] = fn
 	return fn

@@ -20,8 +20,8 @@ import (
 // becomes one sample whose stack is the node's path below its thread; its
 // values are the node's self values. Building a tree from the profile
 // (cct.FromProfile) gives the same tree again: the same nodes in the same
-// child order, with the same self and total values, lines, columns, system
-// names and call sites. To that end:
+// child order, with the same self and total values, lines, columns, start
+// lines, system names and call sites. To that end:
 //   - thread nodes become labels.Thread (function) and labels.Process (file);
 //     threads that share a name and differ by ordinal get labels.TID = the
 //     ordinal, as the dump holds no OS ids;
@@ -305,7 +305,7 @@ func (c *cctReader) profile() (*profile.Profile, error) {
 		stack := make([]*profile.Location, len(path))
 		for k, j := range path {
 			f := &nodes[j]
-			fr := Frame{Name: f.Function, SystemName: f.SystemName, File: f.File, Line: f.Line, Column: f.Column}
+			fr := Frame{Name: f.Function, SystemName: f.SystemName, File: f.File, Line: f.Line, Column: f.Column, StartLine: f.StartLine}
 			if k+1 < len(path) { // a caller: the line it called the next frame from
 				if cs := nodes[path[k+1]].CallSite; cs != 0 {
 					fr.Line, fr.Column = cs, 0

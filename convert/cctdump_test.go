@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -104,9 +105,22 @@ func TestCCTDumpCallSites(t *testing.T) {
 }
 
 // TestCCTDumpCorpusRoundTrip: a real profile's tree survives being saved
-// and read back.
+// and read back, same-named functions of one script (told apart by their
+// start lines) included.
 func TestCCTDumpCorpusRoundTrip(t *testing.T) {
-	p := jpRead(t, corpus.Path(t, "java/jfrparser-cortex-kafka-cpu0.jfr.gz")).Profile
+	for _, tc := range []struct {
+		path     string
+		minNodes int
+	}{
+		{"java/jfrparser-cortex-kafka-cpu0.jfr.gz", 1000},
+		{"devtools/devtools-recursive-counting-js.json.gz", 30},
+	} {
+		t.Run(path.Base(tc.path), func(t *testing.T) { cctDumpRoundTrip(t, corpus.Path(t, tc.path), tc.minNodes) })
+	}
+}
+
+func cctDumpRoundTrip(t *testing.T, file string, minNodes int) {
+	p := jpRead(t, file).Profile
 	tree, err := cct.FromProfile(p, cct.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -134,7 +148,7 @@ func TestCCTDumpCorpusRoundTrip(t *testing.T) {
 	if err := json.Unmarshal(second.Bytes(), &b); err != nil {
 		t.Fatal(err)
 	}
-	if len(a.Nodes) < 1000 {
+	if len(a.Nodes) < minNodes {
 		t.Fatalf("only %d nodes", len(a.Nodes))
 	}
 	if x, y := jpCanonTree(a), jpCanonTree(b); x != y {
@@ -174,8 +188,8 @@ func jpCanonTree(tree cctjson.Tree) string {
 		if n.Parent >= 0 {
 			parent = pos[n.Parent]
 		}
-		fmt.Fprintf(&b, "%d %s %q file=%q line=%d col=%d site=%d ord=%d sys=%q parent=%d self=%v total=%v count=%d children=%v\n",
-			i, n.Kind, n.Function, n.File, n.Line, n.Column, n.CallSite, n.Ordinal, n.SystemName, parent, n.Self, n.Total, n.Count, children)
+		fmt.Fprintf(&b, "%d %s %q file=%q line=%d col=%d start=%d site=%d ord=%d sys=%q parent=%d self=%v total=%v count=%d children=%v\n",
+			i, n.Kind, n.Function, n.File, n.Line, n.Column, n.StartLine, n.CallSite, n.Ordinal, n.SystemName, parent, n.Self, n.Total, n.Count, children)
 	}
 	return b.String()
 }

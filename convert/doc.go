@@ -13,6 +13,8 @@
 //   - samples of one thread are written in time order;
 //   - frame identity is Function.Name and Function.Filename, with Line.Line
 //     the line (the call site, for non-leaf frames) and Line.Column the column;
+//     Function.StartLine, where the source says where a function is defined
+//     (V8 call frames), separates same-named functions of one file;
 //   - the sum of weights in equals the sum of weights out; whatever a converter
 //     has to skip is counted in a warning.
 //

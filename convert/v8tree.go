@@ -49,12 +49,16 @@ type v8LegacyNode struct {
 }
 
 // v8Frame converts a call frame. base is the numbering of its line and
-// column: 0 for CDP call frames, 1 for legacy nodes.
+// column: 0 for CDP call frames, 1 for legacy nodes. A call frame's
+// position is where its function is defined (V8 records no call sites), so
+// it is the function's StartLine too: same-named functions of one script
+// ("(anonymous)", minified names) are told apart by it.
 func v8Frame(name, url string, line, col *float64, base int64) Frame {
 	if name == "" {
 		name = "(anonymous)"
 	}
-	return Frame{Name: name, File: url, Line: oneBased(line, base), Column: oneBased(col, base)}
+	l := oneBased(line, base)
+	return Frame{Name: name, File: url, Line: l, Column: oneBased(col, base), StartLine: l}
 }
 
 // oneBased converts a position numbered from base to 1-based, 0 if unknown.

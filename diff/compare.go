@@ -45,8 +45,8 @@ func Compare(base, nw []*cct.Tree, opts Options) (*Result, error) {
 		return nil, errors.New("metric " + o.Metric.Name + " lacks a Total or Self function")
 	}
 
-	kt := newKeyTable()
-	runs := newRuns(append(append([]*cct.Tree{}, base...), nw...), kt, o.Metric)
+	kt := newKeyTable(base, nw)
+	runs := newRuns(append(append([]*cct.Tree{}, base...), nw...), len(base), kt, o.Metric)
 	bRuns, nRuns := runs[:len(base):len(base)], runs[len(base):]
 	var iters *benchIterations
 	var verdict *BenchVerdict

@@ -174,7 +174,7 @@ func assemble(g *graph, u *union, kt *keyTable) (nodes []GraphNode, causes []Cau
 		chain = chain[:max(d-2, 0)]
 		if !gn.IsThread {
 			kf := kt.frames[u.key[x]]
-			gn.Frame = Frame{Function: kf.Function, File: kf.File}
+			gn.Frame = kf.frame()
 			chain = append(chain, gn.Frame)
 		}
 		ch := kids.of(it.i)

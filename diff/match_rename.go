@@ -188,7 +188,7 @@ func (m *matcher) runCands(r *run, ch []cct.NodeID, pos []int32) []renameCand {
 	for i, p := range pos {
 		c := int32(ch[p])
 		kids, _ := r.childKeys(c, nil, false)
-		out[i] = renameCand{pos: p, key: r.key(c), file: m.kt.frames[r.key(c)].File, kids: kids, weight: r.total[c]}
+		out[i] = renameCand{pos: p, key: r.key(c), file: scriptPath(m.kt.frames[r.key(c)].File), kids: kids, weight: r.total[c]}
 	}
 	return out
 }
@@ -199,7 +199,7 @@ func (m *matcher) unionCands(u *union, ch []int32, pos []int32) []renameCand {
 	for i, p := range pos {
 		c := ch[p]
 		kids := slices.Clone(u.childKeys(c))
-		out[i] = renameCand{pos: p, key: u.key[c], file: m.kt.frames[u.key[c]].File, kids: kids, weight: u.weight[c]}
+		out[i] = renameCand{pos: p, key: u.key[c], file: scriptPath(m.kt.frames[u.key[c]].File), kids: kids, weight: u.weight[c]}
 	}
 	return out
 }

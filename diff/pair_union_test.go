@@ -50,8 +50,8 @@ func TestPairFromUnionMatchesMatchTrees(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				kt := newKeyTable()
-				runs := newRuns([]*cct.Tree{c.base, c.nw}, kt, m)
+				kt := newKeyTable([]*cct.Tree{c.base}, []*cct.Tree{c.nw})
+				runs := newRuns([]*cct.Tree{c.base, c.nw}, 1, kt, m)
 				um := newMatcher(mode, DefaultBudget)
 				um.kt, um.renameMin = kt, 1
 				u := newUnion()

@@ -98,6 +98,13 @@ type Side struct {
 type Frame struct {
 	Function string
 	File     string
+	// Line and Column are where the function is defined, when the profile
+	// says so (cct.Frame.StartLine; not for Go symbols): they tell apart
+	// same-named functions of one file. As first seen, like File: a
+	// function matched across versions shows the base's position. (int32:
+	// causes hold a path of frames each, and 40,000 causes of a large
+	// comparison hold a million frames.)
+	Line, Column int32 `json:",omitempty"`
 }
 
 // A Kind says why a node is a cause.

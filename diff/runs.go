@@ -1,8 +1,8 @@
 package diff
 
 import (
+	"math"
 	"runtime"
-	"strings"
 	"sync"
 
 	"github.com/ctdiff/ctdiff/cct"
@@ -17,11 +17,31 @@ type key = int32
 // ordinal (DESIGN.md, "cct"). The call site is deliberately not part of it:
 // line numbers shift between versions, so calls from different lines of one
 // caller are told apart by their order among siblings (LCS) and, in PARCS
-// mode, by the call-site rule of Definition 2.
+// mode, by the call-site rule of Definition 2. The component of a script
+// is its URL's path, and same-named functions of one script are told apart
+// by their order (identity.go).
 type keyFrame struct {
 	Function, File string
 	Kind           cct.Kind
 	Ordinal        int32
+	// Slot numbers same-named functions of one script (identity.go).
+	Slot int32
+	// StartLine and StartColumn are where the function is defined, as
+	// first seen: shown, not compared (0 in identities).
+	StartLine, StartColumn int64
+}
+
+// frame is how reports show a function frame.
+func (kf keyFrame) frame() Frame {
+	return Frame{Function: kf.Function, File: kf.File, Line: int32Or0(kf.StartLine), Column: int32Or0(kf.StartColumn)}
+}
+
+// int32Or0 is v, or 0 (unknown) when it does not fit in an int32.
+func int32Or0(v int64) int32 {
+	if v < 0 || v > math.MaxInt32 {
+		return 0
+	}
+	return int32(v)
 }
 
 // keyTable interns keyFrames: idx by identity, frames as first seen (what
@@ -29,35 +49,43 @@ type keyFrame struct {
 type keyTable struct {
 	idx    map[keyFrame]key
 	frames []keyFrame
+	// slots holds, per side (base, new), the Slot of functions whose name
+	// several functions of their script share (identity.go); nil when no
+	// name is shared.
+	slots [2]map[startKey]int32
 }
 
-func newKeyTable() *keyTable { return &keyTable{idx: map[keyFrame]key{}} }
+// newKeyTable returns a key table for comparing the base trees with the new
+// trees (none for tests that intern frames of one side).
+func newKeyTable(sides ...[]*cct.Tree) *keyTable {
+	kt := &keyTable{idx: map[keyFrame]key{}}
+	if len(sides) == 2 {
+		kt.positions(sides[0], sides[1])
+	}
+	return kt
+}
 
-func (kt *keyTable) intern(f cct.Frame) key {
-	kf := keyFrame{Function: f.Function, File: f.File, Kind: f.Kind, Ordinal: f.Ordinal}
+// intern returns the key of a frame of a tree of side s (0 base, 1 new).
+func (kt *keyTable) intern(f cct.Frame, s int) key {
+	kf := keyFrame{Function: f.Function, File: f.File, Kind: f.Kind, Ordinal: f.Ordinal,
+		StartLine: f.StartLine, StartColumn: f.StartColumn}
 	id := kf
-	if goSymbol(f) {
+	id.StartLine, id.StartColumn = 0, 0
+	switch {
+	case cct.GoSymbol(f):
 		id.File = ""
+	case f.Kind == cct.KindFunction:
+		id.File = scriptPath(f.File)
+		id.Slot = kt.slot(f, id.File, s)
 	}
 	if k, ok := kt.idx[id]; ok {
 		return k
 	}
 	k := key(len(kt.frames))
+	kf.Slot = id.Slot
 	kt.frames = append(kt.frames, kf)
 	kt.idx[id] = k
 	return k
-}
-
-// goSymbol reports a Go function: its name is qualified by its package's
-// import path (runtime.mallocgc, github.com/x/y.(*T).M), which is ZAM's
-// "component" already, so its file is not part of its identity. The file
-// is where the source was checked out (/home/ci/build-123/pkg/f.go, or
-// pkg/f.go with -trimpath): two builds of one program from different
-// directories would otherwise share no frame but the runtime's. Found by
-// comparing ctdiff's own profiles of two checkouts (bench/selfdiff.sh).
-func goSymbol(f cct.Frame) bool {
-	return f.Kind == cct.KindFunction && strings.Contains(f.Function, ".") &&
-		(strings.HasSuffix(f.File, ".go") || strings.HasSuffix(f.File, ".s"))
 }
 
 // A run is one input tree with what the comparison needs of it, computed
@@ -91,17 +119,18 @@ type run struct {
 }
 
 func newRun(t *cct.Tree, kt *keyTable, m Metric) *run {
-	r := keyRun(t, kt)
+	r := keyRun(t, kt, 0)
 	r.index(m)
 	return r
 }
 
-// newRuns is newRun for several trees, the per-node arrays built in
-// parallel (the key table is filled first, in order).
-func newRuns(ts []*cct.Tree, kt *keyTable, m Metric) []*run {
+// newRuns is newRun for several trees, the first nBase of them base runs,
+// the per-node arrays built in parallel (the key table is filled first,
+// in order).
+func newRuns(ts []*cct.Tree, nBase int, kt *keyTable, m Metric) []*run {
 	runs := make([]*run, len(ts))
 	for i, t := range ts {
-		runs[i] = keyRun(t, kt)
+		runs[i] = keyRun(t, kt, min(i/max(nBase, 1), 1))
 	}
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
@@ -116,11 +145,11 @@ func newRuns(ts []*cct.Tree, kt *keyTable, m Metric) []*run {
 	return runs
 }
 
-// keyRun starts a run: the keys of the tree's frames.
-func keyRun(t *cct.Tree, kt *keyTable) *run {
+// keyRun starts a run of side s: the keys of the tree's frames.
+func keyRun(t *cct.Tree, kt *keyTable, s int) *run {
 	r := &run{t: t, fkey: make([]key, len(t.Frames))}
 	for i, f := range t.Frames {
-		r.fkey[i] = kt.intern(f)
+		r.fkey[i] = kt.intern(f, s)
 	}
 	return r
 }

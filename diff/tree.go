@@ -46,7 +46,7 @@ func exportTree(u *union, kt *keyTable, graph []GraphNode, ids []int32) []TreeNo
 			n.Frame.Function = threadLabel(kt.frames[u.key[x]])
 		case d > 1:
 			kf := kt.frames[u.key[x]]
-			n.Frame = Frame{Function: kf.Function, File: kf.File}
+			n.Frame = kf.frame()
 		}
 		out[x] = n
 	}

@@ -340,7 +340,7 @@ func (u *union) describe(kt *keyTable, x int32) (thread string, path []Frame) {
 	path = make([]Frame, max(d-1, 0))
 	for ; d > 1; d-- {
 		kf := kt.frames[u.key[x]]
-		path[d-2] = Frame{Function: kf.Function, File: kf.File}
+		path[d-2] = kf.frame()
 		x = u.parent[x]
 	}
 	return threadLabel(kt.frames[u.key[x]]), path

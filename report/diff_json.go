@@ -58,9 +58,14 @@ type sideJSON struct {
 	Idle int64 `json:"idle,omitempty"`
 }
 
+// Line and column, in frames and graph nodes, are where the function is
+// defined (diff.Frame), present when the profile says so: they tell apart
+// same-named functions of one script.
 type frameJSON struct {
 	Function string `json:"function"`
 	File     string `json:"file"`
+	Line     int32  `json:"line,omitempty"`
+	Column   int32  `json:"column,omitempty"`
 }
 
 type causeJSON struct {
@@ -115,6 +120,8 @@ type rankedJSON struct {
 type rankedNodeJSON struct {
 	Function string `json:"function"`
 	File     string `json:"file"`
+	Line     int32  `json:"line,omitempty"`
+	Column   int32  `json:"column,omitempty"`
 	Cost     int64  `json:"cost"`
 	Rank     int    `json:"rank"`
 }
@@ -147,6 +154,8 @@ type graphJSON struct {
 	Thread   string    `json:"thread"`
 	Function string    `json:"function"`
 	File     string    `json:"file"`
+	Line     int32     `json:"line,omitempty"`
+	Column   int32     `json:"column,omitempty"`
 	IsThread bool      `json:"is_thread,omitempty"`
 	Kind     string    `json:"kind"`
 	Base     int64     `json:"base"`
@@ -633,9 +642,22 @@ func (e *jsonWriter) frames(p []diff.Frame) {
 		e.string(f.Function)
 		e.key("file")
 		e.string(f.File)
+		e.position(f)
 		e.close('}')
 	}
 	e.close(']')
+}
+
+// position writes a frame's line and column, when known.
+func (e *jsonWriter) position(f diff.Frame) {
+	if f.Line != 0 {
+		e.key("line")
+		e.int(int64(f.Line))
+	}
+	if f.Column != 0 {
+		e.key("column")
+		e.int(int64(f.Column))
+	}
 }
 
 func (e *jsonWriter) rankedPath(p diff.RankedPath) {
@@ -653,6 +675,7 @@ func (e *jsonWriter) rankedPath(p diff.RankedPath) {
 		e.string(n.Function)
 		e.key("file")
 		e.string(n.File)
+		e.position(n.Frame)
 		e.key("cost")
 		e.int(n.Cost)
 		e.key("rank")
@@ -693,6 +716,7 @@ func (e *jsonWriter) graphNode(g diff.GraphNode) {
 	e.string(g.Frame.Function)
 	e.key("file")
 	e.string(g.Frame.File)
+	e.position(g.Frame)
 	if g.IsThread {
 		e.key("is_thread")
 		e.bool(true)
@@ -739,7 +763,7 @@ func side(s diff.Side) sideJSON {
 func frames(p []diff.Frame) []frameJSON {
 	out := make([]frameJSON, len(p))
 	for i, f := range p {
-		out[i] = frameJSON{Function: f.Function, File: f.File}
+		out[i] = frameJSON{Function: f.Function, File: f.File, Line: f.Line, Column: f.Column}
 	}
 	return out
 }

@@ -125,7 +125,7 @@ func resultOf(in *diffJSON) (*diff.Result, error) {
 			return nil, fmt.Errorf("critical_graph[%d]: %w", i, err)
 		}
 		res.Graph = append(res.Graph, diff.GraphNode{
-			Parent: g.Parent, Thread: g.Thread, Frame: diff.Frame{Function: g.Function, File: g.File}, IsThread: g.IsThread,
+			Parent: g.Parent, Thread: g.Thread, Frame: diff.Frame{Function: g.Function, File: g.File, Line: g.Line, Column: g.Column}, IsThread: g.IsThread,
 			Kind: kind, Base: g.Base, New: g.New, Delta: g.Delta, Cause: g.Cause, Context: g.Context, Stats: testFrom(g.Stats),
 		})
 	}
@@ -153,7 +153,7 @@ func resultOf(in *diffJSON) (*diff.Result, error) {
 	for _, p := range in.RankedPaths {
 		rp := diff.RankedPath{Rank: p.Rank, Thread: p.Thread, Cost: p.Cost, Path: make([]diff.PathNode, len(p.Path))}
 		for i, n := range p.Path {
-			rp.Path[i] = diff.PathNode{Frame: diff.Frame{Function: n.Function, File: n.File}, Cost: n.Cost, Rank: n.Rank}
+			rp.Path[i] = diff.PathNode{Frame: diff.Frame{Function: n.Function, File: n.File, Line: n.Line, Column: n.Column}, Cost: n.Cost, Rank: n.Rank}
 		}
 		res.RankedPaths = append(res.RankedPaths, rp)
 	}
@@ -238,6 +238,8 @@ func frameHash(parent uint64, f diff.Frame) uint64 {
 	h.Write([]byte(f.Function))
 	h.Write([]byte{0})
 	h.Write([]byte(f.File))
+	binary.LittleEndian.PutUint64(b[:], uint64(uint32(f.Line))<<32|uint64(uint32(f.Column)))
+	h.Write(b[:])
 	return h.Sum64()
 }
 
@@ -248,7 +250,7 @@ func sideOf(s sideJSON) diff.Side {
 func framesOf(p []frameJSON) []diff.Frame {
 	out := make([]diff.Frame, len(p))
 	for i, f := range p {
-		out[i] = diff.Frame{Function: f.Function, File: f.File}
+		out[i] = diff.Frame{Function: f.Function, File: f.File, Line: f.Line, Column: f.Column}
 	}
 	return out
 }

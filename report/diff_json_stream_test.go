@@ -77,13 +77,13 @@ func encodeDiffJSON(res *diff.Result) ([]byte, error) {
 	for _, p := range res.RankedPaths {
 		r := rankedJSON{Rank: p.Rank, Cost: p.Cost, Thread: p.Thread, Path: make([]rankedNodeJSON, len(p.Path))}
 		for i, n := range p.Path {
-			r.Path[i] = rankedNodeJSON{Function: n.Function, File: n.File, Cost: n.Cost, Rank: n.Rank}
+			r.Path[i] = rankedNodeJSON{Function: n.Function, File: n.File, Line: n.Line, Column: n.Column, Cost: n.Cost, Rank: n.Rank}
 		}
 		out.RankedPaths = append(out.RankedPaths, r)
 	}
 	for _, g := range res.Graph {
 		out.CriticalGraph = append(out.CriticalGraph, graphJSON{
-			Parent: g.Parent, Thread: g.Thread, Function: g.Frame.Function, File: g.Frame.File, IsThread: g.IsThread,
+			Parent: g.Parent, Thread: g.Thread, Function: g.Frame.Function, File: g.Frame.File, Line: g.Frame.Line, Column: g.Frame.Column, IsThread: g.IsThread,
 			Kind: string(g.Kind), Base: g.Base, New: g.New, Delta: g.Delta, Cause: g.Cause, Context: g.Context, Stats: testOf(g.Stats),
 		})
 	}

@@ -209,15 +209,17 @@ func newDiffSamples(res *diff.Result) (*diffSamples, error) {
 }
 
 // location returns the index in p.Location of a function's one location:
-// the union tree has no lines, and pprof's default granularity is the
-// function anyway.
+// the union tree has no sampled lines, and pprof's default granularity is
+// the function anyway. A function whose definition is known (same-named
+// functions of one script) is at that line and column, its StartLine, so
+// that -lines tells them apart.
 func (d *diffSamples) location(funcs map[diff.Frame]int32, f diff.Frame) int32 {
 	x, ok := funcs[f]
 	if !ok {
 		x = int32(len(d.p.Function))
-		fn := &profile.Function{ID: uint64(x + 1), Name: f.Function, SystemName: f.Function, Filename: f.File}
+		fn := &profile.Function{ID: uint64(x + 1), Name: f.Function, SystemName: f.Function, Filename: f.File, StartLine: int64(f.Line)}
 		d.p.Function = append(d.p.Function, fn)
-		d.p.Location = append(d.p.Location, &profile.Location{ID: fn.ID, Line: []profile.Line{{Function: fn}}})
+		d.p.Location = append(d.p.Location, &profile.Location{ID: fn.ID, Line: []profile.Line{{Function: fn, Line: int64(f.Line), Column: int64(f.Column)}}})
 		funcs[f] = x
 	}
 	return x

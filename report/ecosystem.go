@@ -252,7 +252,8 @@ func ThreadGroup(thread string) string {
 
 // FrameStyle names frames the way one ecosystem writes them. Lines, when
 // set, gives the line of a frame's function (cct.FrameInfo: where a
-// JavaScript function is defined), which diff results do not carry.
+// JavaScript function is defined), keyed by function and file, for frames
+// whose diff.Frame does not carry it.
 type FrameStyle struct {
 	Ecosystem Ecosystem
 	Lines     map[diff.Frame]int64
@@ -318,7 +319,11 @@ func (s FrameStyle) scriptPlace(f diff.Frame, short bool) string {
 	if short && !strings.HasPrefix(where, "node:") {
 		where = urlBase(where)
 	}
-	if ln := s.Lines[f]; ln > 0 {
+	ln := int64(f.Line)
+	if ln == 0 {
+		ln = s.Lines[diff.Frame{Function: f.Function, File: f.File}]
+	}
+	if ln > 0 {
 		where += ":" + strconv.FormatInt(ln, 10)
 	}
 	return where

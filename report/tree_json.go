@@ -68,6 +68,7 @@ func jsonNode(t *cct.Tree, id cct.NodeID) cctjson.Node {
 		File:       f.File,
 		Line:       info.Line,
 		Column:     info.Column,
+		StartLine:  f.StartLine,
 		CallSite:   f.CallSite,
 		Ordinal:    f.Ordinal,
 		SystemName: info.SystemName,

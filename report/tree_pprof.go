@@ -150,7 +150,10 @@ func TreeProfile(t *cct.Tree, o TreeOptions) (*profile.Profile, error) {
 	return p, nil
 }
 
-type funcKey struct{ name, systemName, file string }
+type funcKey struct {
+	name, systemName, file string
+	startLine              int64
+}
 
 type locKey struct {
 	frame cct.FrameID
@@ -165,8 +168,9 @@ type pprofWriter struct {
 }
 
 // location returns the location of a frame at a line (0: the frame's own
-// line). Functions are shared by name and file, so the frames of one function
-// called from different lines (call-site mode) stay one function in pprof.
+// line). Functions are shared by name, file and start line, so the frames of
+// one function called from different lines (call-site mode) stay one
+// function in pprof, and same-named functions of one script stay two.
 func (w *pprofWriter) location(f cct.FrameID, line int64) *profile.Location {
 	fr, info := w.t.Frames[f], w.t.FrameInfo[f]
 	if line == 0 {
@@ -180,10 +184,10 @@ func (w *pprofWriter) location(f cct.FrameID, line int64) *profile.Location {
 	if sys == "" {
 		sys = fr.Function
 	}
-	fk := funcKey{fr.Function, sys, fr.File}
+	fk := funcKey{fr.Function, sys, fr.File, fr.StartLine}
 	fn := w.funcs[fk]
 	if fn == nil {
-		fn = &profile.Function{ID: uint64(len(w.p.Function) + 1), Name: fr.Function, SystemName: sys, Filename: fr.File}
+		fn = &profile.Function{ID: uint64(len(w.p.Function) + 1), Name: fr.Function, SystemName: sys, Filename: fr.File, StartLine: fr.StartLine}
 		w.p.Function = append(w.p.Function, fn)
 		w.funcs[fk] = fn
 	}

@@ -226,7 +226,7 @@ func frameLines(res *diff.Result, trees []*cct.Tree) map[diff.Frame]int64 {
 	want := map[diff.Frame]bool{}
 	for _, c := range res.Causes {
 		for _, f := range c.Path {
-			want[f] = true
+			want[diff.Frame{Function: f.Function, File: f.File}] = true
 		}
 	}
 	lines := map[diff.Frame]int64{}

@@ -28,7 +28,10 @@
 // kind is "root", "thread" or omitted for a function frame. For thread
 // nodes, function is the thread name, file the process name and ordinal the
 // thread's number among same-named threads. line and column are 1-based (0
-// or absent when unknown); call_site is the caller's line in call-site mode;
+// or absent when unknown); start_line, when present, says that line and
+// column are where the function is defined, which is part of its identity
+// (same-named functions of one script are different nodes: cct.Frame's
+// StartLine); call_site is the caller's line in call-site mode;
 // system_name is the raw name when it differs from function; count is the
 // number of instances (calls) when known. total = self + Σ children's total.
 // latency, present after `ctdiff cct --latency`, is IntroPerf's inferred
@@ -72,6 +75,7 @@ type Node struct {
 	File       string   `json:"file,omitempty"`
 	Line       int64    `json:"line,omitempty"`
 	Column     int64    `json:"column,omitempty"`
+	StartLine  int64    `json:"start_line,omitempty"`
 	CallSite   int64    `json:"call_site,omitempty"`
 	Ordinal    int32    `json:"ordinal,omitempty"`
 	SystemName string   `json:"system_name,omitempty"`

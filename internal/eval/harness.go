@@ -321,6 +321,18 @@ func runCase(cfg *Config, t *template, c *Case) error {
 	return nil
 }
 
+// childNamed returns the child of id with f's name and file, the first
+// of several same-named functions of one script (cct keeps them apart by
+// their start lines, which paths here do not hold).
+func childNamed(t *cct.Tree, id cct.NodeID, f Frame) (cct.NodeID, bool) {
+	for _, c := range t.Children(id) {
+		if fr := t.FrameOf(c); fr.Kind == cct.KindFunction && fr.Function == f.Function && fr.File == f.File {
+			return c, true
+		}
+	}
+	return 0, false
+}
+
 // pathTotals returns the inclusive time (the default sample type) of p's
 // thread and of each node on path p in tree t, and whether t has the whole
 // path.
@@ -337,13 +349,11 @@ func pathTotals(t *cct.Tree, p Path) ([]int64, bool) {
 		id := th
 		out[0] = t.Total(th)[k]
 		for i, f := range p.Frames {
-			fid, found := t.FrameID(cct.Frame{Function: f.Function, File: f.File})
-			if found {
-				id, found = t.Child(id, fid)
-			}
+			c, found := childNamed(t, id, f)
 			if !found {
 				return out, false
 			}
+			id = c
 			out[i+1] = t.Total(id)[k]
 		}
 		return out, true
