@@ -11,7 +11,8 @@ import (
 // asynchronous preemption (runtime.asyncPreempt, injected at whatever
 // instruction the SIGURG landed on), stack growth checks (runtime.morestack,
 // entered from any function prologue), the signal trampolines of the
-// kernel and libc, and the JVM's safepoint polls. Under a regressed
+// kernel and libc, the JVM's safepoint polls and V8's stack guard
+// interrupt check. Under a regressed
 // function they show up as the lowest frame that grew, so ZAM's "lowest
 // regressed node" would name them instead of the function whose extra time
 // they only sliced (issue 17: runtime.asyncPreempt reported under
@@ -50,6 +51,10 @@ var artifactNames = map[string]struct{}{
 	"sigtramp":                     {},
 	"[vdso]":                       {},
 	"SafepointBlob":                {},
+	// V8's interrupt check, where a stack guard interrupt (GC request,
+	// profiler tick, termination) is serviced from any function.
+	"v8::internal::StackGuard::HandleInterrupts": {},
+	"v8::internal::Runtime_StackGuard":           {},
 }
 
 var artifactPrefixes = []string{
