@@ -307,14 +307,16 @@ func untestedAbove(u *union, xs []int32, m float64) []int32 {
 // within-side variance of inclusive values.
 //
 // With one run on each side it is the pair's squared difference halved,
-// with one degree of freedom (see statsGraph), of self values. Why self:
-// a regression changes the inclusive value of every ancestor, and a large
-// one (the synthetic benchmark's new callee is half the new profile) makes
-// most large nodes differ, so a trend fitted on inclusive differences
-// calls everything noise. A self value changes only where the code did,
-// and it varies with size the way an inclusive value does: Poisson
-// sampling noise ∝ v, a slower run or subtree ∝ v² alike. The fit is then
-// robust too (fitPrior), so the few nodes that did change do not count.
+// with one degree of freedom (see statsGraph), fitted robustly (fitPrior)
+// so that the nodes that did change do not count, on inclusive and on self
+// values, the larger variance taken at each size. Why both: a regression
+// changes the inclusive value of every ancestor, and a large one (the
+// synthetic benchmark's new callee is half the new profile) makes most
+// large nodes differ; a self value changes only where the code did, and
+// varies with size the way an inclusive value does (Poisson sampling ∝ v,
+// a slower run or subtree ∝ v²), but self values rarely reach the sizes of
+// large inclusive nodes, whose jitter a self fit then underestimates (the
+// simulation: a 184 ms swing of a 1.5 s node called a regression).
 func fitNodePrior(u *union, nBase int, m float64) *prior {
 	if !moderate {
 		return nil
@@ -323,19 +325,35 @@ func fitNodePrior(u *union, nBase int, m float64) *prior {
 	var means, vars []float64
 	row := make([]float64, runs)
 	if runs == 2 {
-		for x := int32(1); int(x) < u.len(); x++ {
-			floatsInto(row, u.self[int(x)*runs:int(x+1)*runs])
-			if mean := (row[0] + row[1]) / 2; mean >= m/10 {
-				diff := row[1] - row[0]
-				means = append(means, mean)
-				vars = append(vars, diff*diff/2)
+		// Both values: inclusive differences reach the sizes of large
+		// nodes, where run-to-run jitter decides, but every ancestor of a
+		// change differs too; self differences change only where code
+		// did, but hardly reach those sizes. Each fit is robust, and the
+		// larger variance at each size is used.
+		fit := func(vals []int64) *prior {
+			means, vars = means[:0], vars[:0]
+			for x := int32(1); int(x) < u.len(); x++ {
+				floatsInto(row, vals[int(x)*runs:int(x+1)*runs])
+				if mean := (row[0] + row[1]) / 2; mean >= m/10 {
+					diff := row[1] - row[0]
+					means = append(means, mean)
+					vars = append(vars, diff*diff/2)
+				}
 			}
+			pr := fitPrior(means, vars, 1)
+			if pr != nil {
+				pr.capJitter(maxPairJitter)
+			}
+			return pr
 		}
-		pr := fitPrior(means, vars, 1)
-		if pr != nil {
-			pr.capJitter(maxPairJitter)
+		incl, self := fit(u.total), fit(u.self)
+		switch {
+		case incl == nil:
+			return self
+		case self != nil:
+			incl.alt, incl.d0 = self, min(incl.d0, self.d0)
 		}
-		return pr
+		return incl
 	}
 	for x := int32(1); int(x) < u.len(); x++ {
 		floatsInto(row, u.total[int(x)*runs:int(x+1)*runs])

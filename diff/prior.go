@@ -35,6 +35,10 @@ type prior struct {
 	// scale as c + log v + log(1 + v/vStar), where vStar = a/b is the size
 	// at which jitter starts to dominate.
 	c, logVStar float64
+	// alt, when set, is a second trend fitted on other values of the same
+	// nodes (one pair's self values beside its inclusive ones): s0 is the
+	// larger of the two, d0 the smaller.
+	alt *prior
 }
 
 // maxPriorDF caps d0: the sampling model is only approximately right, so a
@@ -194,7 +198,11 @@ func (pr *prior) s0(mean float64) float64 {
 	if mean <= 0 {
 		return 0
 	}
-	return math.Exp(pr.trend(math.Log(mean)) + mathext.Digamma(pr.d0/2) - math.Log(pr.d0/2))
+	v := math.Exp(pr.trend(math.Log(mean)) + mathext.Digamma(pr.d0/2) - math.Log(pr.d0/2))
+	if pr.alt != nil {
+		v = max(v, pr.alt.s0(mean))
+	}
+	return v
 }
 
 // moderated returns mean(y) − mean(x), its moderated standard error and
