@@ -546,8 +546,9 @@ func (w *world) addThread(th int32) {
 // become one sample with the values summed, as pprof's own CPU profiles
 // record them: the tree is the same (values and order of first execution),
 // and it builds several times faster. Functions whose frame is a key of
-// rename get the mapped name.
-func (w *world) profile(t *template, r *run, rename map[Frame]string) *profile.Profile {
+// rename get the mapped name, and those whose file is a key of files the
+// mapped file.
+func (w *world) profile(t *template, r *run, rename map[Frame]string, files map[string]string) *profile.Profile {
 	src := t.prof
 	p := &profile.Profile{
 		SampleType:        src.SampleType,
@@ -559,12 +560,19 @@ func (w *world) profile(t *template, r *run, rename map[Frame]string) *profile.P
 		Function:          slices.Clone(w.funcs),
 	}
 	locs := w.locs
-	if len(rename) > 0 {
+	if len(rename) > 0 || len(files) > 0 {
 		renamed := map[*profile.Function]*profile.Function{}
 		for i, fn := range p.Function {
-			if name, ok := rename[Frame{fn.Name, fn.Filename}]; ok {
+			name, ok := rename[Frame{fn.Name, fn.Filename}]
+			file, moved := files[fn.Filename]
+			if ok || moved {
 				c := *fn
-				c.Name, c.SystemName = name, name
+				if ok {
+					c.Name, c.SystemName = name, name
+				}
+				if moved {
+					c.Filename = file
+				}
 				p.Function[i] = &c
 				renamed[fn] = &c
 			}

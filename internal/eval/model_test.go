@@ -145,7 +145,7 @@ func TestTemplate(t *testing.T) {
 func TestProfileRoundTrip(t *testing.T) {
 	p := app(t)
 	tm := mustTemplate(t, p)
-	out := tm.profile(tm, tm.base, nil)
+	out := tm.profile(tm, tm.base, nil, nil)
 	if err := out.CheckValid(); err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +160,7 @@ func TestProfileRoundTrip(t *testing.T) {
 
 func TestProfileRename(t *testing.T) {
 	tm := mustTemplate(t, app(t))
-	out := tm.profile(tm, tm.base, map[Frame]string{{"Qb", "lib.min.js"}: "Kp"})
+	out := tm.profile(tm, tm.base, map[Frame]string{{"Qb", "lib.min.js"}: "Kp"}, nil)
 	if err := out.CheckValid(); err != nil {
 		t.Fatal(err)
 	}
