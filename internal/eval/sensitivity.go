@@ -29,12 +29,16 @@ import (
 //   - ctdiff finds the case when a cause is the injected function's context
 //     (a node hit); a baseline is flagged when it reports any cause.
 //   - The oracle knows where the injection is and how the noise behaves: it
-//     learns the injected function's per-run self time distribution from
-//     OracleRuns noise-only runs and z-tests the sides' mean self times at
-//     one-sided level Alpha, adding the Poisson variance of the injected
-//     samples on the new side. It tests one node, so it needs no correction
-//     for multiple tests. On baselines it tests a function picked as for an
-//     injection: its false-alarm rate is Alpha by construction.
+//     draws OracleRuns noise-only runs of its own, takes the injected
+//     function's self time in each, and calls the case found when the new
+//     side's mean self time exceeds the base's by more than the 1−Alpha
+//     quantile of that difference under no change (means of K runs drawn
+//     from its noise-only runs, oracleDraws times). The noise has heavy
+//     tails (an extraneous handler may replay the function), which a
+//     z-test would not respect. It tests one node, so it needs no
+//     correction for multiple tests. On baselines it tests a function
+//     picked as for an injection: its false-alarm rate is Alpha by
+//     construction.
 //   - pprof (pprofdiff.go) finds the case when the injected function is
 //     among the Top functions by |flat delta|; a baseline is flagged when
 //     the function on top of that list grew by more than Mu: what a reader
@@ -75,7 +79,7 @@ func DefaultSensitivity(dir string) Sensitivity {
 	return Sensitivity{
 		Corpus: dir, Profiles: DefaultProfiles, Runs: []int{1, 3, 5, 10}, Shares: DefaultShares,
 		Cases: 5, Baselines: 3, Seed: 1, Noise: DefaultNoise, Changes: DefaultChanges,
-		Mu: 50 * time.Millisecond, Top: 10, Alpha: 0.01, OracleRuns: 30,
+		Mu: 50 * time.Millisecond, Top: 10, Alpha: 0.001, OracleRuns: 50,
 	}
 }
 
@@ -175,13 +179,28 @@ func RunSensitivity(cfg Sensitivity) (*SensResult, error) {
 	return res, nil
 }
 
-// zQuantile is the standard normal's quantile at 1−alpha.
-func zQuantile(alpha float64) float64 { return math.Sqrt2 * math.Erfinv(1-2*alpha) }
+// oracleDraws is how many differences of means the oracle draws to find
+// its threshold.
+const oracleDraws = 20_000
 
-// oracleFinds is the oracle's z-test: the new side's mean self time
-// exceeds the base's by more than the noise (per-run variance v on both
-// sides, plus extra on the new side) allows at one-sided level alpha.
-func oracleFinds(base, nw []int64, v, extra, alpha float64) bool {
+// oracleThreshold returns the 1−alpha quantile of mean(new) − mean(base)
+// for k runs per side drawn from the noise-only values xs.
+func oracleThreshold(xs []float64, k int, alpha float64, rng *rand.Rand) float64 {
+	d := make([]float64, oracleDraws)
+	for i := range d {
+		var sum float64
+		for range k {
+			sum += xs[rng.IntN(len(xs))] - xs[rng.IntN(len(xs))]
+		}
+		d[i] = sum / float64(k)
+	}
+	slices.Sort(d)
+	return d[max(0, min(len(d)-1, int(math.Ceil((1-alpha)*float64(len(d))))-1))]
+}
+
+// oracleFinds reports whether the new side's mean exceeds the base's by
+// more than threshold.
+func oracleFinds(base, nw []int64, threshold float64) bool {
 	mean := func(xs []int64) float64 {
 		var s float64
 		for _, x := range xs {
@@ -189,23 +208,7 @@ func oracleFinds(base, nw []int64, v, extra, alpha float64) bool {
 		}
 		return s / float64(len(xs))
 	}
-	d := mean(nw) - mean(base)
-	se := math.Sqrt(v/float64(len(base)) + (v+extra)/float64(len(nw)))
-	if se == 0 {
-		return d > 0
-	}
-	return d/se >= zQuantile(alpha)
-}
-
-func variance(xs []float64) float64 {
-	var m, s float64
-	for _, x := range xs {
-		m += x / float64(len(xs))
-	}
-	for _, x := range xs {
-		s += (x - m) * (x - m)
-	}
-	return s / float64(len(xs)-1)
+	return mean(nw)-mean(base) > threshold
 }
 
 // sensRun is what the methods need of one run.
@@ -253,7 +256,10 @@ func runSensCase(cfg *Sensitivity, t *template, c *SensCase) error {
 		cfg.Noise.apply(t, w, r, pool, nil, rand.New(rand.NewPCG(c.Seed, 100_000+uint64(j))))
 		xs[j] = float64(self(r))
 	}
-	v := variance(xs)
+	threshold := make([]float64, len(cfg.Runs))
+	for ki, k := range cfg.Runs {
+		threshold[ki] = oracleThreshold(xs, k, cfg.Alpha, rand.New(rand.NewPCG(c.Seed, 200_000+uint64(k))))
+	}
 
 	gen := func(side uint64, inj *Injection) ([]sensRun, error) {
 		out := make([]sensRun, kmax)
@@ -308,7 +314,7 @@ func runSensCase(cfg *Sensitivity, t *template, c *SensCase) error {
 				return err
 			}
 			c.False[MethodCtdiff][ki] = len(out.Causes) > 0
-			c.False[MethodOracle][ki] = oracleFinds(bs[:k], ns[:k], v, 0, cfg.Alpha)
+			c.False[MethodOracle][ki] = oracleFinds(bs[:k], ns[:k], threshold[ki])
 			top := topFlat(bf[:k], nf[:k], 1)
 			c.False[MethodPprof][ki] = len(top) > 0 && top[0].Delta > float64(cfg.Mu)
 		}
@@ -323,15 +329,13 @@ func runSensCase(cfg *Sensitivity, t *template, c *SensCase) error {
 			return err
 		}
 		nt, ns, nf := cols(nw)
-		n := (int64(inj.Delta) + t.period - 1) / t.period
-		extra := float64(n) * float64(t.period) * float64(t.period) // Poisson(1) per added sample
 		for ki, k := range cfg.Runs {
 			out, err := cfg.Engine.Compare(bt[:k], nt[:k])
 			if err != nil {
 				return err
 			}
 			c.Found[MethodCtdiff][ki][si] = scoreTruth(out, inj.Truth()).NodeHit
-			c.Found[MethodOracle][ki][si] = oracleFinds(bs[:k], ns[:k], v, extra, cfg.Alpha)
+			c.Found[MethodOracle][ki][si] = oracleFinds(bs[:k], ns[:k], threshold[ki])
 			c.Found[MethodPprof][ki][si] = slices.ContainsFunc(topFlat(bf[:k], nf[:k], cfg.Top), func(d flatDelta) bool { return d.Frame == fn && d.Delta > 0 })
 		}
 	}

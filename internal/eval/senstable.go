@@ -68,15 +68,18 @@ func (r *SensResult) verdict(m, k int, keep func(*SensCase) bool, abs time.Durat
 	var cell string
 	switch {
 	case s < 0:
-		cell = "none ≤ " + sharePct(r.Config.Shares[len(r.Config.Shares)-1])
+		cell = "none up to " + sharePct(r.Config.Shares[len(r.Config.Shares)-1])
 	default:
 		cell = sharePct(r.Config.Shares[s])
+		if s == 0 {
+			cell = "≤ " + cell // the smallest share tried
+		}
 		if abs > 0 {
-			cell += fmt.Sprintf(" (%v)", time.Duration(r.Config.Shares[s]*float64(abs)).Round(100*time.Microsecond))
+			cell += fmt.Sprintf(" (%v)", roundDuration(time.Duration(r.Config.Shares[s]*float64(abs))))
 		}
 	}
 	if bad > 0 {
-		cell = fmt.Sprintf("✗ %d/%d baselines flagged; recall from %s", bad, n, cell)
+		cell = fmt.Sprintf("✗ %d/%d baselines flagged (≥ 95%% recall: %s)", bad, n, cell)
 	}
 	return cell
 }
@@ -110,7 +113,7 @@ func (r *SensResult) WriteSensitivity(w io.Writer) {
 		keep := func(c *SensCase) bool { return c.Profile == p }
 		var busy time.Duration
 		for _, c := range r.Cases {
-			if c.Profile == p {
+			if c.Profile == p && busy == 0 {
 				busy = c.Busy
 			}
 		}
@@ -164,6 +167,15 @@ func (r *SensResult) WriteSensitivity(w io.Writer) {
 	for _, c := range r.Cases {
 		if c.Skipped != "" {
 			fmt.Fprintf(w, "\nskipped: %s case %d: %s", profileName(c.Profile), c.Index+1, c.Skipped)
+		}
+	}
+}
+
+// roundDuration keeps three significant digits.
+func roundDuration(d time.Duration) time.Duration {
+	for unit := time.Duration(1); ; unit *= 10 {
+		if d < 1000*unit {
+			return d.Round(unit)
 		}
 	}
 }

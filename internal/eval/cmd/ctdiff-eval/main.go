@@ -255,7 +255,7 @@ func sensitivity(w *os.File, cfg eval.Config, ks []int, shares string, cases int
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "ctdiff sensitivity sweep: %s against an oracle (z-test at one-sided α = %g on the injected function's self time, noise learned from %d noise-only runs) and pprof -top -diff_base (injected function among the top %d by |flat delta|; a baseline is flagged when the top function grew by more than %v); %d injected long loops and %d baselines per profile on %d profiles, K = %v, seed %d; %v\n\n",
+	fmt.Fprintf(w, "ctdiff sensitivity sweep: %s against an oracle (one-sided test at α = %g on the injected function's self time, its null distribution drawn from %d noise-only runs) and pprof -top -diff_base (injected function among the top %d by |flat delta|; a baseline is flagged when the top function grew by more than %v); %d injected long loops and %d baselines per profile on %d profiles, K = %v, seed %d; %v\n\n",
 		sc.Engine.Name, sc.Alpha, sc.OracleRuns, sc.Top, sc.Mu, sc.Cases, sc.Baselines, len(sc.Profiles), ks, sc.Seed, res.Elapsed.Round(time.Second))
 	res.WriteSensitivity(w)
 	fmt.Fprintln(w)
