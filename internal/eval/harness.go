@@ -178,7 +178,10 @@ func Run(cfg Config) (*Result, error) {
 					res.Cases = append(res.Cases, &Case{Profile: name, Family: f, Kind: k, Index: i, Seed: caseSeed(cfg.Seed, id, int(k), i)})
 				}
 			}
-			for i, v := range sp.baselines {
+			index := map[variant]int{}
+			for _, v := range sp.baselines {
+				i := index[v]
+				index[v]++
 				res.Cases = append(res.Cases, &Case{Profile: name, Family: f, Index: i, Baseline: true, Variant: v, Seed: caseSeed(cfg.Seed, id, -1-int(v), i)})
 			}
 		}
