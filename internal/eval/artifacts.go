@@ -18,13 +18,13 @@ import (
 // check. The engine must fold all of them into their caller when choosing
 // causes.
 var ArtifactFrames = []Frame{
-	{"runtime.asyncPreempt", "runtime/preempt_amd64.s"},
-	{"runtime.morestack", "runtime/asm_amd64.s"},
-	{"runtime.sigtramp", "runtime/sys_linux_amd64.s"},
-	{"_sigtramp", ""},
-	{"__restore_rt", ""},
-	{"SafepointSynchronize::block", ""},
-	{"v8::internal::StackGuard::HandleInterrupts", ""},
+	{Function: "runtime.asyncPreempt", File: "runtime/preempt_amd64.s"},
+	{Function: "runtime.morestack", File: "runtime/asm_amd64.s"},
+	{Function: "runtime.sigtramp", File: "runtime/sys_linux_amd64.s"},
+	{Function: "_sigtramp", File: ""},
+	{Function: "__restore_rt", File: ""},
+	{Function: "SafepointSynchronize::block", File: ""},
+	{Function: "v8::internal::StackGuard::HandleInterrupts", File: ""},
 }
 
 const (

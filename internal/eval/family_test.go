@@ -134,7 +134,7 @@ func TestSpreadCallee(t *testing.T) {
 		t.Fatalf("%d contexts, %d parts, name %q; want 8, 8, a check", len(in.Contexts), len(in.parts), in.Name)
 	}
 	for _, p := range in.Contexts {
-		if n := len(p.Frames); n != 3 || p.Frames[1].Function != "validate" || p.Frames[2] != (Frame{in.Name, appURL}) {
+		if n := len(p.Frames); n != 3 || p.Frames[1].Function != "validate" || p.Frames[2] != (Frame{Function: in.Name, File: appURL}) {
 			t.Errorf("context %v: want callerN → validate → %s", p, in.Name)
 		}
 	}
@@ -261,7 +261,7 @@ func TestOrigins(t *testing.T) {
 			t.Errorf("originOf(%q) = %q, want %q", in, got, want)
 		}
 	}
-	files := moveOrigins([]Frame{{"a", "http://172.30.3.176:7777/worker.js"}, {"b", "app.js"}, {"c", newOrigin + "/x.js"}})
+	files := moveOrigins([]Frame{{Function: "a", File: "http://172.30.3.176:7777/worker.js"}, {Function: "b", File: "app.js"}, {Function: "c", File: newOrigin + "/x.js"}})
 	if want := map[string]string{"http://172.30.3.176:7777/worker.js": newOrigin + "/worker.js"}; !reflect.DeepEqual(files, want) {
 		t.Errorf("moveOrigins = %v", files)
 	}
@@ -431,19 +431,20 @@ func TestParseFamilies(t *testing.T) {
 
 func TestFlat(t *testing.T) {
 	tm := mustTemplate(t, app(t))
-	flat := flatOf(tm, &tm.world, tm.base, map[Frame]string{{"Qb", "lib.min.js"}: "Kp"})
+	flat := flatOf(tm, &tm.world, tm.base, map[Frame]string{{Function: "Qb", File: "lib.min.js"}: "Kp"})
 	for f, want := range map[Frame]int64{
-		{"layout", "app.js"}: 70 * ms, {"render", "app.js"}: 30 * ms, {"Kp", "lib.min.js"}: 60 * ms,
-		{"(anonymous)", "app.js"}: 0, {"(idle)", ""}: 180 * ms,
+		{Function: "layout", File: "app.js"}: 70 * ms, {Function: "render", File: "app.js"}: 30 * ms, {Function: "Kp", File: "lib.min.js"}: 60 * ms,
+		{Function: "(anonymous)", File: "app.js"}: 0, {Function: "(idle)"}: 180 * ms,
 	} {
 		if flat[f] != want {
 			t.Errorf("flat %v = %v, want %v", f, time.Duration(flat[f]), time.Duration(want))
 		}
 	}
-	base := []map[Frame]int64{{{"a", ""}: 10, {"b", ""}: 50, {"c", ""}: 5}}
-	nw := []map[Frame]int64{{{"a", ""}: 40, {"b", ""}: 20, {"c", ""}: 5, {"d", ""}: 30}, {{"a", ""}: 40, {"b", ""}: 20, {"c", ""}: 5, {"d", ""}: 30}}
+	a, b, c, d := Frame{Function: "a"}, Frame{Function: "b"}, Frame{Function: "c"}, Frame{Function: "d"}
+	base := []map[Frame]int64{{a: 10, b: 50, c: 5}}
+	nw := []map[Frame]int64{{a: 40, b: 20, c: 5, d: 30}, {a: 40, b: 20, c: 5, d: 30}}
 	got := topFlat(base, nw, 3)
-	want := []flatDelta{{Frame{"a", ""}, 30}, {Frame{"b", ""}, -30}, {Frame{"d", ""}, 30}}
+	want := []flatDelta{{Frame{Function: "a"}, 30}, {Frame{Function: "b"}, -30}, {Frame{Function: "d"}, 30}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("topFlat = %v, want %v (by |delta|, then name; unchanged c left out)", got, want)
 	}

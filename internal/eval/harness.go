@@ -294,7 +294,7 @@ func runCase(cfg *Config, t *template, c *Case) error {
 		changes = drawChanges(t, w, cfg.Changes, in, rng)
 		c.renamedFrom = map[Frame]string{}
 		for f, name := range changes.rename {
-			c.renamedFrom[Frame{name, f.File}] = f.Function
+			c.renamedFrom[Frame{Function: name, File: f.File, Line: f.Line, Column: f.Column}] = f.Function
 		}
 	}
 	pool := newHandlers(t, w, rng)
@@ -368,16 +368,13 @@ func runCase(cfg *Config, t *template, c *Case) error {
 	return nil
 }
 
-// childNamed returns the child of id with f's name and file, the first
-// of several same-named functions of one script (cct keeps them apart by
-// their start lines, which paths here do not hold).
+// childNamed returns the child of id that is function f.
 func childNamed(t *cct.Tree, id cct.NodeID, f Frame) (cct.NodeID, bool) {
-	for _, c := range t.Children(id) {
-		if fr := t.FrameOf(c); fr.Kind == cct.KindFunction && fr.Function == f.Function && fr.File == f.File {
-			return c, true
-		}
+	fid, ok := t.FrameID(cct.Frame{Function: f.Function, File: f.File, StartLine: f.Line, StartColumn: f.Column})
+	if !ok {
+		return 0, false
 	}
-	return 0, false
+	return t.Child(id, fid)
 }
 
 // pathTotals returns the inclusive time (the default sample type) of p's
@@ -398,7 +395,7 @@ func pathTotals(t *cct.Tree, p Path, files map[string]string) ([]int64, bool) {
 		for i, f := range p.Frames {
 			c, found := childNamed(t, id, f)
 			if moved, ok := files[f.File]; ok && !found {
-				c, found = childNamed(t, id, Frame{f.Function, moved})
+				c, found = childNamed(t, id, Frame{Function: f.Function, File: moved, Line: f.Line, Column: f.Column})
 			}
 			if !found {
 				return out, false

@@ -244,19 +244,9 @@ func pickAPI(t *template, w *world, x int32, kids []int32, rng *rand.Rand) int32
 		avoid[t.nodes[n].frame] = true
 	}
 	file := t.frames[t.nodes[x].frame].File
-	fnOf := map[Frame]int{}
-	for i, fn := range t.funcs {
-		f := Frame{fn.Name, fn.Filename}
-		if _, ok := fnOf[f]; !ok {
-			fnOf[f] = i
-		}
-	}
 	var native, other []int32
 	for i, f := range t.frames {
-		if avoid[int32(i)] || special(f.Function) {
-			continue
-		}
-		if _, ok := fnOf[f]; !ok {
+		if avoid[int32(i)] || special(f.Function) || len(t.funcsOf[f]) == 0 {
 			continue
 		}
 		switch {
@@ -274,8 +264,7 @@ func pickAPI(t *template, w *world, x int32, kids []int32, rng *rand.Rand) int32
 		return w.newFunction("fetchSync", "injected-api.js", "injected API")
 	}
 	f := t.frames[pool[rng.IntN(len(pool))]]
-	fn := t.funcs[fnOf[f]]
-	return w.newLocationOf(fn)
+	return w.newLocationOf(t.funcsOf[f][0], f)
 }
 
 // apply adds the injection to a new run. It runs before any noise, on a
@@ -552,7 +541,7 @@ func renameMinified(f Frame, used map[Frame]bool, rng *rand.Rand) string {
 		for len(b) < len(name) {
 			b = append(b, next[rng.IntN(len(next))])
 		}
-		nf := Frame{prefix + string(b), f.File}
+		nf := Frame{Function: prefix + string(b), File: f.File, Line: f.Line, Column: f.Column}
 		if !used[nf] {
 			used[nf] = true
 			return nf.Function

@@ -3,6 +3,8 @@ package eval
 import (
 	"cmp"
 	"slices"
+
+	"github.com/google/pprof/profile"
 )
 
 // pprof -diff_base the way people use it: `go tool pprof -top -diff_base
@@ -17,16 +19,17 @@ import (
 // to the innermost function of each sample's leaf location, renamed as the
 // new version renames it.
 func flatOf(t *template, w *world, r *run, rename map[Frame]string) map[Frame]int64 {
+	names := t.renamed(rename)
 	out := map[Frame]int64{}
-	leaf := make([]int32, len(w.stacks)) // 1 + frame index in w.frames order of leafFrame; 0: unknown
+	leaf := make([]int32, len(w.stacks)) // 1 + index in frames; 0: not seen yet
 	var frames []Frame
 	idx := map[Frame]int32{}
 	for _, seq := range r.seq {
 		for _, s := range seq {
 			l := leaf[s.stack]
 			if l == 0 {
-				f := leafFrame(w, s.stack)
-				if name, ok := rename[f]; ok {
+				f, fn := leafFrame(w, s.stack)
+				if name, ok := names[fn]; ok {
 					f.Function = name
 				}
 				i, ok := idx[f]
@@ -44,19 +47,20 @@ func flatOf(t *template, w *world, r *run, rename map[Frame]string) map[Frame]in
 	return out
 }
 
-// leafFrame is the function pprof charges a sample of stack s to; a
-// sample without locations is charged to no function (Frame{}).
-func leafFrame(w *world, s int32) Frame {
+// leafFrame is the function pprof charges a sample of stack s to, as pprof
+// tells functions apart (name, file and start line), and the function; a
+// sample without locations is charged to no function (Frame{}, nil).
+func leafFrame(w *world, s int32) (Frame, *profile.Function) {
 	st := w.stacks[s]
 	if len(st.locs) == 0 {
-		return Frame{}
+		return Frame{}, nil
 	}
 	loc := w.locs[st.locs[0]]
 	if len(loc.Line) == 0 || loc.Line[0].Function == nil {
-		return Frame{}
+		return Frame{}, nil
 	}
 	fn := loc.Line[0].Function
-	return Frame{fn.Name, fn.Filename}
+	return Frame{Function: fn.Name, File: fn.Filename, Line: fn.StartLine}, fn
 }
 
 // A flatDelta is one row of pprof's -top on a diff.

@@ -320,7 +320,7 @@ func runSensCase(cfg *Sensitivity, t *template, c *SensCase) error {
 		}
 		return nil
 	}
-	fn := leafFrame(w, in.stack)
+	fn, _ := leafFrame(w, in.stack)
 	for si, share := range cfg.Shares {
 		inj := *in
 		inj.Delta = max(time.Duration(share*float64(t.busy())), 1)

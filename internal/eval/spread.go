@@ -73,7 +73,7 @@ func pickSpreadCallee(t *template, w *world, rng *rand.Rand) (*Injection, error)
 	total := int64(spreadTotalMin) + rng.Int64N(span/int64(time.Millisecond)+1)*int64(time.Millisecond)
 	file := t.frames[f].File
 	name := checkNames[rng.IntN(len(checkNames))]
-	for _, ok := t.frameIdx[Frame{name, file}]; ok; _, ok = t.frameIdx[Frame{name, file}] {
+	for slices.ContainsFunc(t.frames, func(f Frame) bool { return f.Function == name && f.File == file }) {
 		name += "_"
 	}
 	callee := w.newFunction(name, file, "spread check")
