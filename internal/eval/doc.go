@@ -16,15 +16,33 @@
 //   - inject.go holds the unrelated code changes of the new version
 //     (renamed minified functions, added and removed tiny calls) and the
 //     injected regressions with their ground truth;
-//   - score.go scores one output against the ground truth;
+//   - family.go holds issue 17's case families, the cases the published
+//     benchmark lacked, each with its own noise and notion of right:
+//     spread regressions (spread.go: a new callee in every calling context
+//     of a function, found by the new function's name; growth spread over
+//     several callees, found at their lowest common caller), growth deep
+//     in a long task noisier than the change (longtask.go), a GC node
+//     varying ±10% with baselines that differ by 2.2 standard errors by
+//     chance (gc.go), runtime artifacts as leaves under the regressed
+//     function (artifacts.go) and scripts served from another origin
+//     (origins.go);
+//   - score.go scores one output against the ground truth (a Truth of one
+//     or several calling contexts and, for spread checks, a name);
 //   - harness.go plans the cases, runs them and sums the scores up;
-//   - table.go prints the results in the layout of ZAM's Table 2.
+//   - table.go prints the results per family and K and in the layout of
+//     ZAM's Table 2;
+//   - sensitivity.go sweeps the injected size for the smallest regression
+//     found at each K, against an oracle and pprof -diff_base
+//     (pprofdiff.go), and senstable.go prints it.
 //
 // Everything is seeded: the same Config gives the same numbers on any
 // machine and with any degree of parallelism. Run it with
 //
+//	go run ./internal/eval/cmd/ctdiff-eval -aggregate stats -runs 1,3,5,10   # per family and K
 //	go run ./internal/eval/cmd/ctdiff-eval -min-delta 50ms,25ms,100ms -seeds 5 -failures
-//	go test ./internal/eval -run TestDoneWhen -eval -v   # asserts issue 7's bar
+//	go run ./internal/eval/cmd/ctdiff-eval -aggregate stats -sensitivity -runs 1,3,5,10
+//	go test ./internal/eval -run TestDoneWhen -eval -v           # issue 7's and 17's bars
+//	go test ./internal/eval -run TestDoneWhen -eval -v -strict   # ... with the known failures
 //
 // Every choice of the noise model is documented on Noise and Changes, with
 // the defaults of the published numbers (BENCHMARKS.md, "diff: accuracy").

@@ -52,7 +52,7 @@ func fromDiff(res *diff.Result, first *cct.Tree) Output {
 	for _, r := range res.RankedPaths {
 		p := Path{Thread: r.Thread, Frames: make([]Frame, len(r.Path))}
 		for i, n := range r.Path {
-			p.Frames[i] = Frame{n.Function, n.File}
+			p.Frames[i] = fromDiffFrame(n.Frame)
 		}
 		out.Ranked = append(out.Ranked, p)
 	}
@@ -72,7 +72,11 @@ func fromDiff(res *diff.Result, first *cct.Tree) Output {
 func frames(fs []diff.Frame) []Frame {
 	out := make([]Frame, len(fs))
 	for i, f := range fs {
-		out[i] = Frame{f.Function, f.File}
+		out[i] = fromDiffFrame(f)
 	}
 	return out
+}
+
+func fromDiffFrame(f diff.Frame) Frame {
+	return Frame{Function: f.Function, File: f.File, Line: int64(f.Line), Column: int64(f.Column)}
 }

@@ -46,6 +46,8 @@ type Config struct {
 	DeltaMin, DeltaMax time.Duration
 	Noise              Noise
 	Changes            Changes
+	// Families are the case families run (nil: Standard only).
+	Families []Family
 	// Engines are compared on every case.
 	Engines []Engine
 	// Parallel bounds the cases run at once (0: GOMAXPROCS).
@@ -66,8 +68,16 @@ func DefaultConfig(dir string, engines ...Engine) Config {
 		DeltaMax:  200 * time.Millisecond,
 		Noise:     DefaultNoise,
 		Changes:   DefaultChanges,
+		Families:  Families,
 		Engines:   engines,
 	}
+}
+
+func (cfg *Config) families() []Family {
+	if len(cfg.Families) == 0 {
+		return []Family{Standard}
+	}
+	return cfg.Families
 }
 
 // A Case is one comparison: K noisy base runs of a profile against K noisy
@@ -75,11 +85,14 @@ func DefaultConfig(dir string, engines ...Engine) Config {
 // baseline.
 type Case struct {
 	Profile string
+	Family  Family
 	// Kind and Index say which injection of the profile this is.
 	Kind     Kind
 	Index    int
 	Baseline bool
-	Seed     uint64
+	// Variant is a baseline's kind within its family.
+	Variant variant
+	Seed    uint64
 	// Injection is the regression and its ground truth (nil for baselines).
 	Injection *Injection
 	// Skipped says why the case did not run (the profile has no function
@@ -101,7 +114,7 @@ type Case struct {
 	made        map[Frame]string
 }
 
-// Truth returns the ground truth as a Path.
+// Truth returns the ground truth's primary calling context as a Path.
 func (c *Case) Truth() Path {
 	if c.Injection == nil {
 		return Path{}
@@ -153,13 +166,24 @@ func Run(cfg Config) (*Result, error) {
 	}
 	res := &Result{Config: cfg}
 	for _, name := range cfg.Profiles {
-		for _, k := range Kinds {
-			for i := range cfg.PerKind {
-				res.Cases = append(res.Cases, &Case{Profile: name, Kind: k, Index: i, Seed: caseSeed(cfg.Seed, name, int(k), i)})
+		for _, f := range cfg.families() {
+			// Standard's seeds are those of the published benchmark.
+			id := name
+			if f != Standard {
+				id += "#" + f.String()
 			}
-		}
-		for i := range cfg.Baselines {
-			res.Cases = append(res.Cases, &Case{Profile: name, Index: i, Baseline: true, Seed: caseSeed(cfg.Seed, name, -1, i)})
+			sp := f.spec(&cfg)
+			for _, k := range sp.kinds {
+				for i := range sp.perKind {
+					res.Cases = append(res.Cases, &Case{Profile: name, Family: f, Kind: k, Index: i, Seed: caseSeed(cfg.Seed, id, int(k), i)})
+				}
+			}
+			index := map[variant]int{}
+			for _, v := range sp.baselines {
+				i := index[v]
+				index[v]++
+				res.Cases = append(res.Cases, &Case{Profile: name, Family: f, Index: i, Baseline: true, Variant: v, Seed: caseSeed(cfg.Seed, id, -1-int(v), i)})
+			}
 		}
 	}
 	errs := make([]error, len(res.Cases))
@@ -192,10 +216,17 @@ func Run(cfg Config) (*Result, error) {
 }
 
 func (c *Case) label() string {
-	if c.Baseline {
-		return fmt.Sprintf("baseline #%d", c.Index+1)
+	fam := ""
+	if c.Family != Standard {
+		fam = c.Family.String() + ": "
 	}
-	return fmt.Sprintf("%s #%d", c.Kind, c.Index+1)
+	if c.Baseline {
+		if c.Variant != plainBaseline {
+			return fmt.Sprintf("%sbaseline (%s) #%d", fam, c.Variant, c.Index+1)
+		}
+		return fmt.Sprintf("%sbaseline #%d", fam, c.Index+1)
+	}
+	return fmt.Sprintf("%s%s #%d", fam, c.Kind, c.Index+1)
 }
 
 // caseSeed derives a case's seed from the benchmark's seed and the case's
@@ -251,7 +282,7 @@ func runCase(cfg *Config, t *template, c *Case) error {
 	if !c.Baseline {
 		span := int64(cfg.DeltaMax-cfg.DeltaMin) / int64(time.Millisecond)
 		d := cfg.DeltaMin + time.Duration(rng.Int64N(span+1))*time.Millisecond
-		in, err := pickInjection(t, w, c.Kind, d, rng)
+		in, err := pick(t, w, c.Kind, d, rng)
 		if errors.Is(err, errNoTarget) {
 			c.Skipped = err.Error()
 			return nil
@@ -263,10 +294,17 @@ func runCase(cfg *Config, t *template, c *Case) error {
 		changes = drawChanges(t, w, cfg.Changes, in, rng)
 		c.renamedFrom = map[Frame]string{}
 		for f, name := range changes.rename {
-			c.renamedFrom[Frame{name, f.File}] = f.Function
+			c.renamedFrom[Frame{Function: name, File: f.File, Line: f.Line, Column: f.Column}] = f.Function
 		}
 	}
 	pool := newHandlers(t, w, rng)
+	fs, err := prepare(cfg, t, w, c, rng)
+	if err != nil {
+		return err
+	}
+	if c.Skipped != "" {
+		return nil
+	}
 	c.made = w.made
 
 	trees := func(side uint64, newSide bool) ([]*cct.Tree, error) {
@@ -275,13 +313,18 @@ func runCase(cfg *Config, t *template, c *Case) error {
 			rr := rand.New(rand.NewPCG(c.Seed, 1+side*1000+uint64(i)))
 			r := t.base.clone()
 			var rename map[Frame]string
+			var files map[string]string
 			if newSide && changes != nil {
 				changes.apply(r, rr)
 				c.Injection.apply(t, w, r, rr)
 				rename = changes.rename
 			}
-			cfg.Noise.apply(t, w, r, pool, rr)
-			tree, err := cct.FromProfile(w.profile(t, r, rename), cct.Options{Prune: true})
+			if newSide {
+				files = fs.newFiles()
+			}
+			cfg.Noise.apply(t, w, r, pool, fs.factors(w, int(side), i, rr), rr)
+			fs.after(w, r, rr)
+			tree, err := cct.FromProfile(w.profile(t, r, rename, files), cct.Options{Prune: true})
 			if err != nil {
 				return nil, err
 			}
@@ -298,14 +341,18 @@ func runCase(cfg *Config, t *template, c *Case) error {
 		return err
 	}
 	if c.Injection != nil {
+		found := false
 		for side, ts := range [][]*cct.Tree{base, nw} {
-			for i, tr := range ts {
-				along, ok := pathTotals(tr, c.Truth())
-				if !ok && side == 1 {
-					return fmt.Errorf("harness bug: the injected path %v is not in new run %d", c.Truth(), i+1)
-				}
+			for _, tr := range ts {
+				along, ok := pathTotals(tr, c.Truth(), fs.newFiles())
+				found = found || (ok && side == 1)
 				c.Along[side] = append(c.Along[side], along)
 			}
+		}
+		// A spread check's share of a context can be a few samples, which
+		// sampling noise may drop from a run, but not from every run.
+		if !found {
+			return fmt.Errorf("harness bug: the injected path %v is in no new run", c.Truth())
 		}
 	}
 	for _, e := range cfg.Engines {
@@ -315,28 +362,25 @@ func runCase(cfg *Config, t *template, c *Case) error {
 		}
 		c.Outputs = append(c.Outputs, out)
 		if !c.Baseline {
-			c.Scores = append(c.Scores, score(out, c.Truth()))
+			c.Scores = append(c.Scores, scoreTruth(out, c.Injection.Truth()))
 		}
 	}
 	return nil
 }
 
-// childNamed returns the child of id with f's name and file, the first
-// of several same-named functions of one script (cct keeps them apart by
-// their start lines, which paths here do not hold).
+// childNamed returns the child of id that is function f.
 func childNamed(t *cct.Tree, id cct.NodeID, f Frame) (cct.NodeID, bool) {
-	for _, c := range t.Children(id) {
-		if fr := t.FrameOf(c); fr.Kind == cct.KindFunction && fr.Function == f.Function && fr.File == f.File {
-			return c, true
-		}
+	fid, ok := t.FrameID(cct.Frame{Function: f.Function, File: f.File, StartLine: f.Line, StartColumn: f.Column})
+	if !ok {
+		return 0, false
 	}
-	return 0, false
+	return t.Child(id, fid)
 }
 
 // pathTotals returns the inclusive time (the default sample type) of p's
 // thread and of each node on path p in tree t, and whether t has the whole
-// path.
-func pathTotals(t *cct.Tree, p Path) ([]int64, bool) {
+// path; files are the run's moved script URLs (Origins).
+func pathTotals(t *cct.Tree, p Path, files map[string]string) ([]int64, bool) {
 	k, err := t.SampleIndex("")
 	if err != nil {
 		return nil, false
@@ -350,6 +394,9 @@ func pathTotals(t *cct.Tree, p Path) ([]int64, bool) {
 		out[0] = t.Total(th)[k]
 		for i, f := range p.Frames {
 			c, found := childNamed(t, id, f)
+			if moved, ok := files[f.File]; ok && !found {
+				c, found = childNamed(t, id, Frame{Function: f.Function, File: moved, Line: f.Line, Column: f.Column})
+			}
 			if !found {
 				return out, false
 			}
@@ -359,4 +406,15 @@ func pathTotals(t *cct.Tree, p Path) ([]int64, bool) {
 		return out, true
 	}
 	return out, false
+}
+
+// Pool returns one result holding the cases of rs: the same benchmark
+// with other seeds, summed up as one.
+func Pool(rs []*Result) *Result {
+	r := &Result{Config: rs[0].Config}
+	for _, x := range rs {
+		r.Cases = append(r.Cases, x.Cases...)
+		r.Elapsed += x.Elapsed
+	}
+	return r
 }

@@ -29,6 +29,21 @@ const (
 	// callee is called more often, so its whole subtree's time is
 	// multiplied.
 	RepeatedCheck
+
+	// The kinds below are issue 17's (family.go).
+
+	// SpreadCallee: a new check (isStaleState) is added in every calling
+	// context of a function F, a few ms in each, so that no context alone
+	// grows by μ but all of them together do. Right is a leaf ending in
+	// the new function, in any context or folded (Truth.Name).
+	SpreadCallee
+	// SpreadCallees: several distinct callees of one caller grow by a few
+	// ms each; the lowest common caller is the cause.
+	SpreadCallees
+	// DeepSelf: one frame deep inside the profile's longest task gains
+	// self time, while the task's inclusive time varies run to run by
+	// more than the change (the LongTask family's noise).
+	DeepSelf
 )
 
 // Kinds lists the kinds in ZAM's order.
@@ -42,6 +57,12 @@ func (k Kind) String() string {
 		return "long loop"
 	case RepeatedCheck:
 		return "repeated check"
+	case SpreadCallee:
+		return "spread check"
+	case SpreadCallees:
+		return "spread growth"
+	case DeepSelf:
+		return "deep self time"
 	}
 	return fmt.Sprintf("Kind(%d)", int(k))
 }
@@ -75,9 +96,43 @@ type Injection struct {
 	Thread string
 	Path   []Frame
 
+	// Contexts are all the calling contexts whose leaf is right, Path's
+	// first; nil means Path alone. A spread check has one per context of
+	// the function that got the new callee.
+	Contexts []Path
+	// Name is a spread check's new function: a leaf ending in it is right
+	// wherever it is (Truth.Name).
+	Name string
+
 	node   int32 // the cause's trie node
 	target int32 // the existing function injected into (the caller for SlowAPI)
 	stack  int32 // SlowAPI and LongLoop: the stack of the added samples
+	// parts are where issue 17's kinds add samples.
+	parts []part
+	// art is the stack of the added samples with a runtime artifact as
+	// their leaf (-1: none) and artShare the share of the added samples
+	// that get it (the Artifacts family).
+	art      int32
+	artShare float64
+}
+
+// A part adds n samples of stack into the calls of node at (at each
+// call's start, or at random places in it).
+type part struct {
+	at, stack int32
+	n         int
+	atStart   bool
+}
+
+// Truth returns what counts as right for the injection.
+func (in *Injection) Truth() Truth {
+	if in == nil {
+		return Truth{}
+	}
+	if len(in.Contexts) > 0 {
+		return Truth{Paths: in.Contexts, Name: in.Name}
+	}
+	return Truth{Paths: []Path{{Thread: in.Thread, Frames: in.Path}}, Name: in.Name}
 }
 
 // maxChildDelta bounds what a function below a RepeatedCheck cause may gain
@@ -159,7 +214,7 @@ func pickInjection(t *template, w *world, kind Kind, delta time.Duration, rng *r
 
 // newInjection prepares an injection of kind into node x.
 func newInjection(t *template, w *world, kind Kind, x int32, delta time.Duration, rng *rand.Rand) *Injection {
-	in := &Injection{Kind: kind, Delta: delta, target: x, node: x, stack: -1}
+	in := &Injection{Kind: kind, Delta: delta, target: x, node: x, stack: -1, art: -1}
 	th := t.nodes[x].thread
 	locs, _ := w.locsTo(x)
 	switch kind {
@@ -189,19 +244,9 @@ func pickAPI(t *template, w *world, x int32, kids []int32, rng *rand.Rand) int32
 		avoid[t.nodes[n].frame] = true
 	}
 	file := t.frames[t.nodes[x].frame].File
-	fnOf := map[Frame]int{}
-	for i, fn := range t.funcs {
-		f := Frame{fn.Name, fn.Filename}
-		if _, ok := fnOf[f]; !ok {
-			fnOf[f] = i
-		}
-	}
 	var native, other []int32
 	for i, f := range t.frames {
-		if avoid[int32(i)] || special(f.Function) {
-			continue
-		}
-		if _, ok := fnOf[f]; !ok {
+		if avoid[int32(i)] || special(f.Function) || len(t.funcsOf[f]) == 0 {
 			continue
 		}
 		switch {
@@ -219,19 +264,29 @@ func pickAPI(t *template, w *world, x int32, kids []int32, rng *rand.Rand) int32
 		return w.newFunction("fetchSync", "injected-api.js", "injected API")
 	}
 	f := t.frames[pool[rng.IntN(len(pool))]]
-	fn := t.funcs[fnOf[f]]
-	return w.newLocationOf(fn)
+	return w.newLocationOf(t.funcsOf[f][0], f)
 }
 
 // apply adds the injection to a new run. It runs before any noise, on a
 // run made from the template, so the target's calls are all there.
 func (in *Injection) apply(t *template, w *world, r *run, rng *rand.Rand) {
 	d := int64(in.Delta)
+	if len(in.parts) > 0 {
+		for _, p := range in.parts {
+			spread(r, w.nodes[p.at].thread, w.subtree(p.at), sample{stack: p.stack, v: t.tick()}, p.n, p.atStart, rng)
+		}
+		return
+	}
 	th := t.nodes[in.target].thread
 	mark := w.subtree(in.target)
 	switch in.Kind {
 	case LongLoop, SlowAPI:
 		n := int((d + t.period - 1) / t.period)
+		if in.art >= 0 {
+			k := int(in.artShare*float64(n) + 0.5)
+			spread(r, th, mark, sample{stack: in.art, v: t.tick()}, k, in.Kind == LongLoop, rng)
+			n -= k
+		}
 		spread(r, th, mark, sample{stack: in.stack, v: t.tick()}, n, in.Kind == LongLoop, rng)
 	case RepeatedCheck:
 		multiply(t, r, th, mark, d, rng)
@@ -408,11 +463,15 @@ func drawChanges(t *template, w *world, c Changes, keep *Injection, rng *rand.Ra
 		if n.depth < 1 || special(t.frames[n.frame].Function) {
 			continue
 		}
-		inside := keep != nil && t.within(x, keep.target)
+		inside, above := false, false
+		for _, y := range keep.targets() {
+			inside = inside || t.within(x, y)
+			above = above || t.within(y, x)
+		}
 		if t.endsLoc[x] && !inside {
 			fns = append(fns, x)
 		}
-		if n.depth >= 2 && t.total[x] <= int64(c.TinyMax) && !inside && (keep == nil || !t.within(keep.target, x)) {
+		if n.depth >= 2 && t.total[x] <= int64(c.TinyMax) && !inside && !above {
 			small = append(small, x)
 		}
 	}
@@ -441,11 +500,29 @@ func drawChanges(t *template, w *world, c Changes, keep *Injection, rng *rand.Ra
 	return cs
 }
 
+// pathOrNil returns the frames of every path of the ground truth.
 func (in *Injection) pathOrNil() []Frame {
 	if in == nil {
 		return nil
 	}
-	return in.Path
+	fs := slices.Clone(in.Path)
+	for _, p := range in.Contexts {
+		fs = append(fs, p.Frames...)
+	}
+	return fs
+}
+
+// targets returns the template nodes the injection adds time into, and
+// the function it is about (none for a nil injection).
+func (in *Injection) targets() []int32 {
+	if in == nil {
+		return nil
+	}
+	ts := []int32{in.target}
+	for _, p := range in.parts {
+		ts = append(ts, p.at)
+	}
+	return ts
 }
 
 // renameMinified gives f a fresh minified name of the same shape.
@@ -464,7 +541,7 @@ func renameMinified(f Frame, used map[Frame]bool, rng *rand.Rand) string {
 		for len(b) < len(name) {
 			b = append(b, next[rng.IntN(len(next))])
 		}
-		nf := Frame{prefix + string(b), f.File}
+		nf := Frame{Function: prefix + string(b), File: f.File, Line: f.Line, Column: f.Column}
 		if !used[nf] {
 			used[nf] = true
 			return nf.Function

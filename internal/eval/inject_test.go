@@ -78,7 +78,7 @@ func nodeTotal(tb testing.TB, tr *cct.Tree, thread string, names ...string) int6
 
 func treeOf(tb testing.TB, tm *template, w *world, r *run, rename map[Frame]string) *cct.Tree {
 	tb.Helper()
-	p := w.profile(tm, r, rename)
+	p := w.profile(tm, r, rename, nil)
 	if err := p.CheckValid(); err != nil {
 		tb.Fatal(err)
 	}

@@ -12,9 +12,12 @@ import (
 	"github.com/google/pprof/profile"
 )
 
-// A Frame is a function's identity as cct and diff see it.
+// A Frame is a function's identity as cct and diff see it: name, file and
+// where the function is defined (cct.Frame's StartLine and StartColumn,
+// diff.Frame's Line and Column; 0 when unknown and for Go functions).
 type Frame struct {
 	Function, File string
+	Line, Column   int64
 }
 
 func (f Frame) String() string {
@@ -91,6 +94,8 @@ type world struct {
 	// added nodes.
 	pre, post []int32
 	nextID    uint64 // next free Location and Function id
+	// starts is knownStarts of the template's profile (read-only).
+	starts map[[2]string][2]int64
 	// made says which code of the harness made a function the template
 	// does not have ("extraneous handler", "added call"), for reports.
 	made map[Frame]string
@@ -114,6 +119,7 @@ func (w *world) fork() *world {
 		pre:       w.pre,
 		post:      w.post,
 		nextID:    w.nextID,
+		starts:    w.starts,
 	}
 }
 
@@ -164,7 +170,7 @@ func (w *world) addLocation(loc *profile.Location) int32 {
 		if fn == nil || cct.Prunable(fn.Name) {
 			continue
 		}
-		fs = append(fs, w.frameID(Frame{fn.Name, fn.Filename}))
+		fs = append(fs, w.frameID(w.frameOf(loc.Line[j])))
 	}
 	w.locs = append(w.locs, loc)
 	w.locFrames = append(w.locFrames, fs)
@@ -174,7 +180,7 @@ func (w *world) addLocation(loc *profile.Location) int32 {
 // newFunction adds a function that the template does not have, with one
 // location, and returns the location's index; why says what it is for.
 func (w *world) newFunction(name, file, why string) int32 {
-	w.made[Frame{name, file}] = why
+	w.made[Frame{Function: name, File: file}] = why
 	fn := &profile.Function{ID: w.nextID, Name: name, SystemName: name, Filename: file}
 	loc := &profile.Location{ID: w.nextID, Line: []profile.Line{{Function: fn}}}
 	w.nextID++
@@ -182,10 +188,60 @@ func (w *world) newFunction(name, file, why string) int32 {
 	return w.addLocation(loc)
 }
 
+// frameOf is the Frame cct makes of a line (cct.Builder.start): a
+// function's definition is its Function.StartLine, with the line's column
+// when the line is that very line (V8's call frames); a function without
+// one takes the one start its (name, file) has elsewhere in the template.
+// Go functions have none.
+func (w *world) frameOf(ln profile.Line) Frame {
+	fn := ln.Function
+	f := Frame{Function: fn.Name, File: fn.Filename}
+	if strings.HasSuffix(f.File, ".go") || strings.HasSuffix(f.File, ".s") {
+		return f
+	}
+	if fn.StartLine > 0 {
+		f.Line = fn.StartLine
+		if ln.Line == fn.StartLine {
+			f.Column = ln.Column
+		}
+		return f
+	}
+	if s, ok := w.starts[[2]string{fn.Name, fn.Filename}]; ok && s[0] > 0 {
+		f.Line, f.Column = s[0], s[1]
+	}
+	return f
+}
+
+// knownStarts maps each (name, file) of a profile's functions with a known
+// start to that start, or to {-1, -1} when it has several
+// (cct.knownStarts).
+func knownStarts(p *profile.Profile) map[[2]string][2]int64 {
+	m := map[[2]string][2]int64{}
+	for _, loc := range p.Location {
+		for _, ln := range loc.Line {
+			fn := ln.Function
+			if fn == nil || fn.StartLine <= 0 {
+				continue
+			}
+			s := [2]int64{fn.StartLine, 0}
+			if ln.Line == fn.StartLine {
+				s[1] = ln.Column
+			}
+			k := [2]string{fn.Name, fn.Filename}
+			if old, ok := m[k]; ok && old != s {
+				s = [2]int64{-1, -1}
+			}
+			m[k] = s
+		}
+	}
+	return m
+}
+
 // newLocationOf adds a location of an existing function (a call of it from
-// a new place) and returns its index.
-func (w *world) newLocationOf(fn *profile.Function) int32 {
-	loc := &profile.Location{ID: w.nextID, Line: []profile.Line{{Function: fn}}}
+// a new place) and returns its index. Its line is where frame f, one of
+// the function's frames, says it is defined, so that cct makes f of it.
+func (w *world) newLocationOf(fn *profile.Function, f Frame) int32 {
+	loc := &profile.Location{ID: w.nextID, Line: []profile.Line{{Function: fn, Line: f.Line, Column: f.Column}}}
 	w.nextID++
 	return w.addLocation(loc)
 }
@@ -322,6 +378,22 @@ type template struct {
 	endsLoc []bool
 	// idle is, per thread, the stack of V8's "(idle)" frame alone, or -1.
 	idle []int32
+	// funcsOf are the template's functions that make each frame.
+	funcsOf map[Frame][]*profile.Function
+}
+
+// renamed maps the functions of renamed frames to their new names.
+func (t *template) renamed(rename map[Frame]string) map[*profile.Function]string {
+	if len(rename) == 0 {
+		return nil
+	}
+	out := map[*profile.Function]string{}
+	for f, name := range rename {
+		for _, fn := range t.funcsOf[f] {
+			out[fn] = name
+		}
+	}
+	return out
 }
 
 // threadInfo is what a thread's samples carry besides the stack.
@@ -349,11 +421,20 @@ func newTemplate(name string, p *profile.Profile) (*template, error) {
 	if len(p.Sample) == 0 {
 		return nil, fmt.Errorf("%s: no samples", name)
 	}
-	t.world = world{frameIdx: map[Frame]int32{}, kids: map[kid]int32{}, stackIdx: map[string]int32{}, made: map[Frame]string{}}
+	t.world = world{frameIdx: map[Frame]int32{}, kids: map[kid]int32{}, stackIdx: map[string]int32{}, made: map[Frame]string{}, starts: knownStarts(p)}
+	t.funcsOf = map[Frame][]*profile.Function{}
 	locIdx := map[*profile.Location]int32{}
 	for _, loc := range p.Location {
 		locIdx[loc] = t.addLocation(loc)
 		t.nextID = max(t.nextID, loc.ID+1)
+		for _, ln := range loc.Line {
+			if ln.Function != nil {
+				f := t.frameOf(ln)
+				if !slices.Contains(t.funcsOf[f], ln.Function) {
+					t.funcsOf[f] = append(t.funcsOf[f], ln.Function)
+				}
+			}
+		}
 	}
 	for _, fn := range p.Function {
 		t.funcs = append(t.funcs, fn)
@@ -546,8 +627,9 @@ func (w *world) addThread(th int32) {
 // become one sample with the values summed, as pprof's own CPU profiles
 // record them: the tree is the same (values and order of first execution),
 // and it builds several times faster. Functions whose frame is a key of
-// rename get the mapped name.
-func (w *world) profile(t *template, r *run, rename map[Frame]string) *profile.Profile {
+// rename get the mapped name, and those whose file is a key of files the
+// mapped file.
+func (w *world) profile(t *template, r *run, rename map[Frame]string, files map[string]string) *profile.Profile {
 	src := t.prof
 	p := &profile.Profile{
 		SampleType:        src.SampleType,
@@ -559,12 +641,20 @@ func (w *world) profile(t *template, r *run, rename map[Frame]string) *profile.P
 		Function:          slices.Clone(w.funcs),
 	}
 	locs := w.locs
-	if len(rename) > 0 {
+	if len(rename) > 0 || len(files) > 0 {
+		names := t.renamed(rename)
 		renamed := map[*profile.Function]*profile.Function{}
 		for i, fn := range p.Function {
-			if name, ok := rename[Frame{fn.Name, fn.Filename}]; ok {
+			name, ok := names[fn]
+			file, moved := files[fn.Filename]
+			if ok || moved {
 				c := *fn
-				c.Name, c.SystemName = name, name
+				if ok {
+					c.Name, c.SystemName = name, name
+				}
+				if moved {
+					c.Filename = file
+				}
 				p.Function[i] = &c
 				renamed[fn] = &c
 			}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ctdiff/ctdiff/cct"
 	"github.com/ctdiff/ctdiff/internal/cctest"
@@ -114,7 +115,7 @@ func TestTemplate(t *testing.T) {
 	}
 	// "(anonymous)" is pruned as cct prunes it: Xa hangs off the thread.
 	xa := nodeAt(t, &tm.world, 0, "Xa")
-	if got := tm.path(xa); !slices.Equal(got, []Frame{{"Xa", "lib.min.js"}}) {
+	if got := tm.path(xa); !slices.Equal(got, []Frame{{Function: "Xa", File: "lib.min.js"}}) {
 		t.Errorf("path of Xa = %v", got)
 	}
 	if got := tm.total[xa]; got != 130*ms {
@@ -145,7 +146,7 @@ func TestTemplate(t *testing.T) {
 func TestProfileRoundTrip(t *testing.T) {
 	p := app(t)
 	tm := mustTemplate(t, p)
-	out := tm.profile(tm, tm.base, nil)
+	out := tm.profile(tm, tm.base, nil, nil)
 	if err := out.CheckValid(); err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +161,7 @@ func TestProfileRoundTrip(t *testing.T) {
 
 func TestProfileRename(t *testing.T) {
 	tm := mustTemplate(t, app(t))
-	out := tm.profile(tm, tm.base, map[Frame]string{{"Qb", "lib.min.js"}: "Kp"})
+	out := tm.profile(tm, tm.base, map[Frame]string{{Function: "Qb", File: "lib.min.js"}: "Kp"}, nil)
 	if err := out.CheckValid(); err != nil {
 		t.Fatal(err)
 	}
@@ -186,5 +187,58 @@ func TestNewTemplateErrors(t *testing.T) {
 	p.Sample = nil
 	if _, err := newTemplate("x.cpuprofile", p); err == nil || err.Error() != "x.cpuprofile: no samples" {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// TestFrameIdentity: the harness tells functions apart as cct does — two
+// functions of one name in one script (hx) by where they are defined, and a
+// frame without a position joins the one position its name has — so that
+// every node it picks is one node of cct's tree.
+func TestFrameIdentity(t *testing.T) {
+	fn := func(id uint64, name string, start int64) *profile.Function {
+		return &profile.Function{ID: id, Name: name, SystemName: name, Filename: "s.js", StartLine: start}
+	}
+	main, h5, h9, g3, g0 := fn(1, "main", 1), fn(2, "hx", 5), fn(3, "hx", 9), fn(4, "gx", 3), fn(5, "gx", 0)
+	loc := func(id uint64, f *profile.Function, line, col int64) *profile.Location {
+		return &profile.Location{ID: id, Line: []profile.Line{{Function: f, Line: line, Column: col}}}
+	}
+	lm, lh5, lh9, lg3, lg0 := loc(1, main, 1, 0), loc(2, h5, 5, 2), loc(3, h9, 9, 4), loc(4, g3, 3, 1), loc(5, g0, 0, 0)
+	p := &profile.Profile{
+		SampleType: []*profile.ValueType{{Type: "cpu", Unit: "nanoseconds"}},
+		Function:   []*profile.Function{main, h5, h9, g3, g0},
+		Location:   []*profile.Location{lm, lh5, lh9, lg3, lg0},
+	}
+	for _, s := range []struct {
+		leaf *profile.Location
+		n    int
+	}{{lh5, 3}, {lh9, 2}, {lg3, 1}, {lg0, 4}} {
+		for range s.n {
+			p.Sample = append(p.Sample, &profile.Sample{Location: []*profile.Location{s.leaf, lm}, Value: []int64{ms}})
+		}
+	}
+	tm := mustTemplate(t, p)
+	tr := treeOf(t, tm, &tm.world, tm.base, nil)
+	for _, c := range []struct {
+		f    Frame
+		want int64
+	}{
+		{Frame{Function: "hx", File: "s.js", Line: 5, Column: 2}, 3 * ms},
+		{Frame{Function: "hx", File: "s.js", Line: 9, Column: 4}, 2 * ms},
+		{Frame{Function: "gx", File: "s.js", Line: 3, Column: 1}, 5 * ms},
+	} {
+		path := Path{Thread: tm.thread[0].Label, Frames: []Frame{{Function: "main", File: "s.js", Line: 1}, c.f}}
+		totals, ok := pathTotals(tr, path, nil)
+		if !ok || totals[2] != c.want {
+			t.Errorf("%v: %v, %v; want %v", c.f, totals, ok, time.Duration(c.want))
+		}
+		if !slices.Contains(tm.frames, c.f) {
+			t.Errorf("the template has no frame %v: %v", c.f, tm.frames)
+		}
+	}
+	if n := len(tm.kids[nodeAt(t, &tm.world, 0, "main")]); n != 3 {
+		t.Errorf("main has %d children in the template, want 3 as in cct", n)
+	}
+	if fs := tm.funcsOf[Frame{Function: "gx", File: "s.js", Line: 3, Column: 1}]; len(fs) != 2 {
+		t.Errorf("gx at line 3 is made by %d functions, want both", len(fs))
 	}
 }

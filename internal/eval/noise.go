@@ -304,8 +304,9 @@ func (t *template) tick() []int64 {
 
 // apply applies the noise to a run, in the order a recording would
 // accumulate it: extra handlers, reordered calls, then per-subtree variance
-// and sampling.
-func (n *Noise) apply(t *template, w *world, r *run, pool []handler, rng *rand.Rand) {
+// and sampling. extra, if not nil, scales each stack's time further (a case
+// family's own variance: family.go).
+func (n *Noise) apply(t *template, w *world, r *run, pool []handler, extra []float64, rng *rand.Rand) {
 	if n.HandlerRuns > 0 && rng.Float64() < n.HandlerRuns {
 		addHandlers(t, w, r, pool, max(n.HandlerCount, 1), int64(n.HandlerMin), int64(n.HandlerMax), rng)
 	}
@@ -315,5 +316,15 @@ func (n *Noise) apply(t *template, w *world, r *run, pool []handler, rng *rand.R
 	if n.Recording > 0 {
 		record(t, r, int64(n.Recording), rng)
 	}
-	rescale(r, jitterFactors(t, w, n.Jitter, n.JitterScale, n.JitterMin, rng), n.Sampling, rng)
+	f := jitterFactors(t, w, n.Jitter, n.JitterScale, n.JitterMin, rng)
+	if extra != nil {
+		if f == nil {
+			f = extra
+		} else {
+			for i := range min(len(f), len(extra)) {
+				f[i] *= extra[i]
+			}
+		}
+	}
+	rescale(r, f, n.Sampling, rng)
 }

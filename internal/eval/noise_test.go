@@ -199,7 +199,7 @@ func TestNoiseDeterministic(t *testing.T) {
 		r := tm.base.clone()
 		n := DefaultNoise
 		n.HandlerRuns = 1
-		n.apply(tm, w, r, pool, seeded(seed))
+		n.apply(tm, w, r, pool, nil, seeded(seed))
 		return r
 	}
 	if !reflect.DeepEqual(gen(7), gen(7)) {

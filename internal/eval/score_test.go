@@ -10,7 +10,7 @@ import (
 func mainPath(names ...string) Path {
 	p := Path{Thread: "main"}
 	for _, n := range names {
-		p.Frames = append(p.Frames, Frame{n, "m.js"})
+		p.Frames = append(p.Frames, Frame{Function: n, File: "m.js"})
 	}
 	return p
 }
@@ -47,7 +47,7 @@ func TestScore(t *testing.T) {
 			Score{Leaves: 1}},
 		{"a thread-only leaf names no function", Output{Causes: leaves(mainPath())},
 			Score{Leaves: 1}},
-		{"same names, another file", Output{Causes: []Cause{{Path: Path{Thread: "main", Frames: append(truth.Frames[:4:4], Frame{"utf", "other.js"})}}}},
+		{"same names, another file", Output{Causes: []Cause{{Path: Path{Thread: "main", Frames: append(truth.Frames[:4:4], Frame{Function: "utf", File: "other.js"})}}}},
 			Score{PathHit: false, Leaves: 1}},
 		{"nothing", Output{}, Score{}},
 	} {

@@ -63,7 +63,10 @@ func (t *table) write(w io.Writer) {
 	}
 }
 
-// WriteTable2 prints engine e's results in the layout of ZAM's Table 2, one
+func standard(c *Case) bool { return c.Family == Standard }
+
+// WriteTable2 prints engine e's results on the Standard family (ZAM's
+// kinds under ZAM's noise) in the layout of ZAM's Table 2, one
 // row per profile and an "All" row, then the compression (ZAM Table 5) and
 // IntroPerf's p_min per profile, then Table 2's columns per injection kind.
 func (r *Result) WriteTable2(w io.Writer, e int) {
@@ -76,29 +79,29 @@ func (r *Result) WriteTable2(w io.Writer, e int) {
 			fmt.Sprintf("%.2f", ratio(s.PMinSum, s.PMinFound)), fmt.Sprint(s.Cases-s.PMinFound))
 	}
 	for _, p := range r.Config.Profiles {
-		row(profileName(p), r.Summary(e, func(c *Case) bool { return c.Profile == p }))
+		row(profileName(p), r.Summary(e, func(c *Case) bool { return c.Family == Standard && c.Profile == p }))
 	}
-	row("All", r.Summary(e, nil))
+	row("All", r.Summary(e, standard))
 	t2.write(w)
 	fmt.Fprintln(w)
 	t5.write(w)
 	fmt.Fprintln(w)
 	tk := table{head: []string{"Injection", "Cases", "Node recall (%)", "Path recall (%)", "Node precision (%)", "Path precision (%)", "Average Distance to Cause", "p_min ≤ 3 (%)"}}
 	for _, k := range Kinds {
-		s := r.Summary(e, func(c *Case) bool { return !c.Baseline && c.Kind == k })
+		s := r.Summary(e, func(c *Case) bool { return c.Family == Standard && !c.Baseline && c.Kind == k })
 		tk.add(k.String(), fmt.Sprint(s.Cases), pct(s.NodeRecall()), pct(s.PathRecall()), pct(s.NodePrecision()), pct(s.PathPrecision()),
 			fmt.Sprintf("%.2f", s.AvgDistance()), pct(s.PMinTop3Share()))
 	}
 	tk.write(w)
 }
 
-// WriteEngines prints one summary row per engine, with the Done-when
-// verdict.
+// WriteEngines prints one summary row per engine on the Standard family,
+// with issue 7's verdict.
 func (r *Result) WriteEngines(w io.Writer) { WriteSeeds(w, []*Result{r}) }
 
 // WriteSeeds prints one summary row per engine and result (the same
-// benchmark with other seeds), then, with several results, the engine's
-// cases of all of them pooled.
+// benchmark with other seeds) on the Standard family, then, with several
+// results, the engine's cases of all of them pooled.
 func WriteSeeds(w io.Writer, rs []*Result) {
 	head := []string{"Engine", "Node recall (%)", "Path recall (%)", "Node precision (%)", "Path precision (%)", "False paths", "Compression (%)", "p_min ≤ 3 (%)", "Meets the bar"}
 	if len(rs) > 1 {
@@ -120,7 +123,7 @@ func WriteSeeds(w io.Writer, rs []*Result) {
 	for i, e := range rs[0].Config.Engines {
 		var all Summary
 		for _, r := range rs {
-			s := r.Summary(i, nil)
+			s := r.Summary(i, standard)
 			all.Merge(s)
 			row(e.Name, fmt.Sprint(r.Config.Seed), s)
 		}
@@ -220,8 +223,11 @@ func (c *Case) origin(l Cause) string {
 			return "a function renamed by the new version"
 		}
 		if why, ok := c.made[f]; ok {
-			return "an " + why
+			return article(why) + " " + why
 		}
+	}
+	if f := l.Frames[len(l.Frames)-1]; f.Function == gcFrame {
+		return "the GC frame"
 	}
 	return "noise in an unchanged function"
 }
@@ -273,7 +279,7 @@ func (c *Case) describe(l Cause) string {
 			ren = append(ren, old+" → "+f.Function)
 		}
 		if why, ok := c.made[f]; ok {
-			ren = append(ren, f.Function+" is an "+why)
+			ren = append(ren, f.Function+" is "+article(why)+" "+why)
 		}
 	}
 	if len(ren) > 0 {
@@ -324,4 +330,54 @@ func (c *Case) weakest() string {
 	th, thAt := minPair(0)
 	return fmt.Sprintf("smallest growth on the path: pair %d at %s %+v; mean over runs at %s %+v; thread (idle included): pair %d %+v",
 		pairAt+1, name(bestPairAt), r(bestPair), name(minMeanAt), r(int64(minMean)), thAt+1, r(th))
+}
+
+// article is "an" before a vowel, else "a".
+func article(word string) string {
+	if word != "" && strings.ContainsRune("aeiou", rune(word[0])) {
+		return "an"
+	}
+	return "a"
+}
+
+// WriteFamilies prints engine e's results per case family, one block of
+// rows per result (the same benchmark at another K), each family against
+// issue 17's bar: Issue17 from K = 2 on (the issue states it at K = 3),
+// Issue17K1 at K = 1. "Baselines with a cause" counts the base-vs-base
+// pairs with any leaf, "False causes" all their leaves.
+func WriteFamilies(w io.Writer, rs []*Result, e int) {
+	t := table{head: []string{"K", "Family", "Cases", "Node recall (%)", "Path recall (%)", "Node precision (%)", "Path precision (%)", "Found by name (%)", "Baselines with a cause", "False causes", "Issue 17's bar"}}
+	for _, r := range rs {
+		bar := Issue17
+		if r.Config.Runs == 1 {
+			bar = Issue17K1
+		}
+		row := func(name string, s Summary) {
+			verdict := "yes"
+			if miss := s.Check(bar); len(miss) > 0 {
+				verdict = fmt.Sprintf("no (%d)", len(miss))
+			} else if r.Config.Runs == 1 && s.Baselines == 0 {
+				verdict = "–" // the bar at K = 1 is about baselines only
+			}
+			named := "–"
+			if s.NameCases > 0 {
+				named = pct(s.NameRecall())
+			}
+			rec := func(f float64) string {
+				if s.Cases == 0 {
+					return "–"
+				}
+				return pct(f)
+			}
+			t.add(fmt.Sprint(r.Config.Runs), name, fmt.Sprint(s.Cases), rec(s.NodeRecall()), rec(s.PathRecall()), rec(s.NodePrecision()), rec(s.PathPrecision()),
+				named, fmt.Sprintf("%d/%d", s.FalseBaselines, s.Baselines), fmt.Sprint(s.FalsePaths), verdict)
+		}
+		for _, f := range r.Config.families() {
+			row(f.String(), r.Summary(e, func(c *Case) bool { return c.Family == f }))
+		}
+		if len(r.Config.families()) > 1 {
+			row("all", r.Summary(e, nil))
+		}
+	}
+	t.write(w)
 }
