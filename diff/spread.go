@@ -21,6 +21,11 @@ import (
 //   - no single context grew by μ: a context that did is a cause of its
 //     own, found per node and reported there (a slow call in three
 //     contexts is three causes, each with its own test);
+//   - the contexts' callers grew by μ too: new work makes its callers
+//     slower, but a function renamed in the new version (a minifier's
+//     Aia → $Dp, matched by rename in few of its 80 contexts) is "new" in
+//     every context while its callers did not change (the corpus
+//     harness: 2 false causes in 30 cases before this rule);
 //   - the lowest wins: a candidate whose growth, less what other
 //     candidates' contexts inside its own explain, is below μ (F, whose
 //     contexts grew by the isStaleState calls below them) is dropped for
@@ -64,6 +69,7 @@ func spreadGroups(u *union, kt *keyTable, folded []bool, nBase int, m float64) [
 	growth := make([]float64, nk)  // summed mean growth of the contexts
 	largest := make([]float64, nk) // the largest context's growth
 	pooled := make([]float64, nk)  // summed values over all runs
+	callers := make([]float64, nk) // summed growth of the contexts' callers
 	type visit struct {
 		x    int32
 		exit bool
@@ -86,6 +92,11 @@ func spreadGroups(u *union, kt *keyTable, folded []bool, nBase int, m float64) [
 				growth[k] += d
 				largest[k] = max(largest[k], d)
 				pooled[k] += u.meanBase[x]*float64(nBase) + u.meanNew[x]*float64(nNew)
+				if p := u.parent[x]; u.depth[p] >= 2 {
+					callers[k] += u.meanNew[p] - u.meanBase[p]
+				} else {
+					callers[k] += d
+				}
 			}
 			onPath[k]++
 			stack = append(stack, visit{x: x, exit: true})
@@ -98,7 +109,7 @@ func spreadGroups(u *union, kt *keyTable, folded []bool, nBase int, m float64) [
 	}
 	var cands []key
 	for k := range key(nk) {
-		if count[k] >= 2 && growth[k] >= m && pooled[k] >= m*float64(nNew) && largest[k] < m {
+		if count[k] >= 2 && growth[k] >= m && pooled[k] >= m*float64(nNew) && largest[k] < m && callers[k] >= m {
 			cands = append(cands, k)
 		}
 	}
