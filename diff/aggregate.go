@@ -136,15 +136,28 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 	// left untested rather than called a regression (issue 17): a
 	// top-level call present on one side only (an event handler that
 	// fired by accident in one run looks exactly like a new one; ZAM
-	// Section 2.3) with everything below it, and the collector's frames,
-	// whose run-to-run spread no other node predicts (isCollector).
+	// Section 2.3), a new context of a function the base has elsewhere,
+	// each with everything below it, and the collector's frames, whose
+	// run-to-run spread no other node predicts (isCollector).
 	if min(nBase, nNew) == 1 {
+		// A function the base runs have somewhere: a context of it
+		// that only the new runs have may be the same work attributed
+		// to another caller (a reordered event, a call the matching
+		// placed elsewhere), which one run cannot tell from a new call.
+		// A function the base runs lack entirely is new code, tested.
+		inBase := make([]bool, len(kt.frames))
+		for x := int32(1); int(x) < n; x++ {
+			if u.inBase[x] > 0 {
+				inBase[u.key[x]] = true
+			}
+		}
 		for x := int32(1); int(x) < n; x++ {
 			if folded[x] {
 				continue
 			}
 			p := u.parent[x]
-			if u.depth[x] == 2 && (u.inBase[x] == 0 || u.inNew[x] == 0) || isCollector(kt.frames[u.key[x]]) || p > 0 && oneRunOnly[p] {
+			moved := u.inBase[x] == 0 && inBase[u.key[x]] && u.depth[x] >= 2
+			if moved || u.depth[x] == 2 && (u.inBase[x] == 0 || u.inNew[x] == 0) || isCollector(kt.frames[u.key[x]]) || p > 0 && oneRunOnly[p] {
 				if !oneRunOnly[p] {
 					oneRun = append(oneRun, x)
 				}
