@@ -194,6 +194,29 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 		}
 	}
 	groups := spreadGroups(u, kt, folded, nBase, m)
+	// A node's runs vary at least as much as the collector time it holds
+	// (collectorCV): gc is per node the mean time of the collector frames
+	// in its subtree, and the nodes with any get a prior with that floor.
+	var gc []float64
+	for x := int32(n - 1); x >= 1; x-- {
+		if isCollector(kt.frames[u.key[x]]) {
+			if gc == nil {
+				gc = make([]float64, n)
+			}
+			gc[x] = (u.meanBase[x]*float64(nBase) + u.meanNew[x]*float64(nNew)) / float64(runs)
+		}
+		if gc != nil && gc[x] > 0 {
+			gc[u.parent[x]] += gc[x]
+		}
+	}
+	prOf := func(x int32) *prior {
+		if pr == nil || gc == nil || gc[x] == 0 {
+			return pr
+		}
+		p := *pr
+		p.floor = collectorCV * collectorCV * gc[x] * gc[x]
+		return &p
+	}
 	family := make([]Test, len(members)+len(groups))
 	parallel(len(members), func(from, to int) {
 		row := make([]float64, runs)
@@ -204,7 +227,7 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 				vals = self
 			}
 			floatsInto(row, vals[int(h.x)*runs:int(h.x+1)*runs])
-			family[i] = testFloats(row[:nBase], row[nBase:], pr)
+			family[i] = testFloats(row[:nBase], row[nBase:], prOf(h.x))
 		}
 	})
 	for i := range groups {
@@ -279,7 +302,7 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 		default:
 			b, nw = u.sample(x, nBase)
 		}
-		t.setInterval(b, nw, pr)
+		t.setInterval(b, nw, prOf(x))
 	}
 	for i := range family[len(members):] {
 		family[len(members)+i].Of = OfFunction

@@ -35,6 +35,9 @@ type prior struct {
 	// scale as c + log v + log(1 + v/vStar), where vStar = a/b is the size
 	// at which jitter starts to dominate.
 	c, logVStar float64
+	// floor, when set, is the least variance a node's runs are taken to
+	// have (collectorCV of the collector time the node holds).
+	floor float64
 	// alt, when set, is a second trend fitted on other values of the same
 	// nodes (one pair's self values beside its inclusive ones): s0 is the
 	// larger of the two, d0 the smaller.
@@ -229,7 +232,7 @@ func (pr *prior) moderated(x, y []float64) (d, se, df float64) {
 	dd := nx + ny - 2
 	pooled := (mx*nx + my*ny) / (nx + ny)
 	if dd <= 0 {
-		return my - mx, math.Sqrt(pr.s0(pooled) * (1/nx + 1/ny)), pr.d0
+		return my - mx, math.Sqrt(max(pr.s0(pooled), pr.floor) * (1/nx + 1/ny)), pr.d0
 	}
 	var s2 float64
 	if nx > 1 {
@@ -244,8 +247,18 @@ func (pr *prior) moderated(x, y []float64) (d, se, df float64) {
 	if f := s2 * varianceFloor(dd); f > st2 {
 		st2, df = f, dd
 	}
+	st2 = max(st2, pr.floor)
 	return my - mx, math.Sqrt(st2 * (1/nx + 1/ny)), df
 }
+
+// collectorCV is the least run-to-run variation taken for the time of
+// garbage collector frames (isCollector) in a node's subtree, with several
+// runs per side. Collector time follows the heap and when collections
+// start, ±10% of seconds between runs of the same build, and three runs
+// can show little of it by chance: the harness's noisy-gc baselines,
+// drawn 2.2 standard errors apart, made their threads regressions at K = 3
+// (their own three runs agreed within 1%).
+const collectorCV = 0.10
 
 // varianceFloor is dd/χ²(dd, 0.95): the factor that turns a sample variance
 // with dd degrees of freedom into the lower bound of its one-sided 95%
