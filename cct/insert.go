@@ -260,9 +260,12 @@ func (in *inserter) flush() {
 	// slab: a new node's children come after it.
 	nkids := resize(in.count, n) // reuses count: the sort is done
 	clear(nkids)
+	links := 0 // new nodes under existing ones
 	for _, p := range in.parent {
 		if p >= base {
 			nkids[p-base]++
+		} else {
+			links++
 		}
 	}
 	in.count = nkids
@@ -279,7 +282,10 @@ func (in *inserter) flush() {
 	// linking a new node to an existing one may move: index it afresh).
 	kidBase := int32(len(t.kids))
 	more := in.more(n)
-	t.kids = grow(t.kids, int(off), more)[:int(kidBase+off)]
+	// Linking appends to t.kids too: room for an existing parent's list
+	// to move (twice over when it doubles) is the common case of a new
+	// tree, whose threads link to the root.
+	t.kids = grow(t.kids, int(off), more+4*links)[:int(kidBase+off)]
 	t.reserve(n, more)
 	t.Nodes = t.Nodes[:int(base)+n]
 	t.growValues(n)
