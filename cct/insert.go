@@ -42,6 +42,8 @@ type inserter struct {
 	// last marks the profile's last batch, after which the frame buffer
 	// is not reused.
 	last bool
+	// done counts the profile's samples in the batches inserted so far.
+	done int
 
 	// frames holds the batch's paths below the root (thread frame first),
 	// one per group of consecutive samples with the same path; a group's
@@ -83,6 +85,7 @@ type inserter struct {
 func (in *inserter) start(t *Tree, timeline bool, profile int32, src sampleSource, frames int) {
 	in.t, in.timeline, in.profile, in.src = t, timeline, profile, src
 	in.samplesIdx = slices.Index(t.SampleTypes, ValueType{"samples", "count"})
+	in.done = 0
 	in.reset()
 	in.frames = slices.Grow(in.frames, min(frames, batchFrames+batchFrames/8))
 	in.samples = slices.Grow(in.samples, min(src.len(), batchFrames))
@@ -257,9 +260,12 @@ func (in *inserter) flush() {
 	// slab: a new node's children come after it.
 	nkids := resize(in.count, n) // reuses count: the sort is done
 	clear(nkids)
+	links := 0 // new nodes under existing ones
 	for _, p := range in.parent {
 		if p >= base {
 			nkids[p-base]++
+		} else {
+			links++
 		}
 	}
 	in.count = nkids
@@ -275,8 +281,12 @@ func (in *inserter) flush() {
 	// The new nodes' lists go at the end of the tree's child array (which
 	// linking a new node to an existing one may move: index it afresh).
 	kidBase := int32(len(t.kids))
-	t.kids = slices.Grow(t.kids, int(off))[:int(kidBase+off)]
-	t.reserve(n)
+	more := in.more(n)
+	// Linking appends to t.kids too: room for an existing parent's list
+	// to move (twice over when it doubles) is the common case of a new
+	// tree, whose threads link to the root.
+	t.kids = grow(t.kids, int(off), more+4*links)[:int(kidBase+off)]
+	t.reserve(n, more)
 	t.Nodes = t.Nodes[:int(base)+n]
 	t.growValues(n)
 	for r, i := range order {
@@ -323,7 +333,23 @@ func (in *inserter) flush() {
 			}
 		}
 	}
+	in.done += len(in.samples)
 	in.reset()
+}
+
+// more estimates how many nodes the profile's batches after this one,
+// which made n, will add: as many per sample as this one. The tree's
+// arrays, when they must grow, are sized for them, so that a profile of
+// several batches moves its nodes once. The estimate is at most twice
+// the nodes the tree holds after this batch: the first samples of a
+// profile make more new nodes than the later ones.
+func (in *inserter) more(n int) int {
+	left := in.src.len() - in.done - len(in.samples)
+	if left <= 0 {
+		return 0
+	}
+	est := int64(n) * int64(left) / int64(len(in.samples))
+	return int(min(est, 2*int64(len(in.t.Nodes)+n)))
 }
 
 // lookup finds the child of parent with frame f among the nodes made so

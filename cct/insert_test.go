@@ -3,6 +3,7 @@ package cct
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -282,6 +283,65 @@ func BenchmarkAddSamples(b *testing.B) {
 		bl.Finish()
 	}
 	stop()
+}
+
+// Inserted in many batches, a tree's arrays grow geometrically: building
+// it allocates about what building it in one batch does, not an array of
+// the tree's size per batch (the arrays were reallocated at the exact size
+// each batch needed: 359 MB for this tree of 200 batches, 20 MB in one,
+// which made a 1.6M-stack build superlinear).
+func TestInsertBatchesGrowGeometrically(t *testing.T) {
+	defer func(n int) { batchFrames = n }(batchFrames)
+	p := synth.Generate(synth.Config{Seed: 1, Stacks: 20_000}).Base
+	alloc := func(batch int) (uint64, int) {
+		batchFrames = batch
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		tr, err := FromProfile(p, Options{})
+		runtime.ReadMemStats(&after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return after.TotalAlloc - before.TotalAlloc, len(tr.Nodes)
+	}
+	one, nodes := alloc(1 << 24)
+	many, _ := alloc(3_000)
+	t.Logf("%d nodes: %d MB allocated in one batch, %d MB in batches of 3,000 frames", nodes, one>>20, many>>20)
+	if many > 2*one {
+		t.Errorf("building in batches allocated %d MB, more than twice the %d MB of one batch", many>>20, one>>20)
+	}
+}
+
+// BenchmarkAddSamplesBatches is BenchmarkAddSamples in batches of 2^19
+// frames (a dozen): the tree's arrays grow batch after batch, as they do
+// for a profile of more than 2^24 frames (1.6M stacks: 3 to 5 batches).
+func BenchmarkAddSamplesBatches(b *testing.B) {
+	defer func(n int) { batchFrames = n }(batchFrames)
+	batchFrames = 1 << 19
+	BenchmarkAddSamples(b)
+}
+
+// BenchmarkAddRuns merges 20 runs of 20,000 stacks into one tree: its
+// arrays grow profile after profile.
+func BenchmarkAddRuns(b *testing.B) {
+	var runs []*profile.Profile
+	for seed := range uint64(20) {
+		runs = append(runs, synth.Generate(synth.Config{Seed: 1 + seed, Stacks: 20_000}).Base)
+	}
+	b.ReportAllocs()
+	stop := benchcpu.Start(b)
+	var nodes int
+	for b.Loop() {
+		bl := NewBuilder(Options{Prune: true})
+		for _, p := range runs {
+			if err := bl.Add(p); err != nil {
+				b.Fatal(err)
+			}
+		}
+		nodes = len(bl.Finish().Nodes)
+	}
+	stop()
+	b.ReportMetric(float64(nodes), "nodes")
 }
 
 // A node's children are looked up in a list until it has wideChildren of

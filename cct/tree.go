@@ -206,31 +206,41 @@ func (t *Tree) Total(id NodeID) []int64 {
 	return t.total[i : i+k : i+k]
 }
 
-// growValues adds zero values for n more nodes.
+// growValues adds zero values for n more nodes (reserve made room).
 func (t *Tree) growValues(n int) {
 	k := len(t.SampleTypes) * n
 	if len(t.self)+k > cap(t.self) {
-		// Double, like t.Nodes: append grows large slices by 1.25x.
-		t.reserveValues(max(cap(t.self), k))
+		t.self = grow(t.self, k, 0)
+		t.total = grow(t.total, k, 0)
 	}
 	t.self = t.self[:len(t.self)+k]
 	t.total = t.total[:len(t.total)+k]
 }
 
-// reserve makes room for n more nodes without growing again.
-func (t *Tree) reserve(n int) {
-	t.Nodes = slices.Grow(t.Nodes, n)
-	if len(t.self)+len(t.SampleTypes)*n > cap(t.self) {
-		t.reserveValues(len(t.SampleTypes) * n)
-	}
+// reserve makes room for n more nodes and their values; when the arrays
+// must move, for about more nodes after them too (an estimate).
+func (t *Tree) reserve(n, more int) {
+	k := len(t.SampleTypes)
+	t.Nodes = grow(t.Nodes, n, more)
+	t.self = grow(t.self, k*n, k*more)
+	t.total = grow(t.total, k*n, k*more)
 }
 
-// reserveValues reallocates the value arrays with room for extra more.
-// The new arrays are zeroed, which growValues relies on.
-func (t *Tree) reserveValues(extra int) {
-	c := len(t.self) + extra
-	t.self = append(make([]int64, 0, c), t.self...)
-	t.total = append(make([]int64, 0, c), t.total...)
+// grow returns s with room for n more elements, zeroed. When it must
+// reallocate, it makes room for more elements beyond them and for at least
+// half again its capacity, so that an array growing batch after batch or
+// profile after profile is copied a bounded number of times in all (at
+// most twice its final size). Growing the arrays to the exact size each
+// batch needed copied every node and value once per batch: 3.29 s of
+// building a 1.6M-stack tree, against 0.27 s at 400k stacks.
+func grow[S ~[]E, E any](s S, n, more int) S {
+	need := len(s) + n
+	if need <= cap(s) {
+		return s
+	}
+	out := make(S, len(s), max(need+more, cap(s)+cap(s)/2))
+	copy(out, s)
+	return out
 }
 
 // Intern returns the id of a frame, adding it (with its display info) if new.
@@ -276,7 +286,7 @@ func (t *Tree) AddChild(parent NodeID, f FrameID) NodeID {
 	if len(t.Nodes) == cap(t.Nodes) {
 		// Double: append grows large slices by 1.25x, which copies a
 		// million-node tree several times over.
-		t.Nodes = slices.Grow(t.Nodes, len(t.Nodes)+1024)
+		t.reserve(1, len(t.Nodes)+1024)
 	}
 	id := NodeID(len(t.Nodes))
 	t.Nodes = append(t.Nodes, Node{Frame: f, Parent: parent, Depth: t.Nodes[parent].Depth + 1})
@@ -295,11 +305,13 @@ func (t *Tree) link(parent, id NodeID, f FrameID) {
 	if p.kidLen == p.kidCap {
 		room := max(2*p.kidCap, 2)
 		if int(p.kidOff+p.kidCap) == len(t.kids) {
-			t.kids = append(t.kids, make([]NodeID, room-p.kidCap)...)
+			t.kids = grow(t.kids, int(room-p.kidCap), 0)
+			t.kids = t.kids[:len(t.kids)+int(room-p.kidCap)]
 		} else {
 			off := len(t.kids)
-			t.kids = append(t.kids, t.kids[p.kidOff:p.kidOff+p.kidLen]...)
-			t.kids = append(t.kids, make([]NodeID, room-p.kidLen)...)
+			t.kids = grow(t.kids, int(room), 0)
+			t.kids = t.kids[:off+int(room)]
+			copy(t.kids[off:], t.kids[p.kidOff:p.kidOff+p.kidLen])
 			p.kidOff = int32(off)
 		}
 		p.kidCap = room

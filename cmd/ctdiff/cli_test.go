@@ -68,8 +68,8 @@ func TestUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"convert without input", []string{"convert"}, "ctdiff: convert takes at least one input profile: a file, a directory, a glob, a URL or - for standard input (see 'ctdiff convert --help')\n"},
-		{"cct without input", []string{"cct"}, "ctdiff: cct takes at least one input profile: a file, a directory, a glob, a URL or - for standard input (see 'ctdiff cct --help')\n"},
+		{"convert without input", []string{"convert"}, "ctdiff: convert takes at least one input profile: a file, a directory, a glob, @LIST, a URL or - for standard input (see 'ctdiff convert --help')\n"},
+		{"cct without input", []string{"cct"}, "ctdiff: cct takes at least one input profile: a file, a directory, a glob, @LIST, a URL or - for standard input (see 'ctdiff cct --help')\n"},
 		{"glob matching nothing", []string{"cct", filepath.Join(dir, "*.x")}, "ctdiff: " + filepath.Join(dir, "*.x") + ": no file matched\n"},
 		{"glob in diff", []string{"diff", folded, filepath.Join(dir, "run?.pb.gz")}, "ctdiff: " + filepath.Join(dir, "run?.pb.gz") + ": no file matched\n"},
 		{"diff - -", []string{"diff", "-", "-"}, "ctdiff: OLD and NEW are both standard input (-), which can be read once: give at least one of them as a file\n"},

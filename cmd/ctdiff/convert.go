@@ -21,8 +21,8 @@ func newConvertCmd(s *streams) *cobra.Command {
 		Use:   "convert INPUT... [-o OUT.pb.gz]",
 		Short: "Convert profiles to pprof (several inputs are merged)",
 		Long: `convert reads profiles in any supported format and writes one gzipped pprof
-profile that go tool pprof opens. Several inputs (files, directories or globs) are
-merged; they must have the same sample types.`,
+profile that go tool pprof opens. Several inputs (files, directories, globs or
+@LIST, a file naming one input per line) are merged; they must have the same sample types.`,
 		Args: inputArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runConvert(s, o, args)

@@ -46,7 +46,8 @@ func diffCommand(s *streams, sink func(*diff.Result, []*cct.Tree)) *cobra.Comman
 		Use:   "diff OLD NEW",
 		Short: "Compare base runs with new runs and report the regressed call paths",
 		Long: `diff compares the "before" runs OLD with the "after" runs NEW. Each is a profile, a
-directory of profiles or a glob; several files are several runs of the same workload.
+directory of profiles, a glob or @LIST (a file naming one input per line); several files
+are several runs of the same workload.
 It reports the lowest functions whose time grew by at least --min-delta (ZAM's critical
 graph), the call paths that cost most more (IntroPerf's ranking), the calls that appeared
 or disappeared and how similar the runs are (PARCS).

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/ctdiff/ctdiff/convert"
 	"github.com/spf13/cobra"
@@ -54,7 +57,7 @@ func (f *inputFlags) options() (convert.Options, error) {
 // inputArgs is the Args check of commands that read one or more profiles.
 func inputArgs(cmd *cobra.Command, args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("%s takes at least one input profile: a file, a directory, a glob, a URL or - for standard input (see '%s --help')",
+		return fmt.Errorf("%s takes at least one input profile: a file, a directory, a glob, @LIST, a URL or - for standard input (see '%s --help')",
 			cmd.Name(), cmd.CommandPath())
 	}
 	return nil
@@ -83,9 +86,11 @@ func (f *inputFlags) warnFetchFlags(s *streams, args []string) {
 }
 
 // expandInputs turns command-line inputs into file paths: a file is itself,
-// a directory stands for the regular, non-hidden files in it (sorted, not
-// recursive), and anything else is tried as a glob. "-" (standard input) and
-// URLs pass through; standard input can be read once.
+// a directory stands for the profiles in it (dirProfiles), @LIST for the
+// inputs LIST names, one a line (listInputs), and anything else is tried
+// as a glob, whose matches are sorted and expanded like inputs. "-"
+// (standard input) and URLs pass through; standard input can be read
+// once. Symbolic links are followed.
 func expandInputs(args []string) ([]string, error) {
 	var out []string
 	stdin := false
@@ -96,37 +101,123 @@ func expandInputs(args []string) ([]string, error) {
 			}
 			stdin = true
 		}
-		if a == "-" || isURL(a) {
-			out = append(out, a)
-			continue
+		var err error
+		if list, ok := strings.CutPrefix(a, "@"); ok && list != "" {
+			out, err = listInputs(out, list)
+		} else {
+			out, err = expandInput(out, a)
 		}
-		st, err := os.Stat(a)
-		switch {
-		case err == nil && st.IsDir():
-			files, err := dirProfiles(a)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, files...)
-		case err == nil:
-			out = append(out, a)
-		case !strings.ContainsAny(a, "*?["):
-			return nil, err // not a pattern: the Stat error names the file
-		default:
-			m, gerr := filepath.Glob(a)
-			switch {
-			case gerr != nil:
-				return nil, fmt.Errorf("%s: %w", a, gerr)
-			case len(m) == 0:
-				return nil, fmt.Errorf("%s: no file matched", a)
-			}
-			slices.Sort(m)
-			out = append(out, m...)
+		if err != nil {
+			return nil, err
 		}
 	}
 	return out, nil
 }
 
+// expandInput appends the paths input a stands for to out.
+func expandInput(out []string, a string) ([]string, error) {
+	if a == "-" || isURL(a) {
+		return append(out, a), nil
+	}
+	st, err := os.Stat(a)
+	switch {
+	case err == nil && st.IsDir():
+		files, err := dirProfiles(a)
+		if err != nil {
+			return nil, err
+		}
+		return append(out, files...), nil
+	case err == nil:
+		return append(out, a), nil
+	case !strings.ContainsAny(a, "*?["):
+		return nil, err // not a pattern: the Stat error names the file
+	}
+	m, gerr := filepath.Glob(a)
+	switch {
+	case gerr != nil:
+		return nil, fmt.Errorf("%s: %w", a, gerr)
+	case len(m) == 0:
+		return nil, fmt.Errorf("%s: no file matched", a)
+	}
+	slices.Sort(m)
+	for _, p := range m {
+		// A match is a file or a directory (of profiles), which a
+		// symbolic link may stand for; a pattern never expands again.
+		st, err := os.Stat(p)
+		switch {
+		case err != nil:
+			return nil, fmt.Errorf("%s: %s: %w", a, p, linkError(err))
+		case st.IsDir():
+			files, err := dirProfiles(p)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, files...)
+		default:
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// listInputs appends the inputs a list file names to out: one a line, a
+// file, a directory, a glob or a URL; blank lines and lines starting
+// with # are skipped, and relative paths are relative to the list's
+// directory, so a list works from wherever ctdiff runs. Errors name the
+// list and the line.
+func listInputs(out []string, list string) ([]string, error) {
+	data, err := os.ReadFile(list)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, fmt.Errorf("@%s: cannot read the list of inputs: %w", list, err)
+	}
+	dir := filepath.Dir(list)
+	n := len(out)
+	for i, line := range strings.Split(string(data), "\n") {
+		in := strings.TrimSpace(strings.TrimPrefix(line, "\ufeff"))
+		if in == "" || strings.HasPrefix(in, "#") {
+			continue
+		}
+		if in == "-" {
+			return nil, fmt.Errorf("%s:%d: standard input (-) cannot be listed: give it on the command line", list, i+1)
+		}
+		if !isURL(in) && !filepath.IsAbs(in) {
+			in = filepath.Join(dir, in)
+		}
+		if out, err = expandInput(out, in); err != nil {
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = fmt.Errorf("%s: %w", in, linkError(pe.Err))
+			}
+			return nil, fmt.Errorf("%s:%d: %w", list, i+1, err)
+		}
+	}
+	if len(out) == n {
+		return nil, fmt.Errorf("%s: the list names no inputs", list)
+	}
+	return out, nil
+}
+
+// linkError says what a failed Stat of a path means for its reader.
+func linkError(err error) error {
+	if errors.Is(err, syscall.ELOOP) {
+		return errors.New("a loop of symbolic links")
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// dirProfiles lists the profiles in dir: its regular, non-hidden files
+// but documentation, sorted, and the files its symbolic links lead to
+// (under the links' names); not its subdirectories. A link that leads
+// nowhere (missing, or a loop) is an error: the profile it stood for
+// would otherwise be left out silently.
 func dirProfiles(dir string) ([]string, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -134,8 +225,20 @@ func dirProfiles(dir string) ([]string, error) {
 	}
 	var files []string
 	for _, e := range entries {
-		if e.Type().IsRegular() && !strings.HasPrefix(e.Name(), ".") && !isDoc(e.Name()) {
-			files = append(files, filepath.Join(dir, e.Name()))
+		if strings.HasPrefix(e.Name(), ".") || isDoc(e.Name()) {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		regular := e.Type().IsRegular()
+		if e.Type()&fs.ModeSymlink != 0 {
+			st, err := os.Stat(p)
+			if err != nil {
+				return nil, fmt.Errorf("%s: a symbolic link that leads to no file: %w", p, linkError(err))
+			}
+			regular = st.Mode().IsRegular()
+		}
+		if regular {
+			files = append(files, p)
 		}
 	}
 	if len(files) == 0 {
@@ -195,6 +298,7 @@ func readProfiles(s *streams, paths []string, opts convert.Options) ([]*convert.
 		prog = startProgress(s, "reading", inputSize(paths))
 		defer prog.finish()
 	}
+	prog.countRuns(len(paths))
 	out := make([]*convert.Result, 0, len(paths))
 	for _, p := range paths {
 		res, err := readInput(p, opts, prog)
@@ -202,6 +306,7 @@ func readProfiles(s *streams, paths []string, opts convert.Options) ([]*convert.
 			prog.clear()
 			return nil, err
 		}
+		prog.runDone()
 		if len(res.Warnings) > 0 {
 			prog.clear()
 		}

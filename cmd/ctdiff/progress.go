@@ -1,9 +1,11 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/ctdiff/ctdiff/convert"
@@ -22,6 +24,12 @@ const minProgressBytes = 4 << 20
 type progress struct {
 	w   io.Writer
 	bar *progressbar.ProgressBar
+
+	// The description, and the runs (input profiles) done of runs, which
+	// goroutines reading profiles in parallel update.
+	mu         sync.Mutex
+	desc       string
+	runs, done int
 }
 
 // startProgress returns a progress for reading total input bytes, or nil
@@ -34,7 +42,7 @@ func startProgress(s *streams, desc string, total int64) *progress {
 }
 
 func newProgress(w io.Writer, desc string, total int64) *progress {
-	return &progress{w: w, bar: progressbar.NewOptions64(total, barOptions(w, desc)...)}
+	return &progress{w: w, bar: progressbar.NewOptions64(total, barOptions(w, desc)...), desc: desc}
 }
 
 func barOptions(w io.Writer, desc string) []progressbar.Option {
@@ -61,8 +69,40 @@ func (p *progress) reader(r io.Reader) io.Reader {
 // describe changes what the bar says it is doing.
 func (p *progress) describe(desc string) {
 	if p != nil {
-		p.bar.Describe("ctdiff: " + desc)
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.desc = desc
+		p.bar.Describe(p.label())
 	}
+}
+
+// countRuns says how many runs (input profiles) are read: with several,
+// the bar counts them as they are done (runDone), which a bar of bytes
+// alone does not show of a hundred profiles.
+func (p *progress) countRuns(n int) {
+	if p != nil {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.runs, p.done = n, 0
+		p.bar.Describe(p.label())
+	}
+}
+
+// runDone counts one more run read.
+func (p *progress) runDone() {
+	if p != nil {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.done++
+		p.bar.Describe(p.label())
+	}
+}
+
+func (p *progress) label() string {
+	if p.runs > 1 {
+		return fmt.Sprintf("ctdiff: %s (%d/%d runs)", p.desc, p.done, p.runs)
+	}
+	return "ctdiff: " + p.desc
 }
 
 // phase replaces the bar by a spinner for work without a measure.
@@ -70,7 +110,10 @@ func (p *progress) phase(desc string) {
 	if p == nil {
 		return
 	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	_ = p.bar.Finish()
+	p.desc, p.runs = desc, 0
 	p.bar = progressbar.NewOptions64(-1, barOptions(p.w, desc)...)
 	_ = p.bar.RenderBlank()
 }

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/ctdiff/ctdiff/convert"
@@ -90,4 +91,42 @@ func TestCountedFileIsAFile(t *testing.T) {
 	if err != nil || len(res.Profile.Sample) == 0 {
 		t.Fatalf("readInput through the bar: %v", err)
 	}
+}
+
+// With several runs the bar counts them as goroutines finish them; with
+// one it says nothing of runs. (The bar draws at most every 100 ms: its
+// state has what it draws next.)
+func TestProgressCountsRuns(t *testing.T) {
+	var w bytes.Buffer
+	p := newProgress(&w, "reading", 8<<20)
+	p.countRuns(200)
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Go(func() {
+			for range 100 {
+				p.describe("reading")
+				p.runDone()
+			}
+		})
+	}
+	wg.Wait()
+	if got := p.bar.State().Description; got != "ctdiff: reading (200/200 runs)" {
+		t.Errorf("the bar says %q after 200 of 200 runs", got)
+	}
+	if !strings.Contains(w.String(), "ctdiff: reading (0/200 runs)") {
+		t.Errorf("the bar did not show the runs: %q", w.String())
+	}
+	p.phase("comparing")
+	if got := p.bar.State().Description; got != "ctdiff: comparing" {
+		t.Errorf("comparing: the bar says %q", got)
+	}
+	p.finish()
+	p = newProgress(&w, "reading", 8<<20)
+	p.countRuns(1)
+	p.runDone()
+	p.describe("building the tree of a.pb.gz")
+	if got := p.bar.State().Description; got != "ctdiff: building the tree of a.pb.gz" {
+		t.Errorf("one run: the bar says %q", got)
+	}
+	p.finish()
 }

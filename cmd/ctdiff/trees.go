@@ -34,6 +34,7 @@ func buildTrees(s *streams, paths []string, opts convert.Options, copts cct.Opti
 	var next atomic.Int64
 	var failed atomic.Bool
 	var wg sync.WaitGroup
+	s.progress.countRuns(len(paths))
 	for range min(len(paths), runtime.GOMAXPROCS(0)) {
 		wg.Go(func() {
 			for !failed.Load() {
@@ -44,6 +45,7 @@ func buildTrees(s *streams, paths []string, opts convert.Options, copts cct.Opti
 				if out[i], errs[i] = buildTree(s, paths[i], opts, copts); errs[i] != nil {
 					failed.Store(true)
 				}
+				s.progress.runDone()
 			}
 		})
 	}
