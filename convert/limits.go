@@ -15,6 +15,13 @@ import (
 // into stacks, where one node deep down costs its whole path.
 const MaxStackDepth = 1_000_000
 
+// MaxNameBytes bounds one name (a function, file or label string) where a
+// reader would otherwise hold a token of any length, several times over,
+// while decoding it: longer strings of pprof's string table and of JSON
+// inputs are cut to their first MaxNameBytes bytes, with a warning. The
+// longest real names, C++ template instantiations, run to some 10 KB.
+const MaxNameBytes = 1 << 20
+
 // The frames of all samples' stacks together are bounded by
 // stackFramesPerByte per decompressed input byte, and never below
 // minStackFrames. Real profiles hold under one frame per byte (corpus:
