@@ -196,7 +196,7 @@ func newPerfView(in *Input) *perfView {
 
 // readXML streams the first StackSource element.
 func (pv *perfView) readXML(r io.Reader) error {
-	d := xml.NewDecoder(r)
+	d := xml.NewDecoder(newXMLLimiter(r))
 	d.Strict = true
 	depth, inSource, done := 0, false, false
 	line := func() int { l, _ := d.InputPos(); return l }
@@ -207,8 +207,12 @@ func (pv *perfView) readXML(r io.Reader) error {
 		}
 		if err != nil {
 			var se *xml.SyntaxError
-			if errors.As(err, &se) {
+			var te *xmlTokenError
+			switch {
+			case errors.As(err, &se):
 				return LineError(se.Line, "malformed XML: %s", se.Msg)
+			case errors.As(err, &te):
+				return LineError(te.line, "%s", te.msg())
 			}
 			return LineError(line(), "malformed XML: %v", err)
 		}
@@ -256,8 +260,12 @@ func (pv *perfView) readXML(r io.Reader) error {
 // at the element's line.
 func perfViewXMLError(err error, line int, what string) error {
 	var se *xml.SyntaxError
-	if errors.As(err, &se) {
+	var te *xmlTokenError
+	switch {
+	case errors.As(err, &se):
 		return LineError(se.Line, "malformed XML: %s", se.Msg)
+	case errors.As(err, &te):
+		return LineError(te.line, "%s", te.msg())
 	}
 	return LineError(line, "%s: %v", what, err)
 }
