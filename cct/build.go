@@ -3,6 +3,7 @@ package cct
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"reflect"
 	"slices"
 	"strings"
@@ -38,6 +39,8 @@ type Builder struct {
 	// starts is knownStarts of the profile being added, made when a frame
 	// without a position needs it.
 	starts map[[2]string][2]int64
+	// sums are the totals of the profiles added so far, per sample type.
+	sums []int64
 }
 
 // NewBuilder returns a builder; the first profile added fixes the sample
@@ -167,6 +170,9 @@ func (b *Builder) add(p *profile.Profile, src sampleSource) error {
 	} else if err := b.compatible(p); err != nil {
 		return err
 	}
+	if err := b.addSums(src); err != nil {
+		return err
+	}
 	t := b.t
 	t.Profiles++
 	b.locs.reset(p)
@@ -194,6 +200,34 @@ func (b *Builder) add(p *profile.Profile, src sampleSource) error {
 		sortTimeline(t.Timeline[firstTimed:])
 	}
 	return nil
+}
+
+// addSums adds a profile's totals to the builder's, refusing totals that
+// do not fit in an int64: wrapped around, they would turn into negative
+// times (two samples of 2^63-1 ns made a total of -2 ns). No node's value
+// exceeds the total, so no node's can overflow either.
+func (b *Builder) addSums(src sampleSource) error {
+	sums := slices.Clone(b.sums)
+	if sums == nil {
+		sums = make([]int64, len(b.t.SampleTypes))
+	}
+	for i := range src.len() {
+		for j, v := range src.values(i) {
+			s, ok := addInt64(sums[j], v)
+			if !ok {
+				return fmt.Errorf("the %s values add up to more than %d (with the profiles before it, if any)", b.t.SampleTypes[j], int64(math.MaxInt64))
+			}
+			sums[j] = s
+		}
+	}
+	b.sums = sums
+	return nil
+}
+
+// addInt64 returns a+b and whether it did not overflow.
+func addInt64(a, b int64) (int64, bool) {
+	s := a + b
+	return s, (b >= 0) == (s >= a)
 }
 
 // Finish computes totals and returns the tree. A builder with no profile

@@ -100,6 +100,31 @@ func checkSamples(p *profile.Profile, inputBytes int64) error {
 	return nil
 }
 
+// CheckMergeTotals checks that profiles Read returned can be merged
+// (profile.Merge adds their values) without a total wrapping around: each
+// profile's totals fit in an int64 (checkSamples), their sum must too.
+// Values are not negative, so no merged sample can then overflow. The
+// error comes with the index of the profile whose values overflowed.
+func CheckMergeTotals(ps []*profile.Profile) (int, error) {
+	var sums []int64
+	for k, p := range ps {
+		if sums == nil {
+			sums = make([]int64, len(p.SampleType))
+		}
+		for _, s := range p.Sample {
+			for j, v := range s.Value {
+				if j >= len(sums) {
+					break
+				}
+				if sums[j] += v; sums[j] < 0 {
+					return k, fmt.Errorf("the %s values of this input and the %d before it add up to more than %d", sampleTypeName(p, j), k, int64(math.MaxInt64))
+				}
+			}
+		}
+	}
+	return 0, nil
+}
+
 func sampleTypeName(p *profile.Profile, i int) string {
 	if i < len(p.SampleType) && p.SampleType[i] != nil {
 		return p.SampleType[i].Type + "/" + p.SampleType[i].Unit
