@@ -88,6 +88,15 @@ type sampleSource interface {
 	// pathsRead says appendPath will not be called again: only len,
 	// values and time are.
 	pathsRead()
+	// pathKey, when ok, identifies sample i's path: samples with equal
+	// keys have equal paths (a stack shared by many samples).
+	pathKey(i int) (key pathKey, ok bool)
+}
+
+// A pathKey is a sample's stack in a shared array and its thread.
+type pathKey struct {
+	start, end int
+	thread     int32
 }
 
 type profileSamples struct{ p *profile.Profile }
@@ -100,7 +109,8 @@ func (ps profileSamples) time(i int) (int64, bool) {
 	}
 	return 0, false
 }
-func (ps profileSamples) pathsRead() {}
+func (ps profileSamples) pathsRead()                  {}
+func (ps profileSamples) pathKey(int) (pathKey, bool) { return pathKey{}, false }
 func (ps profileSamples) appendPath(b *Builder, tn *threadFrames, i int, frames []FrameID) []FrameID {
 	s := ps.p.Sample[i]
 	return b.stackFrames(s, append(frames, tn.frame(s)))
@@ -119,6 +129,15 @@ type compactSamples struct {
 func (cs *compactSamples) pathsRead() {
 	s := cs.s
 	cs.s = &stacks.Samples{Ends: s.Ends, Values: s.Values, Times: s.Times, Timed: s.Timed}
+}
+
+// pathKey identifies shared stacks (stacks.Samples.Starts): a call tree
+// reader's samples of one node share one.
+func (cs *compactSamples) pathKey(i int) (pathKey, bool) {
+	if cs.s.Starts == nil {
+		return pathKey{}, false
+	}
+	return pathKey{cs.s.Starts[i], cs.s.Ends[i], cs.s.Thread[i]}, true
 }
 
 func (cs *compactSamples) len() int                 { return cs.s.Len() }
@@ -187,9 +206,16 @@ func (b *Builder) add(p *profile.Profile, src sampleSource) error {
 	ins := &b.ins
 	ins.start(t, b.opts.Timeline, int32(t.Profiles-1), src, pathFrames(p, src))
 	for _, si := range order {
+		key, keyed := src.pathKey(si)
+		if keyed && ins.repeat(key, si) {
+			continue // a path of this batch: no frames to copy and compare
+		}
 		// The thread is the first frame of the path below the root.
 		ins.frames = src.appendPath(b, &threads, si, ins.frames)
 		ins.endSample(si)
+		if keyed {
+			ins.keyed(key)
+		}
 	}
 	src.pathsRead()
 	ins.last = true

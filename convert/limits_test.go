@@ -134,7 +134,8 @@ func TestV8StackDepth(t *testing.T) {
 		}
 		b := NewBuilder()
 		for _, i := range rng.Perm(n) {
-			if got, want := tr.stackDepth(int32(i)), len(tr.stack(int32(i), b)); got != want {
+			frames, _ := tr.walk(int32(i), b, nil, nil)
+			if got, want := tr.stackDepth(int32(i)), len(frames); got != want {
 				t.Fatalf("trial %d, node %d: stackDepth %d, stack has %d frames", trial, i, got, want)
 			}
 		}

@@ -98,8 +98,8 @@ type v8TreeNode struct {
 	frame     Frame
 	hits      int64 // hitCount as written, -1 if absent
 	loc       *profile.Location
-	stack     []*profile.Location // leaf first, set once the node is sampled
-	children  []int64             // child ids as written, until finish
+	ref       stackRef // the node's stack, once laid out (layout)
+	children  []int64  // child ids as written, until finish
 }
 
 func newV8Tree(at func(pos int64, format string, args ...any) error) *v8Tree {
@@ -268,15 +268,11 @@ func (t *v8Tree) checkAcyclic() error {
 	return nil
 }
 
-// stack returns node i's stack, leaf first, without the synthetic (root)
+// walk appends node i's stack, leaf first, without the synthetic (root)
 // unless the sample is on (root) itself (never seen in practice; keeping
-// the frame keeps the sample's weight visible). Stacks are memoized per
-// sampled node only, so memory stays proportional to the output.
-func (t *v8Tree) stack(i int32, b *Builder) []*profile.Location {
-	if st := t.nodes[i].stack; st != nil {
-		return st
-	}
-	var st []*profile.Location
+// the frame keeps the sample's weight visible); it is a stackWalker. Every
+// node on the stack owns the stack's tail from its frame on.
+func (t *v8Tree) walk(i int32, b *Builder, frames, owners []int32) ([]int32, []int32) {
 	for j := i; j >= 0; j = t.nodes[j].parent {
 		n := &t.nodes[j]
 		if n.parent < 0 && n.frame.Name == rootName && j != i {
@@ -285,13 +281,23 @@ func (t *v8Tree) stack(i int32, b *Builder) []*profile.Location {
 		if n.loc == nil {
 			n.loc = b.Location(n.frame)
 		}
-		st = append(st, n.loc)
+		frames, owners = append(frames, int32(n.loc.ID-1)), append(owners, j)
 	}
-	t.nodes[i].stack = st
-	return st
+	return frames, owners
 }
 
-// stackDepth returns how many frames stack(i) has, without building it, in
+// layout lays out the stacks of the sampled nodes (each once) in sp.
+func (t *v8Tree) layout(sp *stackPool, b *Builder, sampled []int32) error {
+	refs := make([]stackRef, len(t.nodes))
+	err := sp.layout(sampled, func(n int32) int { return t.stackDepth(n) }, refs,
+		func(n int32, frames, owners []int32) ([]int32, []int32) { return t.walk(n, b, frames, owners) })
+	for _, n := range sampled {
+		t.nodes[n].ref = refs[n]
+	}
+	return err
+}
+
+// stackDepth returns how many frames walk(i) gives, without walking, in
 // time linear in the nodes over all calls: depths are memoized top down.
 func (t *v8Tree) stackDepth(i int32) int {
 	n := &t.nodes[i]
