@@ -151,7 +151,7 @@ type v8Entry struct {
 func (e *v8Emitter) timing(p *v8Profile, dst []v8Entry) []v8Entry {
 	base := len(dst)
 	for i, n := range p.nodes {
-		en := v8Entry{stack: p.tree.nodes[n].ref, count: 1}
+		en := v8Entry{stack: p.tree.stacks[n], count: 1}
 		if p.untimed {
 			en.count = p.counts[i]
 			en.dur = p.interval * p.counts[i]

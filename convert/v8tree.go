@@ -87,6 +87,8 @@ type v8Tree struct {
 	// stack of a node below it; 0 means not computed (see stackDepth).
 	above []int32
 	path  []int32 // scratch for stackDepth
+	// stacks are the sampled nodes' stacks, once laid out (layout).
+	stacks []stackRef
 }
 
 type v8TreeNode struct {
@@ -98,8 +100,7 @@ type v8TreeNode struct {
 	frame     Frame
 	hits      int64 // hitCount as written, -1 if absent
 	loc       *profile.Location
-	ref       stackRef // the node's stack, once laid out (layout)
-	children  []int64  // child ids as written, until finish
+	children  []int64 // child ids as written, until finish
 }
 
 func newV8Tree(at func(pos int64, format string, args ...any) error) *v8Tree {
@@ -288,13 +289,9 @@ func (t *v8Tree) walk(i int32, b *Builder, frames, owners []int32) ([]int32, []i
 
 // layout lays out the stacks of the sampled nodes (each once) in sp.
 func (t *v8Tree) layout(sp *stackPool, b *Builder, sampled []int32) error {
-	refs := make([]stackRef, len(t.nodes))
-	err := sp.layout(sampled, func(n int32) int { return t.stackDepth(n) }, refs,
+	t.stacks = make([]stackRef, len(t.nodes))
+	return sp.layout(sampled, func(n int32) int { return t.stackDepth(n) }, t.stacks,
 		func(n int32, frames, owners []int32) ([]int32, []int32) { return t.walk(n, b, frames, owners) })
-	for _, n := range sampled {
-		t.nodes[n].ref = refs[n]
-	}
-	return err
 }
 
 // stackDepth returns how many frames walk(i) gives, without walking, in

@@ -4,8 +4,8 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"slices"
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/ctdiff/ctdiff/cct"

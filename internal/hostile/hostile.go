@@ -125,12 +125,13 @@ func (s Spread) depthOf(i, n int) int {
 }
 
 // V8Chain writes a .cpuprofile whose call tree is one chain of depth
-// nodes below (root), with samples samples spread as s, 1 ms apart.
+// nodes below (root), recursion through seven functions, with samples
+// samples spread as s, 1 ms apart.
 func V8Chain(w io.Writer, depth, samples int, s Spread) error {
 	bw := bufio.NewWriter(w)
 	bw.WriteString(`{"nodes":[{"id":1,"callFrame":{"functionName":"(root)","url":""}}`)
 	for d := 1; d <= depth; d++ {
-		fmt.Fprintf(bw, `,{"id":%d,"parent":%d,"callFrame":{"functionName":"f%d","url":"a.js","lineNumber":%d}}`, d+1, d, d%7, d)
+		fmt.Fprintf(bw, `,{"id":%d,"parent":%d,"callFrame":{"functionName":"f%d","url":"a.js","lineNumber":%d}}`, d+1, d, d%7, d%7)
 	}
 	fmt.Fprintf(bw, `],"startTime":0,"endTime":%d,"samples":[`, samples*1000)
 	for i := range samples {
