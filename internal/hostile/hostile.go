@@ -151,6 +151,38 @@ func V8Chain(w io.Writer, depth, samples int, s Spread) error {
 	return bw.Flush()
 }
 
+// V8Comb writes a .cpuprofile whose call tree is a chain of n nodes with a
+// leaf below each, every leaf sampled once: the leaves' stacks share no
+// tail, so together they hold about n²/2 frames.
+func V8Comb(w io.Writer, n int) error {
+	bw := bufio.NewWriter(w)
+	bw.WriteString(`{"nodes":[{"id":1,"callFrame":{"functionName":"(root)","url":""}}`)
+	for d := 1; d <= n; d++ { // spine node 2d, its leaf 2d+1
+		parent := 2 * (d - 1)
+		if d == 1 {
+			parent = 1
+		}
+		fmt.Fprintf(bw, `,{"id":%d,"parent":%d,"callFrame":{"functionName":"s%d","url":"a.js"}}`, 2*d, parent, d%7)
+		fmt.Fprintf(bw, `,{"id":%d,"parent":%d,"callFrame":{"functionName":"leaf","url":"a.js"}}`, 2*d+1, 2*d)
+	}
+	fmt.Fprintf(bw, `],"startTime":0,"endTime":%d,"samples":[`, n*1000)
+	for d := 1; d <= n; d++ {
+		if d > 1 {
+			bw.WriteByte(',')
+		}
+		fmt.Fprint(bw, 2*d+1)
+	}
+	bw.WriteString(`],"timeDeltas":[`)
+	for d := 1; d <= n; d++ {
+		if d > 1 {
+			bw.WriteByte(',')
+		}
+		bw.WriteString("1000")
+	}
+	bw.WriteString("]}")
+	return bw.Flush()
+}
+
 // CCTChain writes a ctdiff.cct/v1 tree whose one thread holds a chain of
 // depth function nodes, each with self value 1 (so each is a sample whose
 // stack is its whole path).
