@@ -118,7 +118,7 @@ func TestV8StackDepth(t *testing.T) {
 		tr := newV8Tree(func(pos int64, format string, args ...any) error { return fmt.Errorf(format, args...) })
 		n := 1 + rng.IntN(200)
 		for i := range n {
-			nd := v8TreeNode{id: int64(i), hits: -1, frame: Frame{Name: fmt.Sprintf("f%d", i)}}
+			nd := v8TreeNode{id: int64(i), hits: -1, frame: &v8TreeFrame{Frame: Frame{Name: fmt.Sprintf("f%d", i)}}}
 			if rng.IntN(4) == 0 {
 				nd.frame.Name = rootName
 			}

@@ -78,6 +78,9 @@ func streamPprofFields(in *Input, r *bufio.Reader) ([]byte, error) {
 	out := make([]byte, 0, in.sizeHint)
 	cut := 0
 	for {
+		out = pr.copyKnown(out)
+		// The field copyKnown stopped at: one to skip or cut, one that
+		// crosses the end of the buffer, or the end of the input.
 		at, start := pr.off, len(out)
 		key, err := pr.varint(&out)
 		if err == io.EOF && pr.off == at {
@@ -134,6 +137,34 @@ func streamPprofFields(in *Input, r *bufio.Reader) ([]byte, error) {
 type pprofFieldReader struct {
 	r   *bufio.Reader
 	off int64
+}
+
+// copyKnown appends the fields pprof reads that lie whole in r's buffer,
+// as long as they are ones to keep as they are: most of a profile, copied
+// a buffer at a time.
+func (pr *pprofFieldReader) copyKnown(out []byte) []byte {
+	for {
+		if pr.r.Buffered() == 0 {
+			if _, err := pr.r.Peek(1); err != nil {
+				return out
+			}
+		}
+		w, _ := pr.r.Peek(pr.r.Buffered())
+		i := 0
+		for i < len(w) {
+			f, rest, ok := next(w[i:])
+			if !ok || f.num < 1 || f.num > 15 || (f.typ == 2 && (len(f.data) > maxPprofField || (f.num == 6 && len(f.data) > MaxNameBytes))) {
+				break
+			}
+			i = len(w) - len(rest)
+		}
+		if i == 0 {
+			return out
+		}
+		out = append(out, w[:i]...)
+		pr.r.Discard(i)
+		pr.off += int64(i)
+	}
 }
 
 // varint reads a varint as pprof does (at most 10 bytes), appending its

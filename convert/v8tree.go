@@ -76,8 +76,9 @@ const rootName = "(root)"
 // A v8Tree is a profile's call tree. Nodes are added in any order, with
 // parent links, child lists or both; finish resolves and checks them.
 type v8Tree struct {
-	index map[int64]int32
-	nodes []v8TreeNode
+	index  map[int64]int32
+	nodes  []v8TreeNode
+	frames map[Frame]*v8TreeFrame // the nodes' frames, shared
 	// at positions errors: a byte offset or an event index.
 	at func(pos int64, format string, args ...any) error
 	// missing counts node ids that are referenced (as a parent or by a
@@ -95,16 +96,23 @@ type v8TreeNode struct {
 	id        int64
 	parentID  int64
 	hasParent bool
-	parent    int32 // index in nodes, -1 for a root; set by finish
-	pos       int64 // where the node was defined, for errors
-	frame     Frame
-	hits      int64 // hitCount as written, -1 if absent
-	loc       *profile.Location
-	children  []int64 // child ids as written, until finish
+	parent    int32        // index in nodes, -1 for a root; set by finish
+	pos       int64        // where the node was defined, for errors
+	frame     *v8TreeFrame // shared by the tree's nodes of one frame (insert)
+	hits      int64        // hitCount as written, -1 if absent
+	children  []int64      // child ids as written, until finish
+}
+
+// A v8TreeFrame is a node's frame and, once a stack holds it, its
+// location. Nodes share them: a deep recursion repeats a few frames
+// in a million nodes.
+type v8TreeFrame struct {
+	Frame
+	loc *profile.Location
 }
 
 func newV8Tree(at func(pos int64, format string, args ...any) error) *v8Tree {
-	return &v8Tree{index: map[int64]int32{}, at: at}
+	return &v8Tree{index: map[int64]int32{}, frames: map[Frame]*v8TreeFrame{}, at: at}
 }
 
 // add adds a CDP node defined at pos.
@@ -133,7 +141,7 @@ func newTreeNode(n *v8Node, pos int64, intern func(string) string) (v8TreeNode, 
 	nd := v8TreeNode{
 		id:       *n.ID,
 		pos:      pos,
-		frame:    v8Frame(cf.FunctionName, cf.URL, cf.LineNumber, cf.ColumnNumber, 0),
+		frame:    &v8TreeFrame{Frame: v8Frame(cf.FunctionName, cf.URL, cf.LineNumber, cf.ColumnNumber, 0)},
 		hits:     -1,
 		children: n.Children,
 	}
@@ -151,6 +159,11 @@ func (t *v8Tree) insert(nd v8TreeNode) error {
 		return t.at(nd.pos, "profile node id %d is defined twice", nd.id)
 	}
 	t.index[nd.id] = int32(len(t.nodes))
+	if f, ok := t.frames[nd.frame.Frame]; ok {
+		nd.frame = f
+	} else {
+		t.frames[nd.frame.Frame] = nd.frame
+	}
 	t.nodes = append(t.nodes, nd)
 	return nil
 }
@@ -178,7 +191,7 @@ func (t *v8Tree) addLegacy(head *v8LegacyNode, pos int64) error {
 			pos:       pos,
 			parentID:  it.parent,
 			hasParent: it.has,
-			frame:     v8Frame(n.FunctionName, n.URL, n.LineNumber, n.ColumnNumber, 1),
+			frame:     &v8TreeFrame{Frame: v8Frame(n.FunctionName, n.URL, n.LineNumber, n.ColumnNumber, 1)},
 			hits:      -1,
 		}
 		if n.HitCount != nil {
@@ -237,7 +250,7 @@ func (t *v8Tree) resolve(id int64) int32 {
 	i := int32(len(t.nodes))
 	t.index[id] = i
 	t.nodes = append(t.nodes, v8TreeNode{id: id, parent: -1, hits: -1,
-		frame: Frame{Name: fmt.Sprintf("(missing node %d)", id)}})
+		frame: &v8TreeFrame{Frame: Frame{Name: fmt.Sprintf("(missing node %d)", id)}}})
 	return i
 }
 
@@ -279,10 +292,10 @@ func (t *v8Tree) walk(i int32, b *Builder, frames, owners []int32) ([]int32, []i
 		if n.parent < 0 && n.frame.Name == rootName && j != i {
 			break
 		}
-		if n.loc == nil {
-			n.loc = b.Location(n.frame)
+		if n.frame.loc == nil {
+			n.frame.loc = b.Location(n.frame.Frame)
 		}
-		frames, owners = append(frames, int32(n.loc.ID-1)), append(owners, j)
+		frames, owners = append(frames, int32(n.frame.loc.ID-1)), append(owners, j)
 	}
 	return frames, owners
 }
