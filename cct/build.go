@@ -3,6 +3,7 @@ package cct
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"reflect"
 	"slices"
 	"strings"
@@ -38,6 +39,8 @@ type Builder struct {
 	// starts is knownStarts of the profile being added, made when a frame
 	// without a position needs it.
 	starts map[[2]string][2]int64
+	// sums are the totals of the profiles added so far, per sample type.
+	sums []int64
 }
 
 // NewBuilder returns a builder; the first profile added fixes the sample
@@ -85,6 +88,15 @@ type sampleSource interface {
 	// pathsRead says appendPath will not be called again: only len,
 	// values and time are.
 	pathsRead()
+	// pathKey, when ok, identifies sample i's path: samples with equal
+	// keys have equal paths (a stack shared by many samples).
+	pathKey(i int) (key pathKey, ok bool)
+}
+
+// A pathKey is a sample's stack in a shared array and its thread.
+type pathKey struct {
+	start, end int
+	thread     int32
 }
 
 type profileSamples struct{ p *profile.Profile }
@@ -97,7 +109,8 @@ func (ps profileSamples) time(i int) (int64, bool) {
 	}
 	return 0, false
 }
-func (ps profileSamples) pathsRead() {}
+func (ps profileSamples) pathsRead()                  {}
+func (ps profileSamples) pathKey(int) (pathKey, bool) { return pathKey{}, false }
 func (ps profileSamples) appendPath(b *Builder, tn *threadFrames, i int, frames []FrameID) []FrameID {
 	s := ps.p.Sample[i]
 	return b.stackFrames(s, append(frames, tn.frame(s)))
@@ -116,6 +129,15 @@ type compactSamples struct {
 func (cs *compactSamples) pathsRead() {
 	s := cs.s
 	cs.s = &stacks.Samples{Ends: s.Ends, Values: s.Values, Times: s.Times, Timed: s.Timed}
+}
+
+// pathKey identifies shared stacks (stacks.Samples.Starts): a call tree
+// reader's samples of one node share one.
+func (cs *compactSamples) pathKey(i int) (pathKey, bool) {
+	if cs.s.Starts == nil {
+		return pathKey{}, false
+	}
+	return pathKey{cs.s.Starts[i], cs.s.Ends[i], cs.s.Thread[i]}, true
 }
 
 func (cs *compactSamples) len() int                 { return cs.s.Len() }
@@ -167,6 +189,9 @@ func (b *Builder) add(p *profile.Profile, src sampleSource) error {
 	} else if err := b.compatible(p); err != nil {
 		return err
 	}
+	if err := b.addSums(src); err != nil {
+		return err
+	}
 	t := b.t
 	t.Profiles++
 	b.locs.reset(p)
@@ -181,9 +206,16 @@ func (b *Builder) add(p *profile.Profile, src sampleSource) error {
 	ins := &b.ins
 	ins.start(t, b.opts.Timeline, int32(t.Profiles-1), src, pathFrames(p, src))
 	for _, si := range order {
+		key, keyed := src.pathKey(si)
+		if keyed && ins.repeat(key, si) {
+			continue // a path of this batch: no frames to copy and compare
+		}
 		// The thread is the first frame of the path below the root.
 		ins.frames = src.appendPath(b, &threads, si, ins.frames)
 		ins.endSample(si)
+		if keyed {
+			ins.keyed(key)
+		}
 	}
 	src.pathsRead()
 	ins.last = true
@@ -194,6 +226,34 @@ func (b *Builder) add(p *profile.Profile, src sampleSource) error {
 		sortTimeline(t.Timeline[firstTimed:])
 	}
 	return nil
+}
+
+// addSums adds a profile's totals to the builder's, refusing totals that
+// do not fit in an int64: wrapped around, they would turn into negative
+// times (two samples of 2^63-1 ns made a total of -2 ns). No node's value
+// exceeds the total, so no node's can overflow either.
+func (b *Builder) addSums(src sampleSource) error {
+	sums := slices.Clone(b.sums)
+	if sums == nil {
+		sums = make([]int64, len(b.t.SampleTypes))
+	}
+	for i := range src.len() {
+		for j, v := range src.values(i) {
+			s, ok := addInt64(sums[j], v)
+			if !ok {
+				return fmt.Errorf("the %s values add up to more than %d (with the profiles before it, if any)", b.t.SampleTypes[j], int64(math.MaxInt64))
+			}
+			sums[j] = s
+		}
+	}
+	b.sums = sums
+	return nil
+}
+
+// addInt64 returns a+b and whether it did not overflow.
+func addInt64(a, b int64) (int64, bool) {
+	s := a + b
+	return s, (b >= 0) == (s >= a)
 }
 
 // Finish computes totals and returns the tree. A builder with no profile

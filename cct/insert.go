@@ -11,6 +11,13 @@ import (
 // at once. A variable so tests can force many batches.
 var batchFrames = 1 << 24
 
+// A profile's batches are no larger than the frames its samples hold
+// (a batch holds its frames twice, as paths and as columns), nor smaller
+// than minBatchFrames: a call tree reader's samples share stacks (their
+// frames held once), whose paths would otherwise fill the largest batch
+// from a small file (issue 18).
+const minBatchFrames = 1 << 22
+
 // An inserter adds the stacks of one profile to a tree in batches.
 //
 // Looking every frame up among its parent's children, sample after sample,
@@ -44,6 +51,8 @@ type inserter struct {
 	last bool
 	// done counts the profile's samples in the batches inserted so far.
 	done int
+	// batch is the profile's batch size in frames.
+	batch int
 
 	// frames holds the batch's paths below the root (thread frame first),
 	// one per group of consecutive samples with the same path; a group's
@@ -53,6 +62,16 @@ type inserter struct {
 	src     sampleSource
 	samples []int   // the batch's samples (indexes in src), in order
 	group   []int32 // per sample of the batch
+	// byKey maps the paths of keyed samples (sampleSource.pathKey) to
+	// their groups in this batch: samples of a shared stack add no frames.
+	// nodeOf holds, for the profile's keys inserted by earlier batches,
+	// their end and thread nodes; a sample of one is a group with no path
+	// (preset, its nodes in presetEnd and presetThread).
+	byKey        map[pathKey]int32
+	nodeOf       map[pathKey][2]NodeID
+	preset       []bool
+	presetEnd    []NodeID
+	presetThread []NodeID
 
 	// Per group, after insertion: the end node and the thread node.
 	end, thread []NodeID
@@ -87,16 +106,47 @@ func (in *inserter) start(t *Tree, timeline bool, profile int32, src sampleSourc
 	in.samplesIdx = slices.Index(t.SampleTypes, ValueType{"samples", "count"})
 	in.done = 0
 	in.reset()
-	in.frames = slices.Grow(in.frames, min(frames, batchFrames+batchFrames/8))
-	in.samples = slices.Grow(in.samples, min(src.len(), batchFrames))
-	in.ends = slices.Grow(in.ends, min(src.len(), batchFrames))
-	in.group = slices.Grow(in.group, min(src.len(), batchFrames))
+	clear(in.nodeOf)
+	in.batch = min(batchFrames, max(minBatchFrames, heldFrames(src)))
+	in.frames = slices.Grow(in.frames, min(frames, in.batch+in.batch/8))
+	in.samples = slices.Grow(in.samples, min(src.len(), in.batch))
+	in.ends = slices.Grow(in.ends, min(src.len(), in.batch))
+	in.group = slices.Grow(in.group, min(src.len(), in.batch))
+}
+
+// heldFrames counts the frames a profile's samples hold in memory.
+func heldFrames(src sampleSource) int {
+	switch src := src.(type) {
+	case *compactSamples:
+		return len(src.s.Locations) + src.s.Len()
+	case profileSamples:
+		frames := len(src.p.Sample)
+		for _, s := range src.p.Sample {
+			frames += len(s.Location)
+		}
+		return frames
+	}
+	return 0
 }
 
 // pathFrames counts the frames of a profile's locations and threads.
 func pathFrames(p *profile.Profile, src sampleSource) int {
-	if cs, ok := src.(*compactSamples); ok {
+	if cs, ok := src.(*compactSamples); ok && cs.s.Starts == nil {
 		return len(cs.s.Locations) + cs.s.Len()
+	}
+	if _, ok := src.pathKey(0); ok && src.len() > 0 {
+		// Shared stacks are copied once per batch: count each once
+		// (appending to the frames as they come would allocate five times
+		// their size).
+		seen := map[pathKey]bool{}
+		frames := 0
+		for i := range src.len() {
+			if k, _ := src.pathKey(i); !seen[k] {
+				seen[k] = true
+				frames += k.end - k.start + 1
+			}
+		}
+		return frames
 	}
 	frames := len(p.Sample)
 	for _, s := range p.Sample {
@@ -107,6 +157,50 @@ func pathFrames(p *profile.Profile, src sampleSource) int {
 
 func (in *inserter) reset() {
 	in.frames, in.ends, in.samples, in.group = in.frames[:0], in.ends[:0], in.samples[:0], in.group[:0]
+	in.preset, in.presetEnd, in.presetThread = in.preset[:0], in.presetEnd[:0], in.presetThread[:0]
+	clear(in.byKey)
+}
+
+// repeat adds sample s to the group of its key's path if the batch has
+// one, or to a new preset group if an earlier batch inserted the path.
+// Mapping a sample to an earlier group than the last is exact: its path's
+// nodes were all made by that group (or exist), so the order of new nodes
+// is that of one-by-one insertion still.
+func (in *inserter) repeat(key pathKey, s int) bool {
+	g, ok := in.byKey[key]
+	if !ok {
+		nodes, done := in.nodeOf[key]
+		if !done {
+			return false
+		}
+		g = int32(len(in.ends))
+		in.ends = append(in.ends, len(in.frames)) // no path
+		in.growPreset()
+		in.preset[g], in.presetEnd[g], in.presetThread[g] = true, nodes[0], nodes[1]
+		in.byKey[key] = g
+	}
+	in.samples = append(in.samples, s)
+	in.group = append(in.group, g)
+	return true
+}
+
+// growPreset extends the preset slices to the groups.
+func (in *inserter) growPreset() {
+	for len(in.preset) < len(in.ends) {
+		in.preset = append(in.preset, false)
+		in.presetEnd, in.presetThread = append(in.presetEnd, NoNode), append(in.presetThread, NoNode)
+	}
+}
+
+// keyed records the key of the sample endSample just ended.
+func (in *inserter) keyed(key pathKey) {
+	if len(in.samples) == 0 {
+		return // endSample flushed the batch: the key is not in it
+	}
+	if in.byKey == nil {
+		in.byKey = map[pathKey]int32{}
+	}
+	in.byKey[key] = in.group[len(in.group)-1]
 }
 
 // columns copies the batch's paths into one column per depth, in one
@@ -125,7 +219,7 @@ func (in *inserter) columns(groups int) [][]FrameID {
 	}
 	in.slab = resize(in.slab, len(in.frames))
 	in.cols = resize(in.cols, maxLen)
-	at, longer := 0, groups // paths longer than d
+	at, longer := 0, groups-int(in.count[0]) // paths longer than d (preset groups have none)
 	for d := range maxLen {
 		in.cols[d] = in.slab[at : at : at+longer]
 		at += longer
@@ -184,7 +278,7 @@ func (in *inserter) endSample(s int) {
 	}
 	in.samples = append(in.samples, s)
 	in.group = append(in.group, int32(g))
-	if len(in.frames) >= batchFrames {
+	if len(in.frames) >= in.batch {
 		in.flush()
 	}
 }
@@ -206,9 +300,17 @@ func (in *inserter) flush() {
 	// alive path i's next frame is in in.frames. Reading frame d of every
 	// path walks in.frames forwards, which the hardware prefetches.
 	in.alive, in.cur, in.at = resize(in.alive, groups), resize(in.cur, groups), resize(in.at, groups)
+	in.growPreset()
+	live := 0
 	for g := range groups {
-		in.alive[g], in.cur[g], in.at[g] = int32(g), RootID, in.pathStart(g)
+		if in.preset[g] {
+			in.end[g], in.thread[g] = in.presetEnd[g], in.presetThread[g]
+			continue
+		}
+		in.alive[live], in.cur[live], in.at[live] = int32(g), RootID, in.pathStart(g)
+		live++
 	}
+	in.alive, in.cur, in.at = in.alive[:live], in.cur[:live], in.at[:live]
 	cols := in.columns(groups)
 	if in.last {
 		// The columns hold the frames now: the buffer can go while the
@@ -317,6 +419,12 @@ func (in *inserter) flush() {
 		if th := in.thread[g]; th >= base {
 			in.thread[g] = in.final[th-base]
 		}
+	}
+	if len(in.byKey) > 0 && in.nodeOf == nil {
+		in.nodeOf = map[pathKey][2]NodeID{}
+	}
+	for k, g := range in.byKey {
+		in.nodeOf[k] = [2]NodeID{in.end[g], in.thread[g]}
 	}
 	for k, s := range in.samples {
 		g := in.group[k]
@@ -461,7 +569,14 @@ type levelTable struct {
 	slots      []levelSlot
 	buf, spare []levelSlot // spare: where a growing table's slots are rehashed from
 	n          int
+	// used lists the slots taken since the last reset, unless more than
+	// maxUsed were or the table grew (many): a deep, narrow batch (a node
+	// per depth) then clears what it took per depth, not a thousand slots.
+	used []int32
+	many bool
 }
+
+const maxUsed = 64
 
 type levelSlot struct {
 	key uint64 // emptyKey marks a free slot
@@ -478,8 +593,14 @@ func (lt *levelTable) reset() {
 	for size < 4*lt.n {
 		size <<= 1
 	}
-	lt.slots = lt.table(size)
-	lt.n = 0
+	if size == len(lt.slots) && !lt.many {
+		for _, i := range lt.used {
+			lt.slots[i].key = emptyKey
+		}
+	} else {
+		lt.slots = lt.table(size)
+	}
+	lt.n, lt.used, lt.many = 0, lt.used[:0], false
 }
 
 // table returns size empty slots, from buf when it is large enough.
@@ -508,6 +629,11 @@ func (lt *levelTable) find(parent NodeID, f FrameID) (*NodeID, bool) {
 			return &s.val, true
 		case emptyKey:
 			s.key = k
+			if len(lt.used) < maxUsed {
+				lt.used = append(lt.used, int32(i))
+			} else {
+				lt.many = true
+			}
 			return &s.val, false
 		}
 	}
@@ -523,7 +649,7 @@ func (lt *levelTable) added() {
 	// The slots move to spare, and buf (grown if need be) takes twice as
 	// many.
 	lt.spare = append(lt.spare[:0], lt.slots...)
-	lt.slots = lt.table(2 * len(lt.slots))
+	lt.slots, lt.many = lt.table(2*len(lt.slots)), true
 	mask := uint64(len(lt.slots) - 1)
 	for _, s := range lt.spare {
 		if s.key == emptyKey {

@@ -266,6 +266,70 @@ func TestAddSamplesMatchesAdd(t *testing.T) {
 	}
 }
 
+// toSharedStacks is toStacks with every distinct stack laid out once, and
+// the samples sharing it (stacks.Samples.Starts), as convert's call tree
+// readers return them; a stack that is the tail of one laid out before
+// shares that one's.
+func toSharedStacks(p *profile.Profile) *stacks.Samples {
+	s := toStacks(p)
+	flat := s.Locations
+	s.Locations, s.Starts = nil, make([]int, s.Len())
+	at := map[string][2]int{}
+	start := 0
+	for i, end := range s.Ends {
+		stack := flat[start:end]
+		start = end
+		k := fmt.Sprint(stack)
+		ref, ok := at[k]
+		if !ok {
+			ref = [2]int{len(s.Locations), len(s.Locations) + len(stack)}
+			s.Locations = append(s.Locations, stack...)
+			for j := range stack {
+				if tail := fmt.Sprint(stack[j:]); at[tail] == [2]int{} {
+					at[tail] = [2]int{ref[0] + j, ref[1]}
+				}
+			}
+		}
+		s.Starts[i], s.Ends[i] = ref[0], ref[1]
+	}
+	return s
+}
+
+// TestAddSharedSamplesMatchesAdd: samples that share stacks (which the
+// inserter maps to the group of their path instead of copying it) build
+// the tree their profile.Samples build.
+func TestAddSharedSamplesMatchesAdd(t *testing.T) {
+	defer func(n int) { batchFrames = n }(batchFrames)
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, batch := range []int{7, 100, 1 << 23} {
+		for _, timed := range []string{"ordered", "shuffled", "none"} {
+			for _, opts := range []Options{{}, {Prune: true}, {CallSites: true}, {Timeline: true}} {
+				t.Run(fmt.Sprintf("batch=%d/%s/%+v", batch, timed, opts), func(t *testing.T) {
+					batchFrames = batch
+					got, want := NewBuilder(opts), NewBuilder(opts)
+					for _, p := range []*profile.Profile{randomProfile(rng, 300, timed), randomProfile(rng, 200, timed)} {
+						// Sampled again later, out of turn: the same
+						// stacks, not next to each other.
+						for _, i := range rng.Perm(len(p.Sample))[:len(p.Sample)/2] {
+							p.Sample = append(p.Sample, p.Sample[i])
+						}
+						if err := want.Add(p); err != nil {
+							t.Fatal(err)
+						}
+						s, samples := toSharedStacks(p), p.Sample
+						p.Sample = nil
+						if err := got.AddSamples(p, s); err != nil {
+							t.Fatal(err)
+						}
+						p.Sample = samples
+					}
+					sameTree(t, got.Finish(), want.Finish())
+				})
+			}
+		}
+	}
+}
+
 // BenchmarkAddSamples is BenchmarkBuild from stacks.Samples, as ctdiff diff
 // builds pprof inputs (convert.Options.Stacks).
 func BenchmarkAddSamples(b *testing.B) {

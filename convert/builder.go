@@ -53,6 +53,11 @@ type Builder struct {
 	stacks     *stacks.Samples
 	threads    map[stacks.Thread]int32
 	lastThread int32 // the previous sample's index in stacks.Threads, or -1
+
+	// With usePool, the stacks samples share (stackpool.go); ptrs is the
+	// pool as locations, for profile.Samples.
+	pool *stackPool
+	ptrs []*profile.Location
 }
 
 type funcKey struct {
@@ -197,7 +202,39 @@ func (b *Builder) CollectStacks() {
 
 // Stacks returns the samples Add collected since CollectStacks, nil
 // without CollectStacks. The profile's Sample stays nil.
-func (b *Builder) Stacks() *stacks.Samples { return b.stacks }
+func (b *Builder) Stacks() *stacks.Samples {
+	if b.stacks != nil && b.pool != nil {
+		b.stacks.Locations = b.pool.locs
+	}
+	return b.stacks
+}
+
+// usePool has samples share the stacks laid out in sp (addRef); Add then
+// lays a stack out in it too. Call it before the first Add.
+func (b *Builder) usePool(sp *stackPool) {
+	b.pool = sp
+	if b.stacks != nil {
+		b.stacks.Starts = []int{}
+	}
+}
+
+// addRef appends a sample whose stack is laid out in the pool.
+func (b *Builder) addRef(ref stackRef, values []int64, m SampleMeta) {
+	if b.stacks == nil {
+		b.Add(b.poolStack(ref), values, m)
+		return
+	}
+	b.stacks.Starts = append(b.stacks.Starts, ref.start)
+	b.addMeta(ref.end, values, m)
+}
+
+// poolStack returns a laid out stack as locations, sharing their array.
+func (b *Builder) poolStack(ref stackRef) []*profile.Location {
+	for _, x := range b.pool.locs[len(b.ptrs):] {
+		b.ptrs = append(b.ptrs, b.p.Location[x])
+	}
+	return b.ptrs[ref.start:ref.end:ref.end]
+}
 
 // Grow makes room for n more samples holding frames frames in all, so
 // that collecting millions of samples does not copy them as it grows.
@@ -209,6 +246,9 @@ func (b *Builder) Grow(n, frames int) {
 	}
 	s.Locations = slices.Grow(s.Locations, frames)
 	s.Ends = slices.Grow(s.Ends, n)
+	if s.Starts != nil {
+		s.Starts = slices.Grow(s.Starts, n)
+	}
 	s.Values = slices.Grow(s.Values, n*len(b.p.SampleType))
 	s.Thread = slices.Grow(s.Thread, n)
 	if s.Timed != nil {
@@ -218,17 +258,28 @@ func (b *Builder) Grow(n, frames int) {
 
 func (b *Builder) addStack(stack []*profile.Location, values []int64, m SampleMeta) {
 	s := b.stacks
-	if len(values) != len(b.p.SampleType) {
-		panic(fmt.Sprintf("convert: Builder.Add: %d values for %d sample types", len(values), len(b.p.SampleType)))
+	locs := &s.Locations
+	if b.pool != nil {
+		locs = &b.pool.locs
+		s.Starts = append(s.Starts, len(*locs))
 	}
 	for _, l := range stack {
 		// Location gives location i the id i+1.
 		if l.ID == 0 || l.ID > uint64(len(b.p.Location)) || b.p.Location[l.ID-1] != l {
 			panic("convert: Builder.Add: a location not made by this Builder's Location")
 		}
-		s.Locations = append(s.Locations, int32(l.ID-1))
+		*locs = append(*locs, int32(l.ID-1))
 	}
-	s.Ends = append(s.Ends, len(s.Locations))
+	b.addMeta(len(*locs), values, m)
+}
+
+// addMeta appends the rest of a collected sample whose stack ends at end.
+func (b *Builder) addMeta(end int, values []int64, m SampleMeta) {
+	s := b.stacks
+	if len(values) != len(b.p.SampleType) {
+		panic(fmt.Sprintf("convert: Builder.Add: %d values for %d sample types", len(values), len(b.p.SampleType)))
+	}
+	s.Ends = append(s.Ends, end)
 	s.Values = append(s.Values, values...)
 	s.Thread = append(s.Thread, b.threadIndex(m))
 	if m.HasTime && s.Timed == nil {

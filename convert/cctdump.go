@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/ctdiff/ctdiff/internal/cctjson"
+	"github.com/ctdiff/ctdiff/internal/stacks"
 	"github.com/google/pprof/profile"
 )
 
@@ -89,6 +90,10 @@ func init() {
 		Priority:    55,
 		Sniff:       sniffCCTDump,
 		Parse:       parseCCTDump,
+		ParseStacks: func(in *Input) (*profile.Profile, *stacks.Samples, error) {
+			return readCCTDump(in, true)
+		},
+		CompleteStacks: true,
 	})
 }
 
@@ -103,6 +108,13 @@ func nodeError(id int32, format string, args ...any) *SyntaxError {
 }
 
 func parseCCTDump(in *Input) (*profile.Profile, error) {
+	p, _, err := readCCTDump(in, false)
+	return p, err
+}
+
+// readCCTDump reads the tree into a profile, its samples as
+// profile.Samples or, with collect, as stacks.Samples.
+func readCCTDump(in *Input, collect bool) (*profile.Profile, *stacks.Samples, error) {
 	var tree cctjson.Tree
 	dec := json.NewDecoder(in.R)
 	if err := dec.Decode(&tree); err != nil {
@@ -110,28 +122,28 @@ func parseCCTDump(in *Input) (*profile.Profile, error) {
 		var te *json.UnmarshalTypeError
 		switch {
 		case errors.As(err, &se):
-			return nil, OffsetError(se.Offset, "invalid JSON: %v", err)
+			return nil, nil, OffsetError(se.Offset, "invalid JSON: %v", err)
 		case errors.As(err, &te) && te.Field == "":
-			return nil, OffsetError(te.Offset, "expected a JSON object (a ctdiff.cct/v1 tree), found %s", te.Value)
+			return nil, nil, OffsetError(te.Offset, "expected a JSON object (a ctdiff.cct/v1 tree), found %s", te.Value)
 		case errors.As(err, &te):
-			return nil, OffsetError(te.Offset, "expected %s for %s, found %s", jsonType(te.Type), te.Field, te.Value)
+			return nil, nil, OffsetError(te.Offset, "expected %s for %s, found %s", jsonType(te.Type), te.Field, te.Value)
 		}
-		return nil, fmt.Errorf("invalid JSON: %w", err)
+		return nil, nil, fmt.Errorf("invalid JSON: %w", err)
 	}
 	if tree.Schema != cctjson.Schema {
-		return nil, OffsetError(0, "expected schema %q, found %q", cctjson.Schema, tree.Schema)
+		return nil, nil, OffsetError(0, "expected schema %q, found %q", cctjson.Schema, tree.Schema)
 	}
 	if tree.View != "" && tree.View != "top-down" {
-		return nil, OffsetError(0, "the tree's view is %q: only top-down trees can be read back (the paths of other views do not run from callers to callees)", tree.View)
+		return nil, nil, OffsetError(0, "the tree's view is %q: only top-down trees can be read back (the paths of other views do not run from callers to callees)", tree.View)
 	}
 	if len(tree.SampleTypes) == 0 {
-		return nil, OffsetError(0, "the tree has no sample_types")
+		return nil, nil, OffsetError(0, "the tree has no sample_types")
 	}
 	c := &cctReader{in: in, tree: &tree, byID: make(map[int32]int, len(tree.Nodes))}
 	if err := c.check(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return c.profile()
+	return c.profile(collect)
 }
 
 type cctReader struct {
@@ -218,7 +230,7 @@ func (c *cctReader) check() error {
 	return nil
 }
 
-func (c *cctReader) profile() (*profile.Profile, error) {
+func (c *cctReader) profile(collect bool) (*profile.Profile, *stacks.Samples, error) {
 	t := c.tree
 	nodes := t.Nodes
 	st := make([]*profile.ValueType, 0, len(t.SampleTypes)+3)
@@ -245,6 +257,9 @@ func (c *cctReader) profile() (*profile.Profile, error) {
 		latIdx = len(st) - 2
 	}
 	b := NewBuilder(st...)
+	if collect {
+		b.CollectStacks()
+	}
 	p := b.Profile()
 	p.DefaultSampleType, p.Period, p.DurationNanos = t.DefaultSampleType, t.Period, t.DurationNanos
 	if t.PeriodType != nil {
@@ -262,13 +277,11 @@ func (c *cctReader) profile() (*profile.Profile, error) {
 		}
 	}
 
-	// Walk in pre-order keeping the path (frames and their nodes) of the
-	// current node: O(depth) per sample, nothing quadratic in the tree.
-	var path []int // node indices below the thread, root first
-	var meta SampleMeta
-	if err := c.checkDepths(); err != nil {
-		return nil, err
+	refs, err := c.layout(b)
+	if err != nil {
+		return nil, nil, err
 	}
+	var meta SampleMeta
 	rootSelf := false
 	for _, i := range c.order {
 		n := &nodes[i]
@@ -280,7 +293,6 @@ func (c *cctReader) profile() (*profile.Profile, error) {
 			}
 			continue
 		case n.Kind == "thread":
-			path = path[:0]
 			meta = SampleMeta{Thread: n.Function, Process: n.File}
 			if ordinals[[2]string{n.File, n.Function}] {
 				meta.TID, meta.HasTID = int64(n.Ordinal), true
@@ -290,44 +302,29 @@ func (c *cctReader) profile() (*profile.Profile, error) {
 			}
 			continue
 		}
-		parent := c.byID[n.Parent]
-		if parent == c.root {
-			path, meta = path[:0], SampleMeta{} // a function directly under the root: no thread
-		} else {
-			for len(path) > 0 && path[len(path)-1] != parent {
-				path = path[:len(path)-1]
-			}
+		if c.byID[n.Parent] == c.root {
+			meta = SampleMeta{} // a function directly under the root: no thread
 		}
-		path = append(path, i)
-		if !c.needsSample(n) {
-			continue
+		if c.needsSample(n) {
+			b.addRef(refs[i], c.values(n, len(st), countIdx, latIdx), meta)
 		}
-		stack := make([]*profile.Location, len(path))
-		for k, j := range path {
-			f := &nodes[j]
-			fr := Frame{Name: f.Function, SystemName: f.SystemName, File: f.File, Line: f.Line, Column: f.Column, StartLine: f.StartLine}
-			if k+1 < len(path) { // a caller: the line it called the next frame from
-				if cs := nodes[path[k+1]].CallSite; cs != 0 {
-					fr.Line, fr.Column = cs, 0
-				}
-			}
-			stack[len(path)-1-k] = b.Location(fr)
-		}
-		b.Add(stack, c.values(n, len(st), countIdx, latIdx), meta)
 	}
 	if rootSelf {
 		c.in.Warnf("the root node has self values; they are kept as a sample without thread or stack")
 	}
-	return p, nil
+	return p, b.Stacks(), nil
 }
 
-// checkDepths charges the stack of every node that gets a sample before
-// any is built: each holds the node's whole path, so a deep chain of small
-// nodes would otherwise take memory quadratic in the file.
-func (c *cctReader) checkDepths() error {
+// layout charges the stack of every node that gets a sample to the
+// input's budget, and lays the stacks out in one pool the samples share
+// (stackpool.go): each holds the node's whole path, so a deep chain of
+// small nodes would otherwise take memory quadratic in the file. It
+// returns each node's stack, by index in the tree's nodes.
+func (c *cctReader) layout(b *Builder) ([]stackRef, error) {
 	nodes := c.tree.Nodes
 	budget := c.in.stackBudget()
 	depth := make([]int, len(nodes)) // frames in the node's stack
+	var sampled []int32
 	for _, i := range c.order {
 		n := &nodes[i]
 		if i == c.root || n.Kind == "thread" {
@@ -339,11 +336,37 @@ func (c *cctReader) checkDepths() error {
 		}
 		if c.needsSample(n) {
 			if err := budget.take(depth[i]); err != nil {
-				return fmt.Errorf("node %d: %w", n.ID, err)
+				return nil, fmt.Errorf("node %d: %w", n.ID, err)
 			}
+			sampled = append(sampled, int32(i))
 		}
 	}
-	return nil
+	pool := c.in.newStackPool()
+	b.usePool(pool)
+	refs := make([]stackRef, len(nodes))
+	err := pool.layout(sampled, func(n int32) int { return depth[n] }, refs, func(i int32, frames, owners []int32) ([]int32, []int32) {
+		// A caller's location carries the call site of its child on the
+		// path: its own stack (its own line) is not this one's tail then.
+		child := int32(-1)
+		for j := i; j >= 0; {
+			f := &nodes[j]
+			fr := Frame{Name: f.Function, SystemName: f.SystemName, File: f.File, Line: f.Line, Column: f.Column, StartLine: f.StartLine}
+			owner := j
+			if child >= 0 {
+				if cs := nodes[child].CallSite; cs != 0 {
+					fr.Line, fr.Column, owner = cs, 0, -1
+				}
+			}
+			frames, owners = append(frames, int32(b.Location(fr).ID-1)), append(owners, owner)
+			p := int32(c.byID[f.Parent])
+			if int(p) == c.root || nodes[p].Kind == "thread" {
+				break
+			}
+			child, j = j, p
+		}
+		return frames, owners
+	})
+	return refs, err
 }
 
 // needsSample says whether a function node gets a sample of its own: when

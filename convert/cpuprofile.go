@@ -130,6 +130,7 @@ func readCpuprofile(in *Input) (*v8Thread, error) {
 	if !hasNodes {
 		return nil, OffsetError(0, "expected a \"nodes\" array (or a legacy \"head\" tree) in the profile, found neither")
 	}
+	s.warnCut(in)
 	if err := d.tree.finish(); err != nil {
 		return nil, err
 	}

@@ -154,6 +154,7 @@ func readDevtools(in *Input, collect bool) (*profile.Profile, *stacks.Samples, e
 	if err := tr.read(); err != nil {
 		return nil, nil, err
 	}
+	tr.s.warnCut(in)
 	return tr.build(collect)
 }
 

@@ -237,8 +237,18 @@ func disagreeingLeaves(samples []ssSample) map[v8FrameKey]bool {
 func rawSamples(p *v8Profile) []ssSample {
 	b := NewBuilder()
 	out := make([]ssSample, len(p.ids))
+	memo := map[int32][]*profile.Location{} // one stack per node, as the reader shares them
 	for i, id := range p.ids {
-		out[i] = ssSample{p.tree.stack(p.tree.resolve(id), b), p.times[i]}
+		n := p.tree.resolve(id)
+		st, ok := memo[n]
+		if !ok {
+			frames, _ := p.tree.walk(n, b, nil, nil)
+			for _, x := range frames {
+				st = append(st, b.Profile().Location[x])
+			}
+			memo[n] = st
+		}
+		out[i] = ssSample{st, p.times[i]}
 	}
 	return out
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"unicode/utf8"
 )
 
 // jsonStream walks a large JSON document without holding it in memory. It
@@ -26,6 +27,14 @@ type jsonStream struct {
 	off   int64  // offset of the next unread byte
 	buf   []byte // the last value read with keep
 	stack []byte // open brackets of the value being scanned
+	cut   int    // strings cut to MaxNameBytes
+}
+
+// warnCut warns about the strings the stream cut.
+func (s *jsonStream) warnCut(in *Input) {
+	if s.cut > 0 {
+		in.Warnf("%d strings are longer than %d bytes; each is cut to its first %d bytes", s.cut, MaxNameBytes, MaxNameBytes)
+	}
 }
 
 func newJSONStream(r *bufio.Reader) *jsonStream { return &jsonStream{r: r} }
@@ -224,8 +233,14 @@ func (s *jsonStream) value(keep bool) ([]byte, error) {
 	return v, nil
 }
 
+// maxJSONScalar bounds a number or literal (true, false, null) that is
+// kept: real ones are a few dozen bytes, and a longer one would only take
+// memory.
+const maxJSONScalar = 1024
+
 // scalar reads a number or literal: everything up to a delimiter.
 func (s *jsonStream) scalar(keep bool) error {
+	start := s.off
 	for {
 		w, err := s.window()
 		if errors.Is(err, io.EOF) {
@@ -239,6 +254,9 @@ func (s *jsonStream) scalar(keep bool) error {
 			i++
 		}
 		if keep {
+			if len(s.buf)+i > maxJSONScalar {
+				return OffsetError(start, "expected a number or literal, found more than %d bytes without a delimiter", maxJSONScalar)
+			}
 			s.buf = append(s.buf, w[:i]...)
 		}
 		s.skip(i)
@@ -258,64 +276,25 @@ func isDelim(c byte) bool {
 
 // composite reads an object, array or string, tracking brackets and string
 // escapes across buffer refills. A value that lies within the reader's
-// buffer is returned in place, without a copy: most events do.
+// buffer is returned in place, without a copy: most events do. A longer
+// one is copied without the white space between its tokens, its strings
+// cut to MaxNameBytes (counted in s.cut) and its numbers bounded by
+// maxJSONScalar, so that one huge token cannot take much memory.
 func (s *jsonStream) composite(keep bool) ([]byte, error) {
 	s.stack = s.stack[:0]
-	inString, escaped := false, false
+	var st scanState
 	for first := true; ; first = false {
 		w, err := s.window()
 		if err != nil {
 			return nil, err
 		}
-		i, done := 0, false
-	scan:
-		for i < len(w) {
-			if inString {
-				if escaped {
-					escaped = false
-					i++
-					continue
-				}
-				j := stringEnd(w[i:])
-				if j < 0 {
-					i = len(w)
-					break
-				}
-				i += j
-				if w[i] == '\\' {
-					escaped = true
-				} else {
-					inString = false
-					if len(s.stack) == 0 { // a bare string value
-						i++
-						done = true
-						break scan
-					}
-				}
-				i++
-				continue
-			}
-			switch c := w[i]; c {
-			case '"':
-				inString = true
-			case '{', '[':
-				s.stack = append(s.stack, c)
-			case '}', ']':
-				open := byte('{')
-				if c == ']' {
-					open = '['
-				}
-				if len(s.stack) == 0 || s.stack[len(s.stack)-1] != open {
-					return nil, OffsetError(s.off+int64(i), "unbalanced %s", quoteByte(c))
-				}
-				s.stack = s.stack[:len(s.stack)-1]
-				if len(s.stack) == 0 {
-					i++
-					done = true
-					break scan
-				}
-			}
-			i++
+		var out *[]byte
+		if keep && !first {
+			out = &s.buf
+		}
+		i, done, err := s.scan(w, &st, out)
+		if err != nil {
+			return nil, err
 		}
 		if done && first {
 			// The bytes stay in the reader's buffer until its next fill,
@@ -323,14 +302,152 @@ func (s *jsonStream) composite(keep bool) ([]byte, error) {
 			s.skip(i)
 			return w[:i], nil
 		}
-		if keep {
-			s.buf = append(s.buf, w[:i]...)
+		if keep && first {
+			// Copy the first window after all, scanning it again.
+			s.stack, st = s.stack[:0], scanState{}
+			if _, _, err := s.scan(w[:i], &st, &s.buf); err != nil {
+				return nil, err
+			}
 		}
 		s.skip(i)
 		if done {
 			return s.buf, nil
 		}
 	}
+}
+
+// scanState is where composite's scan is between windows.
+type scanState struct {
+	inString, escaped bool
+	// With a copy: where the current string's content starts in it,
+	// whether the rest of the string is being dropped, and how long the
+	// current number or literal is so far.
+	strStart int
+	dropping bool
+	scalar   int
+}
+
+// scan scans w, the window at s.off, from state st, and reports how many
+// bytes the value takes of it and whether it ends there. With out, it
+// appends what it scanned to *out, less white space between tokens, with
+// strings cut to MaxNameBytes.
+func (s *jsonStream) scan(w []byte, st *scanState, out *[]byte) (int, bool, error) {
+	seg := 0 // start of the bytes of w not yet appended (with out)
+	flush := func(i int) {
+		if out != nil && !st.dropping {
+			*out = append(*out, w[seg:i]...)
+		}
+		seg = i
+	}
+	i := 0
+	for i < len(w) {
+		if st.inString {
+			if st.escaped {
+				st.escaped = false
+				i++
+				continue
+			}
+			j := stringEnd(w[i:])
+			if j < 0 {
+				i = len(w)
+				break
+			}
+			i += j
+			if w[i] == '\\' {
+				st.escaped = true
+				i++
+				continue
+			}
+			st.inString = false
+			if out != nil {
+				flush(i)
+				s.cutString(out, st)
+				st.dropping = false
+			}
+			i++
+			if len(s.stack) == 0 { // a bare string value
+				flush(i)
+				return i, true, nil
+			}
+			continue
+		}
+		c := w[i]
+		if out != nil {
+			switch c {
+			case ' ', '\t', '\n', '\r':
+				flush(i)
+				seg = i + 1
+				st.scalar = 0
+				i++
+				continue
+			case '"', '{', '[', '}', ']', ',', ':':
+				st.scalar = 0
+			default:
+				if st.scalar++; st.scalar > maxJSONScalar {
+					return 0, false, OffsetError(s.off+int64(i), "expected a number or literal, found more than %d bytes without a delimiter", maxJSONScalar)
+				}
+			}
+		}
+		switch c {
+		case '"':
+			st.inString = true
+			if out != nil {
+				st.strStart = len(*out) + i + 1 - seg
+			}
+		case '{', '[':
+			s.stack = append(s.stack, c)
+		case '}', ']':
+			open := byte('{')
+			if c == ']' {
+				open = '['
+			}
+			if len(s.stack) == 0 || s.stack[len(s.stack)-1] != open {
+				return 0, false, OffsetError(s.off+int64(i), "unbalanced %s", quoteByte(c))
+			}
+			s.stack = s.stack[:len(s.stack)-1]
+			if len(s.stack) == 0 {
+				i++
+				flush(i)
+				return i, true, nil
+			}
+		}
+		i++
+	}
+	flush(i)
+	if st.inString && out != nil {
+		s.cutString(out, st)
+	}
+	return i, false, nil
+}
+
+// cutString cuts the string being copied to *out, whose content starts
+// at st.strStart, to MaxNameBytes, where no escape sequence or UTF-8
+// sequence is split, and has the rest of it dropped.
+func (s *jsonStream) cutString(out *[]byte, st *scanState) {
+	c := (*out)[st.strStart:]
+	if st.dropping || len(c) <= MaxNameBytes {
+		return
+	}
+	k := 0
+	for k < MaxNameBytes {
+		n := 1
+		if c[k] == '\\' {
+			n = 2
+			if k+1 < len(c) && c[k+1] == 'u' {
+				n = 6
+			}
+		}
+		if k+n > MaxNameBytes {
+			break
+		}
+		k += n
+	}
+	for k > 0 && !utf8.RuneStart(c[k]) {
+		k--
+	}
+	*out = (*out)[:st.strStart+k]
+	st.dropping = true
+	s.cut++
 }
 
 // stringEnd returns the index of the first '"' or '\\' in b, or -1. Two

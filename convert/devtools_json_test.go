@@ -2,6 +2,7 @@ package convert
 
 import (
 	"bufio"
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -15,7 +16,8 @@ func TestJSONStreamValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{`{"a": "x]}\"\\", "b": [1, {"c": []}]}`, `"s\"q"`, `-1.5e3`, `true`, `null`, `[]`, `{}`}
+	// Values copied across refills lose the white space between tokens.
+	want := []string{`{"a":"x]}\"\\","b":[1,{"c":[]}]}`, `"s\"q"`, `-1.5e3`, `true`, `null`, `[]`, `{}`}
 	var got []string
 	for {
 		more, err := it.Next()
@@ -36,6 +38,40 @@ func TestJSONStreamValues(t *testing.T) {
 	}
 	if it.Unclosed {
 		t.Error("a closed array reported unclosed")
+	}
+}
+
+// A kept value holds at most MaxNameBytes of a string, cut where no
+// escape or UTF-8 sequence is split, none of the white space between its
+// tokens, and no number longer than maxJSONScalar.
+func TestJSONStreamHugeTokens(t *testing.T) {
+	for _, tail := range []string{"", `\u00e9`, `\"`, "é", `\\`} {
+		for shift := range 6 {
+			name := strings.Repeat("a", MaxNameBytes-shift) + strings.Repeat(tail, 4) + strings.Repeat("b", 100)
+			in := `{"f":"` + name + `",` + strings.Repeat(" \n", 100_000) + `"g":1}`
+			s := newJSONStream(bufio.NewReaderSize(strings.NewReader(in), 4096))
+			v, err := s.value(true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got struct {
+				F string `json:"f"`
+				G int    `json:"g"`
+			}
+			if err := json.Unmarshal(v, &got); err != nil {
+				t.Fatalf("tail %q, shift %d: the cut value is not JSON: %v", tail, shift, err)
+			}
+			var whole struct{ F string }
+			json.Unmarshal([]byte(in), &whole)
+			if !strings.HasPrefix(whole.F, got.F) || len(got.F) < MaxNameBytes-8 || len(v) > MaxNameBytes+20 || got.G != 1 || s.cut != 1 {
+				t.Fatalf("tail %q, shift %d: kept %d bytes of the name (%d of the value), g=%d, cut %d", tail, shift, len(got.F), len(v), got.G, s.cut)
+			}
+		}
+	}
+	in := `{"n":` + strings.Repeat("9", 5000) + `}`
+	s := newJSONStream(bufio.NewReaderSize(strings.NewReader(in), 16))
+	if _, err := s.value(true); err == nil || !strings.HasPrefix(err.Error(), "byte 1029: expected a number or literal, found more than 1024 bytes") {
+		t.Fatalf("a 5,000-digit number: %v", err)
 	}
 }
 

@@ -326,6 +326,7 @@ func etwFixed(s string, scale int) (int64, bool) {
 // etwSample is a converted sample waiting to be written in time order.
 type etwSample struct {
 	stack  []*profile.Location
+	ref    stackRef // instead of stack, a stack laid out in the Builder's pool
 	values []int64
 	meta   SampleMeta
 }
@@ -343,6 +344,10 @@ func etwAddInTimeOrder(b *Builder, samples []etwSample) {
 		sort.SliceStable(samples, func(i, j int) bool { return samples[i].meta.Time < samples[j].meta.Time })
 	}
 	for _, s := range samples {
+		if s.ref.laidOut() {
+			b.addRef(s.ref, s.values, s.meta)
+			continue
+		}
 		b.Add(s.stack, s.values, s.meta)
 	}
 }

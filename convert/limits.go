@@ -15,6 +15,13 @@ import (
 // into stacks, where one node deep down costs its whole path.
 const MaxStackDepth = 1_000_000
 
+// MaxNameBytes bounds one name (a function, file or label string) where a
+// reader would otherwise hold a token of any length, several times over,
+// while decoding it: longer strings of pprof's string table and of JSON
+// inputs are cut to their first MaxNameBytes bytes, with a warning. The
+// longest real names, C++ template instantiations, run to some 10 KB.
+const MaxNameBytes = 1 << 20
+
 // The frames of all samples' stacks together are bounded by
 // stackFramesPerByte per decompressed input byte, and never below
 // minStackFrames. Real profiles hold under one frame per byte (corpus:
@@ -91,6 +98,31 @@ func checkSamples(p *profile.Profile, inputBytes int64) error {
 		}
 	}
 	return nil
+}
+
+// CheckMergeTotals checks that profiles Read returned can be merged
+// (profile.Merge adds their values) without a total wrapping around: each
+// profile's totals fit in an int64 (checkSamples), their sum must too.
+// Values are not negative, so no merged sample can then overflow. The
+// error comes with the index of the profile whose values overflowed.
+func CheckMergeTotals(ps []*profile.Profile) (int, error) {
+	var sums []int64
+	for k, p := range ps {
+		if sums == nil {
+			sums = make([]int64, len(p.SampleType))
+		}
+		for _, s := range p.Sample {
+			for j, v := range s.Value {
+				if j >= len(sums) {
+					break
+				}
+				if sums[j] += v; sums[j] < 0 {
+					return k, fmt.Errorf("the %s values of this input and the %d before it add up to more than %d", sampleTypeName(p, j), k, int64(math.MaxInt64))
+				}
+			}
+		}
+	}
+	return 0, nil
 }
 
 func sampleTypeName(p *profile.Profile, i int) string {

@@ -118,7 +118,7 @@ func TestV8StackDepth(t *testing.T) {
 		tr := newV8Tree(func(pos int64, format string, args ...any) error { return fmt.Errorf(format, args...) })
 		n := 1 + rng.IntN(200)
 		for i := range n {
-			nd := v8TreeNode{id: int64(i), hits: -1, frame: Frame{Name: fmt.Sprintf("f%d", i)}}
+			nd := v8TreeNode{id: int64(i), hits: -1, frame: &v8TreeFrame{Frame: Frame{Name: fmt.Sprintf("f%d", i)}}}
 			if rng.IntN(4) == 0 {
 				nd.frame.Name = rootName
 			}
@@ -134,7 +134,8 @@ func TestV8StackDepth(t *testing.T) {
 		}
 		b := NewBuilder()
 		for _, i := range rng.Perm(n) {
-			if got, want := tr.stackDepth(int32(i)), len(tr.stack(int32(i), b)); got != want {
+			frames, _ := tr.walk(int32(i), b, nil, nil)
+			if got, want := tr.stackDepth(int32(i)), len(frames); got != want {
 				t.Fatalf("trial %d, node %d: stackDepth %d, stack has %d frames", trial, i, got, want)
 			}
 		}

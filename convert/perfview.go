@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ctdiff/ctdiff/internal/stacks"
 	"github.com/google/pprof/profile"
 )
 
@@ -51,6 +52,10 @@ func init() {
 		Priority:    45,
 		Sniff:       sniffPerfView,
 		Parse:       parsePerfView,
+		ParseStacks: func(in *Input) (*profile.Profile, *stacks.Samples, error) {
+			return readPerfView(in, true)
+		},
+		CompleteStacks: true,
 	})
 }
 
@@ -83,22 +88,29 @@ func etwZipFirstEntry(head []byte) (string, bool) {
 }
 
 func parsePerfView(in *Input) (*profile.Profile, error) {
+	p, _, err := readPerfView(in, false)
+	return p, err
+}
+
+// readPerfView reads the file, its samples as profile.Samples or, with
+// collect, as stacks.Samples (Format.ParseStacks).
+func readPerfView(in *Input, collect bool) (*profile.Profile, *stacks.Samples, error) {
 	magic, _ := in.R.Peek(4)
 	if bytes.Equal(magic, []byte("PK\x03\x04")) {
-		return parsePerfViewZip(in)
+		return parsePerfViewZip(in, collect)
 	}
-	return parsePerfViewStream(in, in.R, in.Name)
+	return parsePerfViewStream(in, in.R, collect)
 }
 
 // parsePerfViewStream reads XML or JSON, told apart by the first byte.
-func parsePerfViewStream(in *Input, r *bufio.Reader, name string) (*profile.Profile, error) {
+func parsePerfViewStream(in *Input, r *bufio.Reader, collect bool) (*profile.Profile, *stacks.Samples, error) {
 	if bom, _ := r.Peek(3); bytes.Equal(bom, etwBOM) {
 		r.Discard(3)
 	}
 	for {
 		c, err := r.ReadByte()
 		if err != nil {
-			return nil, errors.New("expected a PerfView .perfView.xml or .perfView.json stack file, found no content")
+			return nil, nil, errors.New("expected a PerfView .perfView.xml or .perfView.json stack file, found no content")
 		}
 		if c == ' ' || c == '\t' || c == '\r' || c == '\n' {
 			continue
@@ -111,25 +123,25 @@ func parsePerfViewStream(in *Input, r *bufio.Reader, name string) (*profile.Prof
 		case '{':
 			err = pv.readJSON(r)
 		default:
-			return nil, OffsetError(0, "expected a PerfView XML (<StackWindow>) or JSON ({\"StackSource\": ...}) stack file, found %q", c)
+			return nil, nil, OffsetError(0, "expected a PerfView XML (<StackWindow>) or JSON ({\"StackSource\": ...}) stack file, found %q", c)
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return pv.build()
+		return pv.build(collect)
 	}
 }
 
 // parsePerfViewZip reads a .perfView.xml.zip: PerfView writes exactly one
 // entry. A zipped binary ETL trace gets a clear refusal.
-func parsePerfViewZip(in *Input) (*profile.Profile, error) {
+func parsePerfViewZip(in *Input, collect bool) (*profile.Profile, *stacks.Samples, error) {
 	data, err := in.ReadAll()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
-		return nil, fmt.Errorf("reading the zip archive: %w", err)
+		return nil, nil, fmt.Errorf("reading the zip archive: %w", err)
 	}
 	var entry *zip.File
 	var names []string
@@ -138,40 +150,40 @@ func parsePerfViewZip(in *Input) (*profile.Profile, error) {
 		names = append(names, f.Name)
 		switch {
 		case strings.HasSuffix(n, ".etl"):
-			return nil, fmt.Errorf("%w: the zip archive holds %s; %s", ErrBinaryETL, f.Name, etwExportAdvice)
+			return nil, nil, fmt.Errorf("%w: the zip archive holds %s; %s", ErrBinaryETL, f.Name, etwExportAdvice)
 		case strings.HasSuffix(n, ".xml") || strings.HasSuffix(n, ".json"):
 			if entry != nil {
-				return nil, fmt.Errorf("expected one .xml or .json entry in the zip archive, as PerfView writes, found %s and %s", entry.Name, f.Name)
+				return nil, nil, fmt.Errorf("expected one .xml or .json entry in the zip archive, as PerfView writes, found %s and %s", entry.Name, f.Name)
 			}
 			entry = f
 		}
 	}
 	if entry == nil {
-		return nil, fmt.Errorf("expected a .perfView.xml or .perfView.json entry in the zip archive, found: %s", strings.Join(names, ", "))
+		return nil, nil, fmt.Errorf("expected a .perfView.xml or .perfView.json entry in the zip archive, found: %s", strings.Join(names, ", "))
 	}
 	limit := in.Options.MaxDecompressed
 	if limit <= 0 {
 		limit = DefaultMaxDecompressed
 	}
 	if entry.UncompressedSize64 > uint64(limit) {
-		return nil, fmt.Errorf("%w: zip entry %s is %d bytes (raise it with --max-input-size)", ErrTooLarge, entry.Name, entry.UncompressedSize64)
+		return nil, nil, fmt.Errorf("%w: zip entry %s is %d bytes (raise it with --max-input-size)", ErrTooLarge, entry.Name, entry.UncompressedSize64)
 	}
 	rc, err := entry.Open()
 	if err != nil {
-		return nil, fmt.Errorf("zip entry %s: %w", entry.Name, err)
+		return nil, nil, fmt.Errorf("zip entry %s: %w", entry.Name, err)
 	}
 	defer rc.Close()
 	r := bufio.NewReaderSize(&limitReader{r: rc, limit: limit}, 64<<10)
-	p, err := parsePerfViewStream(in, r, entry.Name)
+	p, st, err := parsePerfViewStream(in, r, collect)
 	if err != nil {
 		var se *SyntaxError
 		if errors.As(err, &se) && se.File == "" {
 			se.File = fmt.Sprintf("%s (zip entry %s)", in.Name, entry.Name)
-			return nil, err
+			return nil, nil, err
 		}
-		return nil, fmt.Errorf("zip entry %s: %w", entry.Name, err)
+		return nil, nil, fmt.Errorf("zip entry %s: %w", entry.Name, err)
 	}
-	return p, nil
+	return p, st, nil
 }
 
 type perfViewStack struct{ caller, frame int32 }
@@ -196,7 +208,7 @@ func newPerfView(in *Input) *perfView {
 
 // readXML streams the first StackSource element.
 func (pv *perfView) readXML(r io.Reader) error {
-	d := xml.NewDecoder(r)
+	d := xml.NewDecoder(newXMLLimiter(r))
 	d.Strict = true
 	depth, inSource, done := 0, false, false
 	line := func() int { l, _ := d.InputPos(); return l }
@@ -207,8 +219,12 @@ func (pv *perfView) readXML(r io.Reader) error {
 		}
 		if err != nil {
 			var se *xml.SyntaxError
-			if errors.As(err, &se) {
+			var te *xmlTokenError
+			switch {
+			case errors.As(err, &se):
 				return LineError(se.Line, "malformed XML: %s", se.Msg)
+			case errors.As(err, &te):
+				return LineError(te.line, "%s", te.msg())
 			}
 			return LineError(line(), "malformed XML: %v", err)
 		}
@@ -256,8 +272,12 @@ func (pv *perfView) readXML(r io.Reader) error {
 // at the element's line.
 func perfViewXMLError(err error, line int, what string) error {
 	var se *xml.SyntaxError
-	if errors.As(err, &se) {
+	var te *xmlTokenError
+	switch {
+	case errors.As(err, &se):
 		return LineError(se.Line, "malformed XML: %s", se.Msg)
+	case errors.As(err, &te):
+		return LineError(te.line, "%s", te.msg())
 	}
 	return LineError(line, "%s: %v", what, err)
 }
@@ -499,59 +519,55 @@ type perfViewResolved struct {
 	meta  SampleMeta
 }
 
-func (pv *perfView) build() (*profile.Profile, error) {
+func (pv *perfView) build(collect bool) (*profile.Profile, *stacks.Samples, error) {
 	if len(pv.samples) == 0 {
-		return nil, fmt.Errorf("%w: the PerfView file has no <Sample> elements", ErrNoSamples)
+		return nil, nil, fmt.Errorf("%w: the PerfView file has no <Sample> elements", ErrNoSamples)
 	}
 	b := NewBuilder(
 		&profile.ValueType{Type: "samples", Unit: "count"},
 		&profile.ValueType{Type: "wall", Unit: "nanoseconds"},
 	)
-	locs := newETWLocations(b)
-	memo := map[int32]*perfViewResolved{}
-	// CallerID chains can be deep and shared by many samples: the stacks
-	// are charged before any is walked.
-	budget, depths := pv.in.stackBudget(), map[int32]int{}
-	for i := range pv.samples {
-		if s := &pv.samples[i]; s.stack >= 0 {
-			if err := budget.take(pv.depth(s.stack, depths)); err != nil {
-				return nil, fmt.Errorf("%s: %w", s.where.Where, err)
-			}
-		}
+	if collect {
+		b.CollectStacks()
 	}
-	var chain []string
-	var ids []int32
+	locs := newETWLocations(b)
+	st, err := pv.layout(b, locs)
+	if err != nil {
+		return nil, nil, err
+	}
 	threads, blocked, empty := false, false, 0
+	checked := map[stackRef]bool{}
 	out := make([]etwSample, 0, len(pv.samples))
 	for i := range pv.samples {
 		s := &pv.samples[i]
-		var res *perfViewResolved
+		var es etwSample
 		if s.stack >= 0 {
-			res = memo[s.stack]
-			if res == nil {
-				var err error
-				if chain, ids, err = pv.chain(s.stack, chain[:0], ids[:0]); err != nil {
-					err.(*SyntaxError).Where = s.where.Where
-					return nil, err
+			n := st.dense[s.stack]
+			es.ref, es.meta = st.refs[n], st.metas[st.meta[n]]
+			if !checked[es.ref] {
+				checked[es.ref] = true
+				for _, x := range b.pool.locs[es.ref.start:es.ref.end] {
+					blocked = blocked || strings.HasPrefix(b.p.Location[x].Line[0].Function.Name, "BLOCKED_TIME")
 				}
-				res = perfViewResolve(chain, locs)
-				memo[s.stack] = res
+			}
+			if st.empty[n] {
+				empty++
 			}
 		} else {
-			res = perfViewResolve(s.frames, locs)
+			res := perfViewResolve(s.frames, locs)
+			for _, l := range res.stack {
+				blocked = blocked || strings.HasPrefix(l.Line[0].Function.Name, "BLOCKED_TIME")
+			}
+			es.stack, es.meta = res.stack, res.meta
+			if len(es.stack) == 0 {
+				empty++
+				es.stack = []*profile.Location{locs.get("(no stack)")}
+			}
 		}
-		threads = threads || res.meta.HasTID
-		for _, l := range res.stack {
-			blocked = blocked || strings.HasPrefix(l.Line[0].Function.Name, "BLOCKED_TIME")
-		}
-		stack := res.stack
-		if len(stack) == 0 {
-			empty++
-			stack = []*profile.Location{locs.get("(no stack)")}
-		}
-		m := res.meta
-		m.Time, m.HasTime = s.time, true
-		out = append(out, etwSample{stack: stack, values: []int64{1, s.metric}, meta: m})
+		threads = threads || es.meta.HasTID
+		es.meta.Time, es.meta.HasTime = s.time, true
+		es.values = []int64{1, s.metric}
+		out = append(out, es)
 	}
 	etwAddInTimeOrder(b, out)
 
@@ -570,7 +586,99 @@ func (pv *perfView) build() (*profile.Profile, error) {
 	if empty > 0 {
 		pv.in.Warnf("%d of %d samples have no frames; each is kept as one frame \"(no stack)\"", empty, len(out))
 	}
-	return p, nil
+	return p, b.Stacks(), nil
+}
+
+// perfViewStacks are the laid out stacks of the sampled <Stack> nodes, by
+// dense index (dense maps a Stack ID to it): the stack, the thread labels
+// its pseudo-frames give (an index in metas) and whether it had no frame
+// but those.
+type perfViewStacks struct {
+	dense map[int32]int32
+	refs  []stackRef
+	meta  []int32
+	metas []SampleMeta
+	empty []bool
+}
+
+// layout charges the stacks the samples name to the input's budget and
+// lays them out in one pool the samples share (stackpool.go): CallerID
+// chains can be deep and shared by many samples.
+func (pv *perfView) layout(b *Builder, locs *etwLocations) (*perfViewStacks, error) {
+	st := &perfViewStacks{dense: make(map[int32]int32, len(pv.stacks))}
+	for id := range pv.stacks {
+		st.dense[id] = int32(len(st.dense))
+	}
+	n := len(st.dense)
+	st.refs, st.meta, st.empty = make([]stackRef, n), make([]int32, n), make([]bool, n)
+	budget, depths := pv.in.stackBudget(), map[int32]int{}
+	var sampled []int32
+	seen := make([]bool, n)
+	where := map[int32]string{} // the first sample of each node, for errors
+	for i := range pv.samples {
+		s := &pv.samples[i]
+		if s.stack < 0 {
+			continue
+		}
+		d, ok := st.dense[s.stack]
+		if !ok {
+			return nil, &SyntaxError{Where: s.where.Where, Msg: fmt.Sprintf("StackID %d: expected a <Stack ID=\"%d\"> element, found none", s.stack, s.stack)}
+		}
+		if err := budget.take(pv.depth(s.stack, depths)); err != nil {
+			return nil, fmt.Errorf("%s: %w", s.where.Where, err)
+		}
+		if !seen[d] {
+			seen[d] = true
+			sampled = append(sampled, d)
+			where[d] = s.where.Where
+		}
+	}
+	ids := make([]int32, n) // dense index → Stack ID
+	for id, d := range st.dense {
+		ids[d] = id
+	}
+	metaIdx := map[stacks.Thread]int32{}
+	pool := pv.in.newStackPool()
+	b.usePool(pool)
+	var names []string
+	var chain []int32
+	var werr error
+	err := pool.layout(sampled, func(d int32) int { return max(pv.depth(ids[d], depths), 1) }, st.refs,
+		func(d int32, frames, owners []int32) ([]int32, []int32) {
+			var err error
+			if names, chain, err = pv.chain(ids[d], names[:0], chain[:0]); err != nil {
+				if werr == nil {
+					err.(*SyntaxError).Where = where[d]
+					werr = err
+				}
+				return append(frames, 0), append(owners, -1)
+			}
+			res := perfViewResolve(names, locs)
+			m := res.meta
+			key := stacks.Thread{Thread: m.Thread, Process: m.Process, PID: m.PID, TID: m.TID, HasPID: m.HasPID, HasTID: m.HasTID}
+			mi, ok := metaIdx[key]
+			if !ok {
+				mi = int32(len(st.metas))
+				metaIdx[key] = mi
+				st.metas = append(st.metas, m)
+			}
+			if len(res.stack) == 0 {
+				st.meta[d], st.empty[d] = mi, true
+				return append(frames, int32(locs.get("(no stack)").ID-1)), append(owners, -1)
+			}
+			for k, l := range res.stack {
+				// The pseudo-frames are above the stack: every node on it
+				// has the same, and its own stack is the rest of this one.
+				owner := st.dense[chain[k]]
+				st.meta[owner] = mi
+				frames, owners = append(frames, int32(l.ID-1)), append(owners, owner)
+			}
+			return frames, owners
+		})
+	if werr != nil {
+		return nil, werr
+	}
+	return st, err
 }
 
 // depth returns how many frames chain(id) has, memoizing every node's

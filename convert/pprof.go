@@ -48,7 +48,7 @@ func sniffPprof(head []byte) bool {
 // what the fast decoder does not take comes back with its samples in the
 // profile.
 func parsePprofStacks(in *Input) (*profile.Profile, *stacks.Samples, error) {
-	data, err := in.ReadAll()
+	data, err := readPprofData(in)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -60,7 +60,7 @@ func parsePprofStacks(in *Input) (*profile.Profile, *stacks.Samples, error) {
 }
 
 func parsePprof(in *Input) (*profile.Profile, error) {
-	data, err := in.ReadAll()
+	data, err := readPprofData(in)
 	if err != nil {
 		return nil, err
 	}
@@ -71,8 +71,8 @@ func parsePprof(in *Input) (*profile.Profile, error) {
 }
 
 // parsePprofData is profile.ParseData: whatever the fast decoder does not
-// take, pprof decides: legacy text formats, a second layer of gzip, and
-// the errors.
+// take, pprof decides: legacy formats and the errors. (readPprofData
+// already undid a second layer of gzip, within the size limit.)
 func parsePprofData(data []byte) (*profile.Profile, error) {
 	p, err := profile.ParseData(data)
 	if err != nil {

@@ -168,7 +168,7 @@ func finishProfile(in *Input, f *Format, p *profile.Profile) (*Result, error) {
 	}
 	if opts.Aggregate {
 		p.RemoveNumLabel(labels.Timestamp)
-		res.Profile = p.Compact()
+		aggregate(p)
 	}
 	return res, nil
 }

@@ -22,6 +22,8 @@ func v8SampleTypes() []*profile.ValueType {
 type v8Profile struct {
 	tree *v8Tree
 	ids  []int64
+	// nodes are the samples' nodes in tree, resolved from ids by layout.
+	nodes []int32
 	// times are the samples' timestamps in ns, on the clock of start.
 	times []int64
 	// untimed says the source has counts only (a .cpuprofile with hitCount
@@ -87,32 +89,55 @@ func newV8Emitter(in *Input, collect bool) *v8Emitter {
 	return e
 }
 
-// checkDepths charges every sample's stack depth to the input's budget
-// before any stack is built: a small tree can name a deep node many times.
-// It returns the number of samples and their frames.
-func (e *v8Emitter) checkDepths() (samples, frames int, err error) {
+// layout resolves every sample's node, charges its stack depth to the
+// input's budget, and lays the stacks of the sampled nodes out in one pool
+// the samples share (stackpool.go): a small tree can name deep nodes many
+// times. It returns the number of samples.
+func (e *v8Emitter) layout() (samples int, err error) {
 	budget := e.in.stackBudget()
+	pool := e.in.newStackPool()
+	e.b.usePool(pool)
+	sampled := map[*v8Tree][]int32{}
+	var trees []*v8Tree
+	seen := map[*v8Tree][]bool{}
 	for _, th := range e.threads {
 		for _, p := range th.profiles {
-			for _, id := range p.ids {
-				d := 1 // an undefined id becomes a one-frame placeholder
-				if i, ok := p.tree.index[id]; ok {
-					d = p.tree.stackDepth(i)
+			t := p.tree
+			p.nodes = make([]int32, len(p.ids))
+			for k, id := range p.ids {
+				p.nodes[k] = t.resolve(id)
+			}
+			if len(seen[t]) < len(t.nodes) {
+				seen[t] = append(seen[t], make([]bool, len(t.nodes)-len(seen[t]))...)
+			}
+			if _, ok := sampled[t]; !ok {
+				trees = append(trees, t)
+			}
+			for _, n := range p.nodes {
+				if err := budget.take(t.stackDepth(n)); err != nil {
+					return 0, fmt.Errorf("%s: %w", p.name, err)
 				}
-				if err := budget.take(d); err != nil {
-					return 0, 0, fmt.Errorf("%s: %w", p.name, err)
+				if !seen[t][n] {
+					seen[t][n] = true
+					sampled[t] = append(sampled[t], n)
 				}
 			}
 			samples += len(p.ids)
+			p.ids = nil
 		}
 	}
-	return samples, int(budget.used), nil
+	for _, t := range trees {
+		if err := t.layout(pool, e.b, sampled[t]); err != nil {
+			return 0, err
+		}
+	}
+	return samples, nil
 }
 
 // v8Entry is one sample on its way out.
 type v8Entry struct {
 	time, dur, count int64
-	stack            []*profile.Location
+	stack            stackRef
 }
 
 // timing returns the profile's samples in time order with their durations.
@@ -125,8 +150,8 @@ type v8Entry struct {
 // duration is negative and the durations add up to the profile's span.
 func (e *v8Emitter) timing(p *v8Profile, dst []v8Entry) []v8Entry {
 	base := len(dst)
-	for i, id := range p.ids {
-		en := v8Entry{stack: p.tree.stack(p.tree.resolve(id), e.b), count: 1}
+	for i, n := range p.nodes {
+		en := v8Entry{stack: p.tree.stacks[n], count: 1}
 		if p.untimed {
 			en.count = p.counts[i]
 			en.dur = p.interval * p.counts[i]
@@ -188,14 +213,14 @@ func (e *v8Emitter) extend(start, end int64) {
 // profile writes every thread's samples and returns the profile; with
 // collect (newV8Emitter), its samples are e.b.Stacks().
 func (e *v8Emitter) profile() (*profile.Profile, error) {
-	samples, frames, err := e.checkDepths()
+	samples, err := e.layout()
 	if err != nil {
 		return nil, err
 	}
 	if e.b.Stacks() != nil {
 		// Timed samples are collected one by one: their arrays can be
 		// sized exactly (untimed ones, merged, take less).
-		e.b.Grow(samples, frames)
+		e.b.Grow(samples, 0)
 	}
 	// Threads in order of their first sample: the ordinal cct gives
 	// same-named threads then means "the second worker to start".
@@ -212,7 +237,7 @@ func (e *v8Emitter) profile() (*profile.Profile, error) {
 	for _, th := range threads {
 		n := 0
 		for _, p := range th.profiles {
-			n += len(p.ids)
+			n += len(p.nodes)
 		}
 		if n == 0 {
 			continue
@@ -222,7 +247,7 @@ func (e *v8Emitter) profile() (*profile.Profile, error) {
 		for _, p := range th.profiles {
 			entries = e.timing(p, entries)
 			timed = timed && !p.untimed
-			p.ids, p.times, p.counts = nil, nil, nil
+			p.nodes, p.times, p.counts = nil, nil, nil
 		}
 		// Profiles of one thread follow each other; should two overlap,
 		// the thread's samples must still come out in time order.
@@ -280,7 +305,7 @@ func (e *v8Emitter) addTimed(th *v8Thread, entries []v8Entry) {
 		for _, en := range entries {
 			v[0], v[1] = 1, en.dur
 			m.Time, m.HasTime = en.time, true
-			e.b.Add(en.stack, v[:], m) // copies v
+			e.b.addRef(en.stack, v[:], m) // copies v
 		}
 		return
 	}
@@ -296,7 +321,7 @@ func (e *v8Emitter) addTimed(th *v8Thread, entries []v8Entry) {
 	p.Sample = slices.Grow(p.Sample, n)
 	for i, en := range entries {
 		s := &samples[i]
-		s.Location = en.stack
+		s.Location = e.b.poolStack(en.stack)
 		s.Value = values[2*i : 2*i+2 : 2*i+2]
 		s.Value[0], s.Value[1] = 1, en.dur
 		s.Label = str
@@ -318,15 +343,15 @@ func (th *v8Thread) meta() SampleMeta {
 // timestamps, and a profile without times has none to keep.
 func (e *v8Emitter) addAggregated(th *v8Thread, entries []v8Entry) {
 	type merged struct {
-		stack  []*profile.Location
+		stack  stackRef
 		values []int64
 	}
-	// Stacks are memoized per node (v8Tree.stack), so a stack's first
-	// element's address identifies it.
-	byStack := map[**profile.Location]int{}
+	// Stacks are laid out once per node (layout), so their place
+	// identifies them.
+	byStack := map[stackRef]int{}
 	var out []merged
 	for _, en := range entries {
-		key := &en.stack[0]
+		key := en.stack
 		i, ok := byStack[key]
 		if !ok {
 			i = len(out)
@@ -338,6 +363,6 @@ func (e *v8Emitter) addAggregated(th *v8Thread, entries []v8Entry) {
 	}
 	m := th.meta()
 	for _, s := range out {
-		e.b.Add(s.stack, s.values, m)
+		e.b.addRef(s.stack, s.values, m)
 	}
 }

@@ -76,8 +76,9 @@ const rootName = "(root)"
 // A v8Tree is a profile's call tree. Nodes are added in any order, with
 // parent links, child lists or both; finish resolves and checks them.
 type v8Tree struct {
-	index map[int64]int32
-	nodes []v8TreeNode
+	index  map[int64]int32
+	nodes  []v8TreeNode
+	frames map[Frame]*v8TreeFrame // the nodes' frames, shared
 	// at positions errors: a byte offset or an event index.
 	at func(pos int64, format string, args ...any) error
 	// missing counts node ids that are referenced (as a parent or by a
@@ -87,23 +88,31 @@ type v8Tree struct {
 	// stack of a node below it; 0 means not computed (see stackDepth).
 	above []int32
 	path  []int32 // scratch for stackDepth
+	// stacks are the sampled nodes' stacks, once laid out (layout).
+	stacks []stackRef
 }
 
 type v8TreeNode struct {
 	id        int64
 	parentID  int64
 	hasParent bool
-	parent    int32 // index in nodes, -1 for a root; set by finish
-	pos       int64 // where the node was defined, for errors
-	frame     Frame
-	hits      int64 // hitCount as written, -1 if absent
-	loc       *profile.Location
-	stack     []*profile.Location // leaf first, set once the node is sampled
-	children  []int64             // child ids as written, until finish
+	parent    int32        // index in nodes, -1 for a root; set by finish
+	pos       int64        // where the node was defined, for errors
+	frame     *v8TreeFrame // shared by the tree's nodes of one frame (insert)
+	hits      int64        // hitCount as written, -1 if absent
+	children  []int64      // child ids as written, until finish
+}
+
+// A v8TreeFrame is a node's frame and, once a stack holds it, its
+// location. Nodes share them: a deep recursion repeats a few frames
+// in a million nodes.
+type v8TreeFrame struct {
+	Frame
+	loc *profile.Location
 }
 
 func newV8Tree(at func(pos int64, format string, args ...any) error) *v8Tree {
-	return &v8Tree{index: map[int64]int32{}, at: at}
+	return &v8Tree{index: map[int64]int32{}, frames: map[Frame]*v8TreeFrame{}, at: at}
 }
 
 // add adds a CDP node defined at pos.
@@ -132,7 +141,7 @@ func newTreeNode(n *v8Node, pos int64, intern func(string) string) (v8TreeNode, 
 	nd := v8TreeNode{
 		id:       *n.ID,
 		pos:      pos,
-		frame:    v8Frame(cf.FunctionName, cf.URL, cf.LineNumber, cf.ColumnNumber, 0),
+		frame:    &v8TreeFrame{Frame: v8Frame(cf.FunctionName, cf.URL, cf.LineNumber, cf.ColumnNumber, 0)},
 		hits:     -1,
 		children: n.Children,
 	}
@@ -150,6 +159,11 @@ func (t *v8Tree) insert(nd v8TreeNode) error {
 		return t.at(nd.pos, "profile node id %d is defined twice", nd.id)
 	}
 	t.index[nd.id] = int32(len(t.nodes))
+	if f, ok := t.frames[nd.frame.Frame]; ok {
+		nd.frame = f
+	} else {
+		t.frames[nd.frame.Frame] = nd.frame
+	}
 	t.nodes = append(t.nodes, nd)
 	return nil
 }
@@ -177,7 +191,7 @@ func (t *v8Tree) addLegacy(head *v8LegacyNode, pos int64) error {
 			pos:       pos,
 			parentID:  it.parent,
 			hasParent: it.has,
-			frame:     v8Frame(n.FunctionName, n.URL, n.LineNumber, n.ColumnNumber, 1),
+			frame:     &v8TreeFrame{Frame: v8Frame(n.FunctionName, n.URL, n.LineNumber, n.ColumnNumber, 1)},
 			hits:      -1,
 		}
 		if n.HitCount != nil {
@@ -236,7 +250,7 @@ func (t *v8Tree) resolve(id int64) int32 {
 	i := int32(len(t.nodes))
 	t.index[id] = i
 	t.nodes = append(t.nodes, v8TreeNode{id: id, parent: -1, hits: -1,
-		frame: Frame{Name: fmt.Sprintf("(missing node %d)", id)}})
+		frame: &v8TreeFrame{Frame: Frame{Name: fmt.Sprintf("(missing node %d)", id)}}})
 	return i
 }
 
@@ -268,30 +282,32 @@ func (t *v8Tree) checkAcyclic() error {
 	return nil
 }
 
-// stack returns node i's stack, leaf first, without the synthetic (root)
+// walk appends node i's stack, leaf first, without the synthetic (root)
 // unless the sample is on (root) itself (never seen in practice; keeping
-// the frame keeps the sample's weight visible). Stacks are memoized per
-// sampled node only, so memory stays proportional to the output.
-func (t *v8Tree) stack(i int32, b *Builder) []*profile.Location {
-	if st := t.nodes[i].stack; st != nil {
-		return st
-	}
-	var st []*profile.Location
+// the frame keeps the sample's weight visible); it is a stackWalker. Every
+// node on the stack owns the stack's tail from its frame on.
+func (t *v8Tree) walk(i int32, b *Builder, frames, owners []int32) ([]int32, []int32) {
 	for j := i; j >= 0; j = t.nodes[j].parent {
 		n := &t.nodes[j]
 		if n.parent < 0 && n.frame.Name == rootName && j != i {
 			break
 		}
-		if n.loc == nil {
-			n.loc = b.Location(n.frame)
+		if n.frame.loc == nil {
+			n.frame.loc = b.Location(n.frame.Frame)
 		}
-		st = append(st, n.loc)
+		frames, owners = append(frames, int32(n.frame.loc.ID-1)), append(owners, j)
 	}
-	t.nodes[i].stack = st
-	return st
+	return frames, owners
 }
 
-// stackDepth returns how many frames stack(i) has, without building it, in
+// layout lays out the stacks of the sampled nodes (each once) in sp.
+func (t *v8Tree) layout(sp *stackPool, b *Builder, sampled []int32) error {
+	t.stacks = make([]stackRef, len(t.nodes))
+	return sp.layout(sampled, func(n int32) int { return t.stackDepth(n) }, t.stacks,
+		func(n int32, frames, owners []int32) ([]int32, []int32) { return t.walk(n, b, frames, owners) })
+}
+
+// stackDepth returns how many frames walk(i) gives, without walking, in
 // time linear in the nodes over all calls: depths are memoized top down.
 func (t *v8Tree) stackDepth(i int32) int {
 	n := &t.nodes[i]

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"sync"
 
@@ -48,6 +49,12 @@ func Compare(base, nw []*cct.Tree, opts Options) (*Result, error) {
 	kt := newKeyTable(base, nw)
 	runs := newRuns(append(append([]*cct.Tree{}, base...), nw...), len(base), kt, o.Metric)
 	bRuns, nRuns := runs[:len(base):len(base)], runs[len(base):]
+	if err := checkSideTotals("base", bRuns, o.Metric.Name); err != nil {
+		return nil, err
+	}
+	if err := checkSideTotals("new", nRuns, o.Metric.Name); err != nil {
+		return nil, err
+	}
 	var iters *benchIterations
 	var verdict *BenchVerdict
 	if o.Bench != nil {
@@ -260,7 +267,7 @@ func side(runs []*run) Side {
 	for i, r := range runs {
 		s.Totals[i] = r.total[0]
 	}
-	s.Total = round(meanTotal(runs))
+	s.Total = exactMeanTotal(runs)
 	idle := 0.0
 	for _, r := range runs {
 		for _, c := range r.idle {
@@ -269,6 +276,39 @@ func side(runs []*run) Side {
 	}
 	s.Idle = round(idle / float64(len(runs)))
 	return s
+}
+
+// checkSideTotals refuses runs whose totals add up to more than an int64
+// holds, in exact integer arithmetic: sums over the runs (weights, means)
+// are then exact, where wrapped around they turned 2^63-1 ns into a
+// regression of -2^63 ns.
+func checkSideTotals(name string, runs []*run, metric string) error {
+	var sum int64
+	for _, r := range runs {
+		s := sum + r.total[cct.RootID]
+		if (r.total[cct.RootID] >= 0) != (s >= sum) {
+			return fmt.Errorf("the %s totals of the %d %s runs add up to more than %d, which ctdiff cannot compare", metric, len(runs), name, int64(math.MaxInt64))
+		}
+		sum = s
+	}
+	return nil
+}
+
+// exactMeanTotal is meanTotal rounded half away from zero, in integers (a
+// float64 rounds totals near 2^63); checkSideTotals bounds the sum.
+func exactMeanTotal(runs []*run) int64 {
+	var sum int64
+	for _, r := range runs {
+		sum += r.total[cct.RootID]
+	}
+	n := int64(len(runs))
+	q, rem := sum/n, sum%n
+	if 2*rem >= n {
+		q++
+	} else if 2*rem <= -n {
+		q--
+	}
+	return q
 }
 
 func meanTotal(runs []*run) float64 {

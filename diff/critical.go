@@ -353,8 +353,6 @@ func comparePathFrames(a, b []Frame) int {
 	return len(a) - len(b)
 }
 
-func round(f float64) int64 { return int64(math.Round(f)) }
-
 // mergeSpreads turns the leaves of each spread cause (spread.go) into one
 // Cause: the context that grew most stands for it, with the function's
 // sums as its values and every context listed in Spread. causeAt is kept
@@ -422,4 +420,19 @@ func mergeSpreads(g *graph, causes []Cause, causeAt []int32, kt *keyTable) ([]Ca
 		}
 	}
 	return out, at
+}
+
+// round rounds to the nearest int64, saturating: float64 cannot hold
+// 2^63-1, and converting the 2^63 it rounds to wraps to -2^63.
+func round(f float64) int64 {
+	switch r := math.Round(f); {
+	case r >= math.MaxInt64:
+		return math.MaxInt64
+	case r <= math.MinInt64:
+		return math.MinInt64
+	case r != r: // NaN
+		return 0
+	default:
+		return int64(r)
+	}
 }

@@ -221,7 +221,7 @@ func cpuTime(base, nw []*cct.Tree) bool {
 // the threshold, the tests, the weights and the ranking all see normalized
 // values.
 func normalize(nz *Normalization, base, nw []*run, bench *benchIterations, res *Result) error {
-	nz.RawBase, nz.RawNew = round(meanTotal(base)), round(meanTotal(nw))
+	nz.RawBase, nz.RawNew = exactMeanTotal(base), exactMeanTotal(nw)
 	nz.BaseFactors, nz.NewFactors = ones(len(base)), ones(len(nw))
 	switch nz.Mode {
 	case NormalizeNone:

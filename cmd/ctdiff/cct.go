@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -95,6 +96,9 @@ func runCCT(s *streams, o *cctOptions, args []string) error {
 	if err != nil {
 		return err
 	}
+	// What the readers left (call trees, decoding buffers) is garbage:
+	// collected now, it does not set the heap the tree is built in.
+	runtime.GC()
 	gap, err := parseLatencyGap(o.latencyGap)
 	if err != nil {
 		return err

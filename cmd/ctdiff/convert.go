@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/ctdiff/ctdiff/convert"
 	"github.com/ctdiff/ctdiff/internal/pprofenc"
 	"github.com/google/pprof/profile"
 	"github.com/spf13/cobra"
@@ -64,6 +65,14 @@ func runConvert(s *streams, o *convertOptions, args []string) error {
 		ps := make([]*profile.Profile, len(results))
 		for i, r := range results {
 			ps[i] = r.Profile
+			if ps[i].PeriodType == nil {
+				// profile.Merge dereferences it (a ctdiff.cct/v1 tree
+				// need not have one): an empty type merges with another.
+				ps[i].PeriodType = &profile.ValueType{}
+			}
+		}
+		if bad, err := convert.CheckMergeTotals(ps); err != nil {
+			return fmt.Errorf("%s: %w", paths[bad], err)
 		}
 		if p, err = profile.Merge(ps); err != nil {
 			return fmt.Errorf("merging %d inputs: %w", len(ps), err)

@@ -34,7 +34,7 @@ func TestInputErrors(t *testing.T) {
 		{"blank file", []string{"cct", blank}, "ctdiff: " + blank + ": empty input: no profile data\n"},
 		{"truncated gzip", []string{"cct", truncated}, "ctdiff: " + truncated + ": gzip: truncated gzip stream after "},
 		{"unknown format", []string{"cct", unknown}, "ctdiff: " + unknown + ": unknown profile format: the content matches none of: "},
-		{"corrupt pprof", []string{"cct", "--from", "pprof", corrupt}, "ctdiff: " + corrupt + ": not a valid pprof profile: "},
+		{"corrupt pprof", []string{"cct", "--from", "pprof", corrupt}, "ctdiff: " + corrupt + ": byte 7: not a valid pprof profile: field 2047 has wire type 7"},
 		{"bad count", []string{"convert", "-o", filepath.Join(dir, "out.pb.gz"), badCount}, "ctdiff: " + badCount + ": line 2: expected a non-negative integer count at the end, found \"x2\"\n"},
 		{"missing file", []string{"cct", filepath.Join(dir, "nope.pb.gz")}, "ctdiff: stat " + filepath.Join(dir, "nope.pb.gz") + ": no such file or directory\n"},
 		{"empty directory", []string{"cct", filepath.Join(dir, "emptydir")}, "ctdiff: " + filepath.Join(dir, "emptydir") + ": directory holds no profiles\n"},

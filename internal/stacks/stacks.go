@@ -18,6 +18,12 @@ type Samples struct {
 	// sample i's stack ends at Ends[i].
 	Locations []int32
 	Ends      []int
+	// Starts, when not nil, says where each sample's stack starts in
+	// Locations, which then need not follow one another: samples may share
+	// a stack, or its tail (readers of call trees, whose nodes are sampled
+	// many times, lay each node's stack out once). Samples with the same
+	// start and end have the same stack.
+	Starts []int
 	// Values holds the values of every sample, one per sample type.
 	Values []int64
 	// Thread is each sample's index into Threads.
@@ -42,11 +48,18 @@ func (s *Samples) Len() int { return len(s.Ends) }
 
 // Stack returns sample i's stack, leaf first.
 func (s *Samples) Stack(i int) []int32 {
-	start := 0
-	if i > 0 {
-		start = s.Ends[i-1]
+	return s.Locations[s.Start(i):s.Ends[i]]
+}
+
+// Start returns where sample i's stack starts in Locations.
+func (s *Samples) Start(i int) int {
+	switch {
+	case s.Starts != nil:
+		return s.Starts[i]
+	case i > 0:
+		return s.Ends[i-1]
 	}
-	return s.Locations[start:s.Ends[i]]
+	return 0
 }
 
 // Value returns sample i's values; n is the number of sample types.
@@ -75,13 +88,21 @@ func (s *Samples) AllTimed() bool {
 }
 
 // Keep keeps the samples for which keep returns true, in order, in place.
+// Shared stacks (Starts) stay where they are.
 func (s *Samples) Keep(keep func(i int) bool, types int) {
 	loc, n := 0, 0
 	start := 0
 	for i, end := range s.Ends {
+		if s.Starts != nil {
+			start = s.Starts[i]
+		}
 		if keep(i) {
-			loc += copy(s.Locations[loc:], s.Locations[start:end])
-			s.Ends[n] = loc
+			if s.Starts != nil {
+				s.Starts[n], s.Ends[n] = start, end
+			} else {
+				loc += copy(s.Locations[loc:], s.Locations[start:end])
+				s.Ends[n] = loc
+			}
 			copy(s.Values[n*types:], s.Values[i*types:i*types+types])
 			s.Thread[n] = s.Thread[i]
 			if s.Timed != nil {
@@ -90,6 +111,9 @@ func (s *Samples) Keep(keep func(i int) bool, types int) {
 			n++
 		}
 		start = end
+	}
+	if s.Starts != nil {
+		s.Starts, loc = s.Starts[:n], len(s.Locations)
 	}
 	s.Locations, s.Ends, s.Values, s.Thread = s.Locations[:loc], s.Ends[:n], s.Values[:n*types], s.Thread[:n]
 	if s.Timed != nil {

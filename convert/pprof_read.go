@@ -1,0 +1,281 @@
+package convert
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"unicode/utf8"
+)
+
+// maxPprofField bounds one top-level field of a profile.proto that is kept
+// in memory for decoding: a sample (whose stack of MaxStackDepth frames
+// takes at most 10 MB), a location, a function, a mapping. Strings are cut
+// at MaxNameBytes instead.
+const maxPprofField = 32 << 20
+
+// readPprofData reads a pprof input into the bytes the decoders take,
+// streaming it so that what the decoders would ignore never takes memory:
+//
+//   - a second layer of gzip, which profile.ParseData undoes (a gzipped
+//     .pb.gz), is undone here under the same --max-input-size limit, where
+//     ParseData would inflate it without one; a third is refused;
+//   - top-level fields profile.proto does not define (field 0 and those
+//     above 15, which pprof skips) are skipped unread;
+//   - a string of the string table longer than MaxNameBytes is cut to that
+//     length, with a warning;
+//   - any other field longer than maxPprofField is refused.
+//
+// Input in the legacy formats ParseData also reads (text, and gperftools'
+// binary CPU profiles, which start with a zero word) is read whole.
+func readPprofData(in *Input) ([]byte, error) {
+	r := in.R
+	if magic, _ := r.Peek(2); isGzip(magic) {
+		limit := in.Options.MaxDecompressed
+		if limit <= 0 {
+			limit = DefaultMaxDecompressed
+		}
+		zr, err := gzip.NewReader(r)
+		if err != nil {
+			return nil, fmt.Errorf("gzip inside gzip: %w", err)
+		}
+		g := &gzipReader{zr: zr, limit: limit}
+		r = bufio.NewReaderSize(g, 64<<10)
+		if magic, _ := r.Peek(2); isGzip(magic) {
+			return nil, errors.New("gzip inside gzip inside gzip: a profile is compressed at most twice")
+		}
+		in.consumed, in.sizeHint = &g.n, 0
+	}
+	head, _ := r.Peek(512)
+	if len(head) == 0 {
+		return nil, nil
+	}
+	if looksLikeText(head) || bytes.HasPrefix(head, []byte{0, 0, 0, 0}) {
+		return readAllFrom(r, in.sizeHint)
+	}
+	return streamPprofFields(in, r)
+}
+
+func isGzip(magic []byte) bool { return len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b }
+
+// looksLikeText reports a head of printable ASCII: a legacy text profile,
+// whose first bytes can also be protobuf keys.
+func looksLikeText(head []byte) bool {
+	for _, c := range head {
+		if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c >= 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// streamPprofFields copies the top-level fields of a profile.proto that
+// pprof reads, as they are, and skips the others.
+func streamPprofFields(in *Input, r *bufio.Reader) ([]byte, error) {
+	pr := &pprofFieldReader{r: r}
+	out := make([]byte, 0, in.sizeHint)
+	cut := 0
+	for {
+		out = pr.copyKnown(out)
+		// The field copyKnown stopped at: one to skip or cut, one that
+		// crosses the end of the buffer, or the end of the input.
+		at, start := pr.off, len(out)
+		key, err := pr.varint(&out)
+		if err == io.EOF && pr.off == at {
+			break
+		}
+		if err != nil {
+			return nil, pprofFieldError(at, "a field's key", err)
+		}
+		num, wire := key>>3, key&7
+		known := num >= 1 && num <= 15 // what pprof decodes; it skips the rest
+		switch wire {
+		case 0:
+			_, err = pr.varint(&out)
+		case 1:
+			out, err = pr.read(out, 8)
+		case 5:
+			out, err = pr.read(out, 4)
+		case 2:
+			var lenBytes []byte
+			var size uint64
+			if size, err = pr.varint(&lenBytes); err != nil {
+				break
+			}
+			switch {
+			case !known:
+				err = pr.discard(size)
+			case num == 6 && size > MaxNameBytes:
+				cut++
+				out, err = pr.cutString(out, size)
+			case size > maxPprofField:
+				return nil, OffsetError(at, "field %d (%s) is %d bytes, more than the limit of %d for one; not a profile ctdiff can read",
+					num, pprofFieldName(num), size, maxPprofField)
+			default:
+				out = append(out, lenBytes...)
+				out, err = pr.read(out, int(size))
+			}
+		default:
+			return nil, OffsetError(at, "not a valid pprof profile: field %d has wire type %d, which profile.proto does not use", num, wire)
+		}
+		if err != nil {
+			return nil, pprofFieldError(at, fmt.Sprintf("field %d", num), err)
+		}
+		if !known {
+			out = out[:start]
+		}
+	}
+	if cut > 0 {
+		in.Warnf("%d strings of the string table are longer than %d bytes; each is cut to its first %d bytes", cut, MaxNameBytes, MaxNameBytes)
+	}
+	return out, nil
+}
+
+// pprofFieldReader reads a profile.proto's fields, counting bytes.
+type pprofFieldReader struct {
+	r   *bufio.Reader
+	off int64
+}
+
+// copyKnown appends the fields pprof reads that lie whole in r's buffer,
+// as long as they are ones to keep as they are: most of a profile, copied
+// a buffer at a time.
+func (pr *pprofFieldReader) copyKnown(out []byte) []byte {
+	for {
+		if pr.r.Buffered() == 0 {
+			if _, err := pr.r.Peek(1); err != nil {
+				return out
+			}
+		}
+		w, _ := pr.r.Peek(pr.r.Buffered())
+		i := 0
+		for i < len(w) {
+			f, rest, ok := next(w[i:])
+			if !ok || f.num < 1 || f.num > 15 || (f.typ == 2 && (len(f.data) > maxPprofField || (f.num == 6 && len(f.data) > MaxNameBytes))) {
+				break
+			}
+			i = len(w) - len(rest)
+		}
+		if i == 0 {
+			return out
+		}
+		out = append(out, w[:i]...)
+		pr.r.Discard(i)
+		pr.off += int64(i)
+	}
+}
+
+// varint reads a varint as pprof does (at most 10 bytes), appending its
+// bytes to *raw. io.EOF means the input ended before its first byte.
+func (pr *pprofFieldReader) varint(raw *[]byte) (uint64, error) {
+	var u uint64
+	for i := range 10 {
+		c, err := pr.r.ReadByte()
+		if err != nil {
+			if i > 0 && err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return 0, err
+		}
+		pr.off++
+		*raw = append(*raw, c)
+		u |= uint64(c&0x7f) << (7 * i)
+		if c < 0x80 {
+			return u, nil
+		}
+	}
+	return 0, errBadVarint
+}
+
+// read appends the next n bytes to b.
+func (pr *pprofFieldReader) read(b []byte, n int) ([]byte, error) {
+	start := len(b)
+	if cap(b)-start < n {
+		// At least doubling: the final size is unknown, and growing by a
+		// field at a time would copy the profile each time.
+		nb := make([]byte, start, max(2*cap(b), start+n, 64<<10))
+		copy(nb, b)
+		b = nb
+	}
+	b = b[:start+n]
+	k, err := io.ReadFull(pr.r, b[start:])
+	pr.off += int64(k)
+	if err != nil {
+		return b[:start], err
+	}
+	return b, nil
+}
+
+// discard skips the next n bytes.
+func (pr *pprofFieldReader) discard(n uint64) error {
+	for n > 0 {
+		d, err := pr.r.Discard(int(min(n, 1<<30)))
+		n -= uint64(d)
+		pr.off += int64(d)
+		if err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// cutString appends a string field of size bytes cut to its first
+// MaxNameBytes (less a UTF-8 sequence that would be split), and skips
+// the rest.
+func (pr *pprofFieldReader) cutString(out []byte, size uint64) ([]byte, error) {
+	s, err := pr.read(nil, MaxNameBytes)
+	if err != nil {
+		return out, err
+	}
+	keep := len(s)
+	if rest, _ := pr.r.Peek(1); len(rest) == 1 && !utf8.RuneStart(rest[0]) {
+		for i := len(s) - 1; i >= len(s)-utf8.UTFMax+1; i-- {
+			if utf8.RuneStart(s[i]) {
+				keep = i
+				break
+			}
+		}
+	}
+	out = appendVarintBytes(out, uint64(keep)) // after the key, already in out
+	return append(out, s[:keep]...), pr.discard(size - MaxNameBytes)
+}
+
+// pprofFieldName names a top-level field of profile.proto in errors.
+func pprofFieldName(num uint64) string {
+	names := [...]string{1: "sample_type", 2: "sample", 3: "mapping", 4: "location", 5: "function", 6: "string_table",
+		11: "period_type", 13: "comment"}
+	if num < uint64(len(names)) && names[num] != "" {
+		return names[num]
+	}
+	return "a scalar"
+}
+
+func pprofFieldError(off int64, what string, err error) error {
+	if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
+		return OffsetError(off, "not a valid pprof profile: %s is cut off by the end of the input", what)
+	}
+	if errors.Is(err, errBadVarint) {
+		return OffsetError(off, "not a valid pprof profile: %s is a malformed varint", what)
+	}
+	return err
+}
+
+var errBadVarint = errors.New("malformed varint")
+
+func appendVarintBytes(b []byte, u uint64) []byte {
+	for u >= 0x80 {
+		b = append(b, byte(u)|0x80)
+		u >>= 7
+	}
+	return append(b, byte(u))
+}
+
+// readAllFrom reads the rest of r, from a buffer of the likely size.
+func readAllFrom(r *bufio.Reader, hint int) ([]byte, error) {
+	return (&Input{R: r, sizeHint: hint}).ReadAll()
+}

@@ -1,0 +1,72 @@
+package convert
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+)
+
+// Readers of call trees (V8 node lists, PerfView stacks, ctdiff.cct/v1)
+// name a node per sample, and a node's stack is its whole path: a small
+// file that samples deep nodes many times would expand into depth × samples
+// frames. A stackPool lays out the stack of each sampled node once, leaf
+// first, in one array that the samples share (stacks.Samples.Starts, or
+// profile.Sample.Location slices of one array), and a node whose stack is
+// the tail of one laid out before it (an ancestor on that one's path) takes
+// no room at all: nodes are laid out deepest first, so a chain of any
+// length sampled at every depth takes one stack's room. Memory then grows
+// with the frames of distinct stacks that share no tail, which the pool
+// bounds by poolFramesPerByte per input byte, at least minPoolFrames.
+const (
+	poolFramesPerByte = 4
+	minPoolFrames     = 1 << 22
+)
+
+type stackPool struct {
+	locs  []int32 // location indexes in the Builder's profile, leaf first
+	limit int64
+}
+
+// A stackRef is a node's stack: pool.locs[start:end]. The zero value means
+// not laid out (no stack is empty).
+type stackRef struct{ start, end int }
+
+func (r stackRef) laidOut() bool { return r.end > r.start }
+
+func (in *Input) newStackPool() *stackPool {
+	return &stackPool{limit: max(minPoolFrames, poolFramesPerByte*in.bytesRead())}
+}
+
+// A stackWalker appends node n's stack, leaf first, to frames (location
+// indexes) and, for each frame, to owners the node whose own stack is the
+// rest of the stack from that frame on, or -1 where no node's is.
+type stackWalker func(n int32, frames, owners []int32) ([]int32, []int32)
+
+// layout lays out the stacks of nodes (each sampled node once; depth[n] is
+// the number of frames of n's stack) into refs, indexed by node.
+func (sp *stackPool) layout(nodes []int32, depth func(n int32) int, refs []stackRef, walk stackWalker) error {
+	order := slices.Clone(nodes)
+	slices.SortStableFunc(order, func(a, b int32) int { return cmp.Compare(depth(b), depth(a)) })
+	var frames, owners []int32
+	for _, n := range order {
+		if refs[n].laidOut() {
+			continue
+		}
+		if int64(len(sp.locs))+int64(depth(n)) > sp.limit {
+			return fmt.Errorf("%w: the stacks of the sampled nodes hold more than %d frames that share no tail "+
+				"(%d per input byte, at least %d): a deep call tree sampled at many places",
+				ErrStackLimit, sp.limit, poolFramesPerByte, minPoolFrames)
+		}
+		frames, owners = walk(n, frames[:0], owners[:0])
+		start := len(sp.locs)
+		sp.locs = append(sp.locs, frames...)
+		end := len(sp.locs)
+		refs[n] = stackRef{start, end}
+		for k := 1; k < len(owners); k++ {
+			if a := owners[k]; a >= 0 && !refs[a].laidOut() {
+				refs[a] = stackRef{start + k, end}
+			}
+		}
+	}
+	return nil
+}
