@@ -257,42 +257,27 @@ func TestDoneWhen(t *testing.T) {
 }
 
 // knownFailures are TestDoneWhen's checks that package diff fails at this
-// commit (issue 17; measured on main's engine at 7ece0e3), keyed by check
-// and metric as TestDoneWhen names them; `go test ./internal/eval -run TestDoneWhen -eval -strict` fails on
-// them too. Remove an entry once the engine meets it.
+// commit (issue 17), keyed by check and metric as TestDoneWhen names them;
+// `go test ./internal/eval -run TestDoneWhen -eval -strict` fails on them
+// too. Remove an entry once the engine meets it. Every other check of the
+// bar fails the test: the 19 the engine met during issue 17's work
+// (false causes at K = 1 and K = 3, artifacts, origins, precision) are
+// held.
 var knownFailures = map[string]bool{
-	// issue 7's bar, which the engine met before issue 17's work (false leaves on the large profile)
-	"K=3 standard, issue 7: path precision": true,
-	// one run per side: noise called a regression (issue 17, item 1)
-	"K=1 standard: false causes":   true,
-	"K=3 standard: path precision": true,
-	// spread checks (item 2): found by name now; sucrase's spread growth is not, and noise leaves
-	"K=3 spread: path recall":    true,
-	"K=3 spread: path precision": true,
-	"K=3 spread: node recall":    true,
-	"K=3 spread: node precision": true,
-	// growth in a long noisy task (item 3): found at K = 3; K = 1 baselines get causes
+	// spread growth over 6-9 callees of one caller inside sucrase's 18 s
+	// task: the caller's inclusive time varies by more than the growth,
+	// and no single callee reaches μ (both of sucrase's cases)
+	"K=3 spread: path recall": true,
+	"K=3 spread: node recall": true,
+	// a repeated check deep in the large profile's recursion under a
+	// noisy GC: one pair's growth is 42 ms of the injected 142 ms
+	"K=3 noisy-gc: path recall": true,
+	"K=3 noisy-gc: node recall": true,
+	"K=3 all: path recall":      true,
+	// one run a side of web.dev with its long task scaled by ±25% per run
+	// (the family's adversarial noise), four times the rest of the
+	// profile's: a top-level function's 65 ms swing looks like growth
 	"K=1 long-task: false causes": true,
-	// high-variance GC node (item 4)
-	"K=3 noisy-gc: path recall":    true,
-	"K=3 noisy-gc: path precision": true,
-	"K=3 noisy-gc: node recall":    true,
-	"K=3 noisy-gc: false causes":   true,
-	"K=1 noisy-gc: false causes":   true,
-	// runtime artifacts as cause leaves (item 5)
-	"K=3 artifacts: path recall":    true,
-	"K=3 artifacts: path precision": true,
-	"K=3 artifacts: node recall":    true,
-	"K=3 artifacts: node precision": true,
-	"K=1 artifacts: false causes":   true,
-	// scripts from another origin (item 6): K = 3 meets the bar
-	"K=1 origins: false causes": true,
-	// all families pooled
-	"K=3 all: path recall":    true,
-	"K=3 all: path precision": true,
-	"K=3 all: node recall":    true,
-	"K=3 all: node precision": true,
-	"K=3 all: false causes":   true,
 }
 
 // BenchmarkRunApp times a small benchmark end to end: 6 injected and 1
