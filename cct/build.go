@@ -405,7 +405,7 @@ func (b *Builder) start(ln profile.Line) (line, col int64) {
 		return fn.StartLine, col
 	}
 	if b.starts == nil {
-		b.starts = knownStarts(b.locs.p)
+		b.starts = KnownStarts(b.locs.p)
 	}
 	if s, ok := b.starts[[2]string{fn.Name, fn.Filename}]; ok && s[0] > 0 {
 		return s[0], s[1]
@@ -413,10 +413,12 @@ func (b *Builder) start(ln profile.Line) (line, col int64) {
 	return 0, 0
 }
 
-// knownStarts maps each (name, file) of a profile's functions with a known
-// start to that start, or to {-1, -1} when it has several (two functions
-// of one name: a frame without a position could be either).
-func knownStarts(p *profile.Profile) map[[2]string][2]int64 {
+// KnownStarts maps each (name, file) of a profile's functions with a known
+// start (line, and column where a line of the function is its start) to
+// that start, or to {-1, -1} when it has several (two functions of one
+// name: a frame without a position could be either). The accuracy harness
+// places the frames it makes with it, as the builder does.
+func KnownStarts(p *profile.Profile) map[[2]string][2]int64 {
 	m := map[[2]string][2]int64{}
 	for _, loc := range p.Location {
 		for _, ln := range loc.Line {

@@ -212,31 +212,6 @@ func (w *world) frameOf(ln profile.Line) Frame {
 	return f
 }
 
-// knownStarts maps each (name, file) of a profile's functions with a known
-// start to that start, or to {-1, -1} when it has several
-// (cct.knownStarts).
-func knownStarts(p *profile.Profile) map[[2]string][2]int64 {
-	m := map[[2]string][2]int64{}
-	for _, loc := range p.Location {
-		for _, ln := range loc.Line {
-			fn := ln.Function
-			if fn == nil || fn.StartLine <= 0 {
-				continue
-			}
-			s := [2]int64{fn.StartLine, 0}
-			if ln.Line == fn.StartLine {
-				s[1] = ln.Column
-			}
-			k := [2]string{fn.Name, fn.Filename}
-			if old, ok := m[k]; ok && old != s {
-				s = [2]int64{-1, -1}
-			}
-			m[k] = s
-		}
-	}
-	return m
-}
-
 // newLocationOf adds a location of an existing function (a call of it from
 // a new place) and returns its index. Its line is where frame f, one of
 // the function's frames, says it is defined, so that cct makes f of it.
@@ -421,7 +396,7 @@ func newTemplate(name string, p *profile.Profile) (*template, error) {
 	if len(p.Sample) == 0 {
 		return nil, fmt.Errorf("%s: no samples", name)
 	}
-	t.world = world{frameIdx: map[Frame]int32{}, kids: map[kid]int32{}, stackIdx: map[string]int32{}, made: map[Frame]string{}, starts: knownStarts(p)}
+	t.world = world{frameIdx: map[Frame]int32{}, kids: map[kid]int32{}, stackIdx: map[string]int32{}, made: map[Frame]string{}, starts: cct.KnownStarts(p)}
 	t.funcsOf = map[Frame][]*profile.Function{}
 	locIdx := map[*profile.Location]int32{}
 	for _, loc := range p.Location {
