@@ -134,6 +134,30 @@ func (t Truth) through(r Path) bool {
 	return false
 }
 
+// classify says whether leaf p is a node leaf (one of the truth's paths,
+// or ending in its name), a path leaf (that, or a prefix of one of its
+// paths), and its distance to the nearest path it is a prefix of.
+func (t Truth) classify(p Path) (node, path bool, dist int) {
+	node, path = t.named(p), t.named(p)
+	for _, q := range t.Paths {
+		if !p.prefixOf(q) {
+			continue
+		}
+		d := len(q.Frames) - len(p.Frames)
+		if !path || d < dist {
+			dist = d
+		}
+		path = true
+		if d == 0 {
+			node = true
+		}
+	}
+	if node {
+		dist = 0
+	}
+	return node, path, dist
+}
+
 // score scores an injected case's output against its cause.
 func score(out Output, truth Path) Score { return scoreTruth(out, Truth{Paths: []Path{truth}}) }
 
@@ -151,23 +175,9 @@ func scoreTruth(out Output, truth Truth) Score {
 		Named:         truth.Name != "",
 	}
 	for _, c := range out.Causes {
-		node, path, dist := truth.named(c.Path), truth.named(c.Path), 0
-		for _, p := range truth.Paths {
-			if !c.prefixOf(p) {
-				continue
-			}
-			d := len(p.Frames) - len(c.Frames)
-			if !path || d < dist {
-				dist = d
-			}
-			path = true
-			if d == 0 {
-				node = true
-			}
-		}
+		node, path, dist := truth.classify(c.Path)
 		if truth.named(c.Path) {
 			s.NameHit = true
-			dist = 0
 		}
 		if !path {
 			continue

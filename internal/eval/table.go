@@ -183,10 +183,10 @@ func (r *Result) WriteFailures(w io.Writer, e int) {
 		}
 		for _, p := range out.Causes {
 			mark := "  "
-			switch {
-			case p.prefixOf(c.Truth()) && len(p.Frames) == len(c.Truth().Frames):
+			switch node, path, _ := c.Injection.Truth().classify(p.Path); {
+			case node:
 				mark = "= "
-			case p.prefixOf(c.Truth()):
+			case path:
 				mark = "≤ "
 			}
 			fmt.Fprintf(w, "    leaf %s%s\n", mark, c.describe(p))
