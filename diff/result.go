@@ -168,7 +168,9 @@ type SpreadContext struct {
 // A Test is the outcome of the per-node significance test of Stats mode.
 type Test struct {
 	// Name is "moderated-t" (a t-test whose variance borrows strength from
-	// all nodes, prior.go) or "welch" (Welch's t-test).
+	// all nodes, prior.go), "welch" (Welch's t-test), or "untested" (P = 1)
+	// for a node no test could be made for: a single run on a side and no
+	// noise model, shown only on context nodes of the graph.
 	Name string
 	// Of says which value was tested: "" for the node's inclusive value,
 	// OfSelf for its own (self) value, OfFunction for a spread cause's sum
