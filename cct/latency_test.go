@@ -2,21 +2,17 @@ package cct_test
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/ctdiff/ctdiff/cct"
 	"github.com/ctdiff/ctdiff/internal/cctest"
+	"github.com/ctdiff/ctdiff/internal/golden"
 	"github.com/google/pprof/profile"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files under testdata/")
 
 // inferred builds a timeline tree from folded lines and infers latencies.
 func inferred(t testing.TB, opts cct.LatencyOptions, lines ...string) *cct.Tree {
@@ -108,7 +104,7 @@ func TestLatencyPaperExample(t *testing.T) {
 	}
 	b.WriteString("\n# PA-CCT: C, total/own conservative, total/own aggressive (ns)\n")
 	b.WriteString(latencyDump(tr))
-	golden(t, "latency/paper-table1.txt", b.String())
+	golden.CheckString(t, "testdata/latency/paper-table1.txt", b.String())
 }
 
 // table1 rebuilds the paper's Table 1 from the timeline and the instance
@@ -615,27 +611,5 @@ func BenchmarkInferLatencyDeep(b *testing.B) {
 		if err := tr.InferLatency(cct.LatencyOptions{}); err != nil {
 			b.Fatal(err)
 		}
-	}
-}
-
-// golden compares got with testdata/NAME, or rewrites it under -update.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", filepath.FromSlash(name))
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test -update creates it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the golden file (go test -update rewrites it):\ngot:\n%s\nwant:\n%s", name, got, want)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/ctdiff/ctdiff/convert"
 	"github.com/ctdiff/ctdiff/internal/cctjson"
 	"github.com/ctdiff/ctdiff/internal/corpus"
+	"github.com/ctdiff/ctdiff/internal/golden"
 	"github.com/ctdiff/ctdiff/report"
 )
 
@@ -29,7 +30,7 @@ func TestCCTDumpGolden(t *testing.T) {
 			if res.Format != "cct" {
 				t.Fatalf("format %q", res.Format)
 			}
-			jpGolden(t, path, jpDump(res))
+			golden.CheckString(t, path+".golden", jpDump(res))
 		})
 	}
 }

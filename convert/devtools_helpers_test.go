@@ -3,11 +3,9 @@ package convert
 import (
 	"bufio"
 	"compress/gzip"
-	"flag"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -17,33 +15,6 @@ import (
 )
 
 // Helpers shared by the DevTools and .cpuprofile tests.
-
-func init() {
-	// Another test file of the package may define -update already.
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite golden files")
-	}
-}
-
-// v8Golden compares got with testdata/devtools/NAME, or rewrites it under
-// -update.
-func v8Golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", "devtools", name)
-	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test ./convert -run %s -update creates it)", err, t.Name())
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from the golden file (-update rewrites it)\ngot:\n%s\nwant:\n%s", name, got, want)
-	}
-}
 
 // v8Dump writes a converted profile as text: a header, then one line per
 // sample: thread, timestamp, values, stack root first as name@file:line:col.

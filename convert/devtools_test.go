@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/ctdiff/ctdiff/internal/corpus"
+	"github.com/ctdiff/ctdiff/internal/golden"
 	"github.com/ctdiff/ctdiff/internal/labels"
 )
 
@@ -32,7 +33,7 @@ func TestV8Golden(t *testing.T) {
 			if err := res.Profile.CheckValid(); err != nil {
 				t.Fatal(err)
 			}
-			v8Golden(t, filepath.Base(f)+".golden", v8Dump(res))
+			golden.CheckString(t, "testdata/devtools/"+filepath.Base(f)+".golden", v8Dump(res))
 		})
 	}
 	if n < 10 {

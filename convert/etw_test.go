@@ -1,7 +1,6 @@
 package convert
 
 import (
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,44 +8,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctdiff/ctdiff/internal/golden"
 	"github.com/ctdiff/ctdiff/internal/labels"
 	"github.com/google/pprof/profile"
 )
 
 // The fixtures in testdata/etw were written by hand from the documented
 // formats (formats-etw-java-perf.md §1); see testdata/etw/README.md.
-
-func init() {
-	// Another test file of the package may define -update already; package
-	// variables are initialized before init functions run.
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite golden files")
-	}
-}
-
-func etwUpdate() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
-
-// etwGolden compares got with testdata/etw/NAME, or rewrites it under -update.
-func etwGolden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", "etw", name)
-	if etwUpdate() {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test ./convert -run Golden -update creates it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from the golden file (go test ./convert -run Golden -update rewrites it)\ngot:\n%s\nwant:\n%s", name, got, want)
-	}
-}
 
 // etwDump writes a converted profile as text: one line per sample, stacks
 // root first as function@file, with [SystemName] where it is not file!function.
@@ -143,7 +111,7 @@ func etwGoldenFiles(t *testing.T, names ...string) {
 			for _, w := range res.Warnings {
 				got += "warning: " + w + "\n"
 			}
-			etwGolden(t, name+".golden", got)
+			golden.CheckString(t, "testdata/etw/"+name+".golden", got)
 		})
 	}
 }

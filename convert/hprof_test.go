@@ -7,6 +7,7 @@ import (
 
 	"github.com/ctdiff/ctdiff/convert"
 	"github.com/ctdiff/ctdiff/internal/corpus"
+	"github.com/ctdiff/ctdiff/internal/golden"
 )
 
 func TestHPROFGolden(t *testing.T) {
@@ -17,7 +18,7 @@ func TestHPROFGolden(t *testing.T) {
 			if res.Format != "hprof" {
 				t.Fatalf("format %q", res.Format)
 			}
-			jpGolden(t, path, jpDump(res))
+			golden.CheckString(t, path+".golden", jpDump(res))
 		})
 	}
 }

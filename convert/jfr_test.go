@@ -3,7 +3,6 @@ package convert_test
 import (
 	"bufio"
 	"compress/gzip"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -20,36 +19,6 @@ import (
 
 // Helpers shared by the Java and perf reader tests (jfr, jfrprint, hprof,
 // perfscript, cctdump): prefixed jp so they do not clash with other tests.
-
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite golden files")
-	}
-}
-
-func jpUpdate() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
-
-// jpGolden compares got with the golden file path+".golden" (-update rewrites it).
-func jpGolden(t *testing.T, path, got string) {
-	t.Helper()
-	golden := path + ".golden"
-	if jpUpdate() {
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the golden file:\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
-}
 
 func jpRead(t testing.TB, path string) *convert.Result {
 	t.Helper()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ctdiff/ctdiff/convert"
 	"github.com/ctdiff/ctdiff/internal/corpus"
+	"github.com/ctdiff/ctdiff/internal/golden"
 	"github.com/ctdiff/ctdiff/internal/labels"
 )
 
@@ -22,7 +23,7 @@ func TestJFRPrintGolden(t *testing.T) {
 				t.Fatalf("format %q", res.Format)
 			}
 			jpCheckTimeOrder(t, res.Profile)
-			jpGolden(t, path, jpDump(res))
+			golden.CheckString(t, path+".golden", jpDump(res))
 		})
 	}
 }

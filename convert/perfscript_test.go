@@ -14,6 +14,7 @@ import (
 
 	"github.com/ctdiff/ctdiff/convert"
 	"github.com/ctdiff/ctdiff/internal/corpus"
+	"github.com/ctdiff/ctdiff/internal/golden"
 	"github.com/ctdiff/ctdiff/internal/labels"
 )
 
@@ -25,7 +26,7 @@ func TestPerfScriptGolden(t *testing.T) {
 			if res.Format != "perfscript" {
 				t.Fatalf("format %q", res.Format)
 			}
-			jpGolden(t, path, jpDump(res))
+			golden.CheckString(t, path+".golden", jpDump(res))
 		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/ctdiff/ctdiff/cct"
+	"github.com/ctdiff/ctdiff/internal/golden"
 )
 
 // Whole Results of the hand-built cases, as JSON, against
@@ -40,7 +41,7 @@ func TestGolden(t *testing.T) {
 		},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			golden(t, tt.name, compare(t, tt.base, tt.new, tt.opts))
+			golden.Check(t, "testdata/"+tt.name+".golden", indentJSON(t, compare(t, tt.base, tt.new, tt.opts)))
 		})
 	}
 }

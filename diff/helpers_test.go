@@ -2,17 +2,12 @@ package diff
 
 import (
 	"encoding/json"
-	"flag"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/ctdiff/ctdiff/cct"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files in testdata")
 
 // ms is one millisecond in nanoseconds.
 const ms = int64(1e6)
@@ -115,46 +110,12 @@ func pathString(p []Frame) string {
 	return strings.Join(names, ";")
 }
 
-// golden compares got, as indented JSON, with testdata/name.golden.
-func golden(t *testing.T, name string, got any) {
+// indentJSON is got as indented JSON with a final newline, as goldens hold it.
+func indentJSON(t *testing.T, got any) []byte {
 	t.Helper()
 	b, err := json.MarshalIndent(got, "", "  ")
 	if err != nil {
 		t.Fatal(err)
 	}
-	b = append(b, '\n')
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if string(want) != string(b) {
-		t.Errorf("%s differs from %s (run with -update after checking):\n%s", name, path, firstDiff(string(want), string(b)))
-	}
-}
-
-func firstDiff(want, got string) string {
-	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := 0; i < len(wl) || i < len(gl); i++ {
-		var w, g string
-		if i < len(wl) {
-			w = wl[i]
-		}
-		if i < len(gl) {
-			g = gl[i]
-		}
-		if w != g {
-			return "line " + strconv.Itoa(i+1) + ":\n  want: " + w + "\n  got:  " + g
-		}
-	}
-	return ""
+	return append(b, '\n')
 }

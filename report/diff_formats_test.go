@@ -10,6 +10,7 @@ import (
 
 	"github.com/ctdiff/ctdiff/cct"
 	"github.com/ctdiff/ctdiff/diff"
+	"github.com/ctdiff/ctdiff/internal/golden"
 	"github.com/ctdiff/ctdiff/report"
 	"github.com/google/pprof/profile"
 )
@@ -42,10 +43,10 @@ func TestDiffFormatsGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkGolden(t, "diff-"+tt.name+".dot.golden", dot.Bytes())
-			checkGolden(t, "diff-"+tt.name+".md.golden", md.Bytes())
-			checkGolden(t, "diff-"+tt.name+".html.golden", withoutAssets(t, html.Bytes()))
-			checkGolden(t, "diff-"+tt.name+".pprof.golden", []byte(p.String()))
+			golden.Check(t, "testdata/diff-"+tt.name+".dot.golden", dot.Bytes())
+			golden.Check(t, "testdata/diff-"+tt.name+".md.golden", md.Bytes())
+			golden.Check(t, "testdata/diff-"+tt.name+".html.golden", withoutAssets(t, html.Bytes()))
+			golden.Check(t, "testdata/diff-"+tt.name+".pprof.golden", []byte(p.String()))
 		})
 	}
 }

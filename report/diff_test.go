@@ -3,50 +3,16 @@ package report_test
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/ctdiff/ctdiff/cct"
 	"github.com/ctdiff/ctdiff/diff"
 	"github.com/ctdiff/ctdiff/internal/cctest"
+	"github.com/ctdiff/ctdiff/internal/golden"
 	"github.com/ctdiff/ctdiff/report"
 )
-
-// The -update flag may be defined by another test file of this package.
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite golden files in testdata")
-	}
-}
-
-func updating() bool {
-	return flag.Lookup("update").Value.(flag.Getter).Get().(bool)
-}
-
-func checkGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if updating() {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./report -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (go test ./report -update to accept):\n--- got\n%s", path, got)
-	}
-}
 
 // msTrees builds one pruned tree per run from folded lines with values in
 // milliseconds, runs separated by "|".
@@ -178,8 +144,8 @@ func TestDiffGolden(t *testing.T) {
 			if err := report.WriteDiffJSON(&js, res); err != nil {
 				t.Fatal(err)
 			}
-			checkGolden(t, "diff-"+tt.name+".txt.golden", text.Bytes())
-			checkGolden(t, "diff-"+tt.name+".json.golden", js.Bytes())
+			golden.Check(t, "testdata/diff-"+tt.name+".txt.golden", text.Bytes())
+			golden.Check(t, "testdata/diff-"+tt.name+".json.golden", js.Bytes())
 		})
 	}
 }

@@ -2,17 +2,12 @@ package main
 
 import (
 	"bytes"
-	"flag"
-	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/ctdiff/ctdiff/internal/corpus"
+	goldenfile "github.com/ctdiff/ctdiff/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // ctdiff runs the real CLI in-process.
 func ctdiff(args ...string) (stdout, stderr string, code int) {
@@ -30,36 +25,10 @@ func golden(t *testing.T, name, got string) {
 		got = strings.ReplaceAll(got, d, "$CORPUS")
 	}
 	got = strings.ReplaceAll(got, "../../../shared/corpus", "$CORPUS")
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the golden file (go test -update rewrites it):\n%s", name, lineDiff(string(want), got))
-	}
+	goldenfile.CheckString(t, "testdata/"+name, got)
 }
 
-// lineDiff shows the first differing lines, enough to see what changed.
+// lineDiff is a unified diff from want to got.
 func lineDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := 0; i < len(w) || i < len(g); i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			return "line " + strconv.Itoa(i+1) + ":\n- " + wl + "\n+ " + gl
-		}
-	}
-	return "(no line differs)"
+	return goldenfile.Diff("want", "got", want, got)
 }

@@ -3,11 +3,11 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	goldenfile "github.com/ctdiff/ctdiff/internal/golden"
 	"github.com/ctdiff/ctdiff/report"
 )
 
@@ -15,32 +15,12 @@ import (
 // (Node.js .cpuprofile, Go pprof, JFR), see testdata/release/manifest.toml.
 const releaseManifest = "../../testdata/release/manifest.toml"
 
-// releaseGolden compares got with a golden file of the worked example, or
-// rewrites it under -update.
-func releaseGolden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("../../testdata/release", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the golden file (go test -update rewrites it):\n%s", name, lineDiff(string(want), got))
-	}
-}
-
 func TestReportReleaseGolden(t *testing.T) {
 	out, stderr, code := ctdiff("report", releaseManifest, "--format", "markdown")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	releaseGolden(t, "report.md", out)
+	goldenfile.CheckString(t, "../../testdata/release/report.md", out)
 }
 
 // Done when (issue 12): the report's verdicts and causes are those of

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ctdiff/ctdiff/diff"
 	"github.com/ctdiff/ctdiff/internal/cctest"
+	"github.com/ctdiff/ctdiff/internal/golden"
 	"github.com/google/pprof/profile"
 )
 
@@ -560,19 +561,7 @@ func TestSensitivityTables(t *testing.T) {
 	}
 	var b strings.Builder
 	res.WriteSensitivity(&b)
-	golden := filepath.Join("testdata", "sensitivity.golden")
-	if *update {
-		if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if b.String() != string(want) {
-		t.Errorf("tables differ from %s (go test -update to accept):\n%s", golden, b.String())
-	}
+	golden.CheckString(t, "testdata/sensitivity.golden", b.String())
 }
 
 // TestFamiliesGolden: the per-family table of a hand-made result.
@@ -595,17 +584,5 @@ func TestFamiliesGolden(t *testing.T) {
 		WriteFamilies(&b, []*Result{{Config: Config{Runs: k, Families: []Family{Standard, Spread, NoisyGC}}, Cases: cases}}, 0)
 		b.WriteString("\n")
 	}
-	golden := filepath.Join("testdata", "families.golden")
-	if *update {
-		if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if b.String() != string(want) {
-		t.Errorf("tables differ from %s (go test -update to accept):\n%s", golden, b.String())
-	}
+	golden.CheckString(t, "testdata/families.golden", b.String())
 }

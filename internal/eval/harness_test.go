@@ -13,10 +13,10 @@ import (
 
 	"github.com/ctdiff/ctdiff/diff"
 	"github.com/ctdiff/ctdiff/internal/corpus"
+	"github.com/ctdiff/ctdiff/internal/golden"
 )
 
 var (
-	update = flag.Bool("update", false, "rewrite the golden files in testdata")
 	bar    = flag.Bool("eval", false, "run the corpus benchmark (about a minute of CPU) and check issue 7's and issue 17's bars")
 	strict = flag.Bool("strict", false, "with -eval: fail on issue 17's known failures (knownFailures) too")
 )
@@ -155,19 +155,7 @@ func TestTablesGolden(t *testing.T) {
 	r.WriteFalseLeaves(&b, 1)
 	b.WriteString("\n")
 	r.WriteFailures(&b, 1)
-	golden := filepath.Join("testdata", "tables.golden")
-	if *update {
-		if err := os.WriteFile(golden, b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := b.String(); got != string(want) {
-		t.Errorf("tables differ from %s (go test -update to accept):\n%s", golden, got)
-	}
+	golden.Check(t, "testdata/tables.golden", b.Bytes())
 }
 
 // TestDoneWhen is the published benchmark (BENCHMARKS.md, "diff:
