@@ -112,7 +112,8 @@ func splitLines(s string) []string {
 	return lines
 }
 
-// editScript returns a shortest edit script from a to b: common prefix and
+// editScript returns an edit script from a to b, a shortest one unless they
+// differ by more than maxEdits lines: common prefix and
 // suffix kept as they are, the middle by Myers's greedy algorithm.
 func editScript(a, b []string) []edit {
 	pre := 0
@@ -127,22 +128,7 @@ func editScript(a, b []string) []edit {
 	for i := range pre {
 		script = append(script, edit{' ', i, i})
 	}
-	// Lines as small integers, so the search compares ints, not strings.
-	ids := map[string]int{}
-	intern := func(lines []string) []int {
-		out := make([]int, len(lines))
-		for i, l := range lines {
-			id, ok := ids[l]
-			if !ok {
-				id = len(ids)
-				ids[l] = id
-			}
-			out[i] = id
-		}
-		return out
-	}
-	midA, midB := intern(a[pre:len(a)-suf]), intern(b[pre:len(b)-suf])
-	script = append(script, myers(midA, midB, pre)...)
+	script = append(script, myers(a[pre:len(a)-suf], b[pre:len(b)-suf], pre)...)
 	for i := range suf {
 		script = append(script, edit{' ', len(a) - suf + i, len(b) - suf + i})
 	}
@@ -156,26 +142,27 @@ func editScript(a, b []string) []edit {
 // lines. Section 3's linear-space refinement is not needed here: the
 // furthest points of each D are kept (O(D²) in all) and the path is read
 // back from them. Positions in the script are offset by off.
-func myers(a, b []int, off int) []edit {
+func myers(a, b []string, off int) []edit {
 	n, m := len(a), len(b)
-	// v[k+n+m] is the furthest x reached on diagonal k.
-	v := make([]int, 2*(n+m)+2)
+	dmax := min(n+m, maxEdits)
+	// v[dmax+k] is the furthest x reached on diagonal k.
+	v := make([]int, 2*dmax+2)
 	var trace [][]int // trace[d] holds v[-d..d] before step d
 	d, found := 0, n == 0 && m == 0
-	for ; !found && d <= min(n+m, maxEdits); d++ {
-		trace = append(trace, append([]int(nil), v[n+m-d:n+m+d+1]...))
+	for ; !found && d <= dmax; d++ {
+		trace = append(trace, append([]int(nil), v[dmax-d:dmax+d+1]...))
 		for k := -d; k <= d; k += 2 {
 			var x int
-			if k == -d || (k != d && v[n+m+k-1] < v[n+m+k+1]) {
-				x = v[n+m+k+1] // down: an insertion
+			if k == -d || (k != d && v[dmax+k-1] < v[dmax+k+1]) {
+				x = v[dmax+k+1] // down: an insertion
 			} else {
-				x = v[n+m+k-1] + 1 // right: a deletion
+				x = v[dmax+k-1] + 1 // right: a deletion
 			}
 			y := x - k
 			for x < n && y < m && a[x] == b[y] {
 				x, y = x+1, y+1
 			}
-			v[n+m+k] = x
+			v[dmax+k] = x
 			if x >= n && y >= m {
 				found = true
 				break

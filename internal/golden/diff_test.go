@@ -242,3 +242,27 @@ func TestTruncate(t *testing.T) {
 		t.Errorf("truncate(3 lines of %d bytes) = %d bytes ending %q, want %d bytes", maxBytes/2, len(got), got[len(got)-60:], len(want))
 	}
 }
+
+// BenchmarkDiff: a 100,000-line golden with two changed lines (the usual
+// failure), and two 2,000-line texts with nothing in common (the search
+// gives up at maxEdits).
+func BenchmarkDiff(b *testing.B) {
+	far := numbered(100_000, nil)
+	farNew := numbered(100_000, map[int]string{10: "ten", 90_000: "ninety thousand"})
+	var old, new strings.Builder
+	for i := range maxEdits {
+		fmt.Fprintf(&old, "old %d\n", i)
+		fmt.Fprintf(&new, "new %d\n", i)
+	}
+	for _, bb := range []struct{ name, old, new string }{
+		{"100k-lines-2-changes", far, farNew},
+		{"2k-lines-all-changed", old.String(), new.String()},
+	} {
+		b.Run(bb.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				Diff("old", "new", bb.old, bb.new)
+			}
+		})
+	}
+}
