@@ -112,9 +112,9 @@ func splitLines(s string) []string {
 	return lines
 }
 
-// editScript returns an edit script from a to b, a shortest one unless they
-// differ by more than maxEdits lines: common prefix and
-// suffix kept as they are, the middle by Myers's greedy algorithm.
+// editScript returns an edit script from a to b, a shortest one unless
+// they differ by more than maxEdits lines: common prefix and suffix kept as
+// they are, the middle by Myers's greedy algorithm.
 func editScript(a, b []string) []edit {
 	pre := 0
 	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
