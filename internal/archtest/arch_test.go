@@ -26,8 +26,17 @@ var forbidden = map[string][]string{
 	"report":  {"convert", "cmd/ctdiff"},
 }
 
-// cobra is allowed only in cmd: flags stop there.
 const cobra = "github.com/spf13/cobra"
+
+// banned are packages outside the project that the stages must not depend
+// on, and why.
+var banned = []struct {
+	pkg, name, why string
+	inCmd          bool // cmd/ctdiff may
+}{
+	{cobra, "cobra", "flags stop at cmd", true},
+	{"testing", "testing", "test helpers (internal/golden, internal/cctest) stay in _test.go files", false},
+}
 
 func TestImportsFlowOneWay(t *testing.T) {
 	goBin, err := exec.LookPath("go")
@@ -106,11 +115,13 @@ func usedBy(imports map[string][]string, ownOnly bool) map[string]map[string][]s
 
 // violations checks the import graph (package → direct imports):
 //
-//   - a stage must not depend on the stages forbidden to it, nor on cobra;
+//   - a stage must not depend on the stages forbidden to it, nor on the
+//     packages banned from it;
 //   - an internal package must not import what a stage that uses it (as its
-//     own helper, not through another stage) must not depend on. With the pipeline's order this means no internal package
-//     imports a stage above the lowest stage that uses it: a helper of
-//     convert must not import cct, diff or report.
+//     own helper, not through another stage) must not depend on. With the
+//     pipeline's order this means no internal package imports a stage above
+//     the lowest stage that uses it: a helper of convert must not import
+//     cct, diff or report.
 //
 // The first rule alone would catch a bad internal import too (as a stage's
 // indirect dependency); the second names the internal package and the
@@ -124,8 +135,10 @@ func violations(imports map[string][]string) []string {
 				out = append(out, fmt.Sprintf("%s depends on %s: data flows convert → cct → diff → report → cmd only", s, b))
 			}
 		}
-		if _, ok := deps[cobra][s]; ok && s != "cmd/ctdiff" {
-			out = append(out, fmt.Sprintf("%s depends on cobra: flags stop at cmd", s))
+		for _, bn := range banned {
+			if _, ok := deps[bn.pkg][s]; ok && !(bn.inCmd && s == "cmd/ctdiff") {
+				out = append(out, fmt.Sprintf("%s depends on %s: %s", s, bn.name, bn.why))
+			}
 		}
 	}
 	users := usedBy(imports, true)
@@ -144,8 +157,10 @@ func violations(imports map[string][]string) []string {
 					continue
 				}
 				why := ""
-				if q == cobra && s != "cmd/ctdiff" {
-					why = "flags stop at cmd"
+				for _, bn := range banned {
+					if q == bn.pkg && !(bn.inCmd && s == "cmd/ctdiff") {
+						why = bn.why
+					}
 				}
 				for _, b := range forbidden[s] {
 					if q == mod+b {
@@ -249,6 +264,22 @@ func TestViolations(t *testing.T) {
 				"report depends on cobra: flags stop at cmd",
 				"internal/flags imports github.com/spf13/cobra, but diff uses it (diff → internal/flags) and must not depend on github.com/spf13/cobra: flags stop at cmd",
 			},
+		},
+		{
+			"helper of report imports testing",
+			func(g map[string][]string) {
+				g[mod+"internal/pprofenc"] = append(g[mod+"internal/pprofenc"], "testing")
+			},
+			[]string{
+				"report depends on testing: test helpers (internal/golden, internal/cctest) stay in _test.go files",
+				"cmd/ctdiff depends on testing: test helpers (internal/golden, internal/cctest) stay in _test.go files",
+				"internal/pprofenc imports testing, but report uses it (report → internal/pprofenc) and must not depend on testing: test helpers (internal/golden, internal/cctest) stay in _test.go files",
+			},
+		},
+		{
+			"tool outside the pipeline imports testing: allowed",
+			func(g map[string][]string) { g[mod+"internal/eval"] = append(g[mod+"internal/eval"], "testing") },
+			nil,
 		},
 		{
 			"helper of cmd only imports every stage: allowed",
