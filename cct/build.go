@@ -28,6 +28,10 @@ type Options struct {
 	// Timeline keeps one TimedSample per timestamped sample, for latency
 	// inference.
 	Timeline bool
+
+	// batchFrames, when positive, replaces the inserter's batch limit
+	// (insert.go), so tests can force many batches.
+	batchFrames int
 }
 
 // A Builder merges profiles into one tree.
@@ -204,7 +208,7 @@ func (b *Builder) add(p *profile.Profile, src sampleSource) error {
 	}
 	firstTimed := len(t.Timeline)
 	ins := &b.ins
-	ins.start(t, b.opts.Timeline, int32(t.Profiles-1), src, pathFrames(p, src))
+	ins.start(t, b.opts, int32(t.Profiles-1), src, pathFrames(p, src))
 	for _, si := range order {
 		key, keyed := src.pathKey(si)
 		if keyed && ins.repeat(key, si) {

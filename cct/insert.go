@@ -8,8 +8,9 @@ import (
 
 // batchFrames bounds the frames an inserter holds before it inserts them:
 // 64 MB of frame ids, which holds a profile of 200,000 stacks of depth 40
-// at once. A variable so tests can force many batches.
-var batchFrames = 1 << 24
+// at once. Options.batchFrames overrides it, so tests can force many
+// batches.
+const batchFrames = 1 << 24
 
 // A profile's batches are no larger than the frames its samples hold
 // (a batch holds its frames twice, as paths and as columns), nor smaller
@@ -101,13 +102,17 @@ type inserter struct {
 
 // start starts a profile of about frames frames (its locations and thread
 // frames: more with inlining, fewer with pruning).
-func (in *inserter) start(t *Tree, timeline bool, profile int32, src sampleSource, frames int) {
-	in.t, in.timeline, in.profile, in.src = t, timeline, profile, src
+func (in *inserter) start(t *Tree, opts Options, profile int32, src sampleSource, frames int) {
+	in.t, in.timeline, in.profile, in.src = t, opts.Timeline, profile, src
 	in.samplesIdx = slices.Index(t.SampleTypes, ValueType{"samples", "count"})
 	in.done = 0
 	in.reset()
 	clear(in.nodeOf)
-	in.batch = min(batchFrames, max(minBatchFrames, heldFrames(src)))
+	limit := batchFrames
+	if opts.batchFrames > 0 {
+		limit = opts.batchFrames
+	}
+	in.batch = min(limit, max(minBatchFrames, heldFrames(src)))
 	in.frames = slices.Grow(in.frames, min(frames, in.batch+in.batch/8))
 	in.samples = slices.Grow(in.samples, min(src.len(), in.batch))
 	in.ends = slices.Grow(in.ends, min(src.len(), in.batch))

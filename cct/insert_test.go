@@ -123,16 +123,17 @@ func randomProfile(rng *rand.Rand, n int, timed string) *profile.Profile {
 }
 
 func TestInsertMatchesReference(t *testing.T) {
-	defer func(n int) { batchFrames = n }(batchFrames)
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, batch := range []int{1, 7, 100, 1 << 23} {
 		for _, timed := range []string{"ordered", "shuffled", "some", "none"} {
 			for _, opts := range []Options{{}, {Prune: true}, {CallSites: true}, {Timeline: true}} {
 				name := fmt.Sprintf("batch=%d/%s/%+v", batch, timed, opts)
 				t.Run(name, func(t *testing.T) {
-					batchFrames = batch
+					o := opts
+					o.batchFrames = batch
 					profiles := []*profile.Profile{randomProfile(rng, 300, timed), randomProfile(rng, 200, timed)}
-					got, want := NewBuilder(opts), NewBuilder(opts)
+					got, want := NewBuilder(o), NewBuilder(opts)
 					for _, p := range profiles {
 						if err := got.Add(p); err != nil {
 							t.Fatal(err)
@@ -147,11 +148,10 @@ func TestInsertMatchesReference(t *testing.T) {
 }
 
 func TestInsertMatchesReferenceSynth(t *testing.T) {
-	defer func(n int) { batchFrames = n }(batchFrames)
+	t.Parallel()
 	pair := synth.Generate(synth.Config{Seed: 3, Stacks: 3000, Functions: 300})
 	for _, batch := range []int{1000, 1 << 23} {
-		batchFrames = batch
-		got, want := NewBuilder(Options{Prune: true}), NewBuilder(Options{Prune: true})
+		got, want := NewBuilder(Options{Prune: true, batchFrames: batch}), NewBuilder(Options{Prune: true})
 		for _, p := range []*profile.Profile{pair.Base, pair.New} {
 			if err := got.Add(p); err != nil {
 				t.Fatal(err)
@@ -240,14 +240,15 @@ func toStacks(p *profile.Profile) *stacks.Samples {
 // TestAddSamplesMatchesAdd: a profile's samples as stacks.Samples build the
 // tree its profile.Samples build.
 func TestAddSamplesMatchesAdd(t *testing.T) {
-	defer func(n int) { batchFrames = n }(batchFrames)
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(5, 6))
 	for _, batch := range []int{7, 1 << 23} {
 		for _, timed := range []string{"ordered", "shuffled", "some", "none"} {
 			for _, opts := range []Options{{}, {Prune: true}, {CallSites: true}, {Timeline: true}} {
 				t.Run(fmt.Sprintf("batch=%d/%s/%+v", batch, timed, opts), func(t *testing.T) {
-					batchFrames = batch
-					got, want := NewBuilder(opts), NewBuilder(opts)
+					o := opts
+					o.batchFrames = batch
+					got, want := NewBuilder(o), NewBuilder(opts)
 					for _, p := range []*profile.Profile{randomProfile(rng, 300, timed), randomProfile(rng, 200, timed)} {
 						if err := want.Add(p); err != nil {
 							t.Fatal(err)
@@ -299,14 +300,15 @@ func toSharedStacks(p *profile.Profile) *stacks.Samples {
 // inserter maps to the group of their path instead of copying it) build
 // the tree their profile.Samples build.
 func TestAddSharedSamplesMatchesAdd(t *testing.T) {
-	defer func(n int) { batchFrames = n }(batchFrames)
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(7, 8))
 	for _, batch := range []int{7, 100, 1 << 23} {
 		for _, timed := range []string{"ordered", "shuffled", "none"} {
 			for _, opts := range []Options{{}, {Prune: true}, {CallSites: true}, {Timeline: true}} {
 				t.Run(fmt.Sprintf("batch=%d/%s/%+v", batch, timed, opts), func(t *testing.T) {
-					batchFrames = batch
-					got, want := NewBuilder(opts), NewBuilder(opts)
+					o := opts
+					o.batchFrames = batch
+					got, want := NewBuilder(o), NewBuilder(opts)
 					for _, p := range []*profile.Profile{randomProfile(rng, 300, timed), randomProfile(rng, 200, timed)} {
 						// Sampled again later, out of turn: the same
 						// stacks, not next to each other.
@@ -332,7 +334,9 @@ func TestAddSharedSamplesMatchesAdd(t *testing.T) {
 
 // BenchmarkAddSamples is BenchmarkBuild from stacks.Samples, as ctdiff diff
 // builds pprof inputs (convert.Options.Stacks).
-func BenchmarkAddSamples(b *testing.B) {
+func BenchmarkAddSamples(b *testing.B) { benchmarkAddSamples(b, Options{Prune: true}) }
+
+func benchmarkAddSamples(b *testing.B, opts Options) {
 	p := synth.Generate(synth.Config{Seed: 1}).Base
 	s, samples := toStacks(p), p.Sample
 	p.Sample = nil
@@ -340,7 +344,7 @@ func BenchmarkAddSamples(b *testing.B) {
 	b.ReportAllocs()
 	stop := benchcpu.Start(b)
 	for b.Loop() {
-		bl := NewBuilder(Options{Prune: true})
+		bl := NewBuilder(opts)
 		if err := bl.AddSamples(p, s); err != nil {
 			b.Fatal(err)
 		}
@@ -355,13 +359,11 @@ func BenchmarkAddSamples(b *testing.B) {
 // each batch needed: 359 MB for this tree of 200 batches, 20 MB in one,
 // which made a 1.6M-stack build superlinear).
 func TestInsertBatchesGrowGeometrically(t *testing.T) {
-	defer func(n int) { batchFrames = n }(batchFrames)
 	p := synth.Generate(synth.Config{Seed: 1, Stacks: 20_000}).Base
 	alloc := func(batch int) (uint64, int) {
-		batchFrames = batch
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		tr, err := FromProfile(p, Options{})
+		tr, err := FromProfile(p, Options{batchFrames: batch})
 		runtime.ReadMemStats(&after)
 		if err != nil {
 			t.Fatal(err)
@@ -380,9 +382,7 @@ func TestInsertBatchesGrowGeometrically(t *testing.T) {
 // frames (a dozen): the tree's arrays grow batch after batch, as they do
 // for a profile of more than 2^24 frames (1.6M stacks: 3 to 5 batches).
 func BenchmarkAddSamplesBatches(b *testing.B) {
-	defer func(n int) { batchFrames = n }(batchFrames)
-	batchFrames = 1 << 19
-	BenchmarkAddSamples(b)
+	benchmarkAddSamples(b, Options{Prune: true, batchFrames: 1 << 19})
 }
 
 // BenchmarkAddRuns merges 20 runs of 20,000 stacks into one tree: its
@@ -413,11 +413,11 @@ func BenchmarkAddRuns(b *testing.B) {
 // revisited in shuffled order and split across batches, build the tree
 // one-by-one insertion builds.
 func TestInsertWideParents(t *testing.T) {
-	defer func(n int) { batchFrames = n }(batchFrames)
+	t.Parallel()
 	for _, fanout := range []int{wideChildren - 1, wideChildren, wideChildren + 1, 50} {
 		for _, batch := range []int{5, 1 << 23} {
 			t.Run(fmt.Sprintf("fanout=%d/batch=%d", fanout, batch), func(t *testing.T) {
-				batchFrames = batch
+				t.Parallel()
 				rng := rand.New(rand.NewPCG(uint64(fanout), 7))
 				p := &profile.Profile{SampleType: []*profile.ValueType{{Type: "samples", Unit: "count"}}}
 				for i := range fanout + 1 {
@@ -433,7 +433,7 @@ func TestInsertWideParents(t *testing.T) {
 						Value:    []int64{1},
 					})
 				}
-				got, want := NewBuilder(Options{}), NewBuilder(Options{})
+				got, want := NewBuilder(Options{batchFrames: batch}), NewBuilder(Options{})
 				if err := got.Add(p); err != nil {
 					t.Fatal(err)
 				}

@@ -3,6 +3,7 @@ package convert
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // A SyntaxError reports malformed input at a position. Where is a
@@ -52,3 +53,35 @@ var ErrNoSamples = errors.New("no samples")
 // ErrTooLarge is returned (wrapped) when decompressed input exceeds
 // Options.MaxDecompressed.
 var ErrTooLarge = errors.New("decompressed input exceeds the size limit")
+
+// A SizeLimitError says the decompressed input, or a zip entry in it,
+// exceeds Options.MaxDecompressed (Limit). It matches ErrTooLarge.
+type SizeLimitError struct {
+	Limit int64
+	// Entry and Size name a zip entry larger than Limit; Entry is "" when
+	// the input itself exceeded it as it was read.
+	Entry string
+	Size  uint64
+}
+
+func (e *SizeLimitError) Error() string {
+	if e.Entry != "" {
+		return fmt.Sprintf("%v: zip entry %s is %d bytes", ErrTooLarge, e.Entry, e.Size)
+	}
+	return fmt.Sprintf("%v (%d bytes)", ErrTooLarge, e.Limit)
+}
+
+func (e *SizeLimitError) Unwrap() error { return ErrTooLarge }
+
+// An UnknownFormatError says no format recognises the input; Options.From
+// forces one. It matches ErrUnknownFormat.
+type UnknownFormatError struct {
+	// Formats are the formats tried (FormatNames).
+	Formats []string
+}
+
+func (e *UnknownFormatError) Error() string {
+	return fmt.Sprintf("%v: the content matches none of: %s", ErrUnknownFormat, strings.Join(e.Formats, ", "))
+}
+
+func (e *UnknownFormatError) Unwrap() error { return ErrUnknownFormat }

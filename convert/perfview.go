@@ -166,7 +166,7 @@ func parsePerfViewZip(in *Input, collect bool) (*profile.Profile, *stacks.Sample
 		limit = DefaultMaxDecompressed
 	}
 	if entry.UncompressedSize64 > uint64(limit) {
-		return nil, nil, fmt.Errorf("%w: zip entry %s is %d bytes (raise it with --max-input-size)", ErrTooLarge, entry.Name, entry.UncompressedSize64)
+		return nil, nil, &SizeLimitError{Limit: limit, Entry: entry.Name, Size: entry.UncompressedSize64}
 	}
 	rc, err := entry.Open()
 	if err != nil {

@@ -44,7 +44,7 @@ func TestPprofNestedGzip(t *testing.T) {
 	}{
 		{"twice", "pprof", twice, 0, ""},
 		{"twice, sniffed", "", twice, 0, "in.pb.gz: unknown profile format"},
-		{"twice, inner over the limit", "pprof", twice, 1 << 19, "in.pb.gz: decompressed input exceeds the size limit (524288 bytes; raise it with --max-input-size)"},
+		{"twice, inner over the limit", "pprof", twice, 1 << 19, "in.pb.gz: decompressed input exceeds the size limit (524288 bytes)"},
 		{"thrice", "pprof", thrice, 0, "in.pb.gz: gzip inside gzip inside gzip: a profile is compressed at most twice"},
 		{"inner not gzip", "pprof", append([]byte{0x1f, 0x8b}, "not gzip at all"...), 0, "in.pb.gz: gzip: "},
 	} {

@@ -135,8 +135,7 @@ func read(r io.Reader, name string, opts *Options) (*Result, error) {
 	} else {
 		f = sniff(head)
 		if f == nil {
-			return nil, fmt.Errorf("%w: the content matches none of: %s (use --from to force one)",
-				ErrUnknownFormat, strings.Join(FormatNames(), ", "))
+			return nil, &UnknownFormatError{Formats: FormatNames()}
 		}
 	}
 	in := &Input{Name: name, R: br, Options: opts, consumed: consumed, sizeHint: sizeHint(r, len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b)}
@@ -257,7 +256,7 @@ func (l *limitReader) Read(p []byte) (int, error) {
 	n, err := l.r.Read(p)
 	l.n += int64(n)
 	if l.n > l.limit {
-		return 0, fmt.Errorf("%w (%d bytes; raise it with --max-input-size)", ErrTooLarge, l.limit)
+		return 0, &SizeLimitError{Limit: l.limit}
 	}
 	return n, err
 }
@@ -274,7 +273,7 @@ func (g *gzipReader) Read(p []byte) (int, error) {
 	n, err := g.zr.Read(p)
 	g.n += int64(n)
 	if g.n > g.limit {
-		return 0, fmt.Errorf("%w (%d bytes; raise it with --max-input-size)", ErrTooLarge, g.limit)
+		return 0, &SizeLimitError{Limit: g.limit}
 	}
 	if err != nil && err != io.EOF {
 		if errors.Is(err, io.ErrUnexpectedEOF) {

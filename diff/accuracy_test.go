@@ -507,8 +507,8 @@ func TestAccuracy(t *testing.T) {
 	}
 	variants := []variant{
 		{"stats μ=50ms", func(o *Options) {}},
-		{"stats μ=50ms, Benjamini–Hochberg", func(o *Options) { correct = benjaminiHochberg }},
-		{"stats μ=50ms, Welch (no prior)", func(o *Options) { moderate = false }},
+		{"stats μ=50ms, Benjamini–Hochberg", func(o *Options) { o.stats.correct = benjaminiHochberg }},
+		{"stats μ=50ms, Welch (no prior)", func(o *Options) { o.stats.welch = true }},
 		{"intersect μ=50ms", func(o *Options) { o.Aggregate = Intersect }},
 		{"stats μ=20ms", func(o *Options) { o.MinDelta = Threshold{Value: 20e6} }},
 		{"stats μ=100ms", func(o *Options) { o.MinDelta = Threshold{Value: 100e6} }},
@@ -523,7 +523,6 @@ func TestAccuracy(t *testing.T) {
 			o := DefaultOptions()
 			v.opts(&o)
 			fmt.Println(simulate(t, c.cfg, *accCases, 7, o).row(v.name))
-			correct, moderate = holm, true
 		}
 	}
 }

@@ -95,7 +95,7 @@ next:
 // (samplingPrior): nothing can be tested (modelNone), and the caller
 // reports the nodes above μ as untested. period is the runs' mean value per sample, 0 when
 // unknown.
-func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, period float64) (g *graph, oneRun []int32, model noiseModel) {
+func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, period float64, st statsChoices) (g *graph, oneRun []int32, model noiseModel) {
 	n := u.len()
 	runs := u.runs
 	nNew := runs - nBase
@@ -121,7 +121,10 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 			}
 		}
 	}
-	pr := fitNodePrior(u, nBase, m)
+	var pr *prior
+	if !st.welch {
+		pr = fitNodePrior(u, nBase, m)
+	}
 	model = modelRuns
 	if min(nBase, nNew) < 2 {
 		model = modelPair
@@ -239,6 +242,10 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 	for i := range family {
 		ps[i] = family[i].P
 	}
+	correct := st.correct
+	if correct == nil {
+		correct = holm
+	}
 	for i, q := range correct(ps) {
 		family[i].Q = q
 	}
@@ -354,9 +361,6 @@ func untestedAbove(u *union, xs []int32, m float64) []int32 {
 // large inclusive nodes, whose jitter a self fit then underestimates (the
 // simulation: a 184 ms swing of a 1.5 s node called a regression).
 func fitNodePrior(u *union, nBase int, m float64) *prior {
-	if !moderate {
-		return nil
-	}
 	runs := u.runs
 	var means, vars []float64
 	row := make([]float64, runs)
@@ -437,7 +441,3 @@ func idle(u *union, kt *keyTable, x int32) bool {
 	kf := kt.frames[u.key[x]]
 	return u.depth[x] >= 2 && isIdle(cct.Frame{Function: kf.Function, Kind: kf.Kind})
 }
-
-// moderate enables the variance prior; a variable so the accuracy
-// simulation can measure plain Welch tests against it.
-var moderate = true

@@ -22,6 +22,10 @@ import (
 // critical graph is computed per pair and intersected (Intersect) or from
 // per-node tests over all runs (Stats); then come PARCS's overlap, topology
 // and weight matching, and IntroPerf's path ranking.
+//
+// Errors about the inputs and options that a caller may explain in its own
+// terms are typed (errors.go): *UnpairedRunsError, *SampleTypeError,
+// *MixedSampleTypesError, *NormalizeError, *MinDeltaError.
 func Compare(base, nw []*cct.Tree, opts Options) (*Result, error) {
 	if len(base) == 0 || len(nw) == 0 {
 		return nil, fmt.Errorf("need at least one base and one new tree, got %d and %d", len(base), len(nw))
@@ -35,15 +39,27 @@ func Compare(base, nw []*cct.Tree, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if o.Aggregate == Intersect && len(base) != len(nw) {
-		return nil, fmt.Errorf("--aggregate intersect pairs runs by sorted file name (ZAM Section 3.1) and needs as many base runs as new runs, got %d and %d: use --aggregate stats", len(base), len(nw))
-	}
 	if o.Metric.isZero() {
-		if o.Metric, err = SampleMetric("", append(append([]*cct.Tree{}, base...), nw...)...); err != nil {
+		if o.Metric, err = SampleMetric(o.SampleType, append(append([]*cct.Tree{}, base...), nw...)...); err != nil {
 			return nil, err
 		}
 	} else if o.Metric.Total == nil || o.Metric.Self == nil {
 		return nil, errors.New("metric " + o.Metric.Name + " lacks a Total or Self function")
+	}
+	// The plan fixes the unit of the normalized values, in which μ is
+	// read; prepareBench, which needs the runs' count, checks the
+	// benchmark outputs further below.
+	nz, err := PlanNormalization(base, nw, o.Normalize, o.Metric.Unit, o.Bench != nil)
+	if err != nil {
+		return nil, err
+	}
+	if o.MinDeltaText != "" {
+		if o.MinDelta, err = ParseThreshold(o.MinDeltaText, nz.Unit); err != nil {
+			return nil, &MinDeltaError{Text: o.MinDeltaText, Unit: nz.Unit, Err: err}
+		}
+	}
+	if o.Aggregate == Intersect && len(base) != len(nw) {
+		return nil, &UnpairedRunsError{Base: len(base), New: len(nw)}
 	}
 
 	kt := newKeyTable(base, nw)
@@ -61,10 +77,6 @@ func Compare(base, nw []*cct.Tree, opts Options) (*Result, error) {
 		if iters, verdict, err = prepareBench(o.Bench, len(base), len(nw)); err != nil {
 			return nil, err
 		}
-	}
-	nz, err := PlanNormalization(base, nw, o.Normalize, o.Metric.Unit, iters != nil)
-	if err != nil {
-		return nil, err
 	}
 
 	res := &Result{
@@ -174,7 +186,7 @@ func Compare(base, nw []*cct.Tree, opts Options) (*Result, error) {
 		}
 	default:
 		var model noiseModel
-		g, oneRun, model = statsGraph(u, kt, len(bRuns), res.MinDelta, o.Alpha, meanPeriod(runs))
+		g, oneRun, model = statsGraph(u, kt, len(bRuns), res.MinDelta, o.Alpha, meanPeriod(runs), o.stats)
 		res.Matchers = um.counts
 		switch {
 		case model == modelNone:

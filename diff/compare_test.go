@@ -22,7 +22,7 @@ func TestCompareErrors(t *testing.T) {
 	}{
 		{"no base", nil, one, Options{}, "need at least one base and one new tree, got 0 and 1"},
 		{"nil tree", []*cct.Tree{nil}, one, Options{}, "tree 1 is empty (no root)"},
-		{"intersect needs pairs", two, one, Options{Aggregate: Intersect}, "--aggregate intersect pairs runs by sorted file name (ZAM Section 3.1) and needs as many base runs as new runs, got 2 and 1: use --aggregate stats"},
+		{"intersect needs pairs", two, one, Options{Aggregate: Intersect}, "intersect aggregation pairs runs by sorted file name (ZAM Section 3.1) and needs as many base runs as new runs, got 2 and 1"},
 		{"bad aggregate", one, one, Options{Aggregate: "mean"}, `aggregate "mean" must be one of: [intersect stats]`},
 		{"bad match", one, one, Options{Match: "exact"}, `match "exact" must be one of: [zam parcs]`},
 		{"bad alpha", one, one, Options{Alpha: 2}, "alpha 2 must be between 0 and 1"},

@@ -28,7 +28,9 @@ func (m Metric) isZero() bool { return m.Total == nil && m.Self == nil }
 // or "" for each tree's default, as cct.Tree.SampleIndex resolves it) in
 // every given tree. Time types are converted to nanoseconds, so reports and
 // thresholds always speak nanoseconds. The sample type must have the same
-// name and unit in every tree; its position may differ.
+// name and unit in every tree; its position may differ. A tree without the
+// type is a *SampleTypeError, a tree whose type differs from the first
+// tree's a *MixedSampleTypesError.
 func SampleMetric(name string, trees ...*cct.Tree) (Metric, error) {
 	if len(trees) == 0 {
 		return Metric{}, fmt.Errorf("no trees to resolve sample type %q in", name)
@@ -39,13 +41,13 @@ func SampleMetric(name string, trees ...*cct.Tree) (Metric, error) {
 	for i, t := range trees {
 		k, err := t.SampleIndex(name)
 		if err != nil {
-			return Metric{}, fmt.Errorf("tree %d: %w", i+1, err)
+			return Metric{}, &SampleTypeError{Tree: i, Err: err}
 		}
 		vt := t.SampleTypes[k]
 		if i == 0 {
 			first, firstIdx = vt, k
 		} else if vt != first {
-			return Metric{}, fmt.Errorf("tree %d: sample type %s differs from the first tree's %s", i+1, vt, first)
+			return Metric{}, &MixedSampleTypesError{Tree: i, Type: vt, First: first}
 		}
 		same = same && k == firstIdx
 		idx[t] = k

@@ -140,9 +140,9 @@ type Normalization struct {
 // PlanNormalization decides the normalization of a comparison before it
 // runs: NormalizeAuto becomes a mode chosen from what the inputs say, and
 // the rest is checked. iterations says whether benchmark iteration counts
-// are available (Options.Bench). Compare calls it; callers call it first
-// when they need the unit of the normalized values (Normalization.Unit is
-// set from metricUnit), e.g. to parse --min-delta.
+// are available (Options.Bench). Compare calls it, and reads
+// Options.MinDeltaText in the unit it plans (Normalization.Unit, set from
+// metricUnit). Its errors are *NormalizeError.
 //
 // The automatic choice: iteration counts → NormalizeIteration; profiles that
 // all cover the same duration and sample CPU time → NormalizeShare
@@ -186,14 +186,14 @@ func PlanNormalization(base, nw []*cct.Tree, n Normalize, metricUnit string, ite
 	case NormalizeNone, NormalizeTotal, NormalizeShare:
 	case NormalizePer:
 		if n.Func == "" {
-			return nz, fmt.Errorf("normalize per=FUNC needs a function name")
+			return nz, &NormalizeError{Normalize: n, detail: "per=FUNC needs a function name"}
 		}
 	case NormalizeIteration:
 		if !iterations {
-			return nz, fmt.Errorf("normalize iteration needs benchmark outputs with iteration counts (--bench-base and --bench-new)")
+			return nz, &NormalizeError{Normalize: n, NoIterations: true, detail: "iteration needs benchmark outputs with iteration counts"}
 		}
 	default:
-		return nz, fmt.Errorf("normalize %q must be one of: [auto none total share per=FUNC iteration]", n.Mode)
+		return nz, &NormalizeError{Normalize: n, detail: fmt.Sprintf("%q must be one of: [auto none total share per=FUNC iteration]", n.Mode)}
 	}
 	nz.Unit = metricUnit
 	if nz.Mode == NormalizeShare {

@@ -151,12 +151,22 @@ func (t Threshold) String() string {
 // Options control Compare. Start from DefaultOptions (or the zero value:
 // zero fields take their defaults), so new fields stay compatible.
 type Options struct {
-	// Metric picks the values compared; the zero Metric is the trees'
-	// default sample type (see SampleMetric).
+	// Metric picks the values compared; the zero Metric is the sample
+	// type SampleType names.
 	Metric Metric
+	// SampleType names the sample type compared when Metric is zero
+	// ("cpu", "cpu/nanoseconds"; "" is the trees' default), resolved in
+	// every tree with SampleMetric.
+	SampleType string
 	// MinDelta is μ. Zero means DefaultMinDelta for time metrics and
 	// DefaultMinDeltaShare of the base total otherwise.
 	MinDelta Threshold
+	// MinDeltaText, when not "", is μ as a user writes it ("50ms", "1%",
+	// "200"), read with ParseThreshold in the unit of the normalized
+	// values, which is known once Compare has planned the normalization;
+	// it overrides MinDelta. A *MinDeltaError reports one that does not
+	// read.
+	MinDeltaText string
 	// Aggregate combines runs; "" means DefaultAggregate.
 	Aggregate Aggregate
 	// Match pairs siblings; "" means DefaultMatching.
@@ -184,6 +194,19 @@ type Options struct {
 	// per iteration and benchstat's verdict (benchstat.go); nil when there
 	// are none.
 	Bench *Bench
+
+	// stats holds alternatives to the Stats tests' design that the
+	// accuracy simulation measures against it; the zero value is the
+	// design.
+	stats statsChoices
+}
+
+// statsChoices are the alternatives of Options.stats.
+type statsChoices struct {
+	// welch tests with Welch's t, without the variance prior (prior.go).
+	welch bool
+	// correct adjusts the family's p-values; nil is holm.
+	correct func([]float64) []float64
 }
 
 // DefaultOptions returns the options `ctdiff diff` uses without flags.

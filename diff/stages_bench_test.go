@@ -161,7 +161,7 @@ func BenchmarkCriticalGraph(b *testing.B) {
 		b.ReportAllocs()
 		stop := benchcpu.Start(b)
 		for b.Loop() {
-			g, _, _ := statsGraph(p3.u, p3.kt, p3.nBase, p3.mu, DefaultAlpha, 0)
+			g, _, _ := statsGraph(p3.u, p3.kt, p3.nBase, p3.mu, DefaultAlpha, 0, statsChoices{})
 			assemble(g, p3.u, p3.kt)
 		}
 		stop()

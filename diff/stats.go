@@ -179,10 +179,6 @@ func studentsT(df float64) interface {
 	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}
 }
 
-// correct is the multiple-testing correction of Stats; a variable so the
-// accuracy simulation can compare alternatives.
-var correct = holm
-
 // holm returns Holm-adjusted p-values: a node is significant when its
 // adjusted p-value is ≤ α, and the chance that any node of a comparison is
 // falsely significant stays ≤ α (family-wise error rate).

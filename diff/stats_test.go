@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -190,6 +191,65 @@ func TestStatsFewRunsWarnings(t *testing.T) {
 		res := compare(t, tt.base, tt.new, Options{})
 		if got := strings.Join(res.Warnings, "\n"); !strings.Contains(got, tt.want) {
 			t.Errorf("%s: warnings %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// Options.stats reaches the tests: a correction that adjusts every
+// p-value to 1 keeps no cause where Holm keeps the regression, and
+// Welch's t (no prior) names its test.
+func TestStatsChoices(t *testing.T) {
+	t.Parallel()
+	// 200 calling contexts with a little noise, enough to fit the prior,
+	// and one that grows by 300 ms.
+	rng := rand.New(rand.NewPCG(4, 2))
+	side := func(grow float64) []*cct.Tree {
+		var out []*cct.Tree
+		for range 3 {
+			lines := []string{fmt.Sprintf("main;a %.1f", 100+grow+4*rng.Float64())}
+			for i := range 200 {
+				lines = append(lines, fmt.Sprintf("main;f%d %.1f", i, float64(10+i)*(1+0.05*rng.Float64())))
+			}
+			out = append(out, tree(t, lines...))
+		}
+		return out
+	}
+	base, nw := side(0), side(300)
+	none := func(p []float64) []float64 {
+		q := make([]float64, len(p))
+		for i := range q {
+			q[i] = 1
+		}
+		return q
+	}
+	for _, tt := range []struct {
+		name   string
+		stats  statsChoices
+		causes int
+		test   string
+	}{
+		{"design", statsChoices{}, 1, "moderated-t"},
+		{"no correction passes", statsChoices{correct: none}, 0, "moderated-t"},
+		{"welch", statsChoices{welch: true}, 1, "welch"},
+	} {
+		o := DefaultOptions()
+		o.stats = tt.stats
+		res := compare(t, base, nw, o)
+		if len(res.Causes) != tt.causes {
+			t.Errorf("%s: %d causes, want %d", tt.name, len(res.Causes), tt.causes)
+		}
+		tested := 0
+		for i, n := range res.Graph {
+			if n.Stats == nil {
+				continue
+			}
+			tested++
+			if n.Stats.Name != tt.test {
+				t.Errorf("%s: graph node %d tested with %s, want %s", tt.name, i, n.Stats.Name, tt.test)
+			}
+		}
+		if tested == 0 && tt.causes > 0 {
+			t.Errorf("%s: no graph node carries its test", tt.name)
 		}
 	}
 }

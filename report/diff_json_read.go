@@ -21,8 +21,16 @@ import (
 // pair of bench/run.sh (a million nodes a side) writes 240 MB.
 const MaxDiffJSONSize = 1 << 30
 
-// diffJSONLimit is MaxDiffJSONSize; tests lower it.
-var diffJSONLimit = MaxDiffJSONSize
+// A DiffJSONSizeError says a diff result is larger than ReadDiffJSON reads
+// (Limit bytes, MaxDiffJSONSize).
+type DiffJSONSizeError struct {
+	Name  string
+	Limit int
+}
+
+func (e *DiffJSONSizeError) Error() string {
+	return fmt.Sprintf("%s: larger than %d MiB, the most ctdiff reads of a diff result", e.Name, e.Limit>>20)
+}
 
 // ReadDiffJSON reads a comparison written by WriteDiffJSON (ctdiff diff
 // --format json). name labels errors. It accepts the schema ctdiff.diff/v1
@@ -30,13 +38,20 @@ var diffJSONLimit = MaxDiffJSONSize
 // Result has what the JSON holds, which is all but the matched tree
 // (Result.Tree) and the benchmark verdict; p-values and confidence bounds
 // have the three significant digits the JSON keeps.
+// A result larger than MaxDiffJSONSize is a *DiffJSONSizeError.
 func ReadDiffJSON(r io.Reader, name string) (*diff.Result, error) {
-	data, err := readSized(r, diffJSONLimit)
+	return readDiffJSON(r, name, MaxDiffJSONSize)
+}
+
+// readDiffJSON is ReadDiffJSON with a size limit of limit bytes, which
+// tests lower.
+func readDiffJSON(r io.Reader, name string, limit int) (*diff.Result, error) {
+	data, err := readSized(r, limit)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	if len(data) > diffJSONLimit {
-		return nil, fmt.Errorf("%s: larger than %d MiB, the most ctdiff reads of a diff result", name, diffJSONLimit>>20)
+	if len(data) > limit {
+		return nil, &DiffJSONSizeError{Name: name, Limit: limit}
 	}
 	// One pass over the data (diff_json_read_fast.go), and encoding/json
 	// only for what that leaves: an error, which it names, or a rare

@@ -2,6 +2,7 @@ package report_test
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -70,14 +71,18 @@ func TestReadDiffJSONErrors(t *testing.T) {
 // A result over the size limit is refused as too large, before it is
 // parsed, and one at the limit is read.
 func TestReadDiffJSONSizeLimit(t *testing.T) {
+	t.Parallel()
 	in := `{"schema": "ctdiff.diff/v1", "unit": "nanoseconds"}`
-	defer report.SetDiffJSONLimit(len(in))()
-	if _, err := report.ReadDiffJSON(strings.NewReader(in), "r.json"); err != nil {
+	if _, err := report.ReadDiffJSONLimit(strings.NewReader(in), "r.json", len(in)); err != nil {
 		t.Fatalf("at the limit: %v", err)
 	}
-	_, err := report.ReadDiffJSON(strings.NewReader(in+" "), "r.json")
+	_, err := report.ReadDiffJSONLimit(strings.NewReader(in+" "), "r.json", len(in))
 	if want := "r.json: larger than 0 MiB, the most ctdiff reads of a diff result"; err == nil || err.Error() != want {
 		t.Errorf("over the limit: error %v, want %q", err, want)
+	}
+	var se *report.DiffJSONSizeError
+	if !errors.As(err, &se) || *se != (report.DiffJSONSizeError{Name: "r.json", Limit: len(in)}) {
+		t.Errorf("over the limit: error %#v, want a *DiffJSONSizeError of %d bytes", err, len(in))
 	}
 }
 

@@ -6,12 +6,7 @@ var (
 	ShortFunc = shortFunc
 	MdCode    = mdCode
 	MdText    = mdText
+	// ReadDiffJSONLimit is ReadDiffJSON with a size limit, which tests
+	// lower.
+	ReadDiffJSONLimit = readDiffJSON
 )
-
-// SetDiffJSONLimit lowers ReadDiffJSON's size limit for a test; the
-// returned function restores it.
-func SetDiffJSONLimit(n int) (restore func()) {
-	old := diffJSONLimit
-	diffJSONLimit = n
-	return func() { diffJSONLimit = old }
-}

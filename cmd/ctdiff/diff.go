@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"runtime/debug"
@@ -29,19 +30,10 @@ type diffOptions struct {
 	alpha            float64
 	norm             normalizeFlags
 	names            diffNames
-	// sink, when set, receives the comparison and the runs' trees (base
-	// runs first) instead of the comparison being written: ctdiff report
-	// runs its components through this command, so their verdicts are
-	// those of ctdiff diff.
-	sink func(*diff.Result, []*cct.Tree)
 }
 
-func newDiffCmd(s *streams) *cobra.Command { return diffCommand(s, nil) }
-
-// diffCommand is the diff command, whose comparisons go to sink when it is
-// not nil (diffOptions.sink).
-func diffCommand(s *streams, sink func(*diff.Result, []*cct.Tree)) *cobra.Command {
-	o := &diffOptions{sink: sink}
+func newDiffCmd(s *streams) *cobra.Command {
+	o := &diffOptions{}
 	cmd := &cobra.Command{
 		Use:   "diff OLD NEW",
 		Short: "Compare base runs with new runs and report the regressed call paths",
@@ -63,36 +55,32 @@ benchmark iteration with --bench-base/--bench-new (go test -bench output), else 
 OLD and NEW may be URLs, fetched as go tool pprof does (--seconds, --timeout, --save-dir).
 
 Exit codes: 0 success, 1 with --fail-on-regression when a cause was found, 2 on errors.`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 2 {
-				return fmt.Errorf("diff takes OLD and NEW, got %d arguments (see 'ctdiff diff --help')", len(args))
-			}
-			if args[0] == "-" && args[1] == "-" {
-				return fmt.Errorf("OLD and NEW are both standard input (-), which can be read once: give at least one of them as a file")
-			}
-			return nil
-		},
+		Args: func(cmd *cobra.Command, args []string) error { return checkDiffArgs(args) },
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := oneOf("--aggregate", o.aggregate, string(diff.Stats), string(diff.Intersect)); err != nil {
+			if err := o.check(cmd.Flags().Changed("format")); err != nil {
 				return err
-			}
-			if err := oneOf("--match", o.match, string(diff.ZAM), string(diff.PARCS)); err != nil {
-				return err
-			}
-			format, err := outputFormat(cmd.Flags().Changed("format"), o.format, o.output, "text", diffFormats)
-			if err != nil {
-				return err
-			}
-			o.format = format
-			if o.top < 0 {
-				return fmt.Errorf("--top %d must not be negative", o.top)
-			}
-			if !(o.alpha > 0 && o.alpha < 1) {
-				return fmt.Errorf("--alpha %g must be between 0 and 1", o.alpha)
 			}
 			return runDiff(s, o, args[0], args[1])
 		},
 	}
+	o.register(cmd)
+	for _, f := range []struct {
+		name   string
+		values []string
+	}{
+		{"aggregate", []string{string(diff.Stats), string(diff.Intersect)}},
+		{"match", []string{string(diff.ZAM), string(diff.PARCS)}},
+		{"format", diffFormats},
+	} {
+		_ = cmd.RegisterFlagCompletionFunc(f.name, fixedCompletion(f.values))
+	}
+	return cmd
+}
+
+// register defines diff's flags on cmd, bound to o. ctdiff report decodes
+// a manifest component's options through the same flags (manifest.go), so
+// an option means there what its flag means here.
+func (o *diffOptions) register(cmd *cobra.Command) {
 	o.inputs.register(cmd)
 	fl := cmd.Flags()
 	o.norm.register(fl)
@@ -110,17 +98,40 @@ Exit codes: 0 success, 1 with --fail-on-regression when a cause was found, 2 on 
 	fl.BoolVar(&o.noPrune, "no-prune", false, "keep anonymous, empty and one-letter frames (ZAM prunes them)")
 	fl.BoolVar(&o.callSites, "call-sites", false, "distinguish calls from different lines of the caller (PARCS call-site CCT)")
 	fl.Float64Var(&o.alpha, "alpha", diff.DefaultAlpha, "with --aggregate stats, the chance of any false cause (family-wise error rate)")
-	for _, f := range []struct {
-		name   string
-		values []string
-	}{
-		{"aggregate", []string{string(diff.Stats), string(diff.Intersect)}},
-		{"match", []string{string(diff.ZAM), string(diff.PARCS)}},
-		{"format", diffFormats},
-	} {
-		_ = cmd.RegisterFlagCompletionFunc(f.name, fixedCompletion(f.values))
+}
+
+// checkDiffArgs checks diff's OLD and NEW.
+func checkDiffArgs(args []string) error {
+	if len(args) != 2 {
+		return fmt.Errorf("diff takes OLD and NEW, got %d arguments (see 'ctdiff diff --help')", len(args))
 	}
-	return cmd
+	if args[0] == "-" && args[1] == "-" {
+		return fmt.Errorf("OLD and NEW are both standard input (-), which can be read once: give at least one of them as a file")
+	}
+	return nil
+}
+
+// check validates what the flags' types do not, and resolves the output
+// format (formatGiven: --format was set).
+func (o *diffOptions) check(formatGiven bool) error {
+	if err := oneOf("--aggregate", o.aggregate, string(diff.Stats), string(diff.Intersect)); err != nil {
+		return err
+	}
+	if err := oneOf("--match", o.match, string(diff.ZAM), string(diff.PARCS)); err != nil {
+		return err
+	}
+	format, err := outputFormat(formatGiven, o.format, o.output, "text", diffFormats)
+	if err != nil {
+		return err
+	}
+	o.format = format
+	if o.top < 0 {
+		return fmt.Errorf("--top %d must not be negative", o.top)
+	}
+	if !(o.alpha > 0 && o.alpha < 1) {
+		return fmt.Errorf("--alpha %g must be between 0 and 1", o.alpha)
+	}
+	return nil
 }
 
 // side is one side of a comparison: its inputs and their trees.
@@ -132,91 +143,10 @@ type side struct {
 }
 
 func runDiff(s *streams, o *diffOptions, oldArg, newArg string) error {
-	// A comparison builds every run's tree and then the union of them, and
-	// most of what it allocates stays live until the end: at the default
-	// GOGC=100 the collector ran a dozen times, marking the same trees
-	// again and again. 150 spends 10% more peak memory (200,000-stack pair:
-	// 528 -> 580 MB, pprof -diff_base needs 742 MB) for 13% less CPU and 12%
-	// less wall time (bench/run.sh's pair, 8 rounds interleaved). GOGC, when
-	// set, is the user's choice and wins.
-	if os.Getenv("GOGC") == "" {
-		defer debug.SetGCPercent(debug.SetGCPercent(150))
-	}
-	o.inputs.warnFetchFlags(s, []string{oldArg, newArg})
-	latency := o.metric == "latency" || o.metric == "latency-aggressive"
-	copts := cct.Options{Prune: !o.noPrune, CallSites: o.callSites, Timeline: latency}
-	if paths, err := expandInputs([]string{oldArg, newArg}); err == nil {
-		s.progress = startProgress(s, "reading", inputSize(paths))
-		defer func() { s.progress.finish(); s.progress = nil }()
-	}
-	sides, err := loadSides(s, o, [2]string{oldArg, newArg}, copts)
+	defer comparisonGC()()
+	res, _, err := compareSides(s, o, oldArg, newArg)
 	if err != nil {
 		return err
-	}
-	s.progress.phase("comparing")
-	all := append(append([]*cct.Tree{}, sides[0].trees...), sides[1].trees...)
-	allPaths := append(append([]string{}, sides[0].paths...), sides[1].paths...)
-	opts := diff.DefaultOptions()
-	opts.Aggregate = diff.Aggregate(o.aggregate)
-	opts.Match = diff.Matching(o.match)
-	opts.Top = o.top
-	opts.Alpha = o.alpha
-	opts.Tree = needsTree(o.format)
-	if latency {
-		for i, t := range all {
-			if err := t.InferLatency(cct.LatencyOptions{}); err != nil {
-				return fmt.Errorf("%s: --metric %s: %w", allPaths[i], o.metric, err)
-			}
-		}
-		opts.Metric = diff.LatencyMetric(o.metric == "latency-aggressive")
-	} else {
-		var first cct.ValueType
-		for i, t := range all {
-			k, err := t.SampleIndex(o.metric)
-			if err != nil {
-				return fmt.Errorf("%s: --metric: %w", allPaths[i], err)
-			}
-			if i == 0 {
-				first = t.SampleTypes[k]
-			} else if vt := t.SampleTypes[k]; vt != first {
-				return fmt.Errorf("%s: compares %s, and %s compares %s: pick a type both have with --metric", allPaths[i], vt, allPaths[0], first)
-			}
-		}
-		m, err := diff.SampleMetric(o.metric, all...)
-		if err != nil {
-			return fmt.Errorf("--metric: %w", err)
-		}
-		opts.Metric = m
-	}
-	unit, err := o.norm.apply(&opts, sides[0].trees, sides[1].trees)
-	if err != nil {
-		return err
-	}
-	if opts.Bench != nil {
-		opts.Bench.BaseProfiles, opts.Bench.NewProfiles = sides[0].paths, sides[1].paths
-	}
-	if o.minDelta != "" {
-		th, err := parseMinDelta(o.minDelta, unit)
-		if err != nil {
-			return err
-		}
-		opts.MinDelta = th
-	}
-	if o.match == string(diff.PARCS) {
-		if untimed := append(sides[0].untimed, sides[1].untimed...); len(untimed) > 0 {
-			printLine(s.Err, "ctdiff: warning: --match parcs matches siblings by call order, which %s do not record (no timestamps): their order is first appearance in the file, so fewer calls match; --match zam does not depend on it",
-				strings.Join(untimed, ", "))
-		}
-	}
-	res, err := diff.Compare(sides[0].trees, sides[1].trees, opts)
-	s.progress.finish()
-	if err != nil {
-		return err
-	}
-	res.Base.Profiles, res.New.Profiles = sides[0].paths, sides[1].paths
-	if o.sink != nil {
-		o.sink(res, all)
-		return nil
 	}
 	if err := writeDiff(s, res, o.format, o.output, o.names); err != nil {
 		return err
@@ -245,6 +175,128 @@ func runDiff(s *streams, o *diffOptions, oldArg, newArg string) error {
 	}
 	return nil
 }
+
+// comparisonGC raises GOGC for a comparison and returns the function that
+// restores it. A comparison builds every run's tree and then the union of
+// them, and most of what it allocates stays live until the end: at the
+// default GOGC=100 the collector ran a dozen times, marking the same trees
+// again and again. 150 spends 10% more peak memory (200,000-stack pair:
+// 528 -> 580 MB, pprof -diff_base needs 742 MB) for 13% less CPU and 12%
+// less wall time (bench/run.sh's pair, 8 rounds interleaved). GOGC, when
+// set, is the user's choice and wins.
+func comparisonGC() (restore func()) {
+	if os.Getenv("GOGC") != "" {
+		return func() {}
+	}
+	old := debug.SetGCPercent(150)
+	return func() { debug.SetGCPercent(old) }
+}
+
+// compareSides is a comparison as ctdiff diff makes it, and as ctdiff
+// report makes it for a manifest's component (runComponent): it reads and
+// builds the runs OLD and NEW stand for and compares them with the options
+// o holds, which check has validated. It returns the comparison and the
+// runs' trees, base runs first. diff.Compare resolves the metric, plans the
+// normalization and reads --min-delta; its typed errors become messages
+// that name the flags (flagError).
+func compareSides(s *streams, o *diffOptions, oldArg, newArg string) (*diff.Result, []*cct.Tree, error) {
+	o.inputs.warnFetchFlags(s, []string{oldArg, newArg})
+	latency := o.metric == "latency" || o.metric == "latency-aggressive"
+	copts := cct.Options{Prune: !o.noPrune, CallSites: o.callSites, Timeline: latency}
+	if paths, err := expandInputs([]string{oldArg, newArg}); err == nil {
+		s.progress = startProgress(s, "reading", inputSize(paths))
+		defer func() { s.progress.finish(); s.progress = nil }()
+	}
+	sides, err := loadSides(s, o, [2]string{oldArg, newArg}, copts)
+	if err != nil {
+		return nil, nil, err
+	}
+	s.progress.phase("comparing")
+	all := append(append([]*cct.Tree{}, sides[0].trees...), sides[1].trees...)
+	allPaths := append(append([]string{}, sides[0].paths...), sides[1].paths...)
+	opts := diff.DefaultOptions()
+	opts.Aggregate = diff.Aggregate(o.aggregate)
+	opts.Match = diff.Matching(o.match)
+	opts.Top = o.top
+	opts.Alpha = o.alpha
+	opts.Tree = needsTree(o.format)
+	opts.MinDeltaText = o.minDelta
+	if latency {
+		for i, t := range all {
+			if err := t.InferLatency(cct.LatencyOptions{}); err != nil {
+				return nil, nil, fmt.Errorf("%s: --metric %s: %w", allPaths[i], o.metric, err)
+			}
+		}
+		opts.Metric = diff.LatencyMetric(o.metric == "latency-aggressive")
+	} else {
+		opts.SampleType = o.metric
+	}
+	if err := o.norm.apply(&opts); err != nil {
+		return nil, nil, err
+	}
+	if opts.Bench != nil {
+		opts.Bench.BaseProfiles, opts.Bench.NewProfiles = sides[0].paths, sides[1].paths
+	}
+	if o.match == string(diff.PARCS) {
+		if untimed := append(sides[0].untimed, sides[1].untimed...); len(untimed) > 0 {
+			printLine(s.Err, "ctdiff: warning: --match parcs matches siblings by call order, which %s do not record (no timestamps): their order is first appearance in the file, so fewer calls match; --match zam does not depend on it",
+				strings.Join(untimed, ", "))
+		}
+	}
+	res, err := diff.Compare(sides[0].trees, sides[1].trees, opts)
+	s.progress.finish()
+	if err != nil {
+		return nil, nil, flagError(err, allPaths)
+	}
+	res.Base.Profiles, res.New.Profiles = sides[0].paths, sides[1].paths
+	return res, all, nil
+}
+
+// flagError words diff.Compare's typed errors the way the command line
+// sees them: by the flags that set what is wrong, and the inputs by path
+// (paths: the base runs' and then the new runs'). Other errors pass as
+// they are.
+func flagError(err error, paths []string) error {
+	var (
+		unpaired *diff.UnpairedRunsError
+		missing  *diff.SampleTypeError
+		mixed    *diff.MixedSampleTypesError
+		norm     *diff.NormalizeError
+		minDelta *diff.MinDeltaError
+	)
+	switch {
+	case errors.As(err, &unpaired):
+		return hinted(err, fmt.Sprintf("--aggregate intersect pairs runs by sorted file name (ZAM Section 3.1) and needs as many base runs as new runs, got %d and %d: use --aggregate stats", unpaired.Base, unpaired.New))
+	case errors.As(err, &missing) && missing.Tree < len(paths):
+		return hinted(err, fmt.Sprintf("%s: --metric: %v", paths[missing.Tree], missing.Err))
+	case errors.As(err, &mixed) && mixed.Tree < len(paths):
+		return hinted(err, fmt.Sprintf("%s: compares %s, and %s compares %s: pick a type both have with --metric", paths[mixed.Tree], mixed.Type, paths[0], mixed.First))
+	case errors.As(err, &norm) && norm.NoIterations:
+		return hinted(err, "--"+norm.Error()+" (--bench-base and --bench-new)")
+	case errors.As(err, &norm):
+		return hinted(err, "--"+norm.Error())
+	case errors.As(err, &minDelta):
+		if minDelta.Unit == diff.UnitShare {
+			if _, perr := diff.ParseThreshold(minDelta.Text, "nanoseconds"); perr == nil {
+				return hinted(err, fmt.Sprintf("--min-delta %q: values are shares of each run's total (--normalize share): use a share such as 1%%", minDelta.Text))
+			}
+		}
+		return hinted(err, "--min-delta "+minDelta.Err.Error())
+	}
+	return err
+}
+
+// A hintedError is a library error worded for the command line; it
+// unwraps to the library's.
+type hintedError struct {
+	err error
+	msg string
+}
+
+func (e *hintedError) Error() string { return e.msg }
+func (e *hintedError) Unwrap() error { return e.err }
+
+func hinted(err error, msg string) error { return &hintedError{err: err, msg: msg} }
 
 // loadSides reads the profiles the two arguments stand for and builds one
 // tree per profile: each profile is a run. Both sides are read and built in

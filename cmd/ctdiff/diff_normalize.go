@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/ctdiff/ctdiff/cct"
 	"github.com/ctdiff/ctdiff/diff"
 	"github.com/spf13/pflag"
 )
@@ -21,32 +20,29 @@ func (f *normalizeFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&f.benchNew, "bench-new", "", "go test -bench output of the NEW profiles' runs (with --bench-base)")
 }
 
-// apply sets opts.Normalize and opts.Bench from the flags and returns the
-// unit of the normalized values, in which --min-delta is read.
-func (f *normalizeFlags) apply(opts *diff.Options, base, nw []*cct.Tree) (string, error) {
+// apply sets opts.Normalize and opts.Bench from the flags. diff.Compare
+// plans the normalization (diff.PlanNormalization) and reads --min-delta
+// in the unit it plans.
+func (f *normalizeFlags) apply(opts *diff.Options) error {
 	n, err := diff.ParseNormalize(f.normalize)
 	if err != nil {
-		return "", fmt.Errorf("--normalize %w", err)
+		return fmt.Errorf("--normalize %w", err)
 	}
 	opts.Normalize = n
 	if (f.benchBase == "") != (f.benchNew == "") {
-		return "", fmt.Errorf("--bench-base and --bench-new go together: give the go test -bench output of both sides")
+		return fmt.Errorf("--bench-base and --bench-new go together: give the go test -bench output of both sides")
 	}
 	if f.benchBase != "" {
 		b := &diff.Bench{}
 		if b.Base, err = readBench(f.benchBase); err != nil {
-			return "", err
+			return err
 		}
 		if b.New, err = readBench(f.benchNew); err != nil {
-			return "", err
+			return err
 		}
 		opts.Bench = b
 	}
-	plan, err := diff.PlanNormalization(base, nw, n, opts.Metric.Unit, opts.Bench != nil)
-	if err != nil {
-		return "", fmt.Errorf("--%w", err)
-	}
-	return plan.Unit, nil
+	return nil
 }
 
 func readBench(path string) ([]diff.BenchResult, error) {
@@ -56,18 +52,4 @@ func readBench(path string) ([]diff.BenchResult, error) {
 	}
 	defer fh.Close()
 	return diff.ParseBench(fh, path)
-}
-
-// parseMinDelta reads --min-delta in the unit of the normalized values.
-func parseMinDelta(s, unit string) (diff.Threshold, error) {
-	th, err := diff.ParseThreshold(s, unit)
-	if err != nil && unit == diff.UnitShare {
-		if _, perr := diff.ParseThreshold(s, "nanoseconds"); perr == nil {
-			return th, fmt.Errorf("--min-delta %q: values are shares of each run's total (--normalize share): use a share such as 1%%", s)
-		}
-	}
-	if err != nil {
-		return th, fmt.Errorf("--min-delta %w", err)
-	}
-	return th, nil
 }

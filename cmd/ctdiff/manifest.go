@@ -16,6 +16,8 @@ import (
 	"github.com/BurntSushi/toml"
 	"github.com/ctdiff/ctdiff/internal/oneline"
 	"github.com/ctdiff/ctdiff/report"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // A manifest names the components of a release for ctdiff report (TOML):
@@ -78,7 +80,7 @@ func readManifest(path string) (*manifest, error) {
 	}
 	for _, k := range md.Undecoded() {
 		if len(k) > 0 && (k[0] == "defaults" || len(k) > 1 && k[0] == "component" && k[1] == "options") {
-			continue // option maps: checked by the diff command's flags
+			continue // option maps: checked by diff's flags (diffOptions)
 		}
 		return nil, fmt.Errorf("%s: unknown key %q (a manifest has [defaults] and [[component]] tables with name, old, new, result, ecosystem and options)", path, k.String())
 	}
@@ -144,11 +146,10 @@ func relTo(dir, p string) string {
 	return filepath.Join(dir, p)
 }
 
-// diffArgs turns a component's options, over the manifest's defaults, into
-// ctdiff diff arguments: OLD NEW --key=value..., keys sorted so runs are
-// reproducible, paths resolved against dir ("" keeps them as written).
-// Keys may use dashes or underscores.
-func (m *manifest) diffArgs(c manifestComponent, dir string) ([]string, error) {
+// options merges a component's options over the manifest's defaults, keys
+// with dashes (they may use dashes or underscores), and returns them with
+// their keys sorted, so runs are reproducible.
+func (m *manifest) options(c manifestComponent) (map[string]any, []string) {
 	opts := map[string]any{}
 	for k, v := range m.Defaults {
 		opts[strings.ReplaceAll(k, "_", "-")] = v
@@ -161,12 +162,17 @@ func (m *manifest) diffArgs(c manifestComponent, dir string) ([]string, error) {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
+	return opts, keys
+}
+
+// diffArgs writes a component as the ctdiff diff arguments that compare
+// the same way: OLD NEW --key=value..., paths resolved against dir (""
+// keeps them as written). The report shows them as the component's source.
+func (m *manifest) diffArgs(c manifestComponent, dir string) ([]string, error) {
+	opts, keys := m.options(c)
 	args := []string{relTo(dir, c.Old), relTo(dir, c.New)}
 	for _, k := range keys {
-		if slices.Contains(outputOptions, k) {
-			return nil, fmt.Errorf("option %q is the report's to set, not a component's (ctdiff report has --format, -o and --fail-on-regression)", k)
-		}
-		values, err := optionValues(k, opts[k])
+		values, err := componentValues(opts, k)
 		if err != nil {
 			return nil, err
 		}
@@ -178,6 +184,58 @@ func (m *manifest) diffArgs(c manifestComponent, dir string) ([]string, error) {
 		}
 	}
 	return args, nil
+}
+
+// diffOptions decodes a component's options, over the manifest's
+// defaults, into ctdiff diff's options, through diff's own flags: a value
+// means what its flag means, and one that does not fit is refused with the
+// flag's error. Paths are resolved against dir, OLD and NEW too, which
+// come back as the second result. The options are not checked yet
+// (diffOptions.check).
+func (m *manifest) diffOptions(c manifestComponent, dir string) (*diffOptions, [2]string, error) {
+	o := &diffOptions{}
+	cmd := &cobra.Command{Use: "diff"}
+	o.register(cmd)
+	cmd.InitDefaultHelpFlag()
+	opts, keys := m.options(c)
+	for _, k := range keys {
+		values, err := componentValues(opts, k)
+		if err != nil {
+			return nil, [2]string{}, err
+		}
+		for _, v := range values {
+			if slices.Contains(pathOptions, k) {
+				v = relTo(dir, v)
+			}
+			if err := setFlag(cmd.Flags(), k, v); err != nil {
+				return nil, [2]string{}, err
+			}
+		}
+	}
+	return o, [2]string{relTo(dir, c.Old), relTo(dir, c.New)}, nil
+}
+
+// componentValues are the flag values of option k: refused when the
+// report sets it for all components (outputOptions).
+func componentValues(opts map[string]any, k string) ([]string, error) {
+	if slices.Contains(outputOptions, k) {
+		return nil, fmt.Errorf("option %q is the report's to set, not a component's (ctdiff report has --format, -o and --fail-on-regression)", k)
+	}
+	return optionValues(k, opts[k])
+}
+
+// setFlag sets a flag as the argument --name=value sets it, with the
+// errors pflag gives for that argument.
+func setFlag(fl *pflag.FlagSet, name, value string) error {
+	arg := "--" + name + "=" + value
+	if name == "" || name[0] == '-' || name[0] == '=' {
+		return fmt.Errorf("bad flag syntax: %s", arg)
+	}
+	name, value, _ = strings.Cut(arg[2:], "=")
+	if fl.Lookup(name) == nil {
+		return fmt.Errorf("unknown flag: --%s", name)
+	}
+	return fl.Set(name, value)
 }
 
 // optionValues renders a TOML value as flag values: one per array element.

@@ -1,10 +1,14 @@
 package main
 
 import (
+	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
 )
 
 // Options become ctdiff diff flags: keys with dashes or underscores, values
@@ -74,4 +78,62 @@ func FuzzReadManifest(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A component's options decode into ctdiff diff's options through diff's
+// flags: every TOML type, arrays repeated, paths resolved against the
+// manifest's directory, OLD and NEW too.
+func TestManifestDiffOptions(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := writeFile(t, dir, "m.toml", `
+[defaults]
+min_delta = "20ms"
+alpha = 0.01
+no-prune = true
+
+[[component]]
+name = "svc"
+old = "old"
+new = "/abs/new"
+options = { min-delta = "1%", pid = [1, 2], bench-base = "b.txt", top = 5, aggregate = "intersect" }
+`)
+	m, err := readManifest(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, args, err := m.diffOptions(m.Components[0], dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := [2]string{filepath.Join(dir, "old"), "/abs/new"}; args != want {
+		t.Errorf("OLD and NEW %q, want %q", args, want)
+	}
+	got := []any{o.minDelta, o.alpha, o.noPrune, o.inputs.pids, o.norm.benchBase, o.top, o.aggregate, o.match, o.norm.normalize}
+	want := []any{"1%", 0.01, true, []int64{1, 2}, filepath.Join(dir, "b.txt"), 5, "intersect", "zam", "auto"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("options %v, want %v", got, want)
+	}
+}
+
+// An option that does not fit its flag is refused with the error ctdiff
+// diff gives for the argument --key=value.
+func TestManifestOptionErrors(t *testing.T) {
+	t.Parallel()
+	for _, kv := range [][2]string{
+		{"top", "x"}, {"alpha", "high"}, {"pid", "a"}, {"no-prune", "maybe"}, {"frobnicate", "1"},
+		{"-x", "1"}, {"=x", "1"}, {"", "v"}, {"top=5", "6"}, {"help", "x"}, {"timeout", "soon"},
+	} {
+		cmd := newDiffCmd(&streams{Out: io.Discard, Err: io.Discard})
+		cmd.InitDefaultHelpFlag()
+		want := cmd.ParseFlags([]string{"--" + kv[0] + "=" + kv[1]})
+		o := &diffOptions{}
+		into := &cobra.Command{Use: "diff"}
+		o.register(into)
+		into.InitDefaultHelpFlag()
+		got := setFlag(into.Flags(), kv[0], kv[1])
+		if want == nil || got == nil || got.Error() != want.Error() {
+			t.Errorf("%s = %s: error %v, want %v", kv[0], kv[1], got, want)
+		}
+	}
 }

@@ -191,31 +191,30 @@ func readResultComponent(name, path string) (report.Component, error) {
 	return report.Component{Name: name, Result: res, Source: path}, nil
 }
 
-// runComponent compares a component's inputs with the diff command itself,
-// so the result is the one ctdiff diff gives for the same arguments.
+// runComponent compares a component's inputs as ctdiff diff compares
+// them (compareSides), with the options the manifest gives it.
 func runComponent(s *streams, m *manifest, mc manifestComponent, dir string) (report.Component, error) {
-	args, err := m.diffArgs(mc, dir)
+	// The source as the manifest writes it, relative to the manifest, so
+	// the report reads the same wherever it is made.
+	asWritten, err := m.diffArgs(mc, "")
 	if err != nil {
 		return report.Component{}, err
 	}
-	var res *diff.Result
-	var trees []*cct.Tree
-	cmd := diffCommand(s, func(r *diff.Result, t []*cct.Tree) { res, trees = r, t })
-	// Flags first and "--" before OLD and NEW, so no input name reads as a
-	// flag.
-	cmd.SetArgs(append(append(args[2:len(args):len(args)], "--"), args[:2]...))
-	cmd.SetOut(io.Discard)
-	cmd.SetErr(s.Err)
-	cmd.SilenceErrors, cmd.SilenceUsage = true, true
-	if err := cmd.Execute(); err != nil {
+	o, args, err := m.diffOptions(mc, dir)
+	if err != nil {
 		return report.Component{}, err
 	}
-	if res == nil {
-		return report.Component{}, fmt.Errorf("internal error: the diff command returned no comparison")
+	if err := checkDiffArgs(args[:]); err != nil {
+		return report.Component{}, err
 	}
-	// The source as the manifest writes it, relative to the manifest, so
-	// the report reads the same wherever it is made.
-	asWritten, _ := m.diffArgs(mc, "")
+	if err := o.check(false); err != nil {
+		return report.Component{}, err
+	}
+	defer comparisonGC()()
+	res, trees, err := compareSides(s, o, args[0], args[1])
+	if err != nil {
+		return report.Component{}, err
+	}
 	return report.Component{Name: mc.Name, Result: res, Lines: frameLines(res, trees), Source: "ctdiff diff " + strings.Join(asWritten, " ")}, nil
 }
 

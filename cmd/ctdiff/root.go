@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
+	"strings"
 
+	"github.com/ctdiff/ctdiff/convert"
 	"github.com/ctdiff/ctdiff/internal/oneline"
 	"github.com/spf13/cobra"
 )
@@ -59,8 +61,32 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case errors.Is(err, errRegression):
 		return exitRegression
 	}
-	fmt.Fprintf(stderr, "ctdiff: %s\n", oneline.Escape(err.Error()))
+	fmt.Fprintf(stderr, "ctdiff: %s\n", oneline.Escape(inputFlagHints(err).Error()))
 	return exitError
+}
+
+// inputFlagHints adds to the errors of convert that a flag of every
+// command reading profiles changes (inputFlags) the flag's name. The
+// library's message is replaced where it stands in err's, since the
+// command wraps it with the input's name and position.
+func inputFlagHints(err error) error {
+	msg := err.Error()
+	var tooLarge *convert.SizeLimitError
+	if errors.As(err, &tooLarge) {
+		hint := tooLarge.Error() + " (raise it with --max-input-size)"
+		if tooLarge.Entry == "" {
+			hint = fmt.Sprintf("%v (%d bytes; raise it with --max-input-size)", convert.ErrTooLarge, tooLarge.Limit)
+		}
+		msg = strings.Replace(msg, tooLarge.Error(), hint, 1)
+	}
+	var unknown *convert.UnknownFormatError
+	if errors.As(err, &unknown) {
+		msg = strings.Replace(msg, unknown.Error(), unknown.Error()+" (use --from to force one)", 1)
+	}
+	if msg == err.Error() {
+		return err
+	}
+	return hinted(err, msg)
 }
 
 // printLine writes one line of a message (a warning, a notice) to w, with
