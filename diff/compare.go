@@ -2,7 +2,6 @@ package diff
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -10,25 +9,6 @@ import (
 
 	"github.com/ctdiff/ctdiff/cct"
 )
-
-// Compare compares base runs with new runs and returns what regressed. The
-// trees should be built with the same options on both sides (ZAM pruning on:
-// cct.Options{Prune: true}); several trees per side are runs of the same
-// workload. Intersect mode pairs base[i] with new[i], so the caller orders
-// the runs (ZAM pairs them by sorted file name). The trees are not modified.
-//
-// The steps (DESIGN.md, "diff"): every run is matched onto a union tree;
-// the runs are matched pairwise (ZAM hybrid or PARCS relaxed matching); the
-// critical graph is computed per pair and intersected (Intersect) or from
-// per-node tests over all runs (Stats); then come PARCS's overlap, topology
-// and weight matching, and IntroPerf's path ranking.
-func Compare(base, nw []*cct.Tree, opts Options) (*Result, error) {
-	c, err := prepareComparison(base, nw, opts)
-	if err != nil {
-		return nil, err
-	}
-	return c.compare(), nil
-}
 
 // A comparison is what the stages of Compare share. prepareComparison fills it in
 // order and is the only stage that can fail; the stages after it only read
@@ -51,48 +31,30 @@ type comparison struct {
 	pm *matcher // the matcher of the run pairs
 }
 
-// prepareComparison is the first stage: it checks the sides and the options, keys
-// the runs, plans and applies the normalization, and resolves μ.
-func prepareComparison(base, nw []*cct.Tree, opts Options) (*comparison, error) {
-	if len(base) == 0 || len(nw) == 0 {
-		return nil, fmt.Errorf("need at least one base and one new tree, got %d and %d", len(base), len(nw))
+// prepareComparison is the first stage after the runs are folded (Fold):
+// it keys the runs, checks the sides' totals, plans and applies the
+// normalization, and resolves μ. o is complete (withDefaults, the metric
+// resolved).
+func prepareComparison(bRuns, nRuns []*run, o Options) (*comparison, error) {
+	c := &comparison{o: o, bRuns: bRuns, nRuns: nRuns}
+	c.runs = append(append([]*run{}, bRuns...), nRuns...)
+	c.kt = keyTableOf(bRuns, nRuns)
+	for i, r := range c.runs {
+		r.keys(c.kt, min(i/len(bRuns), 1))
 	}
-	for i, t := range append(append([]*cct.Tree{}, base...), nw...) {
-		if t == nil || len(t.Nodes) == 0 {
-			return nil, fmt.Errorf("tree %d is empty (no root)", i+1)
-		}
-	}
-	o, err := opts.withDefaults()
-	if err != nil {
-		return nil, err
-	}
-	if o.Aggregate == Intersect && len(base) != len(nw) {
-		return nil, fmt.Errorf("--aggregate intersect pairs runs by sorted file name (ZAM Section 3.1) and needs as many base runs as new runs, got %d and %d: use --aggregate stats", len(base), len(nw))
-	}
-	if o.Metric.isZero() {
-		if o.Metric, err = SampleMetric("", append(append([]*cct.Tree{}, base...), nw...)...); err != nil {
-			return nil, err
-		}
-	} else if o.Metric.Total == nil || o.Metric.Self == nil {
-		return nil, errors.New("metric " + o.Metric.Name + " lacks a Total or Self function")
-	}
-
-	c := &comparison{o: o}
-	c.kt = newKeyTable(base, nw)
-	c.runs = newRuns(append(append([]*cct.Tree{}, base...), nw...), len(base), c.kt, o.Metric)
-	c.bRuns, c.nRuns = c.runs[:len(base):len(base)], c.runs[len(base):]
 	if err := checkSideTotals("base", c.bRuns, o.Metric.Name); err != nil {
 		return nil, err
 	}
 	if err := checkSideTotals("new", c.nRuns, o.Metric.Name); err != nil {
 		return nil, err
 	}
+	var err error
 	if o.Bench != nil {
-		if c.iters, c.verdict, err = prepareBench(o.Bench, len(base), len(nw)); err != nil {
+		if c.iters, c.verdict, err = prepareBench(o.Bench, len(bRuns), len(nRuns)); err != nil {
 			return nil, err
 		}
 	}
-	nz, err := PlanNormalization(base, nw, o.Normalize, o.Metric.Unit, c.iters != nil)
+	nz, err := planNormalization(runDurations(bRuns), runDurations(nRuns), cpuRuns(c.runs), o.Normalize, o.Metric.Unit, c.iters != nil)
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +62,7 @@ func prepareComparison(base, nw []*cct.Tree, opts Options) (*comparison, error) 
 	res := &Result{
 		Metric: o.Metric.Name, Unit: nz.Unit,
 		Aggregate: o.Aggregate, Match: o.Match, Alpha: o.Alpha,
-		TreeNodes: len(base[0].Nodes) - 1,
+		TreeNodes: bRuns[0].nodes() - 1,
 		Warnings:  []string{},
 	}
 	if err := normalize(&nz, c.bRuns, c.nRuns, c.iters, res); err != nil {
@@ -478,6 +440,25 @@ func untestedCauses(u *union, kt *keyTable, xs []int32) []Cause {
 		return comparePathFrames(a.Path, b.Path)
 	})
 	return out
+}
+
+// runDurations returns each run's recording duration (0 when unknown).
+func runDurations(runs []*run) []int64 {
+	d := make([]int64, len(runs))
+	for i, r := range runs {
+		d[i] = r.info.durationNanos
+	}
+	return d
+}
+
+// cpuRuns reports whether every run samples CPU time (cpuTime).
+func cpuRuns(runs []*run) bool {
+	for _, r := range runs {
+		if !cpuSampled(r.info.periodType, r.info.sampleTypes) {
+			return false
+		}
+	}
+	return true
 }
 
 // meanPeriod is the runs' mean value per sample, 0 when any run has none.
