@@ -129,6 +129,9 @@ type side struct {
 	trees []*cct.Tree
 	// untimed names inputs whose samples carry no timestamps.
 	untimed []string
+	// fold holds the runs of both sides when loadSides folded them
+	// (fold.go); trees are then headers only.
+	fold *diff.Fold
 }
 
 func runDiff(s *streams, o *diffOptions, oldArg, newArg string) error {
@@ -208,7 +211,7 @@ func runDiff(s *streams, o *diffOptions, oldArg, newArg string) error {
 				strings.Join(untimed, ", "))
 		}
 	}
-	res, err := diff.Compare(sides[0].trees, sides[1].trees, opts)
+	res, err := compareSides(sides, opts)
 	s.progress.finish()
 	if err != nil {
 		return err
@@ -248,7 +251,8 @@ func runDiff(s *streams, o *diffOptions, oldArg, newArg string) error {
 
 // loadSides reads the profiles the two arguments stand for and builds one
 // tree per profile: each profile is a run. Both sides are read and built in
-// parallel (buildTrees).
+// parallel (buildTrees), and folded as they are built when they can be
+// (foldTrees).
 func loadSides(s *streams, o *diffOptions, args [2]string, copts cct.Options) ([2]side, error) {
 	var sides [2]side
 	opts, err := o.inputs.options()
@@ -262,7 +266,13 @@ func loadSides(s *streams, o *diffOptions, args [2]string, copts cct.Options) ([
 		}
 		paths = append(paths, sides[i].paths...)
 	}
-	trees, err := buildTrees(s, paths, opts, copts)
+	var trees []builtTree
+	if f := newFold(o, len(sides[0].paths), len(sides[1].paths)); f != nil {
+		sides[0].fold = f
+		trees, err = foldTrees(s, f, len(sides[0].paths), paths, opts, copts)
+	} else {
+		trees, err = buildTrees(s, paths, opts, copts)
+	}
 	if err != nil {
 		return sides, err
 	}
