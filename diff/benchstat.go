@@ -237,13 +237,13 @@ func benchProfile(v *BenchVerdict, b *Bench, nz *Normalization, base, nw []*run,
 		names []string
 	}{{"base", base, b.BaseProfiles}, {"new", nw, b.NewProfiles}} {
 		for i, r := range s.runs {
-			n, ok := sampleCount(r.t)
+			n, ok := r.info.samples, r.info.hasSamples
 			if !ok || n >= minBenchSamples {
 				continue
 			}
 			held := ""
-			if r.t.PeriodType.Unit == "nanoseconds" && r.t.Period > 0 {
-				held = " (" + fmtNanos(float64(n*r.t.Period)) + ")"
+			if r.info.periodType.Unit == "nanoseconds" && r.info.periodValue > 0 {
+				held = " (" + fmtNanos(float64(n*r.info.periodValue)) + ")"
 			}
 			res.warn("benchmark %s: %s holds %d samples%s: too few to compare (a profile needs %d or more: run the benchmark longer, with a larger -benchtime)",
 				v.Name, runName(s.side, s.names, i), n, held, minBenchSamples)
@@ -323,20 +323,19 @@ func sampleCount(t *cct.Tree) (int64, bool) {
 // of the function fn in a run, and the function's full name ("" when the
 // run does not hold it).
 func markerValue(r *run, fn string) (float64, string) {
-	t := r.t
 	var sum float64
 	name := ""
 	stack := []int32{0}
 	for len(stack) > 0 {
 		id := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		f := t.FrameOf(cct.NodeID(id))
+		f := r.frameOf(id)
 		if id != 0 && matchesFunc(f.Function, fn) {
 			sum += float64(r.total[id])
 			name = f.Function
 			continue
 		}
-		for _, c := range t.Children(cct.NodeID(id)) {
+		for _, c := range r.children(id) {
 			stack = append(stack, int32(c))
 		}
 	}

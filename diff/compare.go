@@ -2,7 +2,6 @@ package diff
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -11,70 +10,47 @@ import (
 	"github.com/ctdiff/ctdiff/cct"
 )
 
-// Compare compares base runs with new runs and returns what regressed. The
-// trees should be built with the same options on both sides (ZAM pruning on:
-// cct.Options{Prune: true}); several trees per side are runs of the same
-// workload. Intersect mode pairs base[i] with new[i], so the caller orders
-// the runs (ZAM pairs them by sorted file name). The trees are not modified.
-//
-// The steps (DESIGN.md, "diff"): every run is matched onto a union tree;
-// the runs are matched pairwise (ZAM hybrid or PARCS relaxed matching); the
-// critical graph is computed per pair and intersected (Intersect) or from
-// per-node tests over all runs (Stats); then come PARCS's overlap, topology
-// and weight matching, and IntroPerf's path ranking.
-//
-// Errors about the inputs and options that a caller may explain in its own
-// terms are typed (errors.go): *UnpairedRunsError, *SampleTypeError,
-// *MixedSampleTypesError, *NormalizeError, *MinDeltaError.
-func Compare(base, nw []*cct.Tree, opts Options) (*Result, error) {
-	if len(base) == 0 || len(nw) == 0 {
-		return nil, fmt.Errorf("need at least one base and one new tree, got %d and %d", len(base), len(nw))
-	}
-	for i, t := range append(append([]*cct.Tree{}, base...), nw...) {
-		if t == nil || len(t.Nodes) == 0 {
-			return nil, fmt.Errorf("tree %d is empty (no root)", i+1)
-		}
-	}
-	o, err := opts.withDefaults()
-	if err != nil {
-		return nil, err
-	}
-	if o.Metric.isZero() {
-		if o.Metric, err = SampleMetric(o.SampleType, append(append([]*cct.Tree{}, base...), nw...)...); err != nil {
-			return nil, err
-		}
-	} else if o.Metric.Total == nil || o.Metric.Self == nil {
-		return nil, errors.New("metric " + o.Metric.Name + " lacks a Total or Self function")
-	}
-	// The plan fixes the unit of the normalized values, in which μ is
-	// read; prepareBench, which needs the runs' count, checks the
-	// benchmark outputs further below.
-	nz, err := PlanNormalization(base, nw, o.Normalize, o.Metric.Unit, o.Bench != nil)
-	if err != nil {
-		return nil, err
-	}
-	if o.MinDeltaText != "" {
-		if o.MinDelta, err = ParseThreshold(o.MinDeltaText, nz.Unit); err != nil {
-			return nil, &MinDeltaError{Text: o.MinDeltaText, Unit: nz.Unit, Err: err}
-		}
-	}
-	if o.Aggregate == Intersect && len(base) != len(nw) {
-		return nil, &UnpairedRunsError{Base: len(base), New: len(nw)}
-	}
+// A comparison is what the stages of Compare share. prepareComparison fills it in
+// order and is the only stage that can fail; the stages after it only read
+// the runs and fill their own fields, on goroutines where they do not
+// depend on each other (compare).
+type comparison struct {
+	o            Options
+	kt           *keyTable
+	runs         []*run
+	bRuns, nRuns []*run
+	nz           Normalization
+	iters        *benchIterations
+	verdict      *BenchVerdict
+	res          *Result
+	renameMin    int64
+	agg          aggregator
 
-	kt := newKeyTable(base, nw)
-	runs := newRuns(append(append([]*cct.Tree{}, base...), nw...), len(base), kt, o.Metric)
-	bRuns, nRuns := runs[:len(base):len(base)], runs[len(base):]
-	if err := checkSideTotals("base", bRuns, o.Metric.Name); err != nil {
+	u  *union
+	um *matcher // the matcher that built the union
+	pm *matcher // the matcher of the run pairs
+}
+
+// prepareComparison is the first stage after the runs are folded (Fold):
+// it keys the runs, checks the sides' totals, applies the normalization nz
+// (planned by Fold.prepare) and resolves μ. o is complete (withDefaults,
+// the metric resolved, MinDeltaText read into MinDelta).
+func prepareComparison(bRuns, nRuns []*run, o Options, nz Normalization) (*comparison, error) {
+	c := &comparison{o: o, bRuns: bRuns, nRuns: nRuns}
+	c.runs = append(append([]*run{}, bRuns...), nRuns...)
+	c.kt = keyTableOf(bRuns, nRuns)
+	for i, r := range c.runs {
+		r.keys(c.kt, min(i/len(bRuns), 1))
+	}
+	if err := checkSideTotals("base", c.bRuns, o.Metric.Name); err != nil {
 		return nil, err
 	}
-	if err := checkSideTotals("new", nRuns, o.Metric.Name); err != nil {
+	if err := checkSideTotals("new", c.nRuns, o.Metric.Name); err != nil {
 		return nil, err
 	}
-	var iters *benchIterations
-	var verdict *BenchVerdict
+	var err error
 	if o.Bench != nil {
-		if iters, verdict, err = prepareBench(o.Bench, len(base), len(nw)); err != nil {
+		if c.iters, c.verdict, err = prepareBench(o.Bench, len(bRuns), len(nRuns)); err != nil {
 			return nil, err
 		}
 	}
@@ -82,13 +58,13 @@ func Compare(base, nw []*cct.Tree, opts Options) (*Result, error) {
 	res := &Result{
 		Metric: o.Metric.Name, Unit: nz.Unit,
 		Aggregate: o.Aggregate, Match: o.Match, Alpha: o.Alpha,
-		TreeNodes: len(base[0].Nodes) - 1,
+		TreeNodes: bRuns[0].nodes() - 1,
 		Warnings:  []string{},
 	}
-	if err := normalize(&nz, bRuns, nRuns, iters, res); err != nil {
+	if err := normalize(&nz, c.bRuns, c.nRuns, c.iters, res); err != nil {
 		return nil, err
 	}
-	res.Normalization, res.Base, res.New = nz, side(bRuns), side(nRuns)
+	res.Normalization, res.Base, res.New = nz, side(c.bRuns), side(c.nRuns)
 	th := o.MinDelta
 	if th == (Threshold{}) {
 		th = Threshold{Value: DefaultMinDelta}
@@ -96,26 +72,74 @@ func Compare(base, nw []*cct.Tree, opts Options) (*Result, error) {
 			th = Threshold{Share: DefaultMinDeltaShare}
 		}
 	}
-	res.MinDelta, res.MinDeltaSpec = th.resolve(meanTotal(bRuns)), th.String()
+	res.MinDelta, res.MinDeltaSpec = th.resolve(meanTotal(c.bRuns)), th.String()
 	if res.Base.Total <= 0 {
 		res.warn("the base runs have no %s samples", o.Metric.Name)
 	}
+	c.nz, c.res = nz, res
+	c.renameMin = max(res.MinDelta/2, 1)
+	c.agg = newAggregator(o.Aggregate, &c.nz)
+	return c, nil
+}
 
-	// Three goroutines share the work. This one builds the union tree and
-	// then the critical graph. The second matches the run pairs (with the
-	// chosen algorithm) and does PARCS's strict and base-vs-base matchings,
-	// which only read the runs and the key table, and once the union tree
-	// is built, PARCS's numbers. The third waits for the union tree and
-	// ranks paths and summarizes the Go runtime. All of them only read the
-	// union tree once it is built, and the scheduler spreads the three
-	// over the cores.
-	renameMin := max(res.MinDelta/2, 1)
+// compare runs the stages after prepareComparison and assembles the result.
+//
+// The stages and what they need:
+//
+//   - union: every run matched onto the union tree (main goroutine);
+//   - pairs: each run pair matched with the chosen algorithm (runs only,
+//     or read off the union with one run per side: pairFromUnion);
+//   - strict: PARCS's strict and base-vs-base matchings (runs only);
+//   - critical graph: the aggregator's (union; Intersect also pairs);
+//   - PARCS: overlap, topology, weight matching (union, pairs, strict);
+//   - ranking: IntroPerf's paths and the Go runtime summary (union);
+//   - assemble: the graph and causes as the result shows them.
+//
+// The stages that only read the runs start at once; the rest start when the
+// union is built. Each stage's result is a sync.OnceValue: whoever needs it
+// calls it, and waits until it is done, so no channel is closed by hand. One
+// sync.WaitGroup holds the goroutines. None of these stages can fail (every
+// error comes from prepareComparison), which is why it is not an errgroup: there is
+// no error to collect and nothing to cancel.
+func (c *comparison) compare() *Result {
+	o, res := c.o, c.res
+	var wg sync.WaitGroup
+	// With one run per side, the union tree is the base run and matching
+	// the new run onto it is matching the pair: the pair's matching is
+	// read off the union (pairFromUnion) instead of being done again.
+	fromUnion := len(c.bRuns) == 1 && len(c.nRuns) == 1
 	pm := newMatcher(o.Match, o.LCS)
-	pm.kt, pm.renameMin = kt, renameMin
-	pairs := make([]pairResult, min(len(bRuns), len(nRuns)))
-	u := newUnion()
-	pairsDone, unionDone := make(chan struct{}), make(chan struct{})
-	var after sync.WaitGroup
+	pm.kt, pm.renameMin = c.kt, c.renameMin
+	c.pm = pm
+	pairs := sync.OnceValue(func() []pairResult {
+		ps := make([]pairResult, min(len(c.bRuns), len(c.nRuns)))
+		for i := range ps {
+			ps[i] = pairResult{a: c.bRuns[i], b: c.nRuns[i]}
+			if fromUnion {
+				ps[i].baseOf = pairFromUnion(c.bRuns[i], c.nRuns[i])
+				pm.counts = c.um.counts
+			} else {
+				ps[i].baseOf = pm.matchTrees(c.bRuns[i], c.nRuns[i], o.Match)
+			}
+		}
+		return ps
+	})
+	type strictResult struct {
+		common []int
+		noise  []float64
+	}
+	strict := sync.OnceValue(func() strictResult {
+		common, noise := parcsMatchings(c.bRuns, c.nRuns, c.kt, c.renameMin, o)
+		return strictResult{common, noise}
+	})
+	if !fromUnion {
+		wg.Go(func() { pairs() })
+	}
+	wg.Go(func() { strict() })
+
+	c.buildUnion()
+	threadWarnings(res, c.u, c.kt)
+
 	var (
 		overlap  Overlap
 		topology Topology
@@ -123,92 +147,20 @@ func Compare(base, nw []*cct.Tree, opts Options) (*Result, error) {
 		ranked   []RankedPath
 		goRT     *GoRuntime
 	)
-	for i := range pairs {
-		pairs[i] = pairResult{a: bRuns[i], b: nRuns[i]}
-	}
-	// With one run per side, the union tree is the base run and matching
-	// the new run onto it is matching the pair: the pair's matching is
-	// read off the union (pairFromUnion) instead of being done again.
-	fromUnion := len(bRuns) == 1 && len(nRuns) == 1
-	after.Go(func() {
-		if !fromUnion {
-			for i := range pairs {
-				pairs[i].baseOf = pm.matchTrees(bRuns[i], nRuns[i], o.Match)
-			}
-			close(pairsDone)
-		}
-		strictCommon, noise := parcsMatchings(pairs, bRuns, kt, renameMin, o)
-		<-pairsDone
-		<-unionDone
-		overlap, topology, weights = parcs(pairs, strictCommon, noise, u, kt, o)
+	wg.Go(func() {
+		s := strict()
+		overlap, topology, weights = parcs(pairs(), s.common, s.noise, c.u, c.kt, o)
 	})
-	after.Go(func() {
-		<-unionDone
-		ranked = rankPaths(u, kt, o.Top)
-		goRT = goRuntime(u, kt)
+	wg.Go(func() {
+		ranked = rankPaths(c.u, c.kt, o.Top)
+		goRT = goRuntime(c.u, c.kt)
 	})
 
-	// The union tree: base runs first, so its order is the base's.
-	um := newMatcher(o.Match, o.LCS)
-	um.kt, um.renameMin = kt, renameMin
-	for _, r := range append(append([]*run{}, bRuns...), nRuns...) {
-		um.addRun(u, r, o.Match)
-	}
-	u.release()
-	u.values(bRuns, nRuns, o.Aggregate == Stats)
-	if fromUnion {
-		pairs[0].baseOf = pairFromUnion(bRuns[0], nRuns[0])
-		pm.counts = um.counts
-		close(pairsDone)
-	}
-	close(unionDone)
-	threadWarnings(res, u, kt)
-
-	var g *graph
-	var oneRun []int32
-	untestedGraph := false
-	switch o.Aggregate {
-	case Intersect:
-		<-pairsDone
-		gs := make([]*graph, len(pairs))
-		for i, p := range pairs {
-			if nz.relaxesAncestors() {
-				gs[i] = relaxedCriticalPair(p.a, p.b, p.baseOf, res.MinDelta)
-			} else {
-				gs[i] = criticalPair(p.a, p.b, p.baseOf, res.MinDelta)
-			}
-		}
-		g = intersect(gs)
-		res.Matchers = pm.counts
-		if len(pairs) == 1 {
-			untestedGraph = true
-			res.warn("one run per side: nothing to intersect, so noise is not filtered and the nodes above μ are untested; record 2-4 runs per side (ZAM Section 6), or use --aggregate stats, which models one pair's noise")
-		}
-	default:
-		var model noiseModel
-		g, oneRun, model = statsGraph(u, kt, len(bRuns), res.MinDelta, o.Alpha, meanPeriod(runs), o.stats)
-		res.Matchers = um.counts
-		switch {
-		case model == modelNone:
-			untestedGraph = true
-			if nz.relaxesAncestors() {
-				g = relaxedThresholdGraph(u, kt, res.MinDelta)
-			} else {
-				g = thresholdGraph(u, kt, res.MinDelta)
-			}
-			res.warn("%d base and %d new runs, and too few calling contexts to model one run's noise: the nodes above μ are untested, not regressions; record 3 or more runs per side", len(bRuns), len(nRuns))
-		case model == modelPair:
-			res.warn("one run on a side: the tests model noise from how all calling contexts of this pair differ (sampling and run-to-run jitter by size), not from repeated runs; record 3 or more runs per side for a verdict that does not rest on that model")
-		case model == modelSampling:
-			res.warn("one run on a side and too few calling contexts to model its noise from the pair: the tests assume sampling noise (a node of N samples varies by √N) and up to %.0f%% run-to-run jitter; record 3 or more runs per side", 100*maxPairJitter)
-		case min(len(bRuns), len(nRuns)) == 2:
-			res.warn("2 runs per side give the significance test little power; 3 or more per side are recommended")
-		}
-	}
+	cg := c.agg.criticalGraph(c, pairs)
 	var graphIDs []int32
-	res.Graph, res.Causes, graphIDs = assemble(g, u, kt)
-	res.Untested = untestedCauses(u, kt, oneRun)
-	if untestedGraph {
+	res.Graph, res.Causes, graphIDs = assemble(cg.g, c.u, c.kt)
+	res.Untested = untestedCauses(c.u, c.kt, cg.oneRun)
+	if cg.untested {
 		// Nothing was tested: the graph still says where time grew, but
 		// its leaves are not causes.
 		res.Untested, res.Causes = append(res.Causes, res.Untested...), []Cause{}
@@ -218,18 +170,119 @@ func Compare(base, nw []*cct.Tree, opts Options) (*Result, error) {
 	}
 	res.CriticalGraphNodes = len(res.Graph)
 	if o.Tree {
-		res.Tree = exportTree(u, kt, res.Graph, graphIDs)
+		res.Tree = exportTree(c.u, c.kt, res.Graph, graphIDs)
 	}
 
-	after.Wait()
+	wg.Wait()
 	res.Overlap, res.Topology, res.WeightMatching = overlap, topology, weights
 	res.RankedPaths = ranked
-	if verdict != nil {
-		benchProfile(verdict, o.Bench, &nz, bRuns, nRuns, res)
-		res.Benchmark = verdict
+	if c.verdict != nil {
+		benchProfile(c.verdict, o.Bench, &c.nz, c.bRuns, c.nRuns, res)
+		res.Benchmark = c.verdict
 	}
 	res.GoRuntime = goRT
-	return res, nil
+	return res
+}
+
+// buildUnion is the union stage: the runs matched onto the union tree, base
+// runs first, so that its order is the base's, and their values gathered
+// per node as the aggregator needs them.
+func (c *comparison) buildUnion() {
+	c.u = newUnion()
+	c.um = newMatcher(c.o.Match, c.o.LCS)
+	c.um.kt, c.um.renameMin = c.kt, c.renameMin
+	for _, r := range c.runs {
+		c.um.addRun(c.u, r, c.o.Match)
+	}
+	c.u.release()
+	c.u.values(c.bRuns, c.nRuns, c.agg.perRun())
+}
+
+// A criticalGraph is what an aggregator makes of the comparison: the graph,
+// the nodes a single run could not test, and whether the graph is untested
+// as a whole (its leaves are then not causes).
+type criticalGraph struct {
+	g        *graph
+	oneRun   []int32
+	untested bool
+}
+
+// An aggregator is the way a critical graph is made from the runs, chosen
+// once per comparison (newAggregator) from --aggregate and whether the
+// normalization lifts Algorithm 2's condition on ancestors.
+type aggregator interface {
+	// perRun reports whether the union keeps every run's value per node.
+	perRun() bool
+	// criticalGraph makes the graph once the union is built; pairs waits
+	// for the run pairs' matchings, which only Intersect reads. It may add
+	// warnings and sets Result.Matchers.
+	criticalGraph(c *comparison, pairs func() []pairResult) criticalGraph
+}
+
+func newAggregator(a Aggregate, nz *Normalization) aggregator {
+	relaxed := nz.relaxesAncestors()
+	if a == Intersect {
+		if relaxed {
+			return intersectAggregator{relaxedCriticalPair}
+		}
+		return intersectAggregator{criticalPair}
+	}
+	if relaxed {
+		return statsAggregator{relaxedThresholdGraph}
+	}
+	return statsAggregator{thresholdGraph}
+}
+
+// intersectAggregator is ZAM's: one critical graph per run pair (pair, with
+// or without the condition on ancestors), intersected.
+type intersectAggregator struct {
+	pair func(a, b *run, baseOf []int32, mu int64) *graph
+}
+
+func (intersectAggregator) perRun() bool { return false }
+
+func (ia intersectAggregator) criticalGraph(c *comparison, pairs func() []pairResult) criticalGraph {
+	ps := pairs()
+	gs := make([]*graph, len(ps))
+	for i, p := range ps {
+		gs[i] = ia.pair(p.a, p.b, p.baseOf, c.res.MinDelta)
+	}
+	cg := criticalGraph{g: intersect(gs)}
+	if len(ps) == 1 {
+		cg.untested = true
+		c.res.warn("one run per side: nothing to intersect, so noise is not filtered and the nodes above μ are untested; record 2-4 runs per side (ZAM Section 6), or use --aggregate stats, which models one pair's noise")
+	}
+	c.res.Matchers = c.pm.counts
+	return cg
+}
+
+// statsAggregator tests every node over all runs (statsGraph); where no
+// noise model can be fitted it falls back to threshold, Algorithm 2 on the
+// means, untested.
+type statsAggregator struct {
+	threshold func(u *union, kt *keyTable, mu int64) *graph
+}
+
+func (statsAggregator) perRun() bool { return true }
+
+func (sa statsAggregator) criticalGraph(c *comparison, _ func() []pairResult) criticalGraph {
+	res, nb, nn := c.res, len(c.bRuns), len(c.nRuns)
+	g, oneRun, model := statsGraph(c.u, c.kt, nb, res.MinDelta, c.o.Alpha, meanPeriod(c.runs), c.o.stats)
+	cg := criticalGraph{g: g, oneRun: oneRun}
+	res.Matchers = c.um.counts
+	switch {
+	case model == modelNone:
+		cg.untested = true
+		cg.g = sa.threshold(c.u, c.kt, res.MinDelta)
+		res.warn("%d base and %d new runs, and too few calling contexts to model one run's noise: the nodes above μ are untested, not regressions; record 3 or more runs per side", nb, nn)
+	case model == modelPair:
+		res.warn("one run on a side: the tests model noise from how all calling contexts of this pair differ (sampling and run-to-run jitter by size), not from repeated runs; record 3 or more runs per side for a verdict that does not rest on that model")
+	case model == modelSampling:
+		res.warn("one run on a side and too few calling contexts to model its noise from the pair: the tests assume sampling noise (a node of N samples varies by √N) and up to %.0f%% run-to-run jitter; record 3 or more runs per side", 100*maxPairJitter)
+	case min(nb, nn) == 2:
+		res.warn("2 runs per side give the significance test little power; 3 or more per side are recommended")
+	}
+	return cg
 }
 
 // pairFromUnion returns, per node of the new run, its match in the base run
@@ -251,14 +304,14 @@ func pairFromUnion(base, nw *run) []int32 {
 	return baseOf
 }
 
-// parcsMatchings are PARCS's strict common-tree sizes of the run pairs,
-// for comparison, and the base-vs-base overlaps of consecutive base runs,
-// for the noise floor.
-func parcsMatchings(pairs []pairResult, bRuns []*run, kt *keyTable, renameMin int64, o Options) (strictCommon []int, noise []float64) {
+// parcsMatchings are PARCS's strict common-tree sizes of the run pairs
+// (bRuns[i], nRuns[i]), for comparison, and the base-vs-base overlaps of
+// consecutive base runs, for the noise floor.
+func parcsMatchings(bRuns, nRuns []*run, kt *keyTable, renameMin int64, o Options) (strictCommon []int, noise []float64) {
 	sm := newMatcher(strict, o.LCS)
-	strictCommon = make([]int, len(pairs))
-	for i := range pairs { // pairs[i].baseOf may be being written
-		strictCommon[i] = sm.strictCommon(pairs[i].a, pairs[i].b)
+	strictCommon = make([]int, min(len(bRuns), len(nRuns)))
+	for i := range strictCommon {
+		strictCommon[i] = sm.strictCommon(bRuns[i], nRuns[i])
 	}
 	nm := newMatcher(o.Match, o.LCS)
 	nm.kt, nm.renameMin = kt, renameMin
@@ -383,6 +436,25 @@ func untestedCauses(u *union, kt *keyTable, xs []int32) []Cause {
 		return comparePathFrames(a.Path, b.Path)
 	})
 	return out
+}
+
+// runDurations returns each run's recording duration (0 when unknown).
+func runDurations(runs []*run) []int64 {
+	d := make([]int64, len(runs))
+	for i, r := range runs {
+		d[i] = r.info.durationNanos
+	}
+	return d
+}
+
+// cpuRuns reports whether every run samples CPU time (cpuTime).
+func cpuRuns(runs []*run) bool {
+	for _, r := range runs {
+		if !cpuSampled(r.info.periodType, r.info.sampleTypes) {
+			return false
+		}
+	}
+	return true
 }
 
 // meanPeriod is the runs' mean value per sample, 0 when any run has none.

@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"math"
 	"slices"
-
-	"github.com/ctdiff/ctdiff/cct"
 )
 
 // criticalPair is ZAM's findCriticalGraph (Algorithm 2) for one run pair,
@@ -29,7 +27,7 @@ func criticalPair(a, b *run, baseOf []int32, mu int64) *graph {
 		stack = stack[:len(stack)-1]
 		for _, c := range b.children(n) {
 			c := int32(c)
-			if isIdle(b.t.FrameOf(cct.NodeID(c))) {
+			if isIdle(b.frameOf(c)) {
 				continue
 			}
 			nv := b.total[c]

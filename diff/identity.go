@@ -85,15 +85,15 @@ func comparePositions(a, b position) int {
 const maxAlignCells = 1 << 20
 
 // positions prepares the Slots of same-named functions for the base trees
-// (side 0) and the new trees (side 1). Groups with at most one position
+// (side 0) and the new trees (side 1), given by their frames. Groups with at most one position
 // per side need none: their functions get slot 0.
-func (kt *keyTable) positions(base, nw []*cct.Tree) {
+func (kt *keyTable) positions(base, nw [][]cct.Frame) {
 	type group struct{ pos [2][]position }
 	groups := map[[2]string]*group{}
 	var order [][2]string // first-seen order, for determinism
-	for s, trees := range [2][]*cct.Tree{base, nw} {
-		for _, t := range trees {
-			for _, f := range t.Frames {
+	for s, trees := range [2][][]cct.Frame{base, nw} {
+		for _, frames := range trees {
+			for _, f := range frames {
 				if f.Kind != cct.KindFunction || f.StartLine <= 0 {
 					continue
 				}

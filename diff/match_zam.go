@@ -182,7 +182,7 @@ func (m *matcher) renaming(mode Matching, parentDepth int32, nOld, nNew, matched
 // match, and the children of every matched pair are matched by siblings. It
 // returns, per node of b, its match in a or -1.
 func (m *matcher) matchTrees(a, b *run, mode Matching) []int32 {
-	baseOf := make([]int32, len(b.t.Nodes))
+	baseOf := make([]int32, b.nodes())
 	for i := range baseOf {
 		baseOf[i] = -1
 	}

@@ -149,8 +149,14 @@ type Normalization struct {
 // (fixed-duration profiles, where none would be wrong); otherwise NormalizeNone (fixed work, or
 // durations unknown).
 func PlanNormalization(base, nw []*cct.Tree, n Normalize, metricUnit string, iterations bool) (Normalization, error) {
+	return planNormalization(durations(base), durations(nw), cpuTime(base, nw), n, metricUnit, iterations)
+}
+
+// planNormalization is PlanNormalization given what it reads of the trees:
+// their durations, and whether all sample CPU time (cpuTime).
+func planNormalization(baseDurations, newDurations []int64, cpu bool, n Normalize, metricUnit string, iterations bool) (Normalization, error) {
 	nz := Normalization{Mode: n.Mode, Func: n.Func, Scale: 1, RawUnit: metricUnit}
-	nz.BaseDurations, nz.NewDurations = durations(base), durations(nw)
+	nz.BaseDurations, nz.NewDurations = baseDurations, newDurations
 	all := append(slices.Clone(nz.BaseDurations), nz.NewDurations...)
 	spread, known := durationSpread(all)
 	// Only CPU-time profiles are capped by their window: in a wall-clock
@@ -159,7 +165,7 @@ func PlanNormalization(base, nw []*cct.Tree, n Normalize, metricUnit string, ite
 	// long it was recorded, and absolute values compare. The accuracy
 	// harness (ZAM RQ1 on V8 timelines) lost 30% recall when equal-length
 	// timelines were compared as shares.
-	nz.FixedDuration = known && spread <= fixedDurationSpread && cpuTime(base, nw)
+	nz.FixedDuration = known && spread <= fixedDurationSpread && cpu
 	switch nz.Mode {
 	case "", NormalizeAuto:
 		nz.Auto = true
@@ -206,14 +212,17 @@ func PlanNormalization(base, nw []*cct.Tree, n Normalize, metricUnit string, ite
 // "cpu"), as runtime/pprof, perf and JFR's execution samples do.
 func cpuTime(base, nw []*cct.Tree) bool {
 	for _, t := range append(slices.Clone(base), nw...) {
-		switch {
-		case t.PeriodType.Type == "cpu":
-		case t.PeriodType.Type == "" && slices.ContainsFunc(t.SampleTypes, func(v cct.ValueType) bool { return v.Type == "cpu" }):
-		default:
+		if !cpuSampled(t.PeriodType, t.SampleTypes) {
 			return false
 		}
 	}
 	return true
+}
+
+// cpuSampled reports whether a tree of the period type and sample types
+// samples CPU time.
+func cpuSampled(period cct.ValueType, types []cct.ValueType) bool {
+	return period.Type == "cpu" || period.Type == "" && slices.ContainsFunc(types, func(v cct.ValueType) bool { return v.Type == "cpu" })
 }
 
 // normalize scales every run's values as nz says, filling in the counts,
@@ -313,7 +322,7 @@ func shareFactor(r *run) float64 {
 func markerCounts(nz *Normalization, base, nw []*run) error {
 	var source string
 	count := func(side string, i int, r *run) (float64, error) {
-		c, src, name, err := markerCount(r.t, nz.Func)
+		c, src, name, err := r.markerCount(nz.Func)
 		if err != nil {
 			return 0, fmt.Errorf("normalize per=%s: %s run %d: %w", nz.Func, side, i+1, err)
 		}

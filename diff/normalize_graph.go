@@ -1,7 +1,5 @@
 package diff
 
-import "github.com/ctdiff/ctdiff/cct"
-
 // ZAM's Algorithm 2 explores a node only when it grew by μ, so a cause needs
 // every ancestor to have grown by μ too. Normalized values break that: under
 // share and total the root's value is the same on both sides by
@@ -43,8 +41,8 @@ func relaxedThresholdGraph(u *union, kt *keyTable, mu int64) *graph {
 // match, or costs mu without one, with its ancestors as context.
 func relaxedCriticalPair(a, b *run, baseOf []int32, mu int64) *graph {
 	g := newGraph(0)
-	for c := 1; c < len(b.t.Nodes); c++ {
-		if isIdle(b.t.FrameOf(cct.NodeID(c))) || b.t.Nodes[c].Depth < 1 {
+	for c := int32(1); int(c) < b.nodes(); c++ {
+		if isIdle(b.frameOf(c)) || b.depth(c) < 1 {
 			continue
 		}
 		nv := b.total[c]
@@ -59,7 +57,7 @@ func relaxedCriticalPair(a, b *run, baseOf []int32, mu int64) *graph {
 			continue
 		}
 		g.set(b.toU[c], v)
-		for p := b.t.Nodes[c].Parent; p > 0; p = b.t.Nodes[p].Parent {
+		for p := b.parent[c]; p > 0; p = b.parent[p] {
 			x := b.toU[p]
 			if g.has(x) {
 				break

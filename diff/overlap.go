@@ -79,7 +79,7 @@ func parcs(pairs []pairResult, strictCommon []int, noise []float64, u *union, kt
 	for i, p := range pairs {
 		pwA, pwB := pweightsOf(p.a), pweightsOf(p.b)
 		o, common := overlapOf(pwA, pwB, p.baseOf)
-		nA, nB := float64(len(p.a.t.Nodes)-1), float64(len(p.b.t.Nodes)-1)
+		nA, nB := float64(p.a.nodes()-1), float64(p.b.nodes()-1)
 		ov.Percent += o
 		if nA > 0 && nB > 0 {
 			ov.CommonTree += 100 * float64(common) / nA
@@ -96,7 +96,7 @@ func parcs(pairs []pairResult, strictCommon []int, noise []float64, u *union, kt
 			cnt[x]++
 		}
 		collectSubtrees(p.b, p.baseOf, i, added)
-		collectSubtrees(p.a, inverse(p.baseOf, len(p.a.t.Nodes)), i, removed)
+		collectSubtrees(p.a, inverse(p.baseOf, p.a.nodes()), i, removed)
 	}
 	if n := float64(len(pairs)); n > 0 {
 		ov.Percent /= n
@@ -190,7 +190,7 @@ type subtreeAcc struct {
 func collectSubtrees(r *run, match []int32, pairIdx int, acc map[int32]*subtreeAcc) {
 	var stack []int32
 	for n, m := range match {
-		if m >= 0 || n == 0 || match[r.t.Nodes[n].Parent] < 0 {
+		if m >= 0 || n == 0 || match[r.parent[n]] < 0 {
 			continue
 		}
 		x := r.toU[n]

@@ -37,8 +37,8 @@ func matchedPaths(t *testing.T, old, nw string, mode Matching) []string {
 			continue
 		}
 		var names []string
-		for _, id := range b.t.Path(cct.NodeID(nb)) {
-			names = append(names, b.t.Label(id))
+		for _, id := range ts[1].Path(cct.NodeID(nb)) {
+			names = append(names, ts[1].Label(id))
 		}
 		out = append(out, strings.Join(names, "/"))
 	}

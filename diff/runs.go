@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"fmt"
 	"math"
 	"runtime"
 	"sync"
@@ -60,8 +61,28 @@ type keyTable struct {
 func newKeyTable(sides ...[]*cct.Tree) *keyTable {
 	kt := &keyTable{idx: map[keyFrame]key{}}
 	if len(sides) == 2 {
-		kt.positions(sides[0], sides[1])
+		var frames [2][][]cct.Frame
+		for s, ts := range sides {
+			for _, t := range ts {
+				frames[s] = append(frames[s], t.Frames)
+			}
+		}
+		kt.positions(frames[0], frames[1])
 	}
+	return kt
+}
+
+// keyTableOf is newKeyTable for the runs of a comparison, whose trees may
+// be gone: their frames are all positions needs.
+func keyTableOf(base, nw []*run) *keyTable {
+	kt := &keyTable{idx: map[keyFrame]key{}}
+	var frames [2][][]cct.Frame
+	for s, rs := range [2][]*run{base, nw} {
+		for _, r := range rs {
+			frames[s] = append(frames[s], r.frames)
+		}
+	}
+	kt.positions(frames[0], frames[1])
 	return kt
 }
 
@@ -89,13 +110,23 @@ func (kt *keyTable) intern(f cct.Frame, s int) key {
 }
 
 // A run is one input tree with what the comparison needs of it, computed
-// once: keys per frame, metric values per node, and its place in the union
-// tree. The tree itself is only read.
+// once when the tree is folded (foldTree): metric values per node, the
+// shape of the tree, and later its keys and its place in the union tree.
+// It holds no reference to the tree, whose values per sample type, counts
+// and lookup maps are two thirds of its memory: a comparison of many runs
+// keeps runs, not trees.
 type run struct {
-	t *cct.Tree
+	// frames are the tree's frames (the tree's own slice: read only), and
+	// nframe each node's frame.
+	frames []cct.Frame
+	nframe []cct.FrameID
+	// parent and depth are per node, as cct.Node has them.
+	parent []cct.NodeID
+	depths []int32
 	// fkey maps the tree's FrameIDs to keys, and nkey each node to its
 	// frame's key: matching reads the keys of every sibling list, and one
-	// small array stays in cache where the tree's nodes do not.
+	// small array stays in cache where the tree's nodes do not. Both are
+	// filled by keyRun, once every run's frames are known.
 	fkey, nkey []key
 	// total and self are the metric's values per node.
 	total, self []int64
@@ -116,70 +147,111 @@ type run struct {
 	// idle are the "(idle)" children of threads, whose totals the thread
 	// and root totals leave out (Side.Idle says how much).
 	idle []int32
+	// info is what normalization and the benchmark verdict read of the
+	// tree as a whole.
+	info treeInfo
+}
+
+// treeInfo is what a comparison needs of a tree besides its nodes.
+type treeInfo struct {
+	sampleTypes   []cct.ValueType
+	periodType    cct.ValueType
+	periodValue   int64 // cct.Tree.Period
+	durationNanos int64
+	// samples is the tree's sample count when it has one (sampleCount).
+	samples    int64
+	hasSamples bool
+	// marker is the count of Options.Normalize's marker function, when
+	// the normalization is per=FUNC (markerCount).
+	marker *markerResult
+}
+
+// markerResult is markerCount's answer for one tree.
+type markerResult struct {
+	count        float64
+	source, name string
+	err          error
 }
 
 func newRun(t *cct.Tree, kt *keyTable, m Metric) *run {
-	r := keyRun(t, kt, 0)
-	r.index(m)
+	r := foldTree(t, m, "")
+	r.keys(kt, 0)
 	return r
 }
 
 // newRuns is newRun for several trees, the first nBase of them base runs,
-// the per-node arrays built in parallel (the key table is filled first,
+// the per-node arrays built in parallel (the key table is filled after,
 // in order).
 func newRuns(ts []*cct.Tree, nBase int, kt *keyTable, m Metric) []*run {
 	runs := make([]*run, len(ts))
-	for i, t := range ts {
-		runs[i] = keyRun(t, kt, min(i/max(nBase, 1), 1))
-	}
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
-	for _, r := range runs {
+	for i, t := range ts {
 		wg.Go(func() {
 			sem <- struct{}{}
-			r.index(m)
+			runs[i] = foldTree(t, m, "")
 			<-sem
 		})
 	}
 	wg.Wait()
+	for i, r := range runs {
+		r.keys(kt, min(i/max(nBase, 1), 1))
+	}
 	return runs
 }
 
-// keyRun starts a run of side s: the keys of the tree's frames.
-func keyRun(t *cct.Tree, kt *keyTable, s int) *run {
-	r := &run{t: t, fkey: make([]key, len(t.Frames))}
-	for i, f := range t.Frames {
+// keys interns the run's frames as side s (0 base, 1 new) and fills the
+// keys per node and per child. It runs in run order, base runs first: keys
+// are numbered as frames are first seen.
+func (r *run) keys(kt *keyTable, s int) {
+	r.fkey = make([]key, len(r.frames))
+	for i, f := range r.frames {
 		r.fkey[i] = kt.intern(f, s)
 	}
-	return r
+	r.nkey = make([]key, len(r.nframe))
+	for i, f := range r.nframe {
+		r.nkey[i] = r.fkey[f]
+	}
+	r.kidKeys = make([]key, len(r.kids))
+	for i, c := range r.kids {
+		r.kidKeys[i] = r.nkey[c]
+	}
 }
 
-// index fills the run's per-node arrays.
-func (r *run) index(m Metric) {
-	t := r.t
-	r.nkey = make([]key, len(t.Nodes))
-	r.total = make([]int64, len(t.Nodes))
-	r.self = make([]int64, len(t.Nodes))
+// foldTree reads of a tree everything a comparison needs (m's values, the
+// shape, treeInfo), so that the tree can be dropped. marker, when not "",
+// is the function Options.Normalize counts per run.
+func foldTree(t *cct.Tree, m Metric, marker string) *run {
+	n := len(t.Nodes)
+	r := &run{frames: t.Frames}
+	r.nframe = make([]cct.FrameID, n)
+	r.parent = make([]cct.NodeID, n)
+	r.depths = make([]int32, n)
+	r.total = make([]int64, n)
+	r.self = make([]int64, n)
 	edges := 0
 	for i := range t.Nodes {
 		id := cct.NodeID(i)
-		r.nkey[i] = r.fkey[t.Nodes[i].Frame]
+		nd := &t.Nodes[i]
+		r.nframe[i], r.parent[i], r.depths[i] = nd.Frame, nd.Parent, nd.Depth
 		r.total[i] = m.Total(t, id)
 		r.self[i] = m.Self(t, id)
 		edges += len(t.Children(id))
 	}
-	r.kidStart = make([]int32, len(t.Nodes)+1)
+	r.kidStart = make([]int32, n+1)
 	r.kids = make([]cct.NodeID, 0, edges)
-	r.kidKeys = make([]key, 0, edges)
 	for i := range t.Nodes {
 		r.kidStart[i] = int32(len(r.kids))
-		for _, c := range t.Children(cct.NodeID(i)) {
-			r.kids = append(r.kids, c)
-			r.kidKeys = append(r.kidKeys, r.nkey[c])
-		}
+		r.kids = append(r.kids, t.Children(cct.NodeID(i))...)
 	}
-	r.kidStart[len(t.Nodes)] = int32(len(r.kids))
+	r.kidStart[n] = int32(len(r.kids))
 	r.period = samplePeriod(t, r.total[cct.RootID])
+	r.info = treeInfo{sampleTypes: t.SampleTypes, periodType: t.PeriodType, periodValue: t.Period, durationNanos: t.DurationNanos}
+	r.info.samples, r.info.hasSamples = sampleCount(t)
+	if marker != "" {
+		c, src, name, err := markerCount(t, marker)
+		r.info.marker = &markerResult{c, src, name, err}
+	}
 	// Threads and the root count busy time only: "(idle)" is the absence of
 	// work, and a longer recording (or a thread waiting on a slower one)
 	// grows it without anything regressing. The idle nodes keep their own
@@ -193,7 +265,14 @@ func (r *run) index(m Metric) {
 			}
 		}
 	}
+	return r
 }
+
+// nodes is the run's node count, the root included.
+func (r *run) nodes() int { return len(r.nframe) }
+
+// frameOf returns node n's frame.
+func (r *run) frameOf(n int32) cct.Frame { return r.frames[r.nframe[n]] }
 
 // isIdle reports V8's "(idle)" pseudo-frame. It is never a cause: it is the
 // absence of work, and it grows in every thread that waits on a slower one
@@ -219,9 +298,9 @@ func (r *run) childKeys(n int32, cs []int64, callSites bool) ([]key, []int64) {
 	return keys, cs
 }
 
-func (r *run) depth(n int32) int32 { return r.t.Nodes[n].Depth }
+func (r *run) depth(n int32) int32 { return r.depths[n] }
 
-func (r *run) callSite(n int32) int64 { return r.t.Frames[r.t.Nodes[n].Frame].CallSite }
+func (r *run) callSite(n int32) int64 { return r.frames[r.nframe[n]].CallSite }
 
 // samplePeriod is the value per sample of a tree whose root totals value
 // (in the metric) and a count of samples ("samples/count" or any count
@@ -237,4 +316,12 @@ func samplePeriod(t *cct.Tree, value int64) float64 {
 		return 0
 	}
 	return 0
+}
+
+// markerCount is markerCount of the run's tree, as foldTree counted it.
+func (r *run) markerCount(fn string) (count float64, source, name string, err error) {
+	if m := r.info.marker; m != nil {
+		return m.count, m.source, m.name, m.err
+	}
+	return 0, "", "", fmt.Errorf("internal error: the run was folded without counting %s", fn)
 }

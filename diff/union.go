@@ -133,7 +133,7 @@ func (u *union) release() { u.weight, u.keys = nil, nil }
 // the call site of the first run that created it (PARCS rule 4 needs one;
 // other modes keep none).
 func (m *matcher) addRun(u *union, r *run, mode Matching) {
-	r.toU = make([]int32, len(r.t.Nodes))
+	r.toU = make([]int32, r.nodes())
 	r.toU[0] = 0
 	// The identities on both sides before this run: the union's keys
 	// change as the run adds nodes, and a rename must be judged against
@@ -220,8 +220,7 @@ func (m *matcher) addRun(u *union, r *run, mode Matching) {
 // than their parents'). Matching against an empty union adds every node
 // anyway; copying the arrays costs a tenth of walking the tree.
 func (u *union) copyRun(r *run) {
-	n := len(r.t.Nodes)
-	nodes := r.t.Nodes
+	n := r.nodes()
 	u.grow(n - 1)
 	u.parent = u.parent[:n]
 	u.key = u.key[:n]
@@ -244,9 +243,9 @@ func (u *union) copyRun(r *run) {
 		if i == 0 {
 			continue
 		}
-		u.parent[i] = int32(nodes[i].Parent)
+		u.parent[i] = int32(r.parent[i])
 		u.key[i] = r.nkey[i]
-		u.depth[i] = nodes[i].Depth
+		u.depth[i] = r.depths[i]
 		if u.callSites {
 			u.callSite[i] = r.callSite(int32(i))
 		}

@@ -140,11 +140,14 @@ type side struct {
 	trees []*cct.Tree
 	// untimed names inputs whose samples carry no timestamps.
 	untimed []string
+	// fold holds the runs of both sides when loadSides folded them
+	// (fold.go); trees are then headers only.
+	fold *diff.Fold
 }
 
 func runDiff(s *streams, o *diffOptions, oldArg, newArg string) error {
 	defer comparisonGC()()
-	res, _, err := compareSides(s, o, oldArg, newArg)
+	res, _, err := compareSides(s, o, oldArg, newArg, false)
 	if err != nil {
 		return err
 	}
@@ -196,10 +199,12 @@ func comparisonGC() (restore func()) {
 // report makes it for a manifest's component (runComponent): it reads and
 // builds the runs OLD and NEW stand for and compares them with the options
 // o holds, which check has validated. It returns the comparison and the
-// runs' trees, base runs first. diff.Compare resolves the metric, plans the
-// normalization and reads --min-delta; its typed errors become messages
-// that name the flags (flagError).
-func compareSides(s *streams, o *diffOptions, oldArg, newArg string) (*diff.Result, []*cct.Tree, error) {
+// runs' trees, base runs first, when keepTrees asks for them; otherwise
+// the runs are folded into the comparison as they are read (fold.go) and
+// the trees returned are headers. diff.Compare resolves the metric, plans
+// the normalization and reads --min-delta; its typed errors become
+// messages that name the flags (flagError).
+func compareSides(s *streams, o *diffOptions, oldArg, newArg string, keepTrees bool) (*diff.Result, []*cct.Tree, error) {
 	o.inputs.warnFetchFlags(s, []string{oldArg, newArg})
 	latency := o.metric == "latency" || o.metric == "latency-aggressive"
 	copts := cct.Options{Prune: !o.noPrune, CallSites: o.callSites, Timeline: latency}
@@ -207,7 +212,7 @@ func compareSides(s *streams, o *diffOptions, oldArg, newArg string) (*diff.Resu
 		s.progress = startProgress(s, "reading", inputSize(paths))
 		defer func() { s.progress.finish(); s.progress = nil }()
 	}
-	sides, err := loadSides(s, o, [2]string{oldArg, newArg}, copts)
+	sides, err := loadSides(s, o, [2]string{oldArg, newArg}, copts, keepTrees)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -243,7 +248,12 @@ func compareSides(s *streams, o *diffOptions, oldArg, newArg string) (*diff.Resu
 				strings.Join(untimed, ", "))
 		}
 	}
-	res, err := diff.Compare(sides[0].trees, sides[1].trees, opts)
+	var res *diff.Result
+	if f := sides[0].fold; f != nil {
+		res, err = f.Compare(opts)
+	} else {
+		res, err = diff.Compare(sides[0].trees, sides[1].trees, opts)
+	}
 	s.progress.finish()
 	if err != nil {
 		return nil, nil, flagError(err, allPaths)
@@ -301,7 +311,7 @@ func hinted(err error, msg string) error { return &hintedError{err: err, msg: ms
 // loadSides reads the profiles the two arguments stand for and builds one
 // tree per profile: each profile is a run. Both sides are read and built in
 // parallel (buildTrees).
-func loadSides(s *streams, o *diffOptions, args [2]string, copts cct.Options) ([2]side, error) {
+func loadSides(s *streams, o *diffOptions, args [2]string, copts cct.Options, keepTrees bool) ([2]side, error) {
 	var sides [2]side
 	opts, err := o.inputs.options()
 	if err != nil {
@@ -314,7 +324,13 @@ func loadSides(s *streams, o *diffOptions, args [2]string, copts cct.Options) ([
 		}
 		paths = append(paths, sides[i].paths...)
 	}
-	trees, err := buildTrees(s, paths, opts, copts)
+	var trees []builtTree
+	if f := newFold(o, keepTrees, len(sides[0].paths), len(sides[1].paths)); f != nil {
+		sides[0].fold = f
+		trees, err = foldTrees(s, f, len(sides[0].paths), paths, opts, copts)
+	} else {
+		trees, err = buildTrees(s, paths, opts, copts)
+	}
 	if err != nil {
 		return sides, err
 	}

@@ -211,7 +211,7 @@ func runComponent(s *streams, m *manifest, mc manifestComponent, dir string) (re
 		return report.Component{}, err
 	}
 	defer comparisonGC()()
-	res, trees, err := compareSides(s, o, args[0], args[1])
+	res, trees, err := compareSides(s, o, args[0], args[1], true)
 	if err != nil {
 		return report.Component{}, err
 	}

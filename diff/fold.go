@@ -1,0 +1,202 @@
+package diff
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/ctdiff/ctdiff/cct"
+)
+
+// A Fold is a comparison whose runs are given one tree at a time, as they
+// are built: Add reads of a tree what the comparison needs (the metric's
+// values, the tree's shape and frames, the few numbers normalization and
+// the benchmark verdict read) into a run, and the tree can be dropped at
+// once. A run takes about a third of its tree's memory (no values per
+// sample type, no counts, no lookup maps), so a comparison of many runs
+// holds runs rather than trees. Compare then matches the runs onto the
+// union tree and does the rest, exactly as the package's Compare, which is
+// a Fold whose trees are all given at once.
+//
+// Add may be called from several goroutines at once (each run has its
+// slot): the result does not depend on the order in which runs are added.
+type Fold struct {
+	nBase, nNew int
+	// metric is Options.Metric when given, else each tree's sample type
+	// named metricName ("" for the tree's default), resolved per tree.
+	metric     Metric
+	metricName string
+	// marker is the function per=FUNC normalization counts, "" otherwise.
+	marker string
+	slots  []foldSlot
+}
+
+// A foldSlot is one run's place in a Fold: the run, or what kept the tree
+// from being folded (reported by Compare, in run order, as Compare would).
+type foldSlot struct {
+	r     *run
+	added bool
+	empty bool
+	// vt is the tree's sample type compared, and metricErr why it has
+	// none, when the metric is resolved per tree.
+	vt        cct.ValueType
+	metricErr error
+}
+
+// NewFold returns a Fold for nBase base runs and nNew new runs. Of opts it
+// reads the metric and the normalization (per=FUNC counts its function in
+// each tree as it is added) and, when opts.Metric is zero, the sample type
+// compared (opts.SampleType, "" for each tree's default; SampleMetric).
+// Compare takes the options again, complete.
+func NewFold(nBase, nNew int, opts Options) *Fold {
+	f := &Fold{nBase: nBase, nNew: nNew, metric: opts.Metric, metricName: opts.SampleType, slots: make([]foldSlot, max(nBase, 0)+max(nNew, 0))}
+	if opts.Normalize.Mode == NormalizePer {
+		f.marker = opts.Normalize.Func
+	}
+	return f
+}
+
+// Add folds t as run i (from 0) of the new side when isNew, else of the
+// base side. t is not modified and not kept. Add panics when i is out of
+// range or the run was added before.
+func (f *Fold) Add(isNew bool, i int, t *cct.Tree) {
+	n := f.nBase
+	if isNew {
+		n, i = f.nNew, i+f.nBase
+	}
+	if i < 0 || i >= len(f.slots) || isNew && i < f.nBase || !isNew && i >= n {
+		panic(fmt.Sprintf("diff: Fold.Add: run %d of %d", i, n))
+	}
+	s := &f.slots[i]
+	if s.added {
+		panic(fmt.Sprintf("diff: Fold.Add: run %d added twice", i))
+	}
+	s.added = true
+	if t == nil || len(t.Nodes) == 0 {
+		s.empty = true
+		return
+	}
+	m := f.metric
+	if m.isZero() {
+		k, err := t.SampleIndex(f.metricName)
+		if err != nil {
+			s.metricErr = err
+			return
+		}
+		s.vt = t.SampleTypes[k]
+		if m, err = SampleMetric(f.metricName, t); err != nil {
+			s.metricErr = err
+			return
+		}
+	} else if m.Total == nil || m.Self == nil {
+		return // Compare says so
+	}
+	s.r = foldTree(t, m, f.marker)
+}
+
+// Compare compares the runs added. Every run must have been added.
+func (f *Fold) Compare(opts Options) (*Result, error) {
+	c, err := f.prepare(opts)
+	if err != nil {
+		return nil, err
+	}
+	return c.compare(), nil
+}
+
+// Compare compares base runs with new runs and returns what regressed. The
+// trees should be built with the same options on both sides (ZAM pruning on:
+// cct.Options{Prune: true}); several trees per side are runs of the same
+// workload. Intersect mode pairs base[i] with new[i], so the caller orders
+// the runs (ZAM pairs them by sorted file name). The trees are not modified.
+//
+// The steps (DESIGN.md, "diff"): every run is matched onto a union tree;
+// the runs are matched pairwise (ZAM hybrid or PARCS relaxed matching); the
+// critical graph is computed per pair and intersected (Intersect) or from
+// per-node tests over all runs (Stats); then come PARCS's overlap, topology
+// and weight matching, and IntroPerf's path ranking.
+func Compare(base, nw []*cct.Tree, opts Options) (*Result, error) {
+	f := NewFold(len(base), len(nw), opts)
+	all := append(append([]*cct.Tree{}, base...), nw...)
+	// The trees are folded on every core: reading a tree is independent
+	// of the others.
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for i, t := range all {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			if i < len(base) {
+				f.Add(false, i, t)
+			} else {
+				f.Add(true, i-len(base), t)
+			}
+		})
+	}
+	wg.Wait()
+	return f.Compare(opts)
+}
+
+// prepare checks what Add recorded, in the order Compare always checked
+// it, and then prepares the comparison (prepareComparison).
+func (f *Fold) prepare(opts Options) (*comparison, error) {
+	if f.nBase == 0 || f.nNew == 0 {
+		return nil, fmt.Errorf("need at least one base and one new tree, got %d and %d", f.nBase, f.nNew)
+	}
+	for i, s := range f.slots {
+		if !s.added {
+			return nil, fmt.Errorf("run %d was never added to the comparison", i+1)
+		}
+		if s.empty {
+			return nil, fmt.Errorf("tree %d is empty (no root)", i+1)
+		}
+	}
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if f.metric.isZero() {
+		// As SampleMetric checks the trees, in order.
+		first := f.slots[0].vt
+		for i, s := range f.slots {
+			switch {
+			case s.metricErr != nil:
+				return nil, &SampleTypeError{Tree: i, Err: s.metricErr}
+			case s.vt != first:
+				return nil, &MixedSampleTypesError{Tree: i, Type: s.vt, First: first}
+			}
+		}
+		if o.Metric.isZero() {
+			m := Metric{Name: first.String(), Unit: first.Unit}
+			if _, ok := timeUnits[m.Unit]; ok {
+				m.Unit = "nanoseconds"
+			}
+			// The values are read: nothing calls these again.
+			m.Total = func(t *cct.Tree, id cct.NodeID) int64 { panic("diff: the metric of folded runs is read") }
+			m.Self = m.Total
+			o.Metric = m
+		}
+	} else if f.metric.Total == nil || f.metric.Self == nil {
+		return nil, fmt.Errorf("metric %s lacks a Total or Self function", f.metric.Name)
+	}
+	runs := make([]*run, len(f.slots))
+	for i, s := range f.slots {
+		runs[i] = s.r
+	}
+	bRuns, nRuns := runs[:f.nBase:f.nBase], runs[f.nBase:]
+	// The plan fixes the unit of the normalized values, in which μ is
+	// read; prepareBench, which needs the runs' count, checks the
+	// benchmark outputs later (prepareComparison).
+	nz, err := planNormalization(runDurations(bRuns), runDurations(nRuns), cpuRuns(runs), o.Normalize, o.Metric.Unit, o.Bench != nil)
+	if err != nil {
+		return nil, err
+	}
+	if o.MinDeltaText != "" {
+		if o.MinDelta, err = ParseThreshold(o.MinDeltaText, nz.Unit); err != nil {
+			return nil, &MinDeltaError{Text: o.MinDeltaText, Unit: nz.Unit, Err: err}
+		}
+	}
+	if o.Aggregate == Intersect && f.nBase != f.nNew {
+		return nil, &UnpairedRunsError{Base: f.nBase, New: f.nNew}
+	}
+	return prepareComparison(bRuns, nRuns, o, nz)
+}

@@ -1,0 +1,99 @@
+package diff
+
+import (
+	"reflect"
+	"sync"
+	"testing"
+
+	"github.com/ctdiff/ctdiff/cct"
+)
+
+// A Fold gives Compare's result whatever the order in which the runs are
+// added, concurrently or not, and the trees can be dropped once added.
+func TestFoldOrderIndependent(t *testing.T) {
+	baseRuns := []string{"m;a;x 100\nm;b 50\nm;c 20", "m;a;x 90\nm;b 55\nm;c 22", "m;a;x 95\nm;b 52\nm;c 21"}
+	newRuns := []string{"m;b 50\nm;a;x 200\nm;c 70", "m;a;x 210\nm;b 50\nm;c 75", "m;a;x 205\nm;b 51\nm;c 72"}
+	orders := []struct {
+		name  string
+		order []int // run indexes, base runs 0-2 and new runs 3-5
+		async bool
+	}{
+		{"in order", []int{0, 1, 2, 3, 4, 5}, false},
+		{"reversed", []int{5, 4, 3, 2, 1, 0}, false},
+		{"new first, interleaved", []int{3, 0, 4, 1, 5, 2}, false},
+		{"concurrently", []int{0, 1, 2, 3, 4, 5}, true},
+	}
+	for _, agg := range []Aggregate{Stats, Intersect} {
+		opts := Options{Aggregate: agg, Tree: true}
+		want := compare(t, trees(t, baseRuns...), trees(t, newRuns...), opts)
+		for _, o := range orders {
+			t.Run(string(agg)+"/"+o.name, func(t *testing.T) {
+				f := NewFold(3, 3, opts)
+				all := append(trees(t, baseRuns...), trees(t, newRuns...)...)
+				var wg sync.WaitGroup
+				for _, i := range o.order {
+					add := func() { f.Add(i >= 3, i%3, all[i]) }
+					if o.async {
+						wg.Go(add)
+					} else {
+						add()
+					}
+				}
+				wg.Wait()
+				for i := range all {
+					// The Fold keeps no tree: clobbering them changes nothing.
+					all[i].Nodes, all[i].Frames = nil, nil
+				}
+				got, err := f.Compare(opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("folded result differs from Compare's:\n got %v\nwant %v", causeLines(got), causeLines(want))
+				}
+			})
+		}
+	}
+}
+
+// A Fold reports what kept a run from being folded as Compare reports it,
+// the first in run order, base runs first.
+func TestFoldErrors(t *testing.T) {
+	withType := func(vt cct.ValueType) *cct.Tree {
+		tr := trees(t, "m;a 10")[0]
+		tr.SampleTypes[1] = vt
+		return tr
+	}
+	tests := []struct {
+		name      string
+		nBase     int
+		add       map[int]*cct.Tree // run index (base runs first) → tree; missing: never added
+		nNew      int
+		metric    string
+		wantError string
+	}{
+		{"no new runs", 1, map[int]*cct.Tree{0: trees(t, "m;a 10")[0]}, 0, "", "need at least one base and one new tree, got 1 and 0"},
+		{"never added", 1, map[int]*cct.Tree{0: trees(t, "m;a 10")[0]}, 1, "", "run 2 was never added to the comparison"},
+		{"empty tree", 1, map[int]*cct.Tree{0: trees(t, "m;a 10")[0], 1: {}}, 1, "", "tree 2 is empty (no root)"},
+		{"no such sample type", 1, map[int]*cct.Tree{0: trees(t, "m;a 10")[0], 1: trees(t, "m;a 10")[0]}, 1, "alloc_space",
+			`tree 1: sample type "alloc_space" not found: must be one of: [samples/count cpu/nanoseconds]`},
+		{"sample types differ", 2, map[int]*cct.Tree{0: trees(t, "m;a 10")[0], 1: trees(t, "m;a 10")[0], 2: withType(cct.ValueType{Type: "cpu", Unit: "count"})}, 1, "cpu",
+			"tree 3: sample type cpu/count differs from the first tree's cpu/nanoseconds"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := NewFold(tt.nBase, tt.nNew, Options{SampleType: tt.metric})
+			for i, tr := range tt.add {
+				if i < tt.nBase {
+					f.Add(false, i, tr)
+				} else {
+					f.Add(true, i-tt.nBase, tr)
+				}
+			}
+			_, err := f.Compare(Options{})
+			if err == nil || err.Error() != tt.wantError {
+				t.Errorf("error %v, want %q", err, tt.wantError)
+			}
+		})
+	}
+}
