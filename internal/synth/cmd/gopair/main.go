@@ -222,22 +222,54 @@ func main() {
 	target := flag.Int("stacks", 200_000, "distinct stacks in the base profile (about)")
 	nf := flag.Int("functions", 12_000, "functions")
 	flag.Parse()
-	rng := rand.New(rand.NewPCG(*seed, 0x243f6a8885a308d3))
-	p := newProgram(rng, *nf)
-	// The changed function: a popular callee, so that the change is
-	// spread over many contexts.
+	pr := generate(*seed, *target, *nf)
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		log.Fatal(err)
+	}
+	for _, f := range []struct {
+		name string
+		p    *profile.Profile
+	}{{"base.pb.gz", pr.base}, {"new.pb.gz", pr.new}} {
+		w, err := os.Create(filepath.Join(*out, f.name))
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := f.p.Write(w); err != nil {
+			log.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			log.Fatal(err)
+		}
+	}
+	fmt.Print(pr.summary)
+}
+
+// A pair is what generate returns: the profiles and a summary of them.
+type pair struct {
+	base, new       *profile.Profile
+	injected, added string
+	summary         string
+}
+
+// generate samples the base program until it has found target distinct
+// stacks, and the new program for as many walks.
+func generate(seed uint64, target, nf int) *pair {
+	rng := rand.New(rand.NewPCG(seed, 0x243f6a8885a308d3))
+	p := newProgram(rng, nf)
+	// The changed function: the goroutine entry calling most others, so
+	// that the change is spread over many contexts.
 	boost := p.callees[2][0]
 	for _, c := range p.callees[0] {
 		if len(p.callees[c]) > len(p.callees[boost]) {
 			boost = c
 		}
 	}
-	addedName := "github.com/acme/kv/wal.(*Log).fsyncSlow"
+	out := &pair{injected: p.names[boost], added: "github.com/acme/kv/wal.(*Log).fsyncSlow"}
 
 	base := &counts{index: map[string]int{}}
 	var buf []int32
 	walks := 0
-	for len(base.stacks) < *target {
+	for len(base.stacks) < target {
 		s, _ := p.walk(rng, buf, -1, -1)
 		base.add(s)
 		buf = s
@@ -253,22 +285,8 @@ func main() {
 			nw.add(s)
 		}
 	}
-	for name, c := range map[string]*counts{"base.pb.gz": base, "new.pb.gz": nw} {
-		prof := p.profile(c, boost, addedName, rng)
-		if err := os.MkdirAll(*out, 0o755); err != nil {
-			log.Fatal(err)
-		}
-		f, err := os.Create(filepath.Join(*out, name))
-		if err != nil {
-			log.Fatal(err)
-		}
-		if err := prof.Write(f); err != nil {
-			log.Fatal(err)
-		}
-		if err := f.Close(); err != nil {
-			log.Fatal(err)
-		}
-	}
+	out.base = p.profile(base, boost, out.added, rng)
+	out.new = p.profile(nw, boost, out.added, rng)
 	depths := make([]int, len(base.stacks))
 	sum := 0
 	for i, s := range base.stacks {
@@ -276,10 +294,11 @@ func main() {
 		sum += len(s)
 	}
 	slices.Sort(depths)
-	fmt.Printf("%d walks; base %d distinct stacks (depth mean %.1f, median %d, 99th percentile %d, max %d), new %d; %d locations\n",
+	out.summary = fmt.Sprintf("%d walks; base %d distinct stacks (depth mean %.1f, median %d, 99th percentile %d, max %d), new %d; %d locations\n",
 		walks, len(base.stacks), float64(sum)/float64(len(depths)), depths[len(depths)/2], depths[len(depths)*99/100], depths[len(depths)-1],
-		len(nw.stacks), p.nLocs)
-	fmt.Printf("injected: %s (+40%%), added callee: %s\n", p.names[boost], addedName)
+		len(nw.stacks), p.nLocs) +
+		fmt.Sprintf("injected: %s (+40%%), added callee: %s\n", out.injected, out.added)
+	return out
 }
 
 // profile writes the counts as a Go CPU profile: sample types
