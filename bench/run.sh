@@ -11,7 +11,10 @@
 #   4. ctdiff diff vs go tool pprof -top -diff_base on three runs per side
 #      of the 200,000-stack pair (ctdiff's default Stats mode tests every
 #      calling context; pprof sums the runs of each side);
-#   5. ctdiff diff on a pair of 1.6 M-node trees (PARCS scale).
+#   5. ctdiff diff on a pair of 1.6 M-node trees (PARCS scale);
+#   6. as 1, on a 200,000-stack pair from internal/synth/cmd/gopair, a
+#      generator independent of internal/synth (sampled walks of a call
+#      graph, call-site locations, inlined frames, four mappings: issue 20).
 #
 # Every command runs ROUNDS times (default 5), the commands interleaved
 # round by round so that a busy neighbour slows all of them alike; a row
@@ -42,6 +45,7 @@ PPROF=$(go tool -n pprof)
 # The inputs. The synthetic pairs are deterministic (seed 1).
 [ -f "$WORK/big/new.pb.gz" ] || go run ./internal/synth/cmd/synth -stacks 200000 -o "$WORK/big" >/dev/null
 [ -f "$WORK/huge/new.pb.gz" ] || go run ./internal/synth/cmd/synth -stacks 200000 -new-frames 7 -o "$WORK/huge" >/dev/null
+[ -f "$WORK/gopair/new.pb.gz" ] || go run ./internal/synth/cmd/gopair -stacks 200000 -o "$WORK/gopair" >/dev/null
 [ -f "$WORK/runs/new/3.pb.gz" ] || go run ./internal/synth/cmd/synth -stacks 200000 -runs 3 -o "$WORK/runs" >/dev/null
 HAVE_TRACE=no
 if [ -f "$TRACE_GZ" ] && command -v node >/dev/null; then
@@ -66,13 +70,15 @@ measure() {
 	awk '{ printf "%s %.2f %s\n", $1, $2 + $3, $4 }' "$WORK/$name.time" >>"$WORK/$name.runs"
 }
 
-NAMES="ctdiff-diff pprof-diff ctdiff-convert pprof-proto ctdiff-devtools node-parse ctdiff-diff-3x3 pprof-diff-3x3 ctdiff-diff-1.6M"
+NAMES="ctdiff-diff pprof-diff ctdiff-diff-gopair pprof-diff-gopair ctdiff-convert pprof-proto ctdiff-devtools node-parse ctdiff-diff-3x3 pprof-diff-3x3 ctdiff-diff-1.6M"
 for n in $NAMES; do rm -f "$WORK/$n.runs"; done
 round=1
 while [ "$round" -le "$ROUNDS" ]; do
 	echo "bench/run.sh: round $round of $ROUNDS" >&2
 	measure ctdiff-diff "$WORK/ctdiff" diff "$WORK/big/base.pb.gz" "$WORK/big/new.pb.gz" -o "$WORK/diff.txt"
 	measure pprof-diff "$PPROF" -top -diff_base "$WORK/big/base.pb.gz" "$WORK/big/new.pb.gz"
+	measure ctdiff-diff-gopair "$WORK/ctdiff" diff "$WORK/gopair/base.pb.gz" "$WORK/gopair/new.pb.gz" -o "$WORK/gopair.txt"
+	measure pprof-diff-gopair "$PPROF" -top -diff_base "$WORK/gopair/base.pb.gz" "$WORK/gopair/new.pb.gz"
 	measure ctdiff-convert "$WORK/ctdiff" convert "$WORK/big/new.pb.gz" -o "$WORK/convert.pb.gz"
 	measure pprof-proto "$PPROF" -proto -output "$WORK/proto.pb.gz" "$WORK/big/new.pb.gz"
 	if [ "$HAVE_TRACE" = yes ]; then
@@ -112,13 +118,15 @@ nodes() { "$WORK/ctdiff" cct "$1" 2>/dev/null | sed -n 's/.*; \([0-9]*\) nodes.*
 echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC') with bench/run.sh ($ROUNDS rounds): $(nproc) cores ($(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)), $(free -g | awk '/^Mem:/ { print $2 }') GiB,"
 echo "$(go version | cut -d' ' -f3-4), node $(node --version 2>/dev/null || echo absent), load average at the end $(cut -d' ' -f1-3 /proc/loadavg)."
 echo "Inputs: internal/synth seed 1, 200,000 stacks: $(nodes "$WORK/big/base.pb.gz") / $(nodes "$WORK/big/new.pb.gz") tree nodes;"
-echo "-new-frames 7: $(nodes "$WORK/huge/base.pb.gz") / $(nodes "$WORK/huge/new.pb.gz") nodes."
+echo "-new-frames 7: $(nodes "$WORK/huge/base.pb.gz") / $(nodes "$WORK/huge/new.pb.gz") nodes;"
+echo "gopair seed 1, 200,000 stacks: $(nodes "$WORK/gopair/base.pb.gz") / $(nodes "$WORK/gopair/new.pb.gz") nodes."
 echo
 echo "Wall times: best round (median); CPU: user + system of the best round; peak RSS: largest of all rounds."
 echo
 echo "| task | ctdiff wall | ctdiff CPU | ctdiff peak RSS | other wall | other CPU | other peak RSS | other/ctdiff time | ctdiff/other memory |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 row "diff vs pprof -top -diff_base (200k stacks)" ctdiff-diff pprof-diff
+row "diff vs pprof -top -diff_base (gopair, 200k stacks)" ctdiff-diff-gopair pprof-diff-gopair
 row "convert vs pprof -proto (200k stacks)" ctdiff-convert pprof-proto
 row "diff vs pprof -top -diff_base (3 runs per side, 200k stacks each)" ctdiff-diff-3x3 pprof-diff-3x3
 if [ "$HAVE_TRACE" = yes ]; then
