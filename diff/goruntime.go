@@ -66,11 +66,12 @@ var backgroundGC = map[string]bool{
 	"runtime._GC":            true,
 }
 
-// isGoRuntime reports frames of the Go runtime (runtime.*, and the
-// internal/runtime packages of newer releases). runtime/pprof and
-// runtime/debug are libraries, not the runtime.
+// isGoRuntime reports frames of the Go runtime: runtime.*, and its internal
+// packages, runtime/internal/ (atomic, sys, math) before Go 1.23 and
+// internal/runtime/ since. runtime/pprof and runtime/debug are libraries,
+// not the runtime.
 func isGoRuntime(fn string) bool {
-	return strings.HasPrefix(fn, "runtime.") || strings.HasPrefix(fn, "internal/runtime/")
+	return strings.HasPrefix(fn, "runtime.") || strings.HasPrefix(fn, "internal/runtime/") || strings.HasPrefix(fn, "runtime/internal/")
 }
 
 // goRuntime reads the union tree once. A subtree counts in the first

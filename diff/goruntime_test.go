@@ -138,3 +138,19 @@ func TestInlinedFramesAndLabels(t *testing.T) {
 		t.Errorf("inlined location gave leaf %s under %s", tr.Label(leaf), tr.Label(tr.Nodes[leaf].Parent))
 	}
 }
+
+// Go's runtime/internal packages (before Go 1.23) are the runtime too:
+// mallocgc below one is charged to the user function above it. Before, the
+// walk took runtime/internal/... for user code and named it the allocator.
+func TestGoRuntimeInternal(t *testing.T) {
+	base := "main;app.serve;runtime/internal/x.F;runtime.mallocgc 10"
+	nw := "main;app.serve;runtime/internal/x.F;runtime.mallocgc 110"
+	res, err := Compare(trees(t, base, base), trees(t, nw, nw), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := res.GoRuntime
+	if g == nil || len(g.Allocators) != 1 || g.Allocators[0].Function != "app.serve" {
+		t.Fatalf("GoRuntime %+v, want the allocator app.serve", g)
+	}
+}

@@ -85,19 +85,11 @@ func DetectEcosystem(res *diff.Result) Ecosystem {
 	return best
 }
 
-// v8Specials are V8's pseudo-frames: time not in any JavaScript function.
-var v8Specials = map[string]string{
-	"(garbage collector)": groupGC,
-	"(program)":           groupVM, // V8's own native code: parsing, compiling, IC misses
-	"(idle)":              groupIdle,
-	"(root)":              groupVM,
-}
-
 // frameEcosystem says which ecosystem a single frame's shape belongs to.
 func frameEcosystem(f diff.Frame) Ecosystem {
 	fn, file := f.Function, f.File
 	switch {
-	case v8Specials[fn] != "", isScriptURL(file), hasExt(file, ".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx"):
+	case diff.IsV8Pseudo(fn), isScriptURL(file), hasExt(file, ".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx"):
 		return JS
 	case hasExt(file, ".go"), strings.HasPrefix(fn, "runtime."), goImportPath(fn):
 		return Go
@@ -157,99 +149,6 @@ func javaName(fn string) bool {
 	return true
 }
 
-// Runtime groups: what a runtime or VM frame does, as reports label it.
-const (
-	groupGC      = "GC"
-	groupAlloc   = "allocation"
-	groupJIT     = "JIT and VM stubs"
-	groupVM      = "VM"
-	groupIdle    = "idle"
-	groupRuntime = "runtime"
-	groupNode    = "Node.js internals"
-)
-
-// goGC are Go runtime functions that are the collector's work.
-var goGC = []string{
-	"runtime.gcBgMarkWorker", "runtime.gcDrain", "runtime.gcAssistAlloc", "runtime.gcMark", "runtime.markroot",
-	"runtime.scanobject", "runtime.scanblock", "runtime.scanstack", "runtime.greyobject", "runtime.bgsweep",
-	"runtime.bgscavenge", "runtime.sweepone", "runtime.GC", "runtime._GC", "runtime.gcStart", "runtime.wbBuf",
-	"runtime.findObject", "runtime.(*gcWork)", "runtime.(*mspan).sweep", "runtime.(*sweepLocked)",
-	"runtime.(*gcControllerState)", "runtime.(*mheap).freeSpan",
-}
-
-// goAlloc are Go runtime functions that allocate.
-var goAlloc = []string{
-	"runtime.mallocgc", "runtime.newobject", "runtime.makeslice", "runtime.growslice", "runtime.makemap",
-	"runtime.newarray", "runtime.rawstring", "runtime.rawbyteslice", "runtime.concatstring", "runtime.slicebytetostring",
-	"runtime.(*mcache)", "runtime.(*mcentral)", "runtime.(*mheap).alloc", "runtime.memclrNoHeapPointers",
-	"runtime.nextFreeFast", "runtime.heapSetType",
-}
-
-// jitStubs are frames of JIT-compiled glue and interpreters as profilers of
-// the JVM, V8 and .NET name them.
-var jitStubs = []string{"Interpreter", "StubRoutines", "call_stub", "[jit]", "JIT stub", "Builtin:", "BytecodeHandler:", "Stub:", "(JIT stubs)"}
-
-// RuntimeGroup says which runtime or VM activity a frame belongs to ("GC",
-// "allocation", "JIT and VM stubs", "VM", "idle", "runtime", "Node.js
-// internals"), or "" for application and library code. Such frames are the
-// runtime's, not the application's: reports group and label them so they
-// do not crowd out application code.
-func RuntimeGroup(f diff.Frame) string {
-	fn := f.Function
-	if g := v8Specials[fn]; g != "" {
-		return g
-	}
-	if strings.HasPrefix(f.File, "node:") {
-		return groupNode
-	}
-	if strings.HasPrefix(fn, "runtime.") || strings.HasPrefix(fn, "internal/runtime/") || strings.HasPrefix(fn, "runtime/internal/") {
-		for _, p := range goGC {
-			if fn == p || strings.HasPrefix(fn, p+".") || strings.HasSuffix(p, ")") && strings.HasPrefix(fn, p) {
-				return groupGC
-			}
-		}
-		for _, p := range goAlloc {
-			if fn == p || strings.HasPrefix(fn, p+".") || strings.HasSuffix(p, ")") && strings.HasPrefix(fn, p) {
-				return groupAlloc
-			}
-		}
-		return groupRuntime
-	}
-	for _, s := range jitStubs {
-		if strings.HasPrefix(fn, s) {
-			return groupJIT
-		}
-	}
-	lowerFile := strings.ToLower(path.Base(strings.ReplaceAll(f.File, `\`, "/")))
-	switch {
-	case lowerFile == "clrjit.dll" || lowerFile == "libclrjit.so":
-		return groupJIT
-	case lowerFile == "libjvm.so" || lowerFile == "jvm.dll" || lowerFile == "coreclr.dll" || lowerFile == "libcoreclr.so":
-		return groupVM
-	}
-	return ""
-}
-
-// ThreadGroup says which runtime activity a thread of the JVM, .NET or
-// V8 is, by its name ("GC", "JIT and VM stubs" for compiler threads, "VM"),
-// or "" for application threads.
-func ThreadGroup(thread string) string {
-	t := strings.ToLower(thread)
-	switch {
-	case strings.HasPrefix(t, "gc thread"), strings.HasPrefix(t, "g1 "), strings.HasPrefix(t, "zgc"),
-		strings.HasPrefix(t, "parallel gc"), strings.HasPrefix(t, "shenandoah"), strings.Contains(t, "gc worker"),
-		strings.HasPrefix(t, "v8:gc"), strings.HasPrefix(t, ".net bgc"), strings.HasPrefix(t, ".net server gc"):
-		return groupGC
-	case strings.Contains(t, "compilerthread"), strings.HasPrefix(t, "c1 compiler"), strings.HasPrefix(t, "c2 compiler"),
-		strings.HasPrefix(t, ".net tiered compilation"):
-		return groupJIT
-	case t == "vm thread", strings.HasPrefix(t, "vm periodic"), t == "service thread", t == "signal dispatcher",
-		t == "finalizer", t == "reference handler", t == "common-cleaner":
-		return groupVM
-	}
-	return ""
-}
-
 // FrameStyle names frames the way one ecosystem writes them. Lines, when
 // set, gives the line of a frame's function (cct.FrameInfo: where a
 // JavaScript function is defined), keyed by function and file, for frames
@@ -275,7 +174,7 @@ func (s FrameStyle) Label(f diff.Frame) string {
 	}
 	switch eco {
 	case JS:
-		if v8Specials[fn] != "" || f.File == "" {
+		if diff.IsV8Pseudo(fn) || f.File == "" {
 			return fn
 		}
 		return fn + " (" + s.scriptPlace(f, true) + ")"
@@ -302,7 +201,7 @@ func (s FrameStyle) Full(f diff.Frame) string {
 		eco = e
 	}
 	switch {
-	case f.File == "" || v8Specials[fn] != "":
+	case f.File == "" || diff.IsV8Pseudo(fn):
 		return fn
 	case eco == JS:
 		return fn + " (" + s.scriptPlace(f, false) + ")"
@@ -382,13 +281,13 @@ type PathPart struct {
 }
 
 // Parts folds a root-first path for display: each maximal run of runtime
-// frames (RuntimeGroup) above the last frame becomes one part labelled with
+// frames (diff.RuntimeGroup) above the last frame becomes one part labelled with
 // its group, so paths show the application's frames; the last frame, the
 // one a cause names, stays itself.
 func (s FrameStyle) Parts(p []diff.Frame) []PathPart {
 	var out []PathPart
 	for i, f := range p {
-		g := RuntimeGroup(f)
+		g := diff.RuntimeGroup(f)
 		if g == "" || i == len(p)-1 {
 			out = append(out, PathPart{Label: s.Label(f), Frames: []diff.Frame{f}, Group: g})
 			continue
@@ -397,7 +296,7 @@ func (s FrameStyle) Parts(p []diff.Frame) []PathPart {
 			last := &out[n-1]
 			last.Frames = append(last.Frames, f)
 			if last.Group != g {
-				last.Group = groupRuntime
+				last.Group = diff.GroupRuntime
 			}
 			last.Label = foldLabel(last.Group, len(last.Frames))
 			continue
@@ -412,16 +311,4 @@ func foldLabel(group string, n int) string {
 		return "[" + group + "]"
 	}
 	return "[" + group + " ×" + strconv.Itoa(n) + "]"
-}
-
-// Attribution is the application frame a runtime cause is charged to: the
-// lowest frame of its path outside the runtime, or nil when there is none
-// (the collector's own threads).
-func Attribution(p []diff.Frame) *diff.Frame {
-	for i := len(p) - 1; i >= 0; i-- {
-		if RuntimeGroup(p[i]) == "" {
-			return &p[i]
-		}
-	}
-	return nil
 }

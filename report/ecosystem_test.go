@@ -47,46 +47,6 @@ func TestFrameLabels(t *testing.T) {
 	}
 }
 
-func TestRuntimeGroup(t *testing.T) {
-	for _, tt := range []struct {
-		f    diff.Frame
-		want string
-	}{
-		{fr("(garbage collector)", ""), "GC"},
-		{fr("(program)", ""), "VM"},
-		{fr("(idle)", ""), "idle"},
-		{fr("runtime.gcBgMarkWorker", "/go/src/runtime/mgc.go"), "GC"},
-		{fr("runtime.gcDrain", ""), "GC"},
-		{fr("runtime.gcBgMarkWorker.func2", ""), "GC"},
-		{fr("runtime.(*gcWork).tryGet", ""), "GC"},
-		{fr("runtime.mallocgc", ""), "allocation"},
-		{fr("runtime.(*mcache).refill", ""), "allocation"},
-		{fr("runtime.main", ""), "runtime"},
-		{fr("internal/runtime/syscall.Syscall6", ""), "runtime"},
-		{fr("Module._load", "node:internal/modules/cjs/loader"), "Node.js internals"},
-		{fr("Interpreter", ""), "JIT and VM stubs"},
-		{fr("StubRoutines (1)", ""), "JIT and VM stubs"},
-		{fr("CallDescrWorkerInternal", "coreclr.dll"), "VM"},
-		{fr("ThePreStub", "clrjit.dll"), "JIT and VM stubs"},
-		{fr("runtimeHelper", ""), ""},
-		{fr("github.com/x/runtime.F", ""), ""},
-		{fr("java.lang.Runtime.gc", ""), ""},
-		{fr("formatPrice", "file:///a.js"), ""},
-	} {
-		if got := report.RuntimeGroup(tt.f); got != tt.want {
-			t.Errorf("RuntimeGroup(%v) = %q, want %q", tt.f, got, tt.want)
-		}
-	}
-	for _, tt := range []struct{ thread, want string }{
-		{"GC Thread#0", "GC"}, {"G1 Conc#0", "GC"}, {"C2 CompilerThread0", "JIT and VM stubs"},
-		{"VM Thread", "VM"}, {"main", ""}, {"(all threads)", ""}, {"worker-gc", ""},
-	} {
-		if got := report.ThreadGroup(tt.thread); got != tt.want {
-			t.Errorf("ThreadGroup(%q) = %q, want %q", tt.thread, got, tt.want)
-		}
-	}
-}
-
 func TestDetectEcosystem(t *testing.T) {
 	path := func(fs ...diff.Frame) *diff.Result {
 		return &diff.Result{Causes: []diff.Cause{{Path: fs}}}
@@ -116,7 +76,7 @@ func TestDetectEcosystem(t *testing.T) {
 }
 
 // Runtime frames above a cause fold into one labelled part; the cause's own
-// frame stays, and a runtime cause is charged to its application caller.
+// frame stays.
 func TestPathParts(t *testing.T) {
 	node := func(fn string) diff.Frame { return fr(fn, "node:internal/modules/cjs/loader") }
 	js := func(fn string) diff.Frame { return fr(fn, "file:///srv/storefront.js") }
@@ -141,11 +101,5 @@ func TestPathParts(t *testing.T) {
 	}
 	if g := parts[len(parts)-1].Group; g != "allocation" {
 		t.Errorf("the leaf's group is %q, want allocation", g)
-	}
-	if a := report.Attribution(goPath); a == nil || a.Function != "main.parse" {
-		t.Errorf("Attribution = %v, want main.parse", a)
-	}
-	if a := report.Attribution([]diff.Frame{fr("runtime.gcBgMarkWorker", ""), fr("runtime.gcDrain", "")}); a != nil {
-		t.Errorf("Attribution of the collector's own work = %v, want none", a)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/ctdiff/ctdiff/diff"
 )
 
 // WriteReleaseMarkdown writes a release report as GitHub-flavoured
@@ -26,7 +28,7 @@ func WriteReleaseMarkdown(w io.Writer, rel *Release, o ReleaseOptions) error {
 			largest = mdCode(c.Style.Label(causeFrame(top)), true) + " " + causeDelta(res, top)
 		}
 		verdict := string(c.Verdict)
-		if c.Verdict == VerdictRegressed {
+		if c.Verdict == diff.VerdictRegressed {
 			verdict = "**" + verdict + "**"
 		}
 		fmt.Fprintf(bw, "| %d | %s | %s | %s | %s → %s | %s (%s) | %s | %s |\n", i+1, mdCode(c.Name, true), c.Ecosystem.Title(), verdict,

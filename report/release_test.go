@@ -49,20 +49,20 @@ func TestReleaseVerdicts(t *testing.T) {
 	for _, tt := range []struct {
 		name    string
 		res     *diff.Result
-		verdict report.Verdict
+		verdict diff.Verdict
 		why     string
 	}{
-		{"cause", result([]int64{1000, 1010}, []int64{1000, 1005}, cause(60, "main", fr("main.f", "f.go"))), report.VerdictRegressed,
+		{"cause", result([]int64{1000, 1010}, []int64{1000, 1005}, cause(60, "main", fr("main.f", "f.go"))), diff.VerdictRegressed,
 			"1 regression cause, the largest +60ms in main.f"},
-		{"consistent fall", result([]int64{1000, 1020, 990}, []int64{800, 810, 805}), report.VerdictImproved,
+		{"consistent fall", result([]int64{1000, 1020, 990}, []int64{800, 810, 805}), diff.VerdictImproved,
 			"No function grew by 50ms or more with significance; the total fell by 198.3ms (Welch's t-test of the log run totals: p "},
-		{"noisy fall", result([]int64{1000, 2000, 700}, []int64{800, 1900, 650}), report.VerdictUnchanged,
+		{"noisy fall", result([]int64{1000, 2000, 700}, []int64{800, 1900, 650}), diff.VerdictUnchanged,
 			"No function grew by 50ms or more with significance; the total fell by 116.7ms, within noise (Welch's t-test of the log run totals: p "},
-		{"small fall", result([]int64{1000, 1000}, []int64{960, 960}), report.VerdictUnchanged,
+		{"small fall", result([]int64{1000, 1000}, []int64{960, 960}), diff.VerdictUnchanged,
 			"No function grew by 50ms or more with significance; the total changed by -40ms, less than a fall of 50ms"},
-		{"growth without cause", result([]int64{1000, 1000}, []int64{1100, 1100}), report.VerdictUnchanged,
+		{"growth without cause", result([]int64{1000, 1000}, []int64{1100, 1100}), diff.VerdictUnchanged,
 			"the total changed by +100ms, less than a fall of 50ms"},
-		{"one run", result([]int64{1000}, []int64{900}), report.VerdictImproved,
+		{"one run", result([]int64{1000}, []int64{900}), diff.VerdictImproved,
 			"No function grew by 50ms or more; the total fell by 100ms, at least 50ms (one run per side: no test)"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -71,7 +71,7 @@ func TestReleaseVerdicts(t *testing.T) {
 			if c.Verdict != tt.verdict || !strings.Contains(c.Why, tt.why) {
 				t.Errorf("verdict %s (%s), want %s (%s)", c.Verdict, c.Why, tt.verdict, tt.why)
 			}
-			if rel.Failed() != (tt.verdict == report.VerdictRegressed) {
+			if rel.Failed() != (tt.verdict == diff.VerdictRegressed) {
 				t.Errorf("Failed() = %v with verdict %s", rel.Failed(), c.Verdict)
 			}
 		})

@@ -121,7 +121,7 @@ func runReport(s *streams, o *reportOptions, args []string) error {
 	if o.failOnRegression && rel.Failed() {
 		var regressed []string
 		for _, c := range rel.Components {
-			if c.Verdict == report.VerdictRegressed {
+			if c.Verdict == diff.VerdictRegressed {
 				regressed = append(regressed, c.Name)
 			}
 		}
