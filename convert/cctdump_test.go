@@ -36,7 +36,7 @@ func TestCCTDumpGolden(t *testing.T) {
 }
 
 // TestCCTDumpRoundTrip reads a saved tree, builds a tree from the profile
-// and writes it with report.WriteTreeJSON: the same tree comes out, node for
+// and writes it with report.WriteTree: the same tree comes out, node for
 // node (ids may be renumbered; positions in pre-order are compared).
 func TestCCTDumpRoundTrip(t *testing.T) {
 	tests := []struct {
@@ -56,7 +56,7 @@ func TestCCTDumpRoundTrip(t *testing.T) {
 				t.Fatal(err)
 			}
 			var buf bytes.Buffer
-			if err := report.WriteTreeJSON(&buf, tree, report.TreeOptions{}); err != nil {
+			if err := report.WriteTree(&buf, tree, report.JSON, report.TreeOptions{}); err != nil {
 				t.Fatal(err)
 			}
 			var back cctjson.Tree
@@ -127,7 +127,7 @@ func cctDumpRoundTrip(t *testing.T, file string, minNodes int) {
 		t.Fatal(err)
 	}
 	var first bytes.Buffer
-	if err := report.WriteTreeJSON(&first, tree, report.TreeOptions{}); err != nil {
+	if err := report.WriteTree(&first, tree, report.JSON, report.TreeOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	res, err := convert.Read(bytes.NewReader(first.Bytes()), "tree.json", convert.Options{})
@@ -139,7 +139,7 @@ func cctDumpRoundTrip(t *testing.T, file string, minNodes int) {
 		t.Fatal(err)
 	}
 	var second bytes.Buffer
-	if err := report.WriteTreeJSON(&second, tree2, report.TreeOptions{}); err != nil {
+	if err := report.WriteTree(&second, tree2, report.JSON, report.TreeOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	var a, b cctjson.Tree

@@ -1,4 +1,4 @@
-package report_test
+package report
 
 import (
 	"io"
@@ -7,7 +7,6 @@ import (
 	"github.com/ctdiff/ctdiff/cct"
 	"github.com/ctdiff/ctdiff/diff"
 	"github.com/ctdiff/ctdiff/internal/synth"
-	"github.com/ctdiff/ctdiff/report"
 	"github.com/google/pprof/profile"
 )
 
@@ -32,12 +31,12 @@ func BenchmarkDiffReports(b *testing.B) {
 		name  string
 		write func(io.Writer) error
 	}{
-		{"text", func(w io.Writer) error { return report.WriteDiffText(w, res, report.DiffTextOptions{}) }},
-		{"json", func(w io.Writer) error { return report.WriteDiffJSON(w, res) }},
-		{"dot", func(w io.Writer) error { return report.WriteDiffDOT(w, res) }},
-		{"pprof", func(w io.Writer) error { return report.WriteDiffPprof(w, res) }},
-		{"markdown", func(w io.Writer) error { return report.WriteDiffMarkdown(w, res, report.DiffMarkdownOptions{}) }},
-		{"html", func(w io.Writer) error { return report.WriteDiffHTML(w, res, report.DiffHTMLOptions{}) }},
+		{"text", func(w io.Writer) error { return writeDiffText(w, res, diffTextOptions{}) }},
+		{"json", func(w io.Writer) error { return writeDiffJSON(w, res) }},
+		{"dot", func(w io.Writer) error { return writeDiffDOT(w, res, diffDOTOptions{}) }},
+		{"pprof", func(w io.Writer) error { return writeDiffPprof(w, res) }},
+		{"markdown", func(w io.Writer) error { return writeDiffMarkdown(w, res, diffMarkdownOptions{}) }},
+		{"html", func(w io.Writer) error { return writeDiffHTML(w, res, diffHTMLOptions{}) }},
 	} {
 		b.Run(f.name, func(b *testing.B) {
 			b.ReportAllocs()

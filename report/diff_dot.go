@@ -9,28 +9,23 @@ import (
 	"github.com/ctdiff/ctdiff/diff"
 )
 
-// DiffDOTOptions control the DOT report.
-type DiffDOTOptions struct {
+// diffDOTOptions control the DOT report.
+type diffDOTOptions struct {
 	// MaxCauses caps the causes drawn, the largest first, with their
 	// ancestors (0 means 50): Graphviz cannot lay out, nor a reader
 	// follow, the hundred thousand nodes of a large comparison's graph.
 	MaxCauses int
 }
 
-// WriteDiffDOT writes the critical graph of a comparison as a Graphviz
+// writeDiffDOT writes the critical graph of a comparison as a Graphviz
 // digraph, ZAM's output form (Section 3.1, Figure 4): one box per node with
 // the function, base → new and the delta, filled by the delta (red grew,
 // blue shrank), the regression causes drawn with a thick dark border and
 // numbered as in the text report, added functions dashed, and ancestors
 // kept only as context of a cause dotted. Edge widths follow the callee's
 // delta. Every name from a profile is escaped. The 50 largest causes are
-// drawn (see DiffDOTOptions), and the title says when there are more.
-func WriteDiffDOT(w io.Writer, res *diff.Result) error {
-	return WriteDiffDOTOptions(w, res, DiffDOTOptions{})
-}
-
-// WriteDiffDOTOptions is WriteDiffDOT with options.
-func WriteDiffDOTOptions(w io.Writer, res *diff.Result, o DiffDOTOptions) error {
+// drawn (see diffDOTOptions), and the title says when there are more.
+func writeDiffDOT(w io.Writer, res *diff.Result, o diffDOTOptions) error {
 	if o.MaxCauses <= 0 {
 		o.MaxCauses = 50
 	}

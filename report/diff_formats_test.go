@@ -1,4 +1,4 @@
-package report_test
+package report
 
 import (
 	"bytes"
@@ -11,7 +11,6 @@ import (
 	"github.com/ctdiff/ctdiff/cct"
 	"github.com/ctdiff/ctdiff/diff"
 	"github.com/ctdiff/ctdiff/internal/golden"
-	"github.com/ctdiff/ctdiff/report"
 	"github.com/google/pprof/profile"
 )
 
@@ -29,17 +28,17 @@ func TestDiffFormatsGolden(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			res := compareTree(t, tt.base, tt.new, tt.opts)
 			var dot, md, html bytes.Buffer
-			if err := report.WriteDiffDOT(&dot, res); err != nil {
+			if err := writeDiffDOT(&dot, res, diffDOTOptions{}); err != nil {
 				t.Fatal(err)
 			}
-			report.RenderDOT(t, dot.Bytes())
-			if err := report.WriteDiffMarkdown(&md, res, report.DiffMarkdownOptions{}); err != nil {
+			renderDOT(t, dot.Bytes())
+			if err := writeDiffMarkdown(&md, res, diffMarkdownOptions{}); err != nil {
 				t.Fatal(err)
 			}
-			if err := report.WriteDiffHTML(&html, res, report.DiffHTMLOptions{}); err != nil {
+			if err := writeDiffHTML(&html, res, diffHTMLOptions{}); err != nil {
 				t.Fatal(err)
 			}
-			p, err := report.DiffProfile(res)
+			p, err := diffProfile(res)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -74,7 +73,7 @@ func withoutAssets(t *testing.T, page []byte) []byte {
 // new − base.
 func TestDiffProfile(t *testing.T) {
 	res := compareTree(t, diffCases[0].base, diffCases[0].new, diff.Options{})
-	p, err := report.DiffProfile(res)
+	p, err := diffProfile(res)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +105,7 @@ func TestDiffProfile(t *testing.T) {
 		if len(s.Location) > 0 {
 			flat[s.Location[0].Line[0].Function.Name] += v
 		}
-		if c := s.NumLabel[report.CauseLabel]; len(c) == 1 {
+		if c := s.NumLabel[causeLabelKey]; len(c) == 1 {
 			causeSum[c[0]] += v
 		}
 	}
@@ -134,7 +133,7 @@ func TestDiffProfile(t *testing.T) {
 			t.Errorf("cause %d (%s): its labelled samples add up to %d, want its delta %d", i+1, c.Path[len(c.Path)-1].Function, got, c.Delta)
 		}
 	}
-	if _, err := report.DiffProfile(compare(t, diffCases[0].base, diffCases[0].new, diff.Options{})); err == nil ||
+	if _, err := diffProfile(compare(t, diffCases[0].base, diffCases[0].new, diff.Options{})); err == nil ||
 		err.Error() != "the pprof diff needs the matched tree: compare with diff.Options{Tree: true}" {
 		t.Errorf("without the tree: %v", err)
 	}
@@ -177,18 +176,18 @@ func hostileResult(t *testing.T) *diff.Result {
 
 func TestDiffDOTHostileNames(t *testing.T) {
 	var b bytes.Buffer
-	if err := report.WriteDiffDOT(&b, hostileResult(t)); err != nil {
+	if err := writeDiffDOT(&b, hostileResult(t), diffDOTOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), `\"`+"`|*_[x](y)"+`\\l </script>`) {
 		t.Errorf("the name is not escaped as expected:\n%s", b.String())
 	}
-	report.RenderDOT(t, b.Bytes())
+	renderDOT(t, b.Bytes())
 }
 
 func TestDiffMarkdownHostileNames(t *testing.T) {
 	var b bytes.Buffer
-	if err := report.WriteDiffMarkdown(&b, hostileResult(t), report.DiffMarkdownOptions{}); err != nil {
+	if err := writeDiffMarkdown(&b, hostileResult(t), diffMarkdownOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	md := b.String()
@@ -234,7 +233,7 @@ func TestMdCode(t *testing.T) {
 		{" a ", false, "`  a  `"},
 		{"", false, "` `"},
 	} {
-		if got := report.MdCode(tt.in, tt.table); got != tt.want {
+		if got := mdCode(tt.in, tt.table); got != tt.want {
 			t.Errorf("mdCode(%q, %v) = %q, want %q", tt.in, tt.table, got, tt.want)
 		}
 	}
@@ -254,7 +253,7 @@ func TestShortFunc(t *testing.T) {
 		{"trailing/", "trailing/"},
 		{"", ""},
 	} {
-		if got := report.ShortFunc(tt.in); got != tt.want {
+		if got := shortFunc(tt.in); got != tt.want {
 			t.Errorf("shortFunc(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
@@ -262,7 +261,7 @@ func TestShortFunc(t *testing.T) {
 
 func TestDiffHTMLHostileNames(t *testing.T) {
 	var b bytes.Buffer
-	if err := report.WriteDiffHTML(&b, hostileResult(t), report.DiffHTMLOptions{}); err != nil {
+	if err := writeDiffHTML(&b, hostileResult(t), diffHTMLOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	page := b.String()
@@ -297,7 +296,7 @@ func TestDiffHTMLPrunes(t *testing.T) {
 	nw.WriteString("main;slow;leaf 900\n")
 	res := compareTree(t, base.String(), nw.String(), diff.Options{})
 	var b bytes.Buffer
-	if err := report.WriteDiffHTML(&b, res, report.DiffHTMLOptions{MaxNodes: 20}); err != nil {
+	if err := writeDiffHTML(&b, res, diffHTMLOptions{MaxNodes: 20}); err != nil {
 		t.Fatal(err)
 	}
 	m := regexp.MustCompile(`"parent":\[([^\]]*)\]`).FindStringSubmatch(b.String())
@@ -320,7 +319,7 @@ func TestMdText(t *testing.T) {
 		{"R&D\nnext\u2028line", "R&amp;D next line"},
 		{"1.5s (base 1.543s): fixed work", "1.5s (base 1.543s): fixed work"},
 	} {
-		if got := report.MdText(tt.in); got != tt.want {
+		if got := mdText(tt.in); got != tt.want {
 			t.Errorf("mdText(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
@@ -334,17 +333,17 @@ func TestDiffCauseCaps(t *testing.T) {
 		t.Fatalf("%d causes, want the intersect case's 2", len(res.Causes))
 	}
 	var dot, html bytes.Buffer
-	if err := report.WriteDiffDOTOptions(&dot, res, report.DiffDOTOptions{MaxCauses: 1}); err != nil {
+	if err := writeDiffDOT(&dot, res, diffDOTOptions{MaxCauses: 1}); err != nil {
 		t.Fatal(err)
 	}
-	report.RenderDOT(t, dot.Bytes())
+	renderDOT(t, dot.Bytes())
 	if n := strings.Count(dot.String(), "label=\"cause "); n != 1 {
 		t.Errorf("%d causes drawn, want 1:\n%s", n, dot.String())
 	}
 	if !strings.Contains(dot.String(), "showing the 1 largest of 2 causes (6 of 8 nodes)") {
 		t.Errorf("the title does not say what was left out:\n%s", dot.String())
 	}
-	if err := report.WriteDiffHTML(&html, res, report.DiffHTMLOptions{MaxCauses: 1}); err != nil {
+	if err := writeDiffHTML(&html, res, diffHTMLOptions{MaxCauses: 1}); err != nil {
 		t.Fatal(err)
 	}
 	if n := strings.Count(html.String(), `<tr class="cause-row"`); n != 1 || !strings.Contains(html.String(), "1 more cause, a smaller one, is in the text and JSON reports.") {
@@ -356,7 +355,7 @@ func TestDiffCauseCaps(t *testing.T) {
 // so it opens offline and leaks nothing when opened.
 func TestDiffHTMLSelfContained(t *testing.T) {
 	var b bytes.Buffer
-	if err := report.WriteDiffHTML(&b, compareTree(t, diffCases[0].base, diffCases[0].new, diff.Options{}), report.DiffHTMLOptions{}); err != nil {
+	if err := writeDiffHTML(&b, compareTree(t, diffCases[0].base, diffCases[0].new, diff.Options{}), diffHTMLOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	page := strings.ToLower(b.String())

@@ -1,4 +1,4 @@
-package report_test
+package report
 
 import (
 	"bytes"
@@ -7,7 +7,6 @@ import (
 
 	"github.com/ctdiff/ctdiff/cct"
 	"github.com/ctdiff/ctdiff/diff"
-	"github.com/ctdiff/ctdiff/report"
 )
 
 // FuzzDiffReportNames feeds arbitrary function and file names through the
@@ -63,16 +62,16 @@ func renderAll(tb testing.TB, name, file string) rendered {
 		tb.Fatal(err)
 	}
 	var html, md, dot bytes.Buffer
-	if err := report.WriteDiffHTML(&html, res, report.DiffHTMLOptions{}); err != nil {
+	if err := writeDiffHTML(&html, res, diffHTMLOptions{}); err != nil {
 		tb.Fatal(err)
 	}
-	if err := report.WriteDiffMarkdown(&md, res, report.DiffMarkdownOptions{}); err != nil {
+	if err := writeDiffMarkdown(&md, res, diffMarkdownOptions{}); err != nil {
 		tb.Fatal(err)
 	}
-	if err := report.WriteDiffDOT(&dot, res); err != nil {
+	if err := writeDiffDOT(&dot, res, diffDOTOptions{}); err != nil {
 		tb.Fatal(err)
 	}
-	if _, err := report.DiffProfile(res); err != nil {
+	if _, err := diffProfile(res); err != nil {
 		tb.Fatal(err)
 	}
 	return rendered{html: html.String(), md: md.String(), dot: dot.String(), ok: len(res.Causes) == 1}

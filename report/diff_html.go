@@ -25,8 +25,8 @@ var htmlFiles embed.FS
 
 var htmlPage = template.Must(template.New("report.html.tmpl").ParseFS(htmlFiles, "html/report.html.tmpl"))
 
-// DiffHTMLOptions control the HTML report.
-type DiffHTMLOptions struct {
+// diffHTMLOptions control the HTML report.
+type diffHTMLOptions struct {
 	// MinShare leaves out of the flame graph the calling contexts whose
 	// base and new values are both below this share of the larger side's
 	// total (0 means 1/5000, a tenth of a pixel at 2,000 pixels); causes
@@ -39,7 +39,7 @@ type DiffHTMLOptions struct {
 	MaxCauses int
 }
 
-// WriteDiffHTML writes a comparison as one self-contained HTML page: the
+// writeDiffHTML writes a comparison as one self-contained HTML page: the
 // summary and causes, IntroPerf's ranked-path heat map (Figure 7: one row
 // per path, one cell per function, coloured by the function's own delta,
 // numbered by the distance from the path's costliest function), and a
@@ -51,7 +51,7 @@ type DiffHTMLOptions struct {
 // html/template, which escapes them, the graph's data is JSON with <, >, &
 // and U+2028/9 escaped inside a non-executable script element, and the
 // script sets names only as text, never as markup.
-func WriteDiffHTML(w io.Writer, res *diff.Result, o DiffHTMLOptions) error {
+func writeDiffHTML(w io.Writer, res *diff.Result, o diffHTMLOptions) error {
 	if len(res.Tree) == 0 {
 		return errors.New("the HTML report needs the matched tree: compare with diff.Options{Tree: true}")
 	}
@@ -133,7 +133,7 @@ type htmlReport struct {
 	AddedNote string
 	CSS       template.CSS
 	JS        template.JS
-	// Data is htmlDataMarker, which WriteDiffHTML replaces by the graph's
+	// Data is htmlDataMarker, which writeDiffHTML replaces by the graph's
 	// data (writeHTMLData).
 	Data template.JS
 }
@@ -306,7 +306,7 @@ func htmlInts[T int8 | int32 | int64](e *htmlDataWriter, name string, x []T) {
 	e.buf = append(e.buf, ']')
 }
 
-func htmlModel(res *diff.Result, o DiffHTMLOptions) (*htmlReport, *htmlData, error) {
+func htmlModel(res *diff.Result, o diffHTMLOptions) (*htmlReport, *htmlData, error) {
 	u := res.Unit
 	val := func(v int64) string { return FormatValue(v, u) }
 	sval := func(v int64) string { return signed(FormatValue(v, u), v) }
@@ -319,7 +319,7 @@ func htmlModel(res *diff.Result, o DiffHTMLOptions) (*htmlReport, *htmlData, err
 		New:      res.New.Profiles,
 		MinDelta: val(res.MinDelta),
 		// diff_normalize.go: how the values were scaled, and why.
-		Normalization: NormalizationSummary(res),
+		Normalization: normalizationSummary(res),
 		Graph:         fmt.Sprintf("%d of %d nodes", res.CriticalGraphNodes, res.TreeNodes),
 		Warnings:      res.Warnings,
 	}
@@ -442,7 +442,7 @@ func htmlModel(res *diff.Result, o DiffHTMLOptions) (*htmlReport, *htmlData, err
 // larger total on either side, at most MaxNodes of them (the largest), the
 // causes, and the ancestors of all these. treeOf maps Result.Tree indexes to
 // the kept nodes' indexes, or -1.
-func htmlTree(res *diff.Result, o DiffHTMLOptions) (*htmlData, []int32) {
+func htmlTree(res *diff.Result, o diffHTMLOptions) (*htmlData, []int32) {
 	tr := res.Tree
 	size := func(n *diff.TreeNode) float64 { return max(math.Abs(n.Base), math.Abs(n.New)) }
 	limit := o.MinShare * float64(max(abs(res.Base.Total), abs(res.New.Total)))

@@ -1,4 +1,4 @@
-package report_test
+package report
 
 import (
 	"bytes"
@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/ctdiff/ctdiff/internal/browser"
-	"github.com/ctdiff/ctdiff/report"
 )
 
 // The page with a hostile function name runs in a real browser: the script
@@ -19,7 +18,7 @@ import (
 func TestDiffHTMLInBrowser(t *testing.T) {
 	browser.Find(t)
 	var b bytes.Buffer
-	if err := report.WriteDiffHTML(&b, hostileResult(t), report.DiffHTMLOptions{}); err != nil {
+	if err := writeDiffHTML(&b, hostileResult(t), diffHTMLOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "report.html")

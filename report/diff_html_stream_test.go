@@ -79,9 +79,9 @@ func TestDiffHTMLDataInPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := DiffHTMLOptions{MinShare: 1.0 / 5000, MaxNodes: 2000, MaxCauses: 100}
+	o := diffHTMLOptions{MinShare: 1.0 / 5000, MaxNodes: 2000, MaxCauses: 100}
 	var page bytes.Buffer
-	if err := WriteDiffHTML(&page, res, o); err != nil {
+	if err := writeDiffHTML(&page, res, o); err != nil {
 		t.Fatal(err)
 	}
 	d, _ := htmlTree(res, o)

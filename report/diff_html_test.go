@@ -1,4 +1,4 @@
-package report_test
+package report
 
 import (
 	"bytes"
@@ -9,14 +9,13 @@ import (
 	"testing"
 
 	"github.com/ctdiff/ctdiff/diff"
-	"github.com/ctdiff/ctdiff/report"
 )
 
-// htmlPage writes a comparison's HTML report.
-func htmlPage(t *testing.T, res *diff.Result) string {
+// renderHTML writes a comparison's HTML report.
+func renderHTML(t *testing.T, res *diff.Result) string {
 	t.Helper()
 	var b bytes.Buffer
-	if err := report.WriteDiffHTML(&b, res, report.DiffHTMLOptions{}); err != nil {
+	if err := writeDiffHTML(&b, res, diffHTMLOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	return b.String()
@@ -30,7 +29,7 @@ func TestDiffHTMLAddedAsTopology(t *testing.T) {
 	if res.Topology.AddedCount != 1 || res.Topology.Added[0].Path[len(res.Topology.Added[0].Path)-1].Function != "validate" {
 		t.Fatalf("topology %+v: want validate added", res.Topology)
 	}
-	m := regexp.MustCompile(`(?s)id="ctdiff-data">(.*?)</script>`).FindStringSubmatch(htmlPage(t, res))
+	m := regexp.MustCompile(`(?s)id="ctdiff-data">(.*?)</script>`).FindStringSubmatch(renderHTML(t, res))
 	if m == nil {
 		t.Fatal("no data")
 	}
@@ -74,7 +73,7 @@ func TestDiffHTMLUntested(t *testing.T) {
 			`<p class="verdict bad">Regressed: the largest cause is work,`, "", false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			page := htmlPage(t, compareTree(t, tt.base, tt.new, tt.opts))
+			page := renderHTML(t, compareTree(t, tt.base, tt.new, tt.opts))
 			if !strings.Contains(page, tt.verdict) {
 				t.Errorf("no verdict %q in:\n%s", tt.verdict, regexp.MustCompile(`<p class="verdict[^<]*`).FindString(page))
 			}
@@ -98,7 +97,7 @@ func TestDiffHTMLUntested(t *testing.T) {
 // Heat-map rows name their frames from the costliest function's caller
 // down, in the cells' colours; causes' paths say "1 frame".
 func TestDiffHTMLNames(t *testing.T) {
-	page := htmlPage(t, compareTree(t, diffCases[0].base, diffCases[0].new, diff.Options{}))
+	page := renderHTML(t, compareTree(t, diffCases[0].base, diffCases[0].new, diff.Options{}))
 	row := regexp.MustCompile(`(?s)<td class="fn names">(.*?)</td>`).FindStringSubmatch(page)
 	if row == nil {
 		t.Fatal("no names in the heat map")
@@ -112,7 +111,7 @@ func TestDiffHTMLNames(t *testing.T) {
 		t.Errorf("the costliest function is not marked in its cell's colour: %s", row[1])
 	}
 
-	page = htmlPage(t, compareTree(t, "work 10|work 11|work 12", "work 200|work 210|work 205", diff.Options{}))
+	page = renderHTML(t, compareTree(t, "work 10|work 11|work 12", "work 200|work 210|work 205", diff.Options{}))
 	if !strings.Contains(page, "[(all threads)] 1 frame</summary>") {
 		t.Errorf("no \"1 frame\": %s", regexp.MustCompile(`<summary>[^<]*</summary>`).FindString(page))
 	}

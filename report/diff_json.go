@@ -12,7 +12,7 @@ import (
 	"github.com/ctdiff/ctdiff/diff"
 )
 
-// DiffSchema names the JSON schema of WriteDiffJSON.
+// DiffSchema names the JSON schema of writeDiffJSON.
 const DiffSchema = "ctdiff.diff/v1"
 
 // The ctdiff.diff/v1 schema (DESIGN.md, "report"). The fields DESIGN.md
@@ -190,7 +190,7 @@ type matchersJSON struct {
 	Strict    int `json:"strict"`
 }
 
-// WriteDiffJSON writes a comparison as ctdiff.diff/v1, indented, with
+// writeDiffJSON writes a comparison as ctdiff.diff/v1, indented, with
 // arrays that are never null: the bytes encoding/json's Encoder writes for
 // diffJSON with SetIndent("", "  ") and SetEscapeHTML(false), which the
 // tests check. It streams: the Encoder marshals the whole value and then
@@ -202,7 +202,7 @@ type matchersJSON struct {
 // A value JSON cannot hold (a NaN) fails before anything is written, as
 // with the Encoder: the small parts are encoded first and the lists'
 // floats checked.
-func WriteDiffJSON(w io.Writer, res *diff.Result) error {
+func writeDiffJSON(w io.Writer, res *diff.Result) error {
 	parts, err := encodeJSONParts(res)
 	if err != nil {
 		return err

@@ -32,7 +32,7 @@ func (e *DiffJSONSizeError) Error() string {
 	return fmt.Sprintf("%s: larger than %d MiB, the most ctdiff reads of a diff result", e.Name, e.Limit>>20)
 }
 
-// ReadDiffJSON reads a comparison written by WriteDiffJSON (ctdiff diff
+// ReadDiffJSON reads a comparison written by writeDiffJSON (ctdiff diff
 // --format json). name labels errors. It accepts the schema ctdiff.diff/v1
 // only, and fields it does not know (v1 may gain fields; DESIGN.md). The
 // Result has what the JSON holds, which is all but the matched tree

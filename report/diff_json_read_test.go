@@ -1,4 +1,4 @@
-package report_test
+package report
 
 import (
 	"bytes"
@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/ctdiff/ctdiff/report"
 )
 
 // Reading a diff result and writing it again gives the same bytes: the
@@ -26,7 +24,7 @@ func TestReadDiffJSONRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := report.ReadDiffJSON(bytes.NewReader(data), f)
+			res, err := ReadDiffJSON(bytes.NewReader(data), f)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -36,7 +34,7 @@ func TestReadDiffJSONRoundTrip(t *testing.T) {
 				}
 			}
 			var out bytes.Buffer
-			if err := report.WriteDiffJSON(&out, res); err != nil {
+			if err := writeDiffJSON(&out, res); err != nil {
 				t.Fatal(err)
 			}
 			if out.String() != string(data) {
@@ -60,7 +58,7 @@ func TestReadDiffJSONErrors(t *testing.T) {
 		{"graph parent", `{"schema": "ctdiff.diff/v1", "unit": "nanoseconds", "critical_graph": [{"parent": 0, "kind": "regressed"}]}`, `r.json: critical_graph[0]: parent 0, expected -1 or an earlier node's index`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := report.ReadDiffJSON(strings.NewReader(tt.in), "r.json")
+			_, err := ReadDiffJSON(strings.NewReader(tt.in), "r.json")
 			if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
 				t.Errorf("error %v, want %q", err, tt.want)
 			}
@@ -73,15 +71,15 @@ func TestReadDiffJSONErrors(t *testing.T) {
 func TestReadDiffJSONSizeLimit(t *testing.T) {
 	t.Parallel()
 	in := `{"schema": "ctdiff.diff/v1", "unit": "nanoseconds"}`
-	if _, err := report.ReadDiffJSONLimit(strings.NewReader(in), "r.json", len(in)); err != nil {
+	if _, err := readDiffJSON(strings.NewReader(in), "r.json", len(in)); err != nil {
 		t.Fatalf("at the limit: %v", err)
 	}
-	_, err := report.ReadDiffJSONLimit(strings.NewReader(in+" "), "r.json", len(in))
+	_, err := readDiffJSON(strings.NewReader(in+" "), "r.json", len(in))
 	if want := "r.json: larger than 0 MiB, the most ctdiff reads of a diff result"; err == nil || err.Error() != want {
 		t.Errorf("over the limit: error %v, want %q", err, want)
 	}
-	var se *report.DiffJSONSizeError
-	if !errors.As(err, &se) || *se != (report.DiffJSONSizeError{Name: "r.json", Limit: len(in)}) {
+	var se *DiffJSONSizeError
+	if !errors.As(err, &se) || *se != (DiffJSONSizeError{Name: "r.json", Limit: len(in)}) {
 		t.Errorf("over the limit: error %#v, want a *DiffJSONSizeError of %d bytes", err, len(in))
 	}
 }
@@ -98,7 +96,7 @@ func FuzzReadDiffJSON(f *testing.F) {
 	}
 	f.Add([]byte(`{"schema":"ctdiff.diff/v1","unit":"nanoseconds","causes":[{"kind":"added","path":[{"function":"f"}]}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		res, err := report.ReadDiffJSON(bytes.NewReader(data), "in.json")
+		res, err := ReadDiffJSON(bytes.NewReader(data), "in.json")
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "in.json") || strings.Contains(err.Error(), "\n") {
 				t.Fatalf("error is not one line naming the input: %q", err)
@@ -106,14 +104,14 @@ func FuzzReadDiffJSON(f *testing.F) {
 			return
 		}
 		var once, twice bytes.Buffer
-		if err := report.WriteDiffJSON(&once, res); err != nil {
+		if err := writeDiffJSON(&once, res); err != nil {
 			t.Fatal(err)
 		}
-		again, err := report.ReadDiffJSON(bytes.NewReader(once.Bytes()), "again.json")
+		again, err := ReadDiffJSON(bytes.NewReader(once.Bytes()), "again.json")
 		if err != nil {
 			t.Fatalf("written result does not read back: %v", err)
 		}
-		if err := report.WriteDiffJSON(&twice, again); err != nil {
+		if err := writeDiffJSON(&twice, again); err != nil {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(once.Bytes(), twice.Bytes()) {
@@ -139,7 +137,7 @@ func TestReadDiffJSONDeepGraph(t *testing.T) {
 		fmt.Fprintf(&b, `{"function":"f%d"}`, i)
 	}
 	b.WriteString(`]}]}`)
-	res, err := report.ReadDiffJSON(strings.NewReader(b.String()), "deep.json")
+	res, err := ReadDiffJSON(strings.NewReader(b.String()), "deep.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,8 +14,8 @@ import (
 	"github.com/google/pprof/profile"
 )
 
-// encodeDiffJSON is what WriteDiffJSON wrote before it streamed: the whole
-// diffJSON value through encoding/json's Encoder. WriteDiffJSON must write
+// encodeDiffJSON is what writeDiffJSON wrote before it streamed: the whole
+// diffJSON value through encoding/json's Encoder. writeDiffJSON must write
 // the same bytes.
 func encodeDiffJSON(res *diff.Result) ([]byte, error) {
 	out := diffJSON{
@@ -113,23 +113,23 @@ func subtreesJSON(list []diff.Subtree) []subtreeJSON {
 	return out
 }
 
-// checkStreamedJSON checks that WriteDiffJSON writes what encodeDiffJSON
+// checkStreamedJSON checks that writeDiffJSON writes what encodeDiffJSON
 // does, or fails with its error and writes nothing.
 func checkStreamedJSON(t *testing.T, res *diff.Result) {
 	t.Helper()
 	want, wantErr := encodeDiffJSON(res)
 	var got bytes.Buffer
-	err := WriteDiffJSON(&got, res)
+	err := writeDiffJSON(&got, res)
 	switch {
 	case wantErr != nil:
 		if err == nil || err.Error() != wantErr.Error() {
-			t.Fatalf("WriteDiffJSON: error %v, encoding/json: %v", err, wantErr)
+			t.Fatalf("writeDiffJSON: error %v, encoding/json: %v", err, wantErr)
 		}
 		if got.Len() > 0 {
-			t.Fatalf("WriteDiffJSON failed after writing %d bytes", got.Len())
+			t.Fatalf("writeDiffJSON failed after writing %d bytes", got.Len())
 		}
 	case err != nil:
-		t.Fatalf("WriteDiffJSON: %v (encoding/json had no error)", err)
+		t.Fatalf("writeDiffJSON: %v (encoding/json had no error)", err)
 	case !bytes.Equal(got.Bytes(), want):
 		g, w := got.Bytes(), want
 		i := 0
@@ -137,7 +137,7 @@ func checkStreamedJSON(t *testing.T, res *diff.Result) {
 			i++
 		}
 		lo := max(i-200, 0)
-		t.Fatalf("WriteDiffJSON differs from encoding/json at byte %d of %d/%d:\ngot:  %q\nwant: %q",
+		t.Fatalf("writeDiffJSON differs from encoding/json at byte %d of %d/%d:\ngot:  %q\nwant: %q",
 			i, len(g), len(w), g[lo:min(i+100, len(g))], w[lo:min(i+100, len(w))])
 	}
 }
@@ -210,7 +210,7 @@ func TestDiffJSONStreamFields(t *testing.T) {
 // A write error is returned.
 func TestDiffJSONStreamWriteError(t *testing.T) {
 	res := fullResult(strings.Repeat("x", 100000), 1)
-	if err := WriteDiffJSON(failingWriter{}, res); err == nil || err.Error() != "disk full" {
+	if err := writeDiffJSON(failingWriter{}, res); err == nil || err.Error() != "disk full" {
 		t.Errorf("error %v, expected disk full", err)
 	}
 }

@@ -10,8 +10,8 @@ import (
 	"github.com/ctdiff/ctdiff/diff"
 )
 
-// DiffMarkdownOptions control the Markdown summary.
-type DiffMarkdownOptions struct {
+// diffMarkdownOptions control the Markdown summary.
+type diffMarkdownOptions struct {
 	// MaxCauses and MaxPaths cap the causes and ranked paths listed
 	// (0 means 10 and 5).
 	MaxCauses, MaxPaths int
@@ -24,13 +24,13 @@ type DiffMarkdownOptions struct {
 	FullNames bool
 }
 
-// WriteDiffMarkdown writes a short summary for a pull-request comment
+// writeDiffMarkdown writes a short summary for a pull-request comment
 // (GitHub-flavoured Markdown): the verdict and totals, a table of the
 // regression causes with the last frames of their paths, the full paths and
 // IntroPerf's top paths in collapsed <details> sections, and the warnings.
 // It has no links, and every name from a profile is in a code span, so no
 // name can turn into markup, HTML or an autolink.
-func WriteDiffMarkdown(w io.Writer, res *diff.Result, o DiffMarkdownOptions) error {
+func writeDiffMarkdown(w io.Writer, res *diff.Result, o diffMarkdownOptions) error {
 	if o.MaxCauses <= 0 {
 		o.MaxCauses = 10
 	}
@@ -70,7 +70,7 @@ func WriteDiffMarkdown(w io.Writer, res *diff.Result, o DiffMarkdownOptions) err
 		fmt.Fprintf(bw, " %s, %s vs %s.\n\n", mdCode(res.Metric, false), runs(res.Base.Runs, "base"), runs(res.New.Runs, "new"))
 	} else {
 		fmt.Fprintf(bw, " Total %s: %s → %s (%s, %s)%s, %s vs %s.\n\n", mdCode(res.Metric, false),
-			val(res.Base.Total), val(res.New.Total), sval(change), signedPercent(change, res.Base.Total), TotalExcludes(res),
+			val(res.Base.Total), val(res.New.Total), sval(change), signedPercent(change, res.Base.Total), totalExcludes(res),
 			runs(res.Base.Runs, "base"), runs(res.New.Runs, "new"))
 	}
 	bw.WriteString(untestedMarkdown(res, o.FullNames))
@@ -84,11 +84,11 @@ func WriteDiffMarkdown(w io.Writer, res *diff.Result, o DiffMarkdownOptions) err
 	}
 	bw.WriteString("\n")
 	// Normalization, benchmark verdict and Go runtime: diff_normalize.go.
-	fmt.Fprintf(bw, "\nNormalization: %s.\n", mdText(NormalizationSummary(res)))
-	for _, l := range BenchmarkSummary(res) {
+	fmt.Fprintf(bw, "\nNormalization: %s.\n", mdText(normalizationSummary(res)))
+	for _, l := range benchmarkSummary(res) {
 		fmt.Fprintf(bw, "\n%s\n", mdText(strings.TrimSpace(l)))
 	}
-	if g := GoRuntimeSummary(res, o.FullNames); g != "" {
+	if g := goRuntimeSummary(res, o.FullNames); g != "" {
 		fmt.Fprintf(bw, "\nGC/runtime: %s.\n", mdText(g))
 	}
 

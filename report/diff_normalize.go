@@ -13,10 +13,10 @@ import (
 // the text, JSON, Markdown, HTML and DOT reports so every header says the
 // same thing.
 
-// NormalizationSummary says how the values were normalized and why, in one
+// normalizationSummary says how the values were normalized and why, in one
 // line without a trailing newline: "share (chosen: ...): values are
 // percentages of each run's total; absolute totals 1.95s → 1.96s (+0.5%)".
-func NormalizationSummary(res *diff.Result) string {
+func normalizationSummary(res *diff.Result) string {
 	nz := res.Normalization
 	mode := string(nz.Mode)
 	if nz.Mode == diff.NormalizePer {
@@ -72,10 +72,10 @@ func trimCount(v float64) string {
 	return fmt.Sprintf("%.4g", v)
 }
 
-// GoRuntimeSummary renders Result.GoRuntime in one line (without a trailing
+// goRuntimeSummary renders Result.GoRuntime in one line (without a trailing
 // newline), or "" when the profiles have no Go runtime frames; functions
 // have their short names unless full (frameName).
-func GoRuntimeSummary(res *diff.Result, full bool) string {
+func goRuntimeSummary(res *diff.Result, full bool) string {
 	g := res.GoRuntime
 	if g == nil {
 		return ""
@@ -97,10 +97,10 @@ func GoRuntimeSummary(res *diff.Result, full bool) string {
 	return b.String()
 }
 
-// BenchmarkSummary renders Result.Benchmark as benchstat prints it, plus the
+// benchmarkSummary renders Result.Benchmark as benchstat prints it, plus the
 // profiles' time per iteration of the benchmark function; nil without a
 // benchmark.
-func BenchmarkSummary(res *diff.Result) []string {
+func benchmarkSummary(res *diff.Result) []string {
 	v := res.Benchmark
 	if v == nil {
 		return nil

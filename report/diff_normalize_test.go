@@ -36,7 +36,7 @@ func normalizedResult() *diff.Result {
 
 func TestDiffTextNormalization(t *testing.T) {
 	var b bytes.Buffer
-	if err := WriteDiffText(&b, normalizedResult(), DiffTextOptions{}); err != nil {
+	if err := writeDiffText(&b, normalizedResult(), diffTextOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
@@ -54,7 +54,7 @@ func TestDiffTextNormalization(t *testing.T) {
 		res := normalizedResult()
 		res.Normalization.Mode = mode
 		b.Reset()
-		if err := WriteDiffText(&b, res, DiffTextOptions{}); err != nil {
+		if err := writeDiffText(&b, res, diffTextOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		if strings.Contains(b.String(), "Total:") || !strings.Contains(b.String(), "absolute totals 29.8s → 29.9s") {
@@ -67,7 +67,7 @@ func TestDiffJSONNormalization(t *testing.T) {
 	res := normalizedResult()
 	res.Benchmark.P = math.NaN() // too few samples: no p-value, never invalid JSON
 	var b bytes.Buffer
-	if err := WriteDiffJSON(&b, res); err != nil {
+	if err := writeDiffJSON(&b, res); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {

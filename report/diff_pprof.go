@@ -16,26 +16,26 @@ import (
 
 // Labels of the pprof diff.
 const (
-	// DiffBaseLabel marks base samples, which carry negated values: the
+	// diffBaseLabel marks base samples, which carry negated values: the
 	// convention of `go tool pprof -diff_base`, whose reports then show
 	// new − base and take percentages of the base total.
-	DiffBaseLabel = "pprof::base"
-	// CauseLabel is a numeric label on the samples of a regression cause's
+	diffBaseLabel = "pprof::base"
+	// causeLabelKey is a numeric label on the samples of a regression cause's
 	// calling context and everything it calls, base and new alike: its value
 	// is the cause's number in the text report (1 is the largest), so
 	// `go tool pprof -tagfocus ctdiff_cause=1` shows the first cause alone
 	// and `-tagfocus ctdiff_cause=1:` all of them.
-	CauseLabel = "ctdiff_cause"
+	causeLabelKey = "ctdiff_cause"
 )
 
-// WriteDiffPprof writes a comparison as a gzipped pprof profile (see
-// DiffProfile), streamed: the samples are made as they are written
+// writeDiffPprof writes a comparison as a gzipped pprof profile (see
+// diffProfile), streamed: the samples are made as they are written
 // (pprofenc.WriteSamples), with one Sample, stack and label map per thread
 // reused, so that a million-context comparison does not hold two million
 // profile.Samples with their stacks and maps (the bytes are the same as
-// DiffProfile's, gzipped at BestSpeed as runtime/pprof and ctdiff convert
+// diffProfile's, gzipped at BestSpeed as runtime/pprof and ctdiff convert
 // write).
-func WriteDiffPprof(w io.Writer, res *diff.Result) error {
+func writeDiffPprof(w io.Writer, res *diff.Result) error {
 	d, err := newDiffSamples(res)
 	if err != nil {
 		return err
@@ -43,7 +43,7 @@ func WriteDiffPprof(w io.Writer, res *diff.Result) error {
 	return pprofenc.WriteSamples(w, d.p, d.samples)
 }
 
-// DiffProfile returns a comparison in pprof's diff convention, so that
+// diffProfile returns a comparison in pprof's diff convention, so that
 // `go tool pprof` shows new − base in every view (-top, -peek, -traces, the
 // web UI's red/green graph and diff flame graph) without -diff_base: one
 // sample per calling context of the matched union tree (Result.Tree, which
@@ -68,7 +68,7 @@ func WriteDiffPprof(w io.Writer, res *diff.Result) error {
 // minus the base total, and the profile's total is exactly new − base. Like
 // those totals (Side.Total), the diff leaves out V8's "(idle)", which is no
 // work.
-func DiffProfile(res *diff.Result) (*profile.Profile, error) {
+func diffProfile(res *diff.Result) (*profile.Profile, error) {
 	d, err := newDiffSamples(res)
 	if err != nil {
 		return nil, err
@@ -77,7 +77,7 @@ func DiffProfile(res *diff.Result) (*profile.Profile, error) {
 	for s := range d.samples {
 		c := &profile.Sample{Location: slices.Clone(s.Location), Value: slices.Clone(s.Value), Label: s.Label}
 		if s.NumLabel != nil {
-			c.NumLabel = map[string][]int64{CauseLabel: slices.Clone(s.NumLabel[CauseLabel])}
+			c.NumLabel = map[string][]int64{causeLabelKey: slices.Clone(s.NumLabel[causeLabelKey])}
 		}
 		p.Sample = append(p.Sample, c)
 	}
@@ -140,12 +140,12 @@ func newDiffSamples(res *diff.Result) (*diffSamples, error) {
 			Period:            1,
 			Comments: []string{
 				fmt.Sprintf("ctdiff diff: %s, mean of %s minus mean of %s; base samples are negated and labelled %s=true",
-					res.Metric, runs(res.New.Runs, "new"), runs(res.Base.Runs, "base"), DiffBaseLabel),
-				fmt.Sprintf("%s=N labels the samples of regression cause N (go tool pprof -tagfocus %s=1)", CauseLabel, CauseLabel),
+					res.Metric, runs(res.New.Runs, "new"), runs(res.Base.Runs, "base"), diffBaseLabel),
+				fmt.Sprintf("%s=N labels the samples of regression cause N (go tool pprof -tagfocus %s=1)", causeLabelKey, causeLabelKey),
 			},
 		},
 		nodes:     make([]pprofNode, len(tr)),
-		threads:   []pprofThreadLabels{{base: map[string][]string{DiffBaseLabel: {"true"}}}},
+		threads:   []pprofThreadLabels{{base: map[string][]string{diffBaseLabel: {"true"}}}},
 		newValue:  make([]int64, len(tr)),
 		baseValue: make([]int64, len(tr)),
 		newMax:    -1, baseMax: -1,
@@ -170,7 +170,7 @@ func newDiffSamples(res *diff.Result) (*diffSamples, error) {
 				pn.thread = int32(len(d.threads))
 				d.threads = append(d.threads, pprofThreadLabels{
 					new:  map[string][]string{labels.Thread: {name}},
-					base: map[string][]string{labels.Thread: {name}, DiffBaseLabel: {"true"}},
+					base: map[string][]string{labels.Thread: {name}, diffBaseLabel: {"true"}},
 				})
 			}
 		default:
@@ -232,7 +232,7 @@ func (d *diffSamples) samples(yield func(*profile.Sample) bool) {
 	var s profile.Sample
 	value := []int64{0}
 	s.Value = value
-	causeLabel := map[string][]int64{CauseLabel: {0}}
+	causeLabel := map[string][]int64{causeLabelKey: {0}}
 	for i, n := range d.nodes {
 		nv, bv := d.newValue[i], d.baseValue[i]
 		if nv == 0 && bv == 0 && i != d.newMax && i != d.baseMax {
@@ -244,7 +244,7 @@ func (d *diffSamples) samples(yield func(*profile.Sample) bool) {
 		}
 		s.NumLabel = nil
 		if n.cause > 0 {
-			causeLabel[CauseLabel][0] = int64(n.cause)
+			causeLabel[causeLabelKey][0] = int64(n.cause)
 			s.NumLabel = causeLabel
 		}
 		th := d.threads[n.thread]

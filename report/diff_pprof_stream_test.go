@@ -14,9 +14,9 @@ import (
 	"github.com/google/pprof/profile"
 )
 
-// builtDiffProfile is how DiffProfile made the pprof diff before the
+// builtDiffProfile is how diffProfile made the pprof diff before the
 // samples were streamed: every sample built, with its own stack and label
-// maps. WriteDiffPprof must write the same profile.
+// maps. writeDiffPprof must write the same profile.
 func builtDiffProfile(res *diff.Result) *profile.Profile {
 	tr := res.Tree
 	st := &profile.ValueType{Type: metricType(res.Metric, res.Unit), Unit: res.Unit}
@@ -27,8 +27,8 @@ func builtDiffProfile(res *diff.Result) *profile.Profile {
 		Period:            1,
 		Comments: []string{
 			fmt.Sprintf("ctdiff diff: %s, mean of %s minus mean of %s; base samples are negated and labelled %s=true",
-				res.Metric, runs(res.New.Runs, "new"), runs(res.Base.Runs, "base"), DiffBaseLabel),
-			fmt.Sprintf("%s=N labels the samples of regression cause N (go tool pprof -tagfocus %s=1)", CauseLabel, CauseLabel),
+				res.Metric, runs(res.New.Runs, "new"), runs(res.Base.Runs, "base"), diffBaseLabel),
+			fmt.Sprintf("%s=N labels the samples of regression cause N (go tool pprof -tagfocus %s=1)", causeLabelKey, causeLabelKey),
 		},
 	}
 	causeOf := causeNumbers(res)
@@ -101,7 +101,7 @@ func builtDiffProfile(res *diff.Result) *profile.Profile {
 				if smp.Label == nil {
 					smp.Label = map[string][]string{}
 				}
-				smp.Label[DiffBaseLabel] = []string{"true"}
+				smp.Label[diffBaseLabel] = []string{"true"}
 				baseSum += s.v
 				if baseMax < 0 || s.v < p.Sample[baseMax].Value[0] {
 					baseMax = len(p.Sample)
@@ -113,7 +113,7 @@ func builtDiffProfile(res *diff.Result) *profile.Profile {
 				}
 			}
 			if cause[i] > 0 {
-				smp.NumLabel = map[string][]int64{CauseLabel: {cause[i]}}
+				smp.NumLabel = map[string][]int64{causeLabelKey: {cause[i]}}
 			}
 			p.Sample = append(p.Sample, smp)
 		}
@@ -127,8 +127,8 @@ func builtDiffProfile(res *diff.Result) *profile.Profile {
 	return p
 }
 
-// checkStreamedPprof checks that WriteDiffPprof writes, gunzipped, the
-// bytes pprof writes for builtDiffProfile, and DiffProfile the same.
+// checkStreamedPprof checks that writeDiffPprof writes, gunzipped, the
+// bytes pprof writes for builtDiffProfile, and diffProfile the same.
 func checkStreamedPprof(t *testing.T, res *diff.Result) {
 	t.Helper()
 	var want bytes.Buffer
@@ -136,7 +136,7 @@ func checkStreamedPprof(t *testing.T, res *diff.Result) {
 		t.Fatal(err)
 	}
 	var z bytes.Buffer
-	if err := WriteDiffPprof(&z, res); err != nil {
+	if err := writeDiffPprof(&z, res); err != nil {
 		t.Fatal(err)
 	}
 	zr, err := gzip.NewReader(&z)
@@ -148,9 +148,9 @@ func checkStreamedPprof(t *testing.T, res *diff.Result) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want.Bytes()) {
-		t.Fatalf("WriteDiffPprof wrote %d bytes that differ from the built profile's %d", len(got), want.Len())
+		t.Fatalf("writeDiffPprof wrote %d bytes that differ from the built profile's %d", len(got), want.Len())
 	}
-	p, err := DiffProfile(res)
+	p, err := diffProfile(res)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func checkStreamedPprof(t *testing.T, res *diff.Result) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(fromDiffProfile.Bytes(), want.Bytes()) {
-		t.Fatal("DiffProfile differs from the built profile")
+		t.Fatal("diffProfile differs from the built profile")
 	}
 }
 

@@ -1,4 +1,4 @@
-package report_test
+package report
 
 import (
 	"bytes"
@@ -11,7 +11,6 @@ import (
 	"github.com/ctdiff/ctdiff/diff"
 	"github.com/ctdiff/ctdiff/internal/cctest"
 	"github.com/ctdiff/ctdiff/internal/golden"
-	"github.com/ctdiff/ctdiff/report"
 )
 
 // msTrees builds one pruned tree per run from folded lines with values in
@@ -138,10 +137,10 @@ func TestDiffGolden(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			res := compare(t, tt.base, tt.new, tt.opts)
 			var text, js bytes.Buffer
-			if err := report.WriteDiffText(&text, res, report.DiffTextOptions{}); err != nil {
+			if err := writeDiffText(&text, res, diffTextOptions{}); err != nil {
 				t.Fatal(err)
 			}
-			if err := report.WriteDiffJSON(&js, res); err != nil {
+			if err := writeDiffJSON(&js, res); err != nil {
 				t.Fatal(err)
 			}
 			golden.Check(t, "testdata/diff-"+tt.name+".txt.golden", text.Bytes())
@@ -154,7 +153,7 @@ func TestDiffGolden(t *testing.T) {
 func TestDiffJSONSchema(t *testing.T) {
 	res := compare(t, diffCases[0].base, diffCases[0].new, diff.Options{})
 	var b bytes.Buffer
-	if err := report.WriteDiffJSON(&b, res); err != nil {
+	if err := writeDiffJSON(&b, res); err != nil {
 		t.Fatal(err)
 	}
 	var doc map[string]any
@@ -223,7 +222,7 @@ func TestDiffJSONSchema(t *testing.T) {
 	// With one base run there is no noise floor: null, not 0.
 	one := compare(t, "main;a 10", "main;a 20", diff.Options{})
 	b.Reset()
-	if err := report.WriteDiffJSON(&b, one); err != nil {
+	if err := writeDiffJSON(&b, one); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), `"noise_floor_percent": null`) || !strings.Contains(b.String(), `"causes": [`) {
@@ -236,7 +235,7 @@ func TestDiffJSONSchema(t *testing.T) {
 func TestDiffHostileNames(t *testing.T) {
 	res := compare(t, "main;a 10|main;a 10", "main;a 10\nmain;\"evil\\\"\u00e9\u0007name</script> 200|main;a 10\nmain;\"evil\\\"\u00e9\u0007name</script> 200", diff.Options{})
 	var b bytes.Buffer
-	if err := report.WriteDiffJSON(&b, res); err != nil {
+	if err := writeDiffJSON(&b, res); err != nil {
 		t.Fatal(err)
 	}
 	var doc map[string]any

@@ -10,8 +10,8 @@ import (
 	"github.com/ctdiff/ctdiff/diff"
 )
 
-// DiffTextOptions control the text report of a comparison.
-type DiffTextOptions struct {
+// diffTextOptions control the text report of a comparison.
+type diffTextOptions struct {
 	// MaxCauses, MaxTopology and MaxWeights cap the causes, added/removed
 	// subtrees and weight differences listed (0 means 20); the header says
 	// how many more there are. Ranked paths are already Options.Top long.
@@ -33,12 +33,12 @@ const maxPathFrames = 12
 // and prose between words, so no line runs to hundreds of characters.
 const textWidth = 100
 
-// WriteDiffText writes a comparison for people: a header with the inputs,
+// writeDiffText writes a comparison for people: a header with the inputs,
 // the totals and the similarity of the runs, the regression causes with
 // their root-first paths, IntroPerf's ranked paths with the hottest node
 // marked, PARCS's topology changes and weight differences, how the
 // siblings were matched, and the warnings. Everything is in a stable order.
-func WriteDiffText(w io.Writer, res *diff.Result, o DiffTextOptions) error {
+func writeDiffText(w io.Writer, res *diff.Result, o diffTextOptions) error {
 	for _, p := range []*int{&o.MaxCauses, &o.MaxTopology, &o.MaxWeights} {
 		if *p <= 0 {
 			*p = 20
@@ -55,11 +55,11 @@ func WriteDiffText(w io.Writer, res *diff.Result, o DiffTextOptions) error {
 	writeInputs(bw, "Base", res.Base.Profiles)
 	writeInputs(bw, "New", res.New.Profiles)
 	change := res.New.Total - res.Base.Total
-	writeWrapped(bw, "Normalization: ", "  ", textName(NormalizationSummary(res)))
+	writeWrapped(bw, "Normalization: ", "  ", textName(normalizationSummary(res)))
 	if !equalTotals(res) {
-		fmt.Fprintf(bw, "Total: %s → %s (%s, %s)%s\n", val(res.Base.Total), val(res.New.Total), sval(change), signedPercent(change, res.Base.Total), TotalExcludes(res))
+		fmt.Fprintf(bw, "Total: %s → %s (%s, %s)%s\n", val(res.Base.Total), val(res.New.Total), sval(change), signedPercent(change, res.Base.Total), totalExcludes(res))
 	}
-	if g := GoRuntimeSummary(res, full); g != "" {
+	if g := goRuntimeSummary(res, full); g != "" {
 		writeWrapped(bw, "GC/runtime: ", "  ", textName(g))
 	}
 	method := string(res.Aggregate)
@@ -83,7 +83,7 @@ func WriteDiffText(w io.Writer, res *diff.Result, o DiffTextOptions) error {
 		fmt.Sprintf("matching score %.2f%%", ov.Score)}, ", ")
 	fmt.Fprintf(bw, "Critical graph: %d of %d nodes\n", res.CriticalGraphNodes, res.TreeNodes)
 
-	if lines := textNames(BenchmarkSummary(res)); len(lines) > 0 {
+	if lines := textNames(benchmarkSummary(res)); len(lines) > 0 {
 		bw.WriteString("\n")
 		for _, l := range lines {
 			indent := "  "

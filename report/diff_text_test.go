@@ -1,4 +1,4 @@
-package report_test
+package report
 
 import (
 	"bytes"
@@ -7,7 +7,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctdiff/ctdiff/diff"
-	"github.com/ctdiff/ctdiff/report"
 )
 
 // goPath is a deep Go call path whose frames share one long import path,
@@ -26,7 +25,7 @@ func TestDiffTextReadable(t *testing.T) {
 	for _, tt := range []struct {
 		name    string
 		res     *diff.Result
-		opts    report.DiffTextOptions
+		opts    diffTextOptions
 		want    []string
 		notWant []string
 	}{
@@ -43,7 +42,7 @@ func TestDiffTextReadable(t *testing.T) {
 		{
 			name: "full names",
 			res:  goRes,
-			opts: report.DiffTextOptions{FullNames: true},
+			opts: diffTextOptions{FullNames: true},
 			want: []string{
 				"→ github.com/acme/payments/internal/rules.(*Set).match\n",
 				"(hottest github.com/acme/payments/internal/rules.compile +203ms)",
@@ -59,7 +58,7 @@ func TestDiffTextReadable(t *testing.T) {
 		{
 			name: "all paths",
 			res:  compare(t, diffCases[0].base, diffCases[0].new, diff.Options{}),
-			opts: report.DiffTextOptions{AllPaths: true},
+			opts: diffTextOptions{AllPaths: true},
 			want: []string{"* marks the costliest node): 5\n", "  2. +20.33ms  (hottest validate +20.33ms)\n     [main] main → *validate\n",
 				"  5. +333.3µs"},
 			notWant: []string{"not shown"},
@@ -73,7 +72,7 @@ func TestDiffTextReadable(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var b bytes.Buffer
-			if err := report.WriteDiffText(&b, tt.res, tt.opts); err != nil {
+			if err := writeDiffText(&b, tt.res, tt.opts); err != nil {
 				t.Fatal(err)
 			}
 			text := b.String()

@@ -1,4 +1,4 @@
-package report_test
+package report
 
 import (
 	"bytes"
@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/ctdiff/ctdiff/diff"
-	"github.com/ctdiff/ctdiff/report"
 )
 
 // spreadRuns are three runs of a program whose refresh is called from 11
@@ -38,16 +37,16 @@ func TestDiffSpreadCauseReports(t *testing.T) {
 		t.Fatalf("causes %+v: want one spread cause", res.Causes)
 	}
 	var text, md, html, js bytes.Buffer
-	if err := report.WriteDiffText(&text, res, report.DiffTextOptions{}); err != nil {
+	if err := writeDiffText(&text, res, diffTextOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := report.WriteDiffMarkdown(&md, res, report.DiffMarkdownOptions{}); err != nil {
+	if err := writeDiffMarkdown(&md, res, diffMarkdownOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := report.WriteDiffHTML(&html, res, report.DiffHTMLOptions{}); err != nil {
+	if err := writeDiffHTML(&html, res, diffHTMLOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := report.WriteDiffJSON(&js, res); err != nil {
+	if err := writeDiffJSON(&js, res); err != nil {
 		t.Fatal(err)
 	}
 	want := "isStaleState grew in 11 of its 11 calling contexts, none by the threshold alone; called from refresh"
@@ -77,7 +76,7 @@ func TestDiffSpreadCauseReports(t *testing.T) {
 	if c.Spread.Function.Function != "isStaleState" || c.Spread.Grew != 11 || len(c.Spread.Contexts) != 11 || c.Stats.Of != "function" || c.Delta != 110e6 {
 		t.Errorf("JSON cause %+v", c)
 	}
-	back, err := report.ReadDiffJSON(&js, "r.json")
+	back, err := ReadDiffJSON(&js, "r.json")
 	if err != nil {
 		t.Fatal(err)
 	}

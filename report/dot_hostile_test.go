@@ -122,7 +122,7 @@ func TestTreeDOTHostileNamesRender(t *testing.T) {
 		t.Skip("graphviz not installed")
 	}
 	var b bytes.Buffer
-	if err := WriteTreeDOT(&b, hostileTree(t, 1000), TreeOptions{}); err != nil {
+	if err := writeTreeDOT(&b, hostileTree(t, 1000), TreeOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	renderSVG(t, b.Bytes())
@@ -142,7 +142,7 @@ func TestDiffDOTHostileNamesRender(t *testing.T) {
 		t.Fatal("no causes: the graph would not show the hostile names")
 	}
 	var b bytes.Buffer
-	if err := WriteDiffDOT(&b, res); err != nil {
+	if err := writeDiffDOT(&b, res, diffDOTOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	renderSVG(t, b.Bytes())
@@ -190,7 +190,7 @@ func TestDOTLongNames(t *testing.T) {
 		}
 	}
 	var b bytes.Buffer
-	if err := WriteTreeDOT(&b, tree(1000), TreeOptions{}); err != nil {
+	if err := writeTreeDOT(&b, tree(1000), TreeOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	check("tree", b.Bytes())
@@ -202,7 +202,7 @@ func TestDOTLongNames(t *testing.T) {
 		t.Fatal("no causes: the graph would not show the long names")
 	}
 	b.Reset()
-	if err := WriteDiffDOT(&b, res); err != nil {
+	if err := writeDiffDOT(&b, res, diffDOTOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	check("diff", b.Bytes())

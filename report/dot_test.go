@@ -53,7 +53,7 @@ func TestTreeDOTRendersHostileNames(t *testing.T) {
 		"main;tiny 0",
 	)
 	var b bytes.Buffer
-	if err := WriteTreeDOT(&b, tr, TreeOptions{NodeFraction: 0.01}); err != nil {
+	if err := writeTreeDOT(&b, tr, TreeOptions{NodeFraction: 0.01}); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()

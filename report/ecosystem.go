@@ -11,7 +11,7 @@ import (
 
 // An Ecosystem is the language and runtime family whose conventions a
 // profile's frames follow. Reports name frames the way that ecosystem's own
-// tools do and group its runtime's frames (FrameStyle).
+// tools do and group its runtime's frames (frameStyle).
 type Ecosystem string
 
 const (
@@ -55,10 +55,10 @@ func FormatEcosystem(format string) Ecosystem {
 	return UnknownEcosystem
 }
 
-// DetectEcosystem picks the ecosystem most frames of a result look like
+// detectEcosystem picks the ecosystem most frames of a result look like
 // (frameEcosystem), from its causes, critical graph and ranked paths; ties
 // go to the first of Ecosystems. UnknownEcosystem when no frame says.
-func DetectEcosystem(res *diff.Result) Ecosystem {
+func detectEcosystem(res *diff.Result) Ecosystem {
 	votes := map[Ecosystem]int{}
 	vote := func(f diff.Frame) { votes[frameEcosystem(f)]++ }
 	for _, c := range res.Causes {
@@ -149,11 +149,11 @@ func javaName(fn string) bool {
 	return true
 }
 
-// FrameStyle names frames the way one ecosystem writes them. Lines, when
+// frameStyle names frames the way one ecosystem writes them. Lines, when
 // set, gives the line of a frame's function (cct.FrameInfo: where a
 // JavaScript function is defined), keyed by function and file, for frames
 // whose diff.Frame does not carry it.
-type FrameStyle struct {
+type frameStyle struct {
 	Ecosystem Ecosystem
 	Lines     map[diff.Frame]int64
 }
@@ -163,7 +163,7 @@ type FrameStyle struct {
 // script's file name and line ("formatPrice (storefront.js:21)"), Java's
 // Class.method ("InvoiceService.invoice"), native module!function
 // ("ntdll.dll!RtlUserThreadStart"). Other frames keep their name.
-func (s FrameStyle) Label(f diff.Frame) string {
+func (s frameStyle) Label(f diff.Frame) string {
 	fn := f.Function
 	if fn == "" {
 		fn = "(unknown)"
@@ -191,7 +191,7 @@ func (s FrameStyle) Label(f diff.Frame) string {
 
 // Full is a frame's complete name: the function with its whole import path,
 // script URL and line, Java class, or module.
-func (s FrameStyle) Full(f diff.Frame) string {
+func (s frameStyle) Full(f diff.Frame) string {
 	fn := f.Function
 	if fn == "" {
 		fn = "(unknown)"
@@ -213,7 +213,7 @@ func (s FrameStyle) Full(f diff.Frame) string {
 
 // scriptPlace is "file:line" of a script, the file as its URL's last
 // segment when short (node: URLs stay whole: they are already short).
-func (s FrameStyle) scriptPlace(f diff.Frame, short bool) string {
+func (s frameStyle) scriptPlace(f diff.Frame, short bool) string {
 	where := f.File
 	if short && !strings.HasPrefix(where, "node:") {
 		where = urlBase(where)
@@ -265,9 +265,9 @@ func javaShort(fn string) string {
 	return cls + head[m:] + tail
 }
 
-// A PathPart is one entry of a displayed path: an application frame, or a
+// A pathPart is one entry of a displayed path: an application frame, or a
 // run of runtime frames folded into one labelled entry.
-type PathPart struct {
+type pathPart struct {
 	// Label is the frame's Label, or for folded frames their group and
 	// number ("[Node.js internals ×5]").
 	Label string
@@ -284,12 +284,12 @@ type PathPart struct {
 // frames (diff.RuntimeGroup) above the last frame becomes one part labelled with
 // its group, so paths show the application's frames; the last frame, the
 // one a cause names, stays itself.
-func (s FrameStyle) Parts(p []diff.Frame) []PathPart {
-	var out []PathPart
+func (s frameStyle) Parts(p []diff.Frame) []pathPart {
+	var out []pathPart
 	for i, f := range p {
 		g := diff.RuntimeGroup(f)
 		if g == "" || i == len(p)-1 {
-			out = append(out, PathPart{Label: s.Label(f), Frames: []diff.Frame{f}, Group: g})
+			out = append(out, pathPart{Label: s.Label(f), Frames: []diff.Frame{f}, Group: g})
 			continue
 		}
 		if n := len(out); n > 0 && out[n-1].Folded {
@@ -301,7 +301,7 @@ func (s FrameStyle) Parts(p []diff.Frame) []PathPart {
 			last.Label = foldLabel(last.Group, len(last.Frames))
 			continue
 		}
-		out = append(out, PathPart{Label: foldLabel(g, 1), Frames: []diff.Frame{f}, Group: g, Folded: true})
+		out = append(out, pathPart{Label: foldLabel(g, 1), Frames: []diff.Frame{f}, Group: g, Folded: true})
 	}
 	return out
 }

@@ -1,11 +1,10 @@
-package report_test
+package report
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/ctdiff/ctdiff/diff"
-	"github.com/ctdiff/ctdiff/report"
 )
 
 func fr(fn, file string) diff.Frame { return diff.Frame{Function: fn, File: file} }
@@ -13,31 +12,31 @@ func fr(fn, file string) diff.Frame { return diff.Frame{Function: fn, File: file
 func TestFrameLabels(t *testing.T) {
 	lines := map[diff.Frame]int64{fr("formatPrice", "file:///srv/web/storefront.js"): 21}
 	for _, tt := range []struct {
-		eco         report.Ecosystem
+		eco         Ecosystem
 		f           diff.Frame
 		label, full string
 	}{
-		{report.Go, fr("github.com/ctdiff/ctdiff/internal/example.checkRules", "/src/example/workload.go"),
+		{Go, fr("github.com/ctdiff/ctdiff/internal/example.checkRules", "/src/example/workload.go"),
 			"example.checkRules", "github.com/ctdiff/ctdiff/internal/example.checkRules (/src/example/workload.go)"},
-		{report.Go, fr("encoding/json.(*decodeState).object", "/go/src/encoding/json/decode.go"),
+		{Go, fr("encoding/json.(*decodeState).object", "/go/src/encoding/json/decode.go"),
 			"json.(*decodeState).object", "encoding/json.(*decodeState).object (/go/src/encoding/json/decode.go)"},
-		{report.Go, fr("runtime.gcBgMarkWorker", ""), "runtime.gcBgMarkWorker", "runtime.gcBgMarkWorker"},
-		{report.JS, fr("formatPrice", "file:///srv/web/storefront.js"),
+		{Go, fr("runtime.gcBgMarkWorker", ""), "runtime.gcBgMarkWorker", "runtime.gcBgMarkWorker"},
+		{JS, fr("formatPrice", "file:///srv/web/storefront.js"),
 			"formatPrice (storefront.js:21)", "formatPrice (file:///srv/web/storefront.js:21)"},
-		{report.JS, fr("render", "https://cdn.example.com/app/main.4f2a.js?v=3#x"), "render (main.4f2a.js)", "render (https://cdn.example.com/app/main.4f2a.js?v=3#x)"},
-		{report.JS, fr("Module._compile", "node:internal/modules/cjs/loader"),
+		{JS, fr("render", "https://cdn.example.com/app/main.4f2a.js?v=3#x"), "render (main.4f2a.js)", "render (https://cdn.example.com/app/main.4f2a.js?v=3#x)"},
+		{JS, fr("Module._compile", "node:internal/modules/cjs/loader"),
 			"Module._compile (node:internal/modules/cjs/loader)", "Module._compile (node:internal/modules/cjs/loader)"},
-		{report.JS, fr("(garbage collector)", ""), "(garbage collector)", "(garbage collector)"},
-		{report.JS, fr("", "file:///a.js"), "(unknown) (a.js)", "(unknown) (file:///a.js)"},
-		{report.Java, fr("com.example.billing.InvoiceService.invoice", ""), "InvoiceService.invoice", "com.example.billing.InvoiceService.invoice"},
-		{report.Java, fr("java.util.regex.Pattern$CharPredicate.negate", ""), "Pattern$CharPredicate.negate", "java.util.regex.Pattern$CharPredicate.negate"},
-		{report.Java, fr("java.lang.String.<init>", ""), "String.<init>", "java.lang.String.<init>"},
-		{report.Java, fr("libjvm.so!JavaCalls::call", ""), "libjvm.so!JavaCalls::call", "libjvm.so!JavaCalls::call"},
-		{report.Native, fr("RtlUserThreadStart", `C:\Windows\System32\ntdll.dll`), "ntdll.dll!RtlUserThreadStart", "ntdll.dll!RtlUserThreadStart"},
-		{report.Native, fr("ntoskrnl.exe!0xfffff80312345678", ""), "ntoskrnl.exe!0xfffff80312345678", "ntoskrnl.exe!0xfffff80312345678"},
-		{report.UnknownEcosystem, fr("main", ""), "main", "main"},
+		{JS, fr("(garbage collector)", ""), "(garbage collector)", "(garbage collector)"},
+		{JS, fr("", "file:///a.js"), "(unknown) (a.js)", "(unknown) (file:///a.js)"},
+		{Java, fr("com.example.billing.InvoiceService.invoice", ""), "InvoiceService.invoice", "com.example.billing.InvoiceService.invoice"},
+		{Java, fr("java.util.regex.Pattern$CharPredicate.negate", ""), "Pattern$CharPredicate.negate", "java.util.regex.Pattern$CharPredicate.negate"},
+		{Java, fr("java.lang.String.<init>", ""), "String.<init>", "java.lang.String.<init>"},
+		{Java, fr("libjvm.so!JavaCalls::call", ""), "libjvm.so!JavaCalls::call", "libjvm.so!JavaCalls::call"},
+		{Native, fr("RtlUserThreadStart", `C:\Windows\System32\ntdll.dll`), "ntdll.dll!RtlUserThreadStart", "ntdll.dll!RtlUserThreadStart"},
+		{Native, fr("ntoskrnl.exe!0xfffff80312345678", ""), "ntoskrnl.exe!0xfffff80312345678", "ntoskrnl.exe!0xfffff80312345678"},
+		{UnknownEcosystem, fr("main", ""), "main", "main"},
 	} {
-		s := report.FrameStyle{Ecosystem: tt.eco, Lines: lines}
+		s := frameStyle{Ecosystem: tt.eco, Lines: lines}
 		if got := s.Label(tt.f); got != tt.label {
 			t.Errorf("%s Label(%v) = %q, want %q", tt.eco.Title(), tt.f, got, tt.label)
 		}
@@ -54,22 +53,22 @@ func TestDetectEcosystem(t *testing.T) {
 	for _, tt := range []struct {
 		name string
 		res  *diff.Result
-		want report.Ecosystem
+		want Ecosystem
 	}{
-		{"go", path(fr("runtime.main", ""), fr("main.main", "/src/main.go"), fr("github.com/a/b.F", "/src/b.go")), report.Go},
-		{"js", path(fr("(program)", ""), fr("main", "file:///x.js"), fr("Module._load", "node:internal/modules/cjs/loader")), report.JS},
-		{"java", path(fr("com.example.billing.BillingJob.main", ""), fr("java.lang.String.replaceAll", "")), report.Java},
-		{"native", path(fr("RtlUserThreadStart", "ntdll.dll"), fr("kernel32.dll!BaseThreadInitThunk", "")), report.Native},
-		{"native frames under Java", path(fr("com.example.A.b", ""), fr("java.lang.Thread.run", ""), fr("libc.so.6!write", "")), report.Java},
-		{"unknown", path(fr("a", ""), fr("b", "")), report.UnknownEcosystem},
-		{"empty", &diff.Result{}, report.UnknownEcosystem},
+		{"go", path(fr("runtime.main", ""), fr("main.main", "/src/main.go"), fr("github.com/a/b.F", "/src/b.go")), Go},
+		{"js", path(fr("(program)", ""), fr("main", "file:///x.js"), fr("Module._load", "node:internal/modules/cjs/loader")), JS},
+		{"java", path(fr("com.example.billing.BillingJob.main", ""), fr("java.lang.String.replaceAll", "")), Java},
+		{"native", path(fr("RtlUserThreadStart", "ntdll.dll"), fr("kernel32.dll!BaseThreadInitThunk", "")), Native},
+		{"native frames under Java", path(fr("com.example.A.b", ""), fr("java.lang.Thread.run", ""), fr("libc.so.6!write", "")), Java},
+		{"unknown", path(fr("a", ""), fr("b", "")), UnknownEcosystem},
+		{"empty", &diff.Result{}, UnknownEcosystem},
 	} {
-		if got := report.DetectEcosystem(tt.res); got != tt.want {
-			t.Errorf("%s: DetectEcosystem = %q, want %q", tt.name, got, tt.want)
+		if got := detectEcosystem(tt.res); got != tt.want {
+			t.Errorf("%s: detectEcosystem = %q, want %q", tt.name, got, tt.want)
 		}
 	}
-	for format, want := range map[string]report.Ecosystem{"cpuprofile": report.JS, "devtools": report.JS, "jfr": report.Java, "xperf": report.Native, "pprof": report.UnknownEcosystem} {
-		if got := report.FormatEcosystem(format); got != want {
+	for format, want := range map[string]Ecosystem{"cpuprofile": JS, "devtools": JS, "jfr": Java, "xperf": Native, "pprof": UnknownEcosystem} {
+		if got := FormatEcosystem(format); got != want {
 			t.Errorf("FormatEcosystem(%q) = %q, want %q", format, got, want)
 		}
 	}
@@ -80,7 +79,7 @@ func TestDetectEcosystem(t *testing.T) {
 func TestPathParts(t *testing.T) {
 	node := func(fn string) diff.Frame { return fr(fn, "node:internal/modules/cjs/loader") }
 	js := func(fn string) diff.Frame { return fr(fn, "file:///srv/storefront.js") }
-	style := report.FrameStyle{Ecosystem: report.JS}
+	style := frameStyle{Ecosystem: JS}
 	p := []diff.Frame{node("executeUserEntryPoint"), node("Module._load"), node("Module._compile"), js("main"), js("renderPage"), js("formatPrice")}
 	var labels []string
 	for _, part := range style.Parts(p) {
@@ -91,7 +90,7 @@ func TestPathParts(t *testing.T) {
 	}
 
 	goPath := []diff.Frame{fr("runtime.main", ""), fr("main.main", ""), fr("main.parse", ""), fr("runtime.growslice", ""), fr("runtime.mallocgc", "")}
-	parts := report.FrameStyle{Ecosystem: report.Go}.Parts(goPath)
+	parts := frameStyle{Ecosystem: Go}.Parts(goPath)
 	labels = labels[:0]
 	for _, part := range parts {
 		labels = append(labels, part.Label)

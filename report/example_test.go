@@ -28,9 +28,9 @@ func exampleTrees(runs string) []*cct.Tree {
 	return out
 }
 
-// WriteDiffText writes what ctdiff diff prints: the verdict, the causes
+// WriteDiff in Text writes what ctdiff diff prints: the verdict, the causes
 // with their paths, and the supporting numbers.
-func ExampleWriteDiffText() {
+func ExampleWriteDiff() {
 	base := exampleTrees("main;parse 300\nmain;render;layout 200\nmain;render;paint 100\n" +
 		"|main;parse 310\nmain;render;layout 195\nmain;render;paint 104\n" +
 		"|main;parse 295\nmain;render;layout 205\nmain;render;paint 98\n")
@@ -42,7 +42,7 @@ func ExampleWriteDiffText() {
 		fmt.Println(err)
 		return
 	}
-	if err := report.WriteDiffText(os.Stdout, res, report.DiffTextOptions{}); err != nil {
+	if err := report.WriteDiff(os.Stdout, res, report.Text, report.DiffOptions{}); err != nil {
 		fmt.Println(err)
 	}
 	// Output:
@@ -72,10 +72,10 @@ func ExampleWriteDiffText() {
 	//   0 over the LCS budget, 0 residual (reordered calls), 0 renamed
 }
 
-// WriteTreeText writes one tree like pprof -tree, hottest siblings first.
-func ExampleWriteTreeText() {
+// WriteTree in Text writes one tree like pprof -tree, hottest siblings first.
+func ExampleWriteTree() {
 	t := exampleTrees("main;parse 30\nmain;render;layout 20\nmain;render;paint 10\nmain;render 5\n")[0]
-	if err := report.WriteTreeText(os.Stdout, t, report.TreeOptions{Inputs: []string{"app.folded"}}); err != nil {
+	if err := report.WriteTree(os.Stdout, t, report.Text, report.TreeOptions{Inputs: []string{"app.folded"}}); err != nil {
 		fmt.Println(err)
 	}
 	// Output:

@@ -13,11 +13,11 @@ import (
 type Component struct {
 	Name   string
 	Result *diff.Result
-	// Ecosystem names frames (FrameStyle); DetectEcosystem's answer when
+	// Ecosystem names frames (frameStyle); detectEcosystem's answer when
 	// UnknownEcosystem.
 	Ecosystem Ecosystem
 	// Lines are the frames' function lines, when the profiles were read
-	// (FrameStyle.Lines); nil for results read from JSON.
+	// (frameStyle.Lines); nil for results read from JSON.
 	Lines map[diff.Frame]int64
 	// Source says where the result came from: the inputs compared, or the
 	// JSON file.
@@ -37,13 +37,15 @@ type Release struct {
 type ComponentReport struct {
 	Component
 	diff.Judgement
-	Style FrameStyle
 	// Why explains the verdict in one sentence.
 	Why string
-	// Causes are the application's causes, in the Result's order;
-	// Runtime the causes in runtime or VM frames, by group.
-	Causes  []CauseReport
-	Runtime []RuntimeCauses
+
+	// Causes are the application's causes, in the Result's order.
+	Causes []CauseReport
+
+	style frameStyle
+	// runtime are the causes in runtime or VM frames, by group.
+	runtime []runtimeGroup
 }
 
 // A CauseReport is one cause ready to show.
@@ -53,15 +55,15 @@ type CauseReport struct {
 	N int
 	// Label names the cause's frame the ecosystem's way; Full in full.
 	Label, Full string
-	// Parts is the path with runtime frames folded (FrameStyle.Parts).
-	Parts []PathPart
+	// parts is the path with runtime frames folded (frameStyle.Parts).
+	parts []pathPart
 	// Group is the runtime group of a runtime cause; Charged names the
-	// application frame it is charged to (Attribution), if any.
+	// application frame it is charged to (diff.Attribution), if any.
 	Group, Charged string
 }
 
-// RuntimeCauses are the causes in one runtime group of a component.
-type RuntimeCauses struct {
+// runtimeGroup are the causes in one runtime group of a component.
+type runtimeGroup struct {
 	Group  string
 	Delta  int64
 	Causes []CauseReport
@@ -99,24 +101,24 @@ func (r *Release) Failed() bool { return r.Regressed > 0 }
 func judge(c Component) ComponentReport {
 	res := c.Result
 	if c.Ecosystem == UnknownEcosystem {
-		c.Ecosystem = DetectEcosystem(res)
+		c.Ecosystem = detectEcosystem(res)
 	}
-	r := ComponentReport{Component: c, Judgement: diff.Judge(res), Style: FrameStyle{Ecosystem: c.Ecosystem, Lines: c.Lines}}
+	r := ComponentReport{Component: c, Judgement: diff.Judge(res), style: frameStyle{Ecosystem: c.Ecosystem, Lines: c.Lines}}
 	if r.Verdict == diff.VerdictRegressed {
 		top := res.Causes[0]
 		r.Why = fmt.Sprintf("%s, the largest %s in %s", plural(len(res.Causes), "regression cause"),
-			signed(FormatValue(top.Delta, res.Unit), top.Delta), r.Style.Label(causeFrame(top)))
+			signed(FormatValue(top.Delta, res.Unit), top.Delta), r.style.Label(causeFrame(top)))
 	} else {
 		r.Why = whyNoCause(res, r.Judgement)
 	}
 	groups := map[string]int{}
 	for i, cause := range res.Causes {
-		cr := CauseReport{Cause: cause, N: i + 1, Label: r.Style.Label(causeFrame(cause)), Full: r.Style.Full(causeFrame(cause)), Parts: r.Style.Parts(cause.Path)}
+		cr := CauseReport{Cause: cause, N: i + 1, Label: r.style.Label(causeFrame(cause)), Full: r.style.Full(causeFrame(cause)), parts: r.style.Parts(cause.Path)}
 		if n := len(cause.Path); n > 0 {
 			cr.Group = diff.RuntimeGroup(cause.Path[n-1])
 			if cr.Group != "" {
 				if a := diff.Attribution(cause.Path); a != nil {
-					cr.Charged = r.Style.Label(*a)
+					cr.Charged = r.style.Label(*a)
 				}
 			}
 		} else {
@@ -131,14 +133,14 @@ func judge(c Component) ComponentReport {
 		}
 		g, ok := groups[cr.Group]
 		if !ok {
-			g = len(r.Runtime)
+			g = len(r.runtime)
 			groups[cr.Group] = g
-			r.Runtime = append(r.Runtime, RuntimeCauses{Group: cr.Group})
+			r.runtime = append(r.runtime, runtimeGroup{Group: cr.Group})
 		}
-		r.Runtime[g].Delta += cause.Delta
-		r.Runtime[g].Causes = append(r.Runtime[g].Causes, cr)
+		r.runtime[g].Delta += cause.Delta
+		r.runtime[g].Causes = append(r.runtime[g].Causes, cr)
 	}
-	slices.SortStableFunc(r.Runtime, func(a, b RuntimeCauses) int {
+	slices.SortStableFunc(r.runtime, func(a, b runtimeGroup) int {
 		if c := cmp.Compare(b.Delta, a.Delta); c != 0 {
 			return c
 		}

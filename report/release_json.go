@@ -6,8 +6,8 @@ import (
 	"io"
 )
 
-// ReleaseSchema names the JSON schema of WriteReleaseJSON.
-const ReleaseSchema = "ctdiff.report/v1"
+// releaseSchema names the JSON schema of writeReleaseJSON.
+const releaseSchema = "ctdiff.report/v1"
 
 // The ctdiff.report/v1 schema: the components in ranking order, each with
 // its verdict and its causes exactly as ctdiff diff's ctdiff.diff/v1 writes
@@ -50,10 +50,10 @@ type runtimeJSON struct {
 	Causes []int  `json:"causes"`
 }
 
-// WriteReleaseJSON writes a release report as ctdiff.report/v1, indented.
-func WriteReleaseJSON(w io.Writer, rel *Release) error {
-	out := releaseJSON{Schema: ReleaseSchema, Regressed: rel.Regressed, Improved: rel.Improved, Unchanged: rel.Unchanged,
-		Impact: ImpactDefinition, Components: []componentJSON{}}
+// writeReleaseJSON writes a release report as ctdiff.report/v1, indented.
+func writeReleaseJSON(w io.Writer, rel *Release) error {
+	out := releaseJSON{Schema: releaseSchema, Regressed: rel.Regressed, Improved: rel.Improved, Unchanged: rel.Unchanged,
+		Impact: impactDefinition, Components: []componentJSON{}}
 	for i, c := range rel.Components {
 		res := c.Result
 		cj := componentJSON{
@@ -68,7 +68,7 @@ func WriteReleaseJSON(w io.Writer, rel *Release) error {
 				Base: cause.Base, New: cause.New, Delta: cause.Delta, Stats: testOf(cause.Stats),
 			})
 		}
-		for _, g := range c.Runtime {
+		for _, g := range c.runtime {
 			rj := runtimeJSON{Group: g.Group, Delta: g.Delta, Causes: []int{}}
 			for _, cr := range g.Causes {
 				rj.Causes = append(rj.Causes, cr.N-1)

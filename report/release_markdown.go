@@ -9,12 +9,12 @@ import (
 	"github.com/ctdiff/ctdiff/diff"
 )
 
-// WriteReleaseMarkdown writes a release report as GitHub-flavoured
+// writeReleaseMarkdown writes a release report as GitHub-flavoured
 // Markdown: the ranking table, then per component its verdict, totals, a
 // table of the application's causes with the lowest frames of their paths,
 // the runtime and VM causes grouped, and the full paths in a collapsed
 // section. Every name from a profile is in a code span (mdCode).
-func WriteReleaseMarkdown(w io.Writer, rel *Release, o ReleaseOptions) error {
+func writeReleaseMarkdown(w io.Writer, rel *Release, o ReleaseOptions) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "## ctdiff release report: %s\n\n", releaseHeadline(rel))
 	bw.WriteString("| Rank | Component | Language | Verdict | Total before → after | Change | Largest cause | Impact |\n")
@@ -25,7 +25,7 @@ func WriteReleaseMarkdown(w io.Writer, rel *Release, o ReleaseOptions) error {
 		largest := "–"
 		if len(res.Causes) > 0 {
 			top := res.Causes[0]
-			largest = mdCode(c.Style.Label(causeFrame(top)), true) + " " + causeDelta(res, top)
+			largest = mdCode(c.style.Label(causeFrame(top)), true) + " " + causeDelta(res, top)
 		}
 		verdict := string(c.Verdict)
 		if c.Verdict == diff.VerdictRegressed {
@@ -35,14 +35,14 @@ func WriteReleaseMarkdown(w io.Writer, rel *Release, o ReleaseOptions) error {
 			FormatValue(res.Base.Total, res.Unit), FormatValue(res.New.Total, res.Unit), signed(FormatValue(ch, res.Unit), ch),
 			signedPercent(ch, res.Base.Total), largest, signedPct(c.Impact))
 	}
-	fmt.Fprintf(bw, "\n%s\n", ImpactDefinition)
+	fmt.Fprintf(bw, "\n%s\n", impactDefinition)
 
 	for i, c := range rel.Components {
 		res := c.Result
 		fmt.Fprintf(bw, "\n### %d. %s: %s\n\n", i+1, mdCode(c.Name, false), c.Verdict)
 		fmt.Fprintf(bw, "%s. Total %s: %s, %s vs %s; min delta %s; normalization: %s.\n", mdText(c.Why), mdCode(res.Metric, false),
 			totalsLine(res), runs(res.Base.Runs, "base"), runs(res.New.Runs, "new"), FormatValue(res.MinDelta, res.Unit),
-			mdText(NormalizationSummary(res)))
+			mdText(normalizationSummary(res)))
 		if c.Source != "" {
 			fmt.Fprintf(bw, "Compared: %s.\n", mdCode(c.Source, false))
 		}
@@ -56,15 +56,15 @@ func WriteReleaseMarkdown(w io.Writer, rel *Release, o ReleaseOptions) error {
 					p = fmt.Sprintf("%.2g", s.Q)
 				}
 				fmt.Fprintf(bw, "| %d | %s | %s | %s → %s | %s | %s | %s | %s |\n", cr.N, mdCode(cr.Label, true), causeDelta(res, cr.Cause),
-					FormatValue(cr.Base, res.Unit), FormatValue(cr.New, res.Unit), cr.Kind, ci, p, mdCode(lastParts(cr.Parts, 4), true))
+					FormatValue(cr.Base, res.Unit), FormatValue(cr.New, res.Unit), cr.Kind, ci, p, mdCode(lastParts(cr.parts, 4), true))
 			}
 			if n := len(c.Causes) - len(shown); n > 0 {
 				fmt.Fprintf(bw, "\n%s more in `ctdiff diff`'s report.\n", plural(n, "cause"))
 			}
 		}
-		if len(c.Runtime) > 0 {
+		if len(c.runtime) > 0 {
 			bw.WriteString("\nRuntime and VM (grouped, not application code):\n\n")
-			for _, g := range c.Runtime {
+			for _, g := range c.runtime {
 				var names []string
 				for _, cr := range g.Causes {
 					names = append(names, fmt.Sprintf("#%d %s %s%s", cr.N, mdCode(cr.Label, false), causeDelta(res, cr.Cause), mdText(chargedTo(cr))))
@@ -75,7 +75,7 @@ func WriteReleaseMarkdown(w io.Writer, rel *Release, o ReleaseOptions) error {
 		if len(res.Causes) > 0 {
 			bw.WriteString("\n<details><summary>Full call paths</summary>\n\n")
 			for _, cr := range append(shown, runtimeCauses(c)...) {
-				fmt.Fprintf(bw, "%d. %s %s\n", cr.N, mdCode("["+cr.Thread+"]", false), mdCode(partsPath(cr.Parts), false))
+				fmt.Fprintf(bw, "%d. %s %s\n", cr.N, mdCode("["+cr.Thread+"]", false), mdCode(partsPath(cr.parts), false))
 			}
 			bw.WriteString("\n</details>\n")
 		}
@@ -92,7 +92,7 @@ func WriteReleaseMarkdown(w io.Writer, rel *Release, o ReleaseOptions) error {
 // runtimeCauses lists a component's runtime causes in group order.
 func runtimeCauses(c ComponentReport) []CauseReport {
 	var out []CauseReport
-	for _, g := range c.Runtime {
+	for _, g := range c.runtime {
 		out = append(out, g.Causes...)
 	}
 	return out
@@ -100,7 +100,7 @@ func runtimeCauses(c ComponentReport) []CauseReport {
 
 // lastParts joins the last k parts of a folded path, led by "… → " when
 // some were left out.
-func lastParts(parts []PathPart, k int) string {
+func lastParts(parts []pathPart, k int) string {
 	labels := make([]string, len(parts))
 	for i, p := range parts {
 		labels[i] = p.Label

@@ -1,4 +1,4 @@
-package report_test
+package report
 
 import (
 	"bytes"
@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/ctdiff/ctdiff/diff"
-	"github.com/ctdiff/ctdiff/report"
 )
 
 const ms = int64(1e6)
@@ -66,7 +65,7 @@ func TestReleaseVerdicts(t *testing.T) {
 			"No function grew by 50ms or more; the total fell by 100ms, at least 50ms (one run per side: no test)"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			rel := report.NewRelease([]report.Component{{Name: tt.name, Result: tt.res}})
+			rel := NewRelease([]Component{{Name: tt.name, Result: tt.res}})
 			c := rel.Components[0]
 			if c.Verdict != tt.verdict || !strings.Contains(c.Why, tt.why) {
 				t.Errorf("verdict %s (%s), want %s (%s)", c.Verdict, c.Why, tt.verdict, tt.why)
@@ -82,7 +81,7 @@ func TestReleaseVerdicts(t *testing.T) {
 // total change and the largest cause, then unchanged ones by name, then
 // improvements, the largest last.
 func TestReleaseRanking(t *testing.T) {
-	comps := []report.Component{
+	comps := []Component{
 		{Name: "unchanged-b", Result: result([]int64{1000, 1000}, []int64{1010, 1010})},
 		{Name: "small-total-big-cause", Result: result([]int64{1000, 1000}, []int64{1000, 1000}, cause(300, "main", fr("a.f", "a.go")))},
 		{Name: "improved-10%", Result: result([]int64{1000, 1001}, []int64{900, 901})},
@@ -90,7 +89,7 @@ func TestReleaseRanking(t *testing.T) {
 		{Name: "unchanged-a", Result: result([]int64{1000, 1000}, []int64{990, 990})},
 		{Name: "improved-50%", Result: result([]int64{1000, 1001}, []int64{500, 501})},
 	}
-	rel := report.NewRelease(comps)
+	rel := NewRelease(comps)
 	var got []string
 	for _, c := range rel.Components {
 		got = append(got, c.Name)
@@ -117,17 +116,17 @@ func TestReleaseRuntimeGroups(t *testing.T) {
 		cause(60, "GC Thread#0", fr("libjvm.so!G1ParTask::work", "")),
 		cause(55, "(all threads)", fr("runtime.bgsweep", "")),
 	)
-	c := report.NewRelease([]report.Component{{Name: "svc", Result: res}}).Components[0]
+	c := NewRelease([]Component{{Name: "svc", Result: res}}).Components[0]
 	if len(c.Causes) != 1 || c.Causes[0].Label != "main.parse" || c.Causes[0].N != 1 {
 		t.Fatalf("application causes %+v, want main.parse alone", c.Causes)
 	}
 	var groups []string
-	for _, g := range c.Runtime {
+	for _, g := range c.runtime {
 		var ns []string
 		for _, cr := range g.Causes {
 			ns = append(ns, cr.Label+"@"+cr.Charged)
 		}
-		groups = append(groups, g.Group+"="+report.FormatValue(g.Delta, "nanoseconds")+":"+strings.Join(ns, ","))
+		groups = append(groups, g.Group+"="+FormatValue(g.Delta, "nanoseconds")+":"+strings.Join(ns, ","))
 	}
 	want := "GC=205ms:runtime.gcDrain@,libjvm.so!G1ParTask::work@,runtime.bgsweep@ allocation=70ms:runtime.mallocgc@main.decode"
 	if got := strings.Join(groups, " "); got != want {
@@ -136,20 +135,20 @@ func TestReleaseRuntimeGroups(t *testing.T) {
 }
 
 // hostileRelease has a component and frames whose names are markup.
-func hostileRelease() *report.Release {
+func hostileRelease() *Release {
 	evil := `<img src=x onerror=alert(1)>|*x*`
 	res := result([]int64{1000, 1000}, []int64{1300, 1300}, cause(120, evil, fr(evil, "file:///"+evil+".js")))
 	res.Warnings = []string{"thread " + evil + " occurs only in the new runs"}
-	return report.NewRelease([]report.Component{{Name: evil, Result: res, Source: evil}})
+	return NewRelease([]Component{{Name: evil, Result: res, Source: evil}})
 }
 
 func TestReleaseHostileNames(t *testing.T) {
 	rel := hostileRelease()
 	var md, page bytes.Buffer
-	if err := report.WriteReleaseMarkdown(&md, rel, report.ReleaseOptions{}); err != nil {
+	if err := writeReleaseMarkdown(&md, rel, ReleaseOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := report.WriteReleaseHTML(&page, rel, report.ReleaseOptions{}); err != nil {
+	if err := writeReleaseHTML(&page, rel, ReleaseOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, line := range strings.Split(md.String(), "\n") {
@@ -171,12 +170,12 @@ func TestReleaseHostileNames(t *testing.T) {
 // ctdiff.diff/v1 writes them.
 func TestReleaseJSON(t *testing.T) {
 	res := result([]int64{1000, 1000}, []int64{1300, 1300}, cause(120, "main", fr("main.f", "m.go")), cause(80, "(all threads)", fr("runtime.gcBgMarkWorker", "")))
-	rel := report.NewRelease([]report.Component{{Name: "svc", Result: res, Source: "ctdiff diff a b"}, {Name: "quiet", Result: result([]int64{5}, []int64{5})}})
+	rel := NewRelease([]Component{{Name: "svc", Result: res, Source: "ctdiff diff a b"}, {Name: "quiet", Result: result([]int64{5}, []int64{5})}})
 	var b, d bytes.Buffer
-	if err := report.WriteReleaseJSON(&b, rel); err != nil {
+	if err := writeReleaseJSON(&b, rel); err != nil {
 		t.Fatal(err)
 	}
-	if err := report.WriteDiffJSON(&d, res); err != nil {
+	if err := writeDiffJSON(&d, res); err != nil {
 		t.Fatal(err)
 	}
 	var got struct {
@@ -199,7 +198,7 @@ func TestReleaseJSON(t *testing.T) {
 	if err := json.Unmarshal(d.Bytes(), &want); err != nil {
 		t.Fatal(err)
 	}
-	if got.Schema != report.ReleaseSchema || len(got.Components) != 2 {
+	if got.Schema != releaseSchema || len(got.Components) != 2 {
 		t.Fatalf("schema %q, %d components", got.Schema, len(got.Components))
 	}
 	c := got.Components[0]

@@ -9,9 +9,9 @@ import (
 	"github.com/ctdiff/ctdiff/diff"
 )
 
-// ImpactDefinition is how every release report explains its ranking
+// impactDefinition is how every release report explains its ranking
 // (NewRelease).
-const ImpactDefinition = "Impact is relative to each component's own base total, so components in different units compare: " +
+const impactDefinition = "Impact is relative to each component's own base total, so components in different units compare: " +
 	"for a regressed component the larger of the total's change and the largest cause's delta, " +
 	"for an improved one the total's change, and 0 for changes within noise."
 
@@ -29,13 +29,13 @@ func (o ReleaseOptions) maxCauses() int {
 	return o.MaxCauses
 }
 
-// WriteReleaseText writes a release report for people: the ranking, then
+// writeReleaseText writes a release report for people: the ranking, then
 // each component's verdict, totals and causes with their paths, runtime and
 // VM causes grouped after the application's.
-func WriteReleaseText(w io.Writer, rel *Release, o ReleaseOptions) error {
+func writeReleaseText(w io.Writer, rel *Release, o ReleaseOptions) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "ctdiff report: %s\n", releaseHeadline(rel))
-	fmt.Fprintf(bw, "%s\n\n", ImpactDefinition)
+	fmt.Fprintf(bw, "%s\n\n", impactDefinition)
 	for i, c := range rel.Components {
 		res := c.Result
 		fmt.Fprintf(bw, "%2d. %-9s %s [%s]  %s  impact %s\n", i+1, c.Verdict, textName(c.Name), c.Ecosystem.Title(),
@@ -49,17 +49,17 @@ func WriteReleaseText(w io.Writer, rel *Release, o ReleaseOptions) error {
 			fmt.Fprintf(bw, "Compared: %s\n", textName(c.Source))
 		}
 		fmt.Fprintf(bw, "Total %s: %s, %s vs %s; min delta %s; normalization %s\n", textName(res.Metric), totalsLine(res),
-			runs(res.Base.Runs, "base"), runs(res.New.Runs, "new"), FormatValue(res.MinDelta, res.Unit), textName(NormalizationSummary(res)))
+			runs(res.Base.Runs, "base"), runs(res.New.Runs, "new"), FormatValue(res.MinDelta, res.Unit), textName(normalizationSummary(res)))
 		shown := c.Causes[:min(len(c.Causes), o.maxCauses())]
 		for _, cr := range shown {
 			fmt.Fprintf(bw, "  #%d %s %s  %s → %s%s\n", cr.N, causeDelta(res, cr.Cause), cr.Kind,
 				FormatValue(cr.Base, res.Unit), FormatValue(cr.New, res.Unit), causeStats(res, cr.Cause))
-			fmt.Fprintf(bw, "     %s\n     [%s] %s\n", textName(cr.Full), textName(cr.Thread), textName(partsPath(cr.Parts)))
+			fmt.Fprintf(bw, "     %s\n     [%s] %s\n", textName(cr.Full), textName(cr.Thread), textName(partsPath(cr.parts)))
 		}
 		if n := len(c.Causes) - len(shown); n > 0 {
 			fmt.Fprintf(bw, "  ... %s more (ctdiff diff lists them)\n", plural(n, "cause"))
 		}
-		for _, g := range c.Runtime {
+		for _, g := range c.runtime {
 			fmt.Fprintf(bw, "  runtime/VM: %s %s in %s\n", textName(g.Group), signed(FormatValue(g.Delta, res.Unit), g.Delta), plural(len(g.Causes), "cause"))
 			for _, cr := range g.Causes {
 				fmt.Fprintf(bw, "    #%d %s %s%s\n", cr.N, causeDelta(res, cr.Cause), textName(cr.Full), textName(chargedTo(cr)))
@@ -118,7 +118,7 @@ func chargedTo(cr CauseReport) string {
 }
 
 // partsPath joins a folded path's labels.
-func partsPath(parts []PathPart) string {
+func partsPath(parts []pathPart) string {
 	if len(parts) == 0 {
 		return "(the thread itself)"
 	}

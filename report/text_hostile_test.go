@@ -57,11 +57,11 @@ func TestTextReportsEscapeControlCharacters(t *testing.T) {
 		name  string
 		write func(*bytes.Buffer) error
 	}{
-		{"tree", func(b *bytes.Buffer) error { return WriteTreeText(b, tr, TreeOptions{Inputs: inputs}) }},
+		{"tree", func(b *bytes.Buffer) error { return writeTreeText(b, tr, TreeOptions{Inputs: inputs}) }},
 		{"bottom-up", func(b *bytes.Buffer) error {
-			return WriteTreeText(b, cct.BottomUp(tr), TreeOptions{Inputs: inputs, View: "bottom-up"})
+			return writeTreeText(b, cct.BottomUp(tr), TreeOptions{Inputs: inputs, View: "bottom-up"})
 		}},
-		{"flat", func(b *bytes.Buffer) error { return WriteFlatText(b, tr, TreeOptions{Inputs: inputs}) }},
+		{"flat", func(b *bytes.Buffer) error { return writeFlatText(b, tr, TreeOptions{Inputs: inputs}) }},
 	} {
 		var b bytes.Buffer
 		if err := tc.write(&b); err != nil {
@@ -87,12 +87,12 @@ func TestTextReportsEscapeControlCharacters(t *testing.T) {
 	res.Normalization.Reason += " " + terminalAttacks[3]
 	res.Benchmark = &diff.BenchVerdict{Name: terminalAttacks[2], Function: terminalAttacks[3], Warnings: terminalAttacks}
 	var b bytes.Buffer
-	if err := WriteDiffText(&b, res, DiffTextOptions{}); err != nil {
+	if err := writeDiffText(&b, res, diffTextOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	checkTerminalSafe(t, "diff text", b.Bytes())
 	b.Reset()
-	if err := WriteDiffMarkdown(&b, res, DiffMarkdownOptions{}); err != nil {
+	if err := writeDiffMarkdown(&b, res, diffMarkdownOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	checkTerminalSafe(t, "diff markdown", b.Bytes())
@@ -106,8 +106,8 @@ func TestTextReportsEscapeControlCharacters(t *testing.T) {
 		name  string
 		write func(*bytes.Buffer) error
 	}{
-		{"release text", func(b *bytes.Buffer) error { return WriteReleaseText(b, rel, ReleaseOptions{}) }},
-		{"release markdown", func(b *bytes.Buffer) error { return WriteReleaseMarkdown(b, rel, ReleaseOptions{}) }},
+		{"release text", func(b *bytes.Buffer) error { return writeReleaseText(b, rel, ReleaseOptions{}) }},
+		{"release markdown", func(b *bytes.Buffer) error { return writeReleaseMarkdown(b, rel, ReleaseOptions{}) }},
 	} {
 		b.Reset()
 		if err := tc.write(&b); err != nil {

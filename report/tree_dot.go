@@ -8,11 +8,11 @@ import (
 	"github.com/ctdiff/ctdiff/cct"
 )
 
-// WriteTreeDOT writes a tree as a Graphviz digraph: one box per node whose
+// writeTreeDOT writes a tree as a Graphviz digraph: one box per node whose
 // total reaches NodeFraction of the tree's total, labelled with the frame,
 // self and total, and filled by its share of the total. The title says how
 // many nodes the fraction hid, as the text header does.
-func WriteTreeDOT(w io.Writer, t *cct.Tree, o TreeOptions) error {
+func writeTreeDOT(w io.Writer, t *cct.Tree, o TreeOptions) error {
 	bw := bufio.NewWriter(w)
 	si := o.SampleIndex
 	st := t.SampleTypes[si]

@@ -10,10 +10,10 @@ import (
 	"github.com/ctdiff/ctdiff/internal/cctjson"
 )
 
-// WriteTreeJSON writes a tree as ctdiff.cct/v1 (see package cctjson): all
+// writeTreeJSON writes a tree as ctdiff.cct/v1 (see package cctjson): all
 // nodes, in pre-order, children in execution order. Nodes are encoded one at
 // a time, so memory stays flat however large the tree is.
-func WriteTreeJSON(w io.Writer, t *cct.Tree, o TreeOptions) error {
+func writeTreeJSON(w io.Writer, t *cct.Tree, o TreeOptions) error {
 	bw := bufio.NewWriter(w)
 	view := o.View
 	if view == "" {

@@ -13,31 +13,31 @@ import (
 // PA-CCT): per calling context the instance count C and the own
 // (normalized) latency of each mode.
 var (
-	CallsType               = &profile.ValueType{Type: "calls", Unit: "count"}
-	LatencyConservativeType = &profile.ValueType{Type: "latency_conservative", Unit: "nanoseconds"}
-	LatencyAggressiveType   = &profile.ValueType{Type: "latency_aggressive", Unit: "nanoseconds"}
+	callsType               = &profile.ValueType{Type: "calls", Unit: "count"}
+	latencyConservativeType = &profile.ValueType{Type: "latency_conservative", Unit: "nanoseconds"}
+	latencyAggressiveType   = &profile.ValueType{Type: "latency_aggressive", Unit: "nanoseconds"}
 )
 
-// ThreadOrdinalLabel is the numeric label that tells apart threads of the
+// threadOrdinalLabel is the numeric label that tells apart threads of the
 // same name (cct.Frame.Ordinal) in a tree written as pprof.
-const ThreadOrdinalLabel = "thread_ordinal"
+const threadOrdinalLabel = "thread_ordinal"
 
 // maxPprofFrames bounds the frames a tree's pprof form may list in all: pprof
 // repeats the whole stack in every sample, so one sample per node of a very
 // deep tree is quadratic in its depth.
 const maxPprofFrames = 1 << 28
 
-// WriteTreePprof writes a top-down tree as a gzipped pprof profile (see
-// TreeProfile).
-func WriteTreePprof(w io.Writer, t *cct.Tree, o TreeOptions) error {
-	p, err := TreeProfile(t, o)
+// writeTreePprof writes a top-down tree as a gzipped pprof profile (see
+// treeProfile).
+func writeTreePprof(w io.Writer, t *cct.Tree, o TreeOptions) error {
+	p, err := treeProfile(t, o)
 	if err != nil {
 		return err
 	}
 	return p.Write(w)
 }
 
-// TreeProfile returns a top-down tree as a pprof profile whose views equal
+// treeProfile returns a top-down tree as a pprof profile whose views equal
 // the tree: one sample per calling context, its stack the node's path (the
 // thread as labels thread, process and, for a second thread of the same name,
 // thread_ordinal), its values the node's self values, so pprof's flat values
@@ -52,7 +52,7 @@ func WriteTreePprof(w io.Writer, t *cct.Tree, o TreeOptions) error {
 // instance count. The default sample type is the latency of o.LatencyMode.
 // Nodes without any value get no sample; a thread's own latency (time in no
 // function instance) is a sample without frames.
-func TreeProfile(t *cct.Tree, o TreeOptions) (*profile.Profile, error) {
+func treeProfile(t *cct.Tree, o TreeOptions) (*profile.Profile, error) {
 	p := &profile.Profile{
 		Period:        t.Period,
 		DurationNanos: t.DurationNanos,
@@ -63,10 +63,10 @@ func TreeProfile(t *cct.Tree, o TreeOptions) (*profile.Profile, error) {
 	}
 	lat := t.Latency
 	if lat != nil {
-		p.SampleType = []*profile.ValueType{CallsType, LatencyConservativeType, LatencyAggressiveType}
-		p.DefaultSampleType = LatencyConservativeType.Type
+		p.SampleType = []*profile.ValueType{callsType, latencyConservativeType, latencyAggressiveType}
+		p.DefaultSampleType = latencyConservativeType.Type
 		if o.LatencyMode == cct.Aggressive {
-			p.DefaultSampleType = LatencyAggressiveType.Type
+			p.DefaultSampleType = latencyAggressiveType.Type
 		}
 		p.Comments = append(p.Comments, fmt.Sprintf(
 			"latency inferred from stack continuity (IntroPerf): %d instances, gap threshold %d ns", lat.InstanceCount, lat.Gap))
@@ -215,7 +215,7 @@ func threadLabels(f cct.Frame) *profile.Sample {
 		s.Label[labels.Process] = []string{f.File}
 	}
 	if f.Ordinal > 0 {
-		s.NumLabel = map[string][]int64{ThreadOrdinalLabel: {int64(f.Ordinal)}}
+		s.NumLabel = map[string][]int64{threadOrdinalLabel: {int64(f.Ordinal)}}
 	}
 	if s.Label == nil && s.NumLabel == nil {
 		return nil

@@ -1,4 +1,4 @@
-package report_test
+package report
 
 import (
 	"bytes"
@@ -7,15 +7,14 @@ import (
 
 	"github.com/ctdiff/ctdiff/cct"
 	"github.com/ctdiff/ctdiff/internal/cctest"
-	"github.com/ctdiff/ctdiff/report"
 	"github.com/google/pprof/profile"
 )
 
 // roundTrip writes a tree as pprof, parses it and builds its tree again.
-func roundTrip(t *testing.T, tr *cct.Tree, o report.TreeOptions, opts cct.Options) (*profile.Profile, *cct.Tree) {
+func roundTrip(t *testing.T, tr *cct.Tree, o TreeOptions, opts cct.Options) (*profile.Profile, *cct.Tree) {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := report.WriteTreePprof(&buf, tr, o); err != nil {
+	if err := writeTreePprof(&buf, tr, o); err != nil {
 		t.Fatal(err)
 	}
 	p, err := profile.Parse(&buf)
@@ -35,7 +34,7 @@ func TestTreePprofEqualsTree(t *testing.T) {
 		"thread=worker run;a;b 7", "thread=worker run;fib;fib;fib 2",
 	}
 	tr := cctest.Tree(t, cct.Options{}, lines...)
-	p, back := roundTrip(t, tr, report.TreeOptions{}, cct.Options{})
+	p, back := roundTrip(t, tr, TreeOptions{}, cct.Options{})
 	if got, want := cctest.Dump(back, 0), cctest.Dump(tr, 0); got != want {
 		t.Errorf("pprof's tree:\n%s\nthe tree:\n%s", got, want)
 	}
@@ -64,11 +63,11 @@ func TestTreePprofThreadsAndCallSites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, _ := roundTrip(t, tr, report.TreeOptions{}, opts)
+	out, _ := roundTrip(t, tr, TreeOptions{}, opts)
 	// Read back, the second thread is told apart by its ordinal label, not
 	// a tid: compare by dump after mapping ordinals to tids.
 	for _, s := range out.Sample {
-		if o := s.NumLabel[report.ThreadOrdinalLabel]; len(o) > 0 {
+		if o := s.NumLabel[threadOrdinalLabel]; len(o) > 0 {
 			s.NumLabel["tid"] = o
 		}
 	}
@@ -93,7 +92,7 @@ func TestTreePprofLatency(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, mode := range []cct.LatencyMode{cct.Conservative, cct.Aggressive} {
-		p, back := roundTrip(t, tr, report.TreeOptions{LatencyMode: mode}, cct.Options{})
+		p, back := roundTrip(t, tr, TreeOptions{LatencyMode: mode}, cct.Options{})
 		var types []string
 		for _, st := range p.SampleType {
 			types = append(types, st.Type+"/"+st.Unit)
@@ -137,7 +136,7 @@ func TestTreeTextLatencyColumns(t *testing.T) {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := report.WriteTreeText(&buf, tr, report.TreeOptions{LatencyMode: cct.Aggressive}); err != nil {
+	if err := writeTreeText(&buf, tr, TreeOptions{LatencyMode: cct.Aggressive}); err != nil {
 		t.Fatal(err)
 	}
 	want := `Type: cpu/nanoseconds
@@ -165,7 +164,7 @@ func TestTreePprofDeep(t *testing.T) {
 	const depth = 100_000
 	stack := strings.TrimSuffix(strings.Repeat("rec;", depth), ";")
 	tr := cctest.Tree(t, cct.Options{Timeline: true}, "@10 "+stack+" 1", "@20 "+stack+" 1")
-	p, err := report.TreeProfile(tr, report.TreeOptions{})
+	p, err := treeProfile(tr, TreeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,13 +174,13 @@ func TestTreePprofDeep(t *testing.T) {
 	if err := tr.InferLatency(cct.LatencyOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	_, err = report.TreeProfile(tr, report.TreeOptions{})
+	_, err = treeProfile(tr, TreeOptions{})
 	want := "the tree is too deep for pprof, which repeats the whole stack in every sample: 5000050000 frames in all, more than 268435456 (use the text or json format)"
 	if err == nil || err.Error() != want {
 		t.Errorf("err = %v, want %s", err, want)
 	}
 	var buf bytes.Buffer
-	if err := report.WriteTreeText(&buf, tr, report.TreeOptions{}); err != nil {
+	if err := writeTreeText(&buf, tr, TreeOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(buf.String(), "[depth 100000] rec") {

@@ -30,10 +30,10 @@ type TreeOptions struct {
 // depth as a number instead, so a 100,000-deep stack prints in linear size.
 const maxIndent = 64
 
-// WriteTreeText writes a tree like a readable `pprof -tree`: one line per
+// writeTreeText writes a tree like a readable `pprof -tree`: one line per
 // node with self, self%, total, total% and the indented frame. Siblings are
 // listed hottest first (ties in execution order).
-func WriteTreeText(w io.Writer, t *cct.Tree, o TreeOptions) error {
+func writeTreeText(w io.Writer, t *cct.Tree, o TreeOptions) error {
 	bw := bufio.NewWriter(w)
 	si := o.SampleIndex
 	st := t.SampleTypes[si]
@@ -163,10 +163,10 @@ func nodeText(t *cct.Tree, id cct.NodeID) string {
 	return label + " (" + loc + ")"
 }
 
-// WriteFlatText writes the flat view: one line per function with self and
+// writeFlatText writes the flat view: one line per function with self and
 // total (a recursive function counted once per stack), sorted by self, then
 // total, then name.
-func WriteFlatText(w io.Writer, t *cct.Tree, o TreeOptions) error {
+func writeFlatText(w io.Writer, t *cct.Tree, o TreeOptions) error {
 	bw := bufio.NewWriter(w)
 	si := o.SampleIndex
 	st := t.SampleTypes[si]

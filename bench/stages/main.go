@@ -183,7 +183,7 @@ func main() {
 		res.Base.Profiles, res.New.Profiles = paths[:1], paths[1:]
 		m = now()
 		var out bytes.Buffer
-		if err := report.WriteDiffText(&out, res, report.DiffTextOptions{}); err != nil {
+		if err := report.WriteDiff(&out, res, report.Text, report.DiffOptions{}); err != nil {
 			log.Fatal(err)
 		}
 		tab.add("text report", since(m))

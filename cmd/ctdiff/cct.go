@@ -137,25 +137,12 @@ func runCCT(s *streams, o *cctOptions, args []string) error {
 		return fmt.Errorf("--metric: %w", err)
 	}
 	ro := report.TreeOptions{SampleIndex: si, View: o.view, NodeFraction: o.nodeFraction, Inputs: paths, LatencyMode: mode}
-	if o.format == "pprof" {
-		return writeOutput(s, o.output, true, bufferOutput(func(w io.Writer) error {
-			return report.WriteTreePprof(w, t, ro)
-		}))
-	}
-	return writeOutput(s, o.output, false, func(w io.Writer) error {
-		switch {
-		case o.format == "dot" && o.view == "flat":
-			return fmt.Errorf("--format dot supports the top-down and bottom-up views")
-		case o.format == "dot":
-			return report.WriteTreeDOT(w, t, ro)
-		case o.format == "json" && o.view == "flat":
-			return fmt.Errorf("--format json supports the top-down and bottom-up views")
-		case o.format == "json":
-			return report.WriteTreeJSON(w, t, ro)
-		case o.view == "flat":
-			return report.WriteFlatText(w, t, ro)
+	f := report.Format(o.format)
+	return writeFormat(s, o.output, f, func(w io.Writer) error {
+		if o.view == "flat" && (f == report.DOT || f == report.JSON) {
+			return fmt.Errorf("--format %s supports the top-down and bottom-up views", f)
 		}
-		return report.WriteTreeText(w, t, ro)
+		return report.WriteTree(w, t, f, ro)
 	})
 }
 

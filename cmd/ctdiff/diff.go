@@ -224,7 +224,7 @@ func compareSides(s *streams, o *diffOptions, oldArg, newArg string, keepTrees b
 	opts.Match = diff.Matching(o.match)
 	opts.Top = o.top
 	opts.Alpha = o.alpha
-	opts.Tree = needsTree(o.format)
+	opts.Tree = report.Format(o.format).NeedsTree()
 	opts.MinDeltaText = o.minDelta
 	if latency {
 		for i, t := range all {

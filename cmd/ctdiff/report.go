@@ -15,7 +15,7 @@ import (
 )
 
 // reportFormats are the formats of `ctdiff report`.
-var reportFormats = []string{"text", "markdown", "html", "json"}
+var reportFormats = report.Names(report.ReleaseFormats)
 
 type reportOptions struct {
 	format           string
@@ -97,17 +97,7 @@ func runReport(s *streams, o *reportOptions, args []string) error {
 	}
 	rel := report.NewRelease(comps)
 	ropts := report.ReleaseOptions{MaxCauses: o.maxCauses}
-	write := func(w io.Writer) error {
-		switch o.format {
-		case "markdown":
-			return report.WriteReleaseMarkdown(w, rel, ropts)
-		case "html":
-			return report.WriteReleaseHTML(w, rel, ropts)
-		case "json":
-			return report.WriteReleaseJSON(w, rel)
-		}
-		return report.WriteReleaseText(w, rel, ropts)
-	}
+	write := func(w io.Writer) error { return report.WriteRelease(w, rel, report.Format(o.format), ropts) }
 	if err := writeOutput(s, o.output, false, bufferOutput(write)); err != nil {
 		return err
 	}
