@@ -36,7 +36,7 @@ func TestFrameLabels(t *testing.T) {
 		{Native, fr("ntoskrnl.exe!0xfffff80312345678", ""), "ntoskrnl.exe!0xfffff80312345678", "ntoskrnl.exe!0xfffff80312345678"},
 		{UnknownEcosystem, fr("main", ""), "main", "main"},
 	} {
-		s := frameStyle{Ecosystem: tt.eco, Lines: lines}
+		s := frameStyle{Ecosystem: tt.eco, Lines: lines, Placed: true}
 		if got := s.Label(tt.f); got != tt.label {
 			t.Errorf("%s Label(%v) = %q, want %q", tt.eco.Title(), tt.f, got, tt.label)
 		}
@@ -79,7 +79,7 @@ func TestDetectEcosystem(t *testing.T) {
 func TestPathParts(t *testing.T) {
 	node := func(fn string) diff.Frame { return fr(fn, "node:internal/modules/cjs/loader") }
 	js := func(fn string) diff.Frame { return fr(fn, "file:///srv/storefront.js") }
-	style := frameStyle{Ecosystem: JS}
+	style := frameStyle{Ecosystem: JS, Placed: true}
 	p := []diff.Frame{node("executeUserEntryPoint"), node("Module._load"), node("Module._compile"), js("main"), js("renderPage"), js("formatPrice")}
 	var labels []string
 	for _, part := range style.Parts(p) {
@@ -90,7 +90,7 @@ func TestPathParts(t *testing.T) {
 	}
 
 	goPath := []diff.Frame{fr("runtime.main", ""), fr("main.main", ""), fr("main.parse", ""), fr("runtime.growslice", ""), fr("runtime.mallocgc", "")}
-	parts := frameStyle{Ecosystem: Go}.Parts(goPath)
+	parts := frameStyle{Ecosystem: Go, Placed: true}.Parts(goPath)
 	labels = labels[:0]
 	for _, part := range parts {
 		labels = append(labels, part.Label)
@@ -100,5 +100,33 @@ func TestPathParts(t *testing.T) {
 	}
 	if g := parts[len(parts)-1].Group; g != "allocation" {
 		t.Errorf("the leaf's group is %q, want allocation", g)
+	}
+}
+
+// Diff reports use the unplaced style: the function alone, short unless
+// whole, whatever the ecosystem the frame looks like; the Java names are
+// shortened as release reports shorten them (javaClass).
+func TestFrameNames(t *testing.T) {
+	for _, tt := range []struct {
+		f           diff.Frame
+		short, full string
+	}{
+		{fr("github.com/ctdiff/ctdiff/internal/example.checkRules", "/src/example/workload.go"),
+			"example.checkRules", "github.com/ctdiff/ctdiff/internal/example.checkRules"},
+		{fr("formatPrice", "file:///srv/web/storefront.js"), "formatPrice", "formatPrice"},
+		{fr("RtlUserThreadStart", `C:\Windows\System32\ntdll.dll`), "RtlUserThreadStart", "RtlUserThreadStart"},
+		{fr("com.example.billing.InvoiceService.invoice", ""), "InvoiceService.invoice", "com.example.billing.InvoiceService.invoice"},
+		{fr("", "a.go"), "(unknown)", "(unknown)"},
+	} {
+		if got := frameName(tt.f, false); got != tt.short {
+			t.Errorf("frameName(%v, false) = %q, want %q", tt.f, got, tt.short)
+		}
+		if got := frameName(tt.f, true); got != tt.full {
+			t.Errorf("frameName(%v, true) = %q, want %q", tt.f, got, tt.full)
+		}
+		placed := frameStyle{Ecosystem: Java, Placed: true}.Label(tt.f)
+		if javaName(tt.f.Function) && placed != tt.short {
+			t.Errorf("a Java name is %q in diff reports, %q in release reports", tt.short, placed)
+		}
 	}
 }

@@ -103,7 +103,7 @@ func judge(c Component) ComponentReport {
 	if c.Ecosystem == UnknownEcosystem {
 		c.Ecosystem = detectEcosystem(res)
 	}
-	r := ComponentReport{Component: c, Judgement: diff.Judge(res), style: frameStyle{Ecosystem: c.Ecosystem, Lines: c.Lines}}
+	r := ComponentReport{Component: c, Judgement: diff.Judge(res), style: frameStyle{Ecosystem: c.Ecosystem, Lines: c.Lines, Placed: true}}
 	if r.Verdict == diff.VerdictRegressed {
 		top := res.Causes[0]
 		r.Why = fmt.Sprintf("%s, the largest %s in %s", plural(len(res.Causes), "regression cause"),
