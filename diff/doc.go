@@ -33,6 +33,9 @@
 // benchmark iteration), chosen from the inputs when the caller does not
 // say; benchstat.go reads go test -bench output and gives benchstat's
 // verdict, and goruntime.go summarizes Go's GC and allocation work.
+// frames.go is the one classifier of runtime and VM frames (RuntimeGroup)
+// every output uses, and release.go judges a comparison for a release
+// report (Judge: regressed, improved or unchanged, with its impact).
 //
 // diff imports cct, internal helpers, gonum's stat packages and
 // golang.org/x/perf's benchfmt and benchmath (benchstat's own parser and
