@@ -103,9 +103,11 @@ func (e *v8Emitter) layout() (samples int, err error) {
 	for _, th := range e.threads {
 		for _, p := range th.profiles {
 			t := p.tree
-			p.nodes = make([]int32, len(p.ids))
-			for k, id := range p.ids {
-				p.nodes[k] = t.resolve(id)
+			if p.nodes == nil { // readers may resolve their own (chunkProfile)
+				p.nodes = make([]int32, len(p.ids))
+				for k, id := range p.ids {
+					p.nodes[k] = t.resolve(id)
+				}
 			}
 			if len(seen[t]) < len(t.nodes) {
 				seen[t] = append(seen[t], make([]bool, len(t.nodes)-len(seen[t]))...)
@@ -122,7 +124,7 @@ func (e *v8Emitter) layout() (samples int, err error) {
 					sampled[t] = append(sampled[t], n)
 				}
 			}
-			samples += len(p.ids)
+			samples += len(p.nodes)
 			p.ids = nil
 		}
 	}
