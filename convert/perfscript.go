@@ -54,15 +54,9 @@ func init() {
 	})
 }
 
-// perfHeader matches a sample header line. The command name is the shortest
-// prefix that lets the rest match; the event starts with a letter (tracepoint
-// events contain ':'; modifiers follow a last ':'), so a number in a command
-// name is not taken for the tid.
-var perfHeader = regexp.MustCompile(`^(\S.*?)\s+(?:(\d+)/)?(\d+)\s+(?:\[(\d+)\]\s+)?(?:(\d+)\.(\d+):\s+)?(?:(\d+)\s+)?([A-Za-z_]\S*?):(?:\s+(.*))?$`)
-
 func sniffPerfScript(head []byte) bool {
 	line, _ := firstLine(head, "#")
-	if !perfHeader.Match(line) {
+	if _, ok := matchPerfHeader(string(line)); !ok {
 		return false
 	}
 	// The next line is a frame (indented) or a blank line.
@@ -147,7 +141,7 @@ func parsePerfScript(in *Input) (*profile.Profile, error) {
 			if cur == nil {
 				return nil, LineError(lr.Line(), "expected a sample header \"comm [pid/]tid [cpu] secs.usecs: [period] event:\" before this frame, found %q", textExcerpt(line))
 			}
-			if inStack && perfSrcLine.Match(t) { // -F +srcline: "file.c:12" under its frame
+			if inStack && isPerfSrcLine(t) { // -F +srcline: "file.c:12" under its frame
 				continue
 			}
 			inStack = true
@@ -184,24 +178,21 @@ func parsePerfScript(in *Input) (*profile.Profile, error) {
 	return r.profile()
 }
 
-// perfSrcLine is the source line perf script -F +srcline prints under a frame.
-var perfSrcLine = regexp.MustCompile(`^\S+:\d+$`)
-
 func (r *perfReader) header(line string) (perfSample, string, error) {
-	m := perfHeader.FindStringSubmatch(line)
-	if m == nil {
+	h, ok := matchPerfHeader(line)
+	if !ok {
 		return perfSample{}, "", fmt.Errorf("expected a sample header \"comm [pid/]tid [cpu] secs.usecs: [period] event:\", found %q", textExcerpt([]byte(line)))
 	}
-	k := perfThread{comm: strings.TrimSpace(m[1])}
+	k := perfThread{comm: strings.TrimSpace(h.comm)}
 	var err error
-	if m[2] != "" {
+	if h.pid != "" {
 		k.hasPID = true
-		if k.pid, err = strconv.ParseInt(m[2], 10, 64); err != nil {
-			return perfSample{}, "", fmt.Errorf("pid %q: %v", m[2], err)
+		if k.pid, err = strconv.ParseInt(h.pid, 10, 64); err != nil {
+			return perfSample{}, "", fmt.Errorf("pid %q: %v", h.pid, err)
 		}
 	}
-	if k.tid, err = strconv.ParseInt(m[3], 10, 64); err != nil {
-		return perfSample{}, "", fmt.Errorf("tid %q: %v", m[3], err)
+	if k.tid, err = strconv.ParseInt(h.tid, 10, 64); err != nil {
+		return perfSample{}, "", fmt.Errorf("tid %q: %v", h.tid, err)
 	}
 	th := r.threads[k]
 	if th == nil {
@@ -209,28 +200,28 @@ func (r *perfReader) header(line string) (perfSample, string, error) {
 		r.threads[k] = th
 	}
 	s := perfSample{thread: th, time: -1, period: -1}
-	if m[5] != "" {
-		secs, err := strconv.ParseInt(m[5], 10, 64)
-		frac := m[6]
+	if h.secs != "" {
+		secs, err := strconv.ParseInt(h.secs, 10, 64)
+		frac := h.frac
 		if len(frac) > 9 {
 			frac = frac[:9]
 		}
 		ns, err2 := strconv.ParseInt(frac+strings.Repeat("0", 9-len(frac)), 10, 64)
 		if err != nil || err2 != nil || secs > (1<<63-1)/1_000_000_000-1 {
-			return perfSample{}, "", fmt.Errorf("expected a time secs.frac, found %q", m[5]+"."+m[6])
+			return perfSample{}, "", fmt.Errorf("expected a time secs.frac, found %q", h.secs+"."+h.frac)
 		}
 		s.time = secs*1e9 + ns
 		r.timed++
 	}
-	if m[7] != "" {
-		if s.period, err = strconv.ParseInt(m[7], 10, 64); err != nil {
-			return perfSample{}, "", fmt.Errorf("period %q: %v", m[7], err)
+	if h.period != "" {
+		if s.period, err = strconv.ParseInt(h.period, 10, 64); err != nil {
+			return perfSample{}, "", fmt.Errorf("period %q: %v", h.period, err)
 		}
-	} else if p, ok := r.headerPeriod[m[8]]; ok {
+	} else if p, ok := r.headerPeriod[h.event]; ok {
 		s.period = p
 	}
-	s.event = r.event(m[8], s.period)
-	return s, strings.TrimSpace(m[9]), nil
+	s.event = r.event(h.event, s.period)
+	return s, strings.TrimSpace(h.trailer), nil
 }
 
 func (r *perfReader) event(name string, period int64) int {
