@@ -98,6 +98,7 @@ type perfReader struct {
 	byName  map[string]int
 	frames  map[string]*profile.Location // by name, system name and file
 	lines   map[string]*profile.Location // by frame line
+	bySym   map[string]perfSymFrame      // by symbol, for lines simpleFrameLine splits
 	samples []perfSample
 	timed   int // samples with a timestamp
 	empty   int // samples without frames
@@ -111,7 +112,7 @@ func parsePerfScript(in *Input) (*profile.Profile, error) {
 	r := &perfReader{
 		in: in, b: NewBuilder(),
 		threads: map[perfThread]*perfThread{}, byName: map[string]int{}, frames: map[string]*profile.Location{}, lines: map[string]*profile.Location{},
-		headerPeriod: map[string]int64{},
+		bySym: map[string]perfSymFrame{}, headerPeriod: map[string]int64{},
 	}
 	lr := NewLineReader(in.R)
 	var cur *perfSample
@@ -145,12 +146,7 @@ func parsePerfScript(in *Input) (*profile.Profile, error) {
 				continue
 			}
 			inStack = true
-			loc, ok := r.lines[string(t)] // the same frame line recurs in many samples
-			if !ok {
-				loc = r.location(r.frame(string(t)))
-				r.lines[string(t)] = loc
-			}
-			stack = append(stack, loc)
+			stack = append(stack, r.frameLine(t))
 		default:
 			finish()
 			s, trailer, err := r.header(string(line))
@@ -176,6 +172,88 @@ func parsePerfScript(in *Input) (*profile.Profile, error) {
 		return nil, fmt.Errorf("%w: no perf script sample header (\"comm tid secs.usecs: event:\") in the input", ErrNoSamples)
 	}
 	return r.profile()
+}
+
+// A perfSymFrame is the location of a symbol's frame lines and their dso.
+type perfSymFrame struct {
+	dso string
+	loc *profile.Location
+}
+
+// frameLine returns the location of a frame line (trimmed). The same line
+// recurs in many samples, and lines of one symbol differ mostly in their
+// address and offset: a line of the usual form is looked up by its symbol
+// in a map that stays small (issue 20: the full lines of a recording's
+// leaf frames are nearly all distinct, and a lookup among millions of them
+// missed the cache), any other by the whole line.
+func (r *perfReader) frameLine(t []byte) *profile.Location {
+	if sym, dso, ok := simpleFrameLine(t); ok {
+		e, found := r.bySym[string(sym)]
+		if found && e.dso == string(dso) {
+			return e.loc
+		}
+		if !found {
+			e = perfSymFrame{string(dso), r.location(r.frame(string(t)))}
+			r.bySym[string(sym)] = e
+			return e.loc
+		}
+	}
+	loc, ok := r.lines[string(t)]
+	if !ok {
+		loc = r.location(r.frame(string(t)))
+		r.lines[string(t)] = loc
+	}
+	return loc
+}
+
+// simpleFrameLine splits a frame line "addr sym[+0xOFF] (dso)" whose
+// address is hex, whose symbol is printable ASCII without spaces or
+// parentheses and not "[unknown]", and whose dso has no parentheses, into
+// the symbol without its offset and the dso. frame gives every such line
+// the same frame for the same symbol and dso, whatever its address and
+// offset; ok is false for other lines.
+func simpleFrameLine(t []byte) (sym, dso []byte, ok bool) {
+	sp := bytes.IndexByte(t, ' ')
+	if sp <= 0 {
+		return nil, nil, false
+	}
+	for _, c := range t[:sp] {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return nil, nil, false
+		}
+	}
+	rest := t[sp+1:]
+	open := bytes.IndexByte(rest, '(')
+	if open < 2 || rest[open-1] != ' ' || rest[len(rest)-1] != ')' {
+		return nil, nil, false
+	}
+	sym, dso = rest[:open-1], rest[open+1:len(rest)-1]
+	for _, c := range sym {
+		if c <= ' ' || c >= 0x7f || c == '(' || c == ')' {
+			return nil, nil, false
+		}
+	}
+	for _, c := range dso {
+		if c < ' ' || c >= 0x7f || c == '(' || c == ')' {
+			return nil, nil, false
+		}
+	}
+	if i := bytes.LastIndex(sym, []byte("+0x")); i > 0 && isHexBytes(sym[i+3:]) {
+		sym = sym[:i]
+	}
+	if string(sym) == "[unknown]" {
+		return nil, nil, false
+	}
+	return sym, dso, true
+}
+
+func isHexBytes(b []byte) bool {
+	for _, c := range b {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return len(b) > 0
 }
 
 func (r *perfReader) header(line string) (perfSample, string, error) {

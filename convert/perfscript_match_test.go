@@ -85,3 +85,50 @@ func FuzzPerfLines(f *testing.F) {
 		checkPerfSrcLine(t, s)
 	})
 }
+
+var frameLineCases = []string{
+	"7f3a10556315 _ZN3app6Buffer8NodeImpl2621Ev+0x5b (/usr/lib/libapp.so.1)",
+	"ffffffff8104f45a native_write_msr_safe ([kernel.kallsyms])",
+	"0 [unknown]+0x10 (/lib/x.so)",
+	"abc [unknown] ([unknown])",
+	"abc f+0x1 (inlined)",
+	"abc f+0x1 (/tmp/perf-1.map (deleted))",
+	"abc f+0xZ (x)",
+	"abc\tf (x)",
+	"xyz f (x)",
+	"abc f(int) (x)",
+	"abc f  (x)",
+	"abc _$LT$T$GT$::f::h0123456789abcdef+0x2 (x)",
+}
+
+// TestSimpleFrameLine: a line simpleFrameLine splits has the frame of any
+// other line with its symbol and dso, whatever the address and offset, so
+// frameLine may look it up by them.
+func TestSimpleFrameLine(t *testing.T) {
+	for _, s := range frameLineCases {
+		checkSimpleFrameLine(t, s)
+	}
+	if _, _, ok := simpleFrameLine([]byte(frameLineCases[0])); !ok {
+		t.Errorf("the usual frame line %q is not split", frameLineCases[0])
+	}
+}
+
+func checkSimpleFrameLine(t *testing.T, s string) {
+	t.Helper()
+	sym, dso, ok := simpleFrameLine([]byte(s))
+	if !ok {
+		return
+	}
+	r := &perfReader{}
+	canonical := "0 " + string(sym) + "+0x0 (" + string(dso) + ")" // sym is without its offset
+	if got, want := r.frame(s), r.frame(canonical); got != want {
+		t.Fatalf("frame(%q) = %+v, but frame(%q) = %+v", s, got, canonical, want)
+	}
+}
+
+func FuzzSimpleFrameLine(f *testing.F) {
+	for _, s := range frameLineCases {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) { checkSimpleFrameLine(t, s) })
+}
