@@ -2,6 +2,7 @@ package convert
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -35,10 +36,11 @@ type chunkFields struct {
 // chunkScanner reads one event's bytes. ok turns false at the first thing
 // it does not handle; every method then returns at once.
 type chunkScanner struct {
-	b     []byte
-	i     int
-	ok    bool
-	depth int
+	b       []byte
+	i       int
+	ok      bool
+	depth   int
+	scratch []int64 // list's numbers, copied out at their exact length
 }
 
 // maxFastDepth bounds the nesting the fast path skips through
@@ -237,10 +239,13 @@ func (c *chunkScanner) list(mul int64) []int64 {
 	if !c.byte('[') {
 		return nil
 	}
-	out := make([]int64, 0, 128)
+	// A trace holds hundreds of thousands of these arrays until its
+	// profiles are assembled: each is kept at its exact length.
+	out := c.scratch[:0]
+	defer func() { c.scratch = out }()
 	if c.peek() == ']' {
 		c.i++
-		return out
+		return []int64{}
 	}
 	for c.ok {
 		v := c.number()
@@ -268,7 +273,7 @@ func (c *chunkScanner) list(mul int64) []int64 {
 			c.i++
 		case ']':
 			c.i++
-			return out
+			return slices.Clone(out)
 		default:
 			c.fail()
 			return nil
@@ -460,9 +465,13 @@ func (c *chunkScanner) cpuProfile(f *chunkFields) {
 	c.object([]string{"nodes", "samples", "timeDeltas"}, func(k int) {
 		switch k {
 		case 0:
-			// Nodes are few (a chunk carries the new ones, at most 10 in
-			// Chrome); encoding/json decodes them, or the slow path words
-			// its error.
+			// Nodes of the usual shape are read by hand (nodes); others
+			// by encoding/json, or the slow path words its error.
+			start := c.i
+			if f.nodes, c.ok = c.nodes(); c.ok {
+				return
+			}
+			c.i, c.ok = start, true
 			nodes := c.span()
 			if c.ok && json.Unmarshal(nodes, &f.nodes) != nil {
 				c.fail()
@@ -475,4 +484,87 @@ func (c *chunkScanner) cpuProfile(f *chunkFields) {
 			c.skip()
 		}
 	})
+}
+
+// nodes reads an array of nodes of the usual shape: plain strings, numbers
+// where numbers go, no nulls. ok false (the caller then rewinds and lets
+// encoding/json decode the array) for anything else.
+func (c *chunkScanner) nodes() ([]v8Node, bool) {
+	if !c.byte('[') {
+		return nil, false
+	}
+	out := []v8Node{}
+	if c.peek() == ']' {
+		c.i++
+		return out, true
+	}
+	for c.ok {
+		var n v8Node
+		c.object([]string{"id", "callFrame", "parent", "children", "hitCount"}, func(k int) {
+			switch k {
+			case 0:
+				v := c.int64Field()
+				n.ID = &v
+			case 1:
+				n.CallFrame = c.callFrame()
+			case 2:
+				v := c.int64Field()
+				n.Parent = &v
+			case 3:
+				if n.Children = c.list(0); n.Children == nil {
+					c.fail()
+				}
+			case 4:
+				v := c.int64Field()
+				n.HitCount = &v
+			default:
+				c.skip()
+			}
+		})
+		out = append(out, n)
+		switch c.peek() {
+		case ',':
+			c.i++
+		case ']':
+			c.i++
+			return out, c.ok
+		default:
+			c.fail()
+		}
+	}
+	return nil, false
+}
+
+func (c *chunkScanner) callFrame() *v8CallFrame {
+	cf := &v8CallFrame{}
+	float := func() *float64 {
+		v := c.number()
+		if !c.ok {
+			return nil
+		}
+		if n, small := smallInt(v); small && n > -1<<53 && n < 1<<53 {
+			f := float64(n) // exact
+			return &f
+		}
+		f, err := strconv.ParseFloat(string(v), 64)
+		if err != nil {
+			c.fail()
+		}
+		return &f
+	}
+	c.object([]string{"functionName", "url", "lineNumber", "columnNumber"}, func(k int) {
+		switch k {
+		case 0:
+			cf.FunctionName = string(c.plainString())
+		case 1:
+			cf.URL = string(c.plainString())
+		case 2:
+			cf.LineNumber = float()
+		case 3:
+			cf.ColumnNumber = float()
+		default:
+			c.skip()
+		}
+	})
+	return cf
 }

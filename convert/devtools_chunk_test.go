@@ -25,6 +25,7 @@ var chunkCases = []struct {
 	{"end chunk", `{"name":"ProfileChunk","id":"0x1","pid":1,"tid":2,"ts":3,"args":{"data":{"endTime":99}}}`, true},
 	{"empty arrays", `{"name":"ProfileChunk","id":"0x1","ts":3,"args":{"data":{"cpuProfile":{"nodes":[],"samples":[]},"timeDeltas":[]}}}`, true},
 	{"deltas in cpuProfile", `{"name":"ProfileChunk","id":1,"ts":3,"args":{"data":{"cpuProfile":{"samples":[1],"timeDeltas":[5]}}}}`, true},
+	{"nodes for encoding/json", `{"name":"ProfileChunk","ts":3,"args":{"data":{"cpuProfile":{"nodes":[{"id":1,"callFrame":{"functionName":"\u00e9","url":"é"}},{"id":2,"parent":1,"callFrame":null,"hitCount":3,"children":[]}]}}}}`, true},
 	{"no args", `{"name":"ProfileChunk","id":"0x1","ts":3}`, true},
 	{"unknown values of every kind", `{"name":"ProfileChunk","x":[true,false,null,{"y":"\u00e9\n"},-0.5E-3],"ts":3,"args":{"z":{},"data":{}}}`, true},
 	// The slow path decides these.
