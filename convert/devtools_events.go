@@ -80,6 +80,11 @@ func (tr *traceReader) event(i int, off int64, raw []byte) error {
 	if !mayMatter(raw) {
 		return nil
 	}
+	if bytes.Contains(raw, []byte(`"ProfileChunk"`)) {
+		if f, ok := scanChunk(raw); ok && f.name == "ProfileChunk" {
+			return tr.addChunk(i, off, &f)
+		}
+	}
 	var h struct {
 		Name string `json:"name"`
 		Ph   string `json:"ph"`
@@ -193,6 +198,15 @@ func (tr *traceReader) profileEvent(i int, off int64, raw []byte) error {
 }
 
 func (tr *traceReader) chunkEvent(i int, off int64, raw []byte) error {
+	f, err := decodeChunk(i, off, raw)
+	if err != nil {
+		return err
+	}
+	return tr.addChunk(i, off, f)
+}
+
+// decodeChunk decodes a ProfileChunk event with encoding/json.
+func decodeChunk(i int, off int64, raw []byte) (*chunkFields, error) {
 	var ev struct {
 		PID  int64   `json:"pid"`
 		TID  int64   `json:"tid"`
@@ -218,25 +232,37 @@ func (tr *traceReader) chunkEvent(i int, off int64, raw []byte) error {
 		} `json:"args"`
 	}
 	if err := decodeEvent(i, off, raw, "ProfileChunk event", &ev); err != nil {
-		return err
+		return nil, err
 	}
-	ns, err := traceTS(i, off, ev.TS)
+	f := &chunkFields{pid: ev.PID, tid: ev.TID, ts: ev.TS, id: ev.ID}
+	if d := ev.Args.Data; d != nil {
+		f.hasData, f.deltas = true, d.TimeDeltas
+		if cp := d.CPUProfile; cp != nil {
+			f.hasCPU, f.nodes, f.samples, f.cpDeltas = true, cp.Nodes, cp.Samples, cp.TimeDeltas
+		}
+	}
+	return f, nil
+}
+
+// addChunk keeps a decoded ProfileChunk event.
+func (tr *traceReader) addChunk(i int, off int64, f *chunkFields) error {
+	ns, err := traceTS(i, off, f.ts)
 	if err != nil {
 		return err
 	}
 	ch := &traceChunk{ts: ns, event: i}
-	if d := ev.Args.Data; d != nil {
-		deltas := d.TimeDeltas
-		if cp := d.CPUProfile; cp != nil {
-			ch.ids = cp.Samples
-			ch.nodes = make([]v8TreeNode, len(cp.Nodes))
-			for n := range cp.Nodes {
-				if ch.nodes[n], err = newTreeNode(&cp.Nodes[n], int64(i), tr.intern); err != nil {
+	if f.hasData {
+		deltas := f.deltas
+		if f.hasCPU {
+			ch.ids = f.samples
+			ch.nodes = make([]v8TreeNode, len(f.nodes))
+			for n := range f.nodes {
+				if ch.nodes[n], err = newTreeNode(&f.nodes[n], int64(i), tr.intern); err != nil {
 					return eventError(i, off, "ProfileChunk event: %v", err)
 				}
 			}
 			if deltas == nil {
-				deltas = cp.TimeDeltas
+				deltas = f.cpDeltas
 			}
 		}
 		ch.deltas = deltas
@@ -245,7 +271,7 @@ func (tr *traceReader) chunkEvent(i int, off int64, raw []byte) error {
 			return eventError(i, off, "ProfileChunk event: %d samples but %d timeDeltas; they must pair up", len(ch.ids), len(ch.deltas))
 		}
 	}
-	k := tr.key(ev.PID, ev.TID, ev.ID)
+	k := tr.key(f.pid, f.tid, f.id)
 	tr.chunks[k] = append(tr.chunks[k], ch)
 	return nil
 }

@@ -207,10 +207,15 @@ func disagreeingLeaves(samples []ssSample) map[v8FrameKey]bool {
 // rawSamples lists a raw profile's samples in file order.
 func rawSamples(p *v8Profile) []ssSample {
 	b := NewBuilder()
-	out := make([]ssSample, len(p.ids))
+	nodes := p.nodes // resolved by the reader (chunkProfile), or not yet
+	if nodes == nil {
+		for _, id := range p.ids {
+			nodes = append(nodes, p.tree.resolve(id))
+		}
+	}
+	out := make([]ssSample, len(nodes))
 	memo := map[int32][]*profile.Location{} // one stack per node, as the reader shares them
-	for i, id := range p.ids {
-		n := p.tree.resolve(id)
+	for i, n := range nodes {
 		st, ok := memo[n]
 		if !ok {
 			frames, _ := p.tree.walk(n, b, nil, nil)

@@ -54,15 +54,9 @@ func init() {
 	})
 }
 
-// perfHeader matches a sample header line. The command name is the shortest
-// prefix that lets the rest match; the event starts with a letter (tracepoint
-// events contain ':'; modifiers follow a last ':'), so a number in a command
-// name is not taken for the tid.
-var perfHeader = regexp.MustCompile(`^(\S.*?)\s+(?:(\d+)/)?(\d+)\s+(?:\[(\d+)\]\s+)?(?:(\d+)\.(\d+):\s+)?(?:(\d+)\s+)?([A-Za-z_]\S*?):(?:\s+(.*))?$`)
-
 func sniffPerfScript(head []byte) bool {
 	line, _ := firstLine(head, "#")
-	if !perfHeader.Match(line) {
+	if _, ok := matchPerfHeader(string(line)); !ok {
 		return false
 	}
 	// The next line is a frame (indented) or a blank line.
@@ -104,6 +98,7 @@ type perfReader struct {
 	byName  map[string]int
 	frames  map[string]*profile.Location // by name, system name and file
 	lines   map[string]*profile.Location // by frame line
+	bySym   map[string]perfSymFrame      // by symbol, for lines simpleFrameLine splits
 	samples []perfSample
 	timed   int // samples with a timestamp
 	empty   int // samples without frames
@@ -117,7 +112,7 @@ func parsePerfScript(in *Input) (*profile.Profile, error) {
 	r := &perfReader{
 		in: in, b: NewBuilder(),
 		threads: map[perfThread]*perfThread{}, byName: map[string]int{}, frames: map[string]*profile.Location{}, lines: map[string]*profile.Location{},
-		headerPeriod: map[string]int64{},
+		bySym: map[string]perfSymFrame{}, headerPeriod: map[string]int64{},
 	}
 	lr := NewLineReader(in.R)
 	var cur *perfSample
@@ -147,16 +142,11 @@ func parsePerfScript(in *Input) (*profile.Profile, error) {
 			if cur == nil {
 				return nil, LineError(lr.Line(), "expected a sample header \"comm [pid/]tid [cpu] secs.usecs: [period] event:\" before this frame, found %q", textExcerpt(line))
 			}
-			if inStack && perfSrcLine.Match(t) { // -F +srcline: "file.c:12" under its frame
+			if inStack && isPerfSrcLine(t) { // -F +srcline: "file.c:12" under its frame
 				continue
 			}
 			inStack = true
-			loc, ok := r.lines[string(t)] // the same frame line recurs in many samples
-			if !ok {
-				loc = r.location(r.frame(string(t)))
-				r.lines[string(t)] = loc
-			}
-			stack = append(stack, loc)
+			stack = append(stack, r.frameLine(t))
 		default:
 			finish()
 			s, trailer, err := r.header(string(line))
@@ -184,24 +174,103 @@ func parsePerfScript(in *Input) (*profile.Profile, error) {
 	return r.profile()
 }
 
-// perfSrcLine is the source line perf script -F +srcline prints under a frame.
-var perfSrcLine = regexp.MustCompile(`^\S+:\d+$`)
+// A perfSymFrame is the location of a symbol's frame lines and their dso.
+type perfSymFrame struct {
+	dso string
+	loc *profile.Location
+}
 
-func (r *perfReader) header(line string) (perfSample, string, error) {
-	m := perfHeader.FindStringSubmatch(line)
-	if m == nil {
-		return perfSample{}, "", fmt.Errorf("expected a sample header \"comm [pid/]tid [cpu] secs.usecs: [period] event:\", found %q", textExcerpt([]byte(line)))
-	}
-	k := perfThread{comm: strings.TrimSpace(m[1])}
-	var err error
-	if m[2] != "" {
-		k.hasPID = true
-		if k.pid, err = strconv.ParseInt(m[2], 10, 64); err != nil {
-			return perfSample{}, "", fmt.Errorf("pid %q: %v", m[2], err)
+// frameLine returns the location of a frame line (trimmed). The same line
+// recurs in many samples, and lines of one symbol differ mostly in their
+// address and offset: a line of the usual form is looked up by its symbol
+// in a map that stays small (issue 20: the full lines of a recording's
+// leaf frames are nearly all distinct, and a lookup among millions of them
+// missed the cache), any other by the whole line.
+func (r *perfReader) frameLine(t []byte) *profile.Location {
+	if sym, dso, ok := simpleFrameLine(t); ok {
+		e, found := r.bySym[string(sym)]
+		if found && e.dso == string(dso) {
+			return e.loc
+		}
+		if !found {
+			e = perfSymFrame{string(dso), r.location(r.frame(string(t)))}
+			r.bySym[string(sym)] = e
+			return e.loc
 		}
 	}
-	if k.tid, err = strconv.ParseInt(m[3], 10, 64); err != nil {
-		return perfSample{}, "", fmt.Errorf("tid %q: %v", m[3], err)
+	loc, ok := r.lines[string(t)]
+	if !ok {
+		loc = r.location(r.frame(string(t)))
+		r.lines[string(t)] = loc
+	}
+	return loc
+}
+
+// simpleFrameLine splits a frame line "addr sym[+0xOFF] (dso)" whose
+// address is hex, whose symbol is printable ASCII without spaces or
+// parentheses and not "[unknown]", and whose dso has no parentheses, into
+// the symbol without its offset and the dso. frame gives every such line
+// the same frame for the same symbol and dso, whatever its address and
+// offset; ok is false for other lines.
+func simpleFrameLine(t []byte) (sym, dso []byte, ok bool) {
+	sp := bytes.IndexByte(t, ' ')
+	if sp <= 0 {
+		return nil, nil, false
+	}
+	for _, c := range t[:sp] {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return nil, nil, false
+		}
+	}
+	rest := t[sp+1:]
+	open := bytes.IndexByte(rest, '(')
+	if open < 2 || rest[open-1] != ' ' || rest[len(rest)-1] != ')' {
+		return nil, nil, false
+	}
+	sym, dso = rest[:open-1], rest[open+1:len(rest)-1]
+	for _, c := range sym {
+		if c <= ' ' || c >= 0x7f || c == '(' || c == ')' {
+			return nil, nil, false
+		}
+	}
+	for _, c := range dso {
+		if c < ' ' || c >= 0x7f || c == '(' || c == ')' {
+			return nil, nil, false
+		}
+	}
+	if i := bytes.LastIndex(sym, []byte("+0x")); i > 0 && isHexBytes(sym[i+3:]) {
+		sym = sym[:i]
+	}
+	if string(sym) == "[unknown]" {
+		return nil, nil, false
+	}
+	return sym, dso, true
+}
+
+func isHexBytes(b []byte) bool {
+	for _, c := range b {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return len(b) > 0
+}
+
+func (r *perfReader) header(line string) (perfSample, string, error) {
+	h, ok := matchPerfHeader(line)
+	if !ok {
+		return perfSample{}, "", fmt.Errorf("expected a sample header \"comm [pid/]tid [cpu] secs.usecs: [period] event:\", found %q", textExcerpt([]byte(line)))
+	}
+	k := perfThread{comm: strings.TrimSpace(h.comm)}
+	var err error
+	if h.pid != "" {
+		k.hasPID = true
+		if k.pid, err = strconv.ParseInt(h.pid, 10, 64); err != nil {
+			return perfSample{}, "", fmt.Errorf("pid %q: %v", h.pid, err)
+		}
+	}
+	if k.tid, err = strconv.ParseInt(h.tid, 10, 64); err != nil {
+		return perfSample{}, "", fmt.Errorf("tid %q: %v", h.tid, err)
 	}
 	th := r.threads[k]
 	if th == nil {
@@ -209,28 +278,28 @@ func (r *perfReader) header(line string) (perfSample, string, error) {
 		r.threads[k] = th
 	}
 	s := perfSample{thread: th, time: -1, period: -1}
-	if m[5] != "" {
-		secs, err := strconv.ParseInt(m[5], 10, 64)
-		frac := m[6]
+	if h.secs != "" {
+		secs, err := strconv.ParseInt(h.secs, 10, 64)
+		frac := h.frac
 		if len(frac) > 9 {
 			frac = frac[:9]
 		}
 		ns, err2 := strconv.ParseInt(frac+strings.Repeat("0", 9-len(frac)), 10, 64)
 		if err != nil || err2 != nil || secs > (1<<63-1)/1_000_000_000-1 {
-			return perfSample{}, "", fmt.Errorf("expected a time secs.frac, found %q", m[5]+"."+m[6])
+			return perfSample{}, "", fmt.Errorf("expected a time secs.frac, found %q", h.secs+"."+h.frac)
 		}
 		s.time = secs*1e9 + ns
 		r.timed++
 	}
-	if m[7] != "" {
-		if s.period, err = strconv.ParseInt(m[7], 10, 64); err != nil {
-			return perfSample{}, "", fmt.Errorf("period %q: %v", m[7], err)
+	if h.period != "" {
+		if s.period, err = strconv.ParseInt(h.period, 10, 64); err != nil {
+			return perfSample{}, "", fmt.Errorf("period %q: %v", h.period, err)
 		}
-	} else if p, ok := r.headerPeriod[m[8]]; ok {
+	} else if p, ok := r.headerPeriod[h.event]; ok {
 		s.period = p
 	}
-	s.event = r.event(m[8], s.period)
-	return s, strings.TrimSpace(m[9]), nil
+	s.event = r.event(h.event, s.period)
+	return s, strings.TrimSpace(h.trailer), nil
 }
 
 func (r *perfReader) event(name string, period int64) int {
