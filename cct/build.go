@@ -463,7 +463,7 @@ func (tn *threadFrames) frameOf(k stacks.Thread) FrameID {
 		name := [2]string{k.Process, k.Thread}
 		ord := tn.ordinals[name]
 		tn.ordinals[name] = ord + 1
-		f = tn.t.Intern(Frame{Function: k.Thread, File: k.Process, Ordinal: ord, Kind: KindThread}, FrameInfo{})
+		f = tn.t.Intern(Frame{Thread: k.Thread, Process: k.Process, Ordinal: ord, Kind: KindThread}, FrameInfo{})
 		tn.ids[k] = f
 	}
 	return f
@@ -471,15 +471,15 @@ func (tn *threadFrames) frameOf(k stacks.Thread) FrameID {
 
 // ThreadLabel is how a thread frame is shown: "process/thread #2".
 func ThreadLabel(f Frame) string {
-	s := f.Function
+	s := f.Thread
 	if s == "" {
 		s = "(all threads)"
-		if f.Ordinal > 0 || f.File != "" {
+		if f.Ordinal > 0 || f.Process != "" {
 			s = "(thread)"
 		}
 	}
-	if f.File != "" {
-		s = f.File + "/" + s
+	if f.Process != "" {
+		s = f.Process + "/" + s
 	}
 	if f.Ordinal > 0 {
 		s += fmt.Sprintf(" #%d", f.Ordinal+1)
