@@ -124,9 +124,10 @@ func (r *sampleReader) pathsRead() {
 // first.
 func (r *sampleReader) appendPath(b *Builder, tn *threadFrames, i int, frames []FrameID) []FrameID {
 	x := r.src.Thread(i)
-	if int(x) >= len(r.seen) {
+	if int(x) >= len(r.seen) { // a source may number threads as it meets them
 		n := len(r.src.Threads())
-		r.threads, r.seen = make([]FrameID, n), make([]bool, n)
+		r.threads = append(r.threads, make([]FrameID, n-len(r.threads))...)
+		r.seen = append(r.seen, make([]bool, n-len(r.seen))...)
 	}
 	if !r.seen[x] {
 		r.threads[x], r.seen[x] = tn.frameOf(r.src.Threads()[x]), true
@@ -512,16 +513,23 @@ type locationCache struct {
 	known  []bool
 }
 
-// frames returns the frames of location x (without call sites).
+// frames returns the frames of location x (without call sites). Small
+// enough to be inlined: it runs for every frame of every sample.
 func (c *locationCache) frames(b *Builder, src stacks.Source, x int32) []FrameID {
+	if int(x) < len(c.known) && c.known[x] {
+		return c.cached[x]
+	}
+	return c.compute(b, src, x)
+}
+
+// compute computes and caches the frames of location x.
+func (c *locationCache) compute(b *Builder, src stacks.Source, x int32) []FrameID {
 	if int(x) >= len(c.known) {
 		n := max(int(x)+1, len(c.p.Location))
 		c.cached = append(c.cached, make([][]FrameID, n-len(c.cached))...)
 		c.known = append(c.known, make([]bool, n-len(c.known))...)
 	}
-	if !c.known[x] {
-		c.cached[x], c.known[x] = b.locationFrames(src.Location(x), 0, nil), true
-	}
+	c.cached[x], c.known[x] = b.locationFrames(src.Location(x), 0, nil), true
 	return c.cached[x]
 }
 

@@ -36,7 +36,8 @@ func referenceAdd(b *Builder, p *profile.Profile) {
 	src := stacks.FromProfile(p)
 	for _, si := range sampleOrder(&sampleReader{src: src}) {
 		s := p.Sample[si]
-		thread := t.AddChild(RootID, threads.frameOf(src.Threads()[src.Thread(si)]))
+		x := src.Thread(si)
+		thread := t.AddChild(RootID, threads.frameOf(src.Threads()[x]))
 		id := thread
 		for _, f := range b.stackFrames(src, src.Stack(si), nil) {
 			id = t.AddChild(id, f)

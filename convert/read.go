@@ -202,15 +202,21 @@ func selectSamples(src stacks.Source, opts *Options) error {
 	if opts.Thread == nil && len(opts.PIDs) == 0 {
 		return nil
 	}
-	threads := src.Threads()
-	keep := make([]bool, len(threads))
-	for i, th := range threads {
-		keep[i] = (opts.Thread == nil || opts.Thread.MatchString(th.Name())) &&
-			(len(opts.PIDs) == 0 || (th.HasPID && slices.Contains(opts.PIDs, th.PID)))
-	}
+	// Whether a thread is kept, per index (Source.Thread), once known.
+	var keep, known []bool
 	seen := map[string]bool{}
 	for i := range src.Len() {
-		seen[threads[src.Thread(i)].Name()] = true
+		x := src.Thread(i)
+		if int(x) >= len(known) {
+			keep, known = append(keep, make([]bool, int(x)+1-len(keep))...), append(known, make([]bool, int(x)+1-len(known))...)
+		}
+		if !known[x] {
+			th := src.Threads()[x]
+			seen[th.Name()] = true
+			keep[x] = (opts.Thread == nil || opts.Thread.MatchString(th.Name())) &&
+				(len(opts.PIDs) == 0 || (th.HasPID && slices.Contains(opts.PIDs, th.PID)))
+			known[x] = true
+		}
 	}
 	src.Keep(func(i int) bool { return keep[src.Thread(i)] })
 	if src.Len() == 0 {

@@ -2,6 +2,8 @@ package stacks
 
 import (
 	"reflect"
+	"slices"
+	"unsafe"
 
 	"github.com/ctdiff/ctdiff/internal/labels"
 	"github.com/google/pprof/profile"
@@ -18,15 +20,22 @@ type profileSamples struct {
 	// none), for ids below its length: pprof numbers locations 1, 2, 3...
 	byID    []int32
 	indexed bool
+	// dense: location i has id i+1, as profile.Parse and convert.Builder
+	// number them; byID is not needed then.
+	dense bool
 	// extra holds the locations samples name that p.Location lacks (or
 	// holds under an id byID does not cover), at index len(p.Location)+k.
 	extra []*profile.Location
 	other map[*profile.Location]int32
 	stack []int32
-	// thread and threads are computed on the first call of Thread or
-	// Threads.
-	thread  []int32
-	threads []Thread
+	// threads are the thread identities Thread has numbered. The label
+	// maps, pids and tids of the threads it met last save reading the
+	// labels of a sample that shares them, as a thread's samples do: in
+	// time order, the samples of a few threads interleave.
+	threads             []Thread
+	byThread            map[Thread]int32
+	recent              [4]threadMemo
+	nRecent, nextRecent int
 }
 
 func (ps *profileSamples) Profile() *profile.Profile { return ps.p }
@@ -45,18 +54,24 @@ func (ps *profileSamples) Stack(i int) []int32 {
 	if !ps.indexed {
 		ps.index()
 	}
-	stack := ps.stack[:0]
-	for _, l := range ps.p.Sample[i].Location {
+	locs, sample := ps.p.Location, ps.p.Sample[i].Location
+	stack := slices.Grow(ps.stack[:0], len(sample))[:len(sample)]
+	for j, l := range sample {
 		x := int32(-1)
-		if id := l.ID; id < uint64(len(ps.byID)) {
-			if x = ps.byID[id] - 1; x >= 0 && ps.p.Location[x] != l {
+		switch id := l.ID; {
+		case ps.dense:
+			if id-1 < uint64(len(locs)) && locs[id-1] == l {
+				x = int32(id - 1)
+			}
+		case id < uint64(len(ps.byID)):
+			if x = ps.byID[id] - 1; x >= 0 && locs[x] != l {
 				x = -1
 			}
 		}
 		if x < 0 {
 			x = ps.otherIndex(l)
 		}
-		stack = append(stack, x)
+		stack[j] = x
 	}
 	ps.stack = stack
 	return stack
@@ -66,6 +81,16 @@ func (ps *profileSamples) Stack(i int) []int32 {
 // locations (larger ones are found in a map).
 func (ps *profileSamples) index() {
 	ps.indexed = true
+	ps.dense = true
+	for x, l := range ps.p.Location {
+		if l.ID != uint64(x+1) {
+			ps.dense = false
+			break
+		}
+	}
+	if ps.dense {
+		return
+	}
 	limit := uint64(2*len(ps.p.Location) + 64)
 	ps.byID = make([]int32, len(ps.p.Location)+1)
 	for x, l := range ps.p.Location {
@@ -110,81 +135,67 @@ func (ps *profileSamples) Location(x int32) *profile.Location {
 	return ps.extra[int(x)-len(ps.p.Location)]
 }
 
+// Thread numbers threads in the order it is asked about them.
 func (ps *profileSamples) Thread(i int) int32 {
-	if ps.thread == nil {
-		ps.findThreads()
+	s := ps.p.Sample[i]
+	var num threadNum
+	if len(s.NumLabel) > 0 {
+		if v := s.NumLabel[labels.PID]; len(v) > 0 {
+			num.pid, num.hasPID = v[0], true
+		}
+		if v := s.NumLabel[labels.TID]; len(v) > 0 {
+			num.tid, num.hasTID = v[0], true
+		}
 	}
-	return ps.thread[i]
+	label := reflect.ValueOf(s.Label).UnsafePointer()
+	for _, m := range ps.recent[:ps.nRecent] {
+		if m.label == label && m.num == num {
+			return m.x
+		}
+	}
+	th := Thread{PID: num.pid, TID: num.tid, HasPID: num.hasPID, HasTID: num.hasTID}
+	if v := s.Label[labels.Process]; len(v) > 0 {
+		th.Process = v[0]
+	}
+	if v := s.Label[labels.Thread]; len(v) > 0 {
+		th.Thread = v[0]
+	}
+	x, ok := ps.byThread[th]
+	if !ok {
+		if ps.byThread == nil {
+			ps.byThread = map[Thread]int32{}
+		}
+		x = int32(len(ps.threads))
+		ps.threads = append(ps.threads, th)
+		ps.byThread[th] = x
+	}
+	ps.recent[ps.nextRecent] = threadMemo{label, num, x}
+	ps.nextRecent = (ps.nextRecent + 1) % len(ps.recent)
+	ps.nRecent = max(ps.nRecent, ps.nextRecent)
+	return x
 }
 
-func (ps *profileSamples) Threads() []Thread {
-	if ps.thread == nil {
-		ps.findThreads()
-	}
-	return ps.threads
+type threadMemo struct {
+	label unsafe.Pointer // a Label map
+	num   threadNum
+	x     int32
 }
 
-// findThreads numbers the samples' threads. Samples of one thread usually
-// share their label map and come in runs, so labels are read only when
-// the map or the pid and tid change.
-func (ps *profileSamples) findThreads() {
-	ps.thread = make([]int32, len(ps.p.Sample))
-	ps.threads = ps.threads[:0]
-	index := map[Thread]int32{}
-	var lastLabel map[string][]string
-	var last Thread
-	lastX := int32(-1)
-	for i, s := range ps.p.Sample {
-		var th Thread
-		if len(s.NumLabel) > 0 {
-			if v := s.NumLabel[labels.PID]; len(v) > 0 {
-				th.PID, th.HasPID = v[0], true
-			}
-			if v := s.NumLabel[labels.TID]; len(v) > 0 {
-				th.TID, th.HasTID = v[0], true
-			}
-		}
-		if lastX >= 0 && sameMap(s.Label, lastLabel) && th.PID == last.PID && th.TID == last.TID &&
-			th.HasPID == last.HasPID && th.HasTID == last.HasTID {
-			ps.thread[i] = lastX
-			continue
-		}
-		if v := s.Label[labels.Process]; len(v) > 0 {
-			th.Process = v[0]
-		}
-		if v := s.Label[labels.Thread]; len(v) > 0 {
-			th.Thread = v[0]
-		}
-		x, ok := index[th]
-		if !ok {
-			x = int32(len(ps.threads))
-			ps.threads = append(ps.threads, th)
-			index[th] = x
-		}
-		ps.thread[i], lastLabel, last, lastX = x, s.Label, th, x
-	}
+// threadNum is the numeric part of a Thread, compared cheaply.
+type threadNum struct {
+	pid, tid       int64
+	hasPID, hasTID bool
 }
 
-// sameMap reports whether a and b are the same map (not merely equal maps).
-func sameMap(a, b map[string][]string) bool {
-	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
-}
+func (ps *profileSamples) Threads() []Thread { return ps.threads }
 
 func (ps *profileSamples) Keep(keep func(i int) bool) {
 	kept := ps.p.Sample[:0]
-	n := 0
 	for i, s := range ps.p.Sample {
 		if keep(i) {
-			if ps.thread != nil {
-				ps.thread[n] = ps.thread[i]
-			}
 			kept = append(kept, s)
-			n++
 		}
 	}
 	clear(ps.p.Sample[len(kept):])
 	ps.p.Sample = kept
-	if ps.thread != nil {
-		ps.thread = ps.thread[:n]
-	}
 }

@@ -42,10 +42,12 @@ type Source interface {
 	Time(i int) (ns int64, ok bool)
 	// Thread returns the index in Threads of sample i's thread.
 	Thread(i int) int32
-	// Threads returns the thread identities of the samples.
+	// Threads returns the thread identities of the samples: at least
+	// those of every index Thread has returned.
 	Threads() []Thread
 	// Keep keeps the samples for which keep returns true, in order, in
-	// place.
+	// place. It calls keep for each sample in order, before it moves any
+	// sample after it, so keep may read sample i through the Source.
 	Keep(keep func(i int) bool)
 }
 

@@ -80,12 +80,31 @@ func TestFromProfile(t *testing.T) {
 		t.Errorf("sample 1 has a time, or all are timed")
 	}
 	want := []Thread{{Thread: "main", Process: "app", PID: 4, HasPID: true}, {Thread: "main", Process: "app", PID: 5, HasPID: true}}
-	if got := src.Threads(); !slices.Equal(got, want) || src.Thread(0) != 0 || src.Thread(1) != 0 || src.Thread(2) != 1 || src.Thread(3) != 0 {
-		t.Errorf("Threads() = %+v, Thread = %d %d %d %d", got, src.Thread(0), src.Thread(1), src.Thread(2), src.Thread(3))
+	// Numbered as asked about; the labels of equal maps are equal.
+	if x := []int32{src.Thread(0), src.Thread(1), src.Thread(2), src.Thread(3)}; !slices.Equal(x, []int32{0, 0, 1, 0}) ||
+		!slices.Equal(src.Threads(), want) {
+		t.Errorf("Thread = %v, Threads() = %+v", x, src.Threads())
+	}
+	if src.Thread(2) != 1 || src.Thread(1) != 0 || src.Thread(2) != 1 {
+		t.Errorf("out of order: Thread = %d %d", src.Thread(1), src.Thread(2))
 	}
 	src.Keep(func(i int) bool { return i != 1 })
 	if len(p.Sample) != 3 || p.Sample[1].Value[0] != 3 || src.Thread(1) != 1 || src.Thread(2) != 0 {
 		t.Errorf("after Keep: %d samples, threads %d %d", len(p.Sample), src.Thread(1), src.Thread(2))
+	}
+}
+
+// With ids 1, 2, 3... (dense), a location the table lacks, or holds under
+// another id, is still found.
+func TestFromProfileDense(t *testing.T) {
+	p := oneType()
+	a, b := &profile.Location{ID: 1}, &profile.Location{ID: 2}
+	copyOfB := &profile.Location{ID: 2} // same id, not in the table
+	p.Location = []*profile.Location{a, b}
+	p.Sample = []*profile.Sample{{Location: []*profile.Location{b, copyOfB, a, copyOfB}, Value: []int64{1}}}
+	src := FromProfile(p)
+	if got := src.Stack(0); !slices.Equal(got, []int32{1, 2, 0, 2}) || src.Location(2) != copyOfB {
+		t.Fatalf("Stack(0) = %v, want [1 2 0 2] with location 2 the copy", got)
 	}
 }
 
