@@ -91,7 +91,7 @@ func randomStacks(rng *rand.Rand, n int, timed func(i int) bool) (*profile.Profi
 	return p, s
 }
 
-func TestWriteStacksSameAsWrite(t *testing.T) {
+func TestWriteSourceSameAsWrite(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, tt := range []struct {
 		name  string
@@ -153,9 +153,9 @@ func sameStacks(t *testing.T, p *profile.Profile, s *stacks.Samples) {
 	}
 }
 
-// BenchmarkWriteStacks writes 400,000 timestamped samples (the largest
+// BenchmarkWriteSource writes 400,000 timestamped samples (the largest
 // corpus trace's count) from stacks.
-func BenchmarkWriteStacks(b *testing.B) {
+func BenchmarkWriteSource(b *testing.B) {
 	_, s := randomStacks(rand.New(rand.NewPCG(3, 4)), 400_000, func(int) bool { return true })
 	b.ReportAllocs()
 	for b.Loop() {
