@@ -149,7 +149,8 @@ func read(r io.Reader, name string, opts *Options) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		if src = stacks.FromProfile(p); s != nil { // else the reader returned the samples in the profile
+		src = stacks.FromProfile(p)
+		if s != nil { // else the reader returned the samples in the profile
 			src = s
 		}
 	} else {
