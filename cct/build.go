@@ -4,13 +4,11 @@ import (
 	"cmp"
 	"fmt"
 	"math"
-	"reflect"
 	"slices"
 	"strings"
 	"unicode/utf8"
 
-	"github.com/ctdiff/ctdiff/internal/labels"
-	"github.com/ctdiff/ctdiff/internal/stacks"
+	"github.com/ctdiff/ctdiff/stacks"
 	"github.com/google/pprof/profile"
 )
 
@@ -60,41 +58,37 @@ func FromProfile(p *profile.Profile, opts Options) (*Tree, error) {
 	return b.Finish(), nil
 }
 
-// Add merges one profile into the tree. Its sample types must equal those
-// of the first profile (same types and units, same order).
+// Add merges one profile into the tree: AddSamples of its own samples.
+func (b *Builder) Add(p *profile.Profile) error {
+	return b.AddSamples(stacks.FromProfile(p))
+}
+
+// AddSamples merges one profile's samples into the tree. Its sample types
+// must equal those of the first profile (same types and units, same
+// order). It does not modify src. Of compact samples (*stacks.Samples, as
+// convert returns them with convert.Options.Stacks) it holds on to no more
+// than the values and times once every stack is read: a caller that keeps
+// no other reference lets the stacks be collected while the tree is built.
 //
 // The stacks are collected first, as frame ids, and inserted into the tree
 // in batches (insert.go): sorted, so that a stack shares its path with the
 // one before it and finds or creates its nodes without a lookup, then
 // renumbered so the tree is exactly the one inserting the samples one by
 // one in order would give.
-func (b *Builder) Add(p *profile.Profile) error {
-	return b.add(p, profileSamples{p})
+func (b *Builder) AddSamples(src stacks.Source) error {
+	r := &sampleReader{src: src}
+	r.compact, _ = src.(*stacks.Samples)
+	return b.add(r)
 }
 
-// AddSamples is Add for a profile whose samples are given as s (and not in
-// p.Sample), as convert returns them with convert.Options.Stacks. It does
-// not modify s, and holds on to no more of it than the values and times
-// once every stack is read: a caller that drops s before the call lets the
-// stacks be collected while the tree is built.
-func (b *Builder) AddSamples(p *profile.Profile, s *stacks.Samples) error {
-	return b.add(p, &compactSamples{s: s, types: len(p.SampleType)})
-}
-
-// A sampleSource is a profile's samples, either form.
-type sampleSource interface {
-	len() int
-	values(i int) []int64
-	time(i int) (int64, bool)
-	// appendPath appends sample i's thread frame and its stack's frames,
-	// root first.
-	appendPath(b *Builder, tn *threadFrames, i int, frames []FrameID) []FrameID
-	// pathsRead says appendPath will not be called again: only len,
-	// values and time are.
-	pathsRead()
-	// pathKey, when ok, identifies sample i's path: samples with equal
-	// keys have equal paths (a stack shared by many samples).
-	pathKey(i int) (key pathKey, ok bool)
+// A sampleReader reads a profile's samples for the builder.
+type sampleReader struct {
+	src stacks.Source
+	// compact is src when the samples are compact: their shared stacks
+	// identify paths (pathKey), and their stacks can go early (pathsRead).
+	compact *stacks.Samples
+	threads []FrameID // per thread index of src, once seen
+	seen    []bool
 }
 
 // A pathKey is a sample's stack in a shared array and its thread.
@@ -103,82 +97,50 @@ type pathKey struct {
 	thread     int32
 }
 
-type profileSamples struct{ p *profile.Profile }
+func (r *sampleReader) len() int                 { return r.src.Len() }
+func (r *sampleReader) values(i int) []int64     { return r.src.Value(i) }
+func (r *sampleReader) time(i int) (int64, bool) { return r.src.Time(i) }
 
-func (ps profileSamples) len() int             { return len(ps.p.Sample) }
-func (ps profileSamples) values(i int) []int64 { return ps.p.Sample[i].Value }
-func (ps profileSamples) time(i int) (int64, bool) {
-	if ts := ps.p.Sample[i].NumLabel[labels.Timestamp]; len(ts) > 0 {
-		return ts[0], true
-	}
-	return 0, false
-}
-func (ps profileSamples) pathsRead()                  {}
-func (ps profileSamples) pathKey(int) (pathKey, bool) { return pathKey{}, false }
-func (ps profileSamples) appendPath(b *Builder, tn *threadFrames, i int, frames []FrameID) []FrameID {
-	s := ps.p.Sample[i]
-	return b.stackFrames(s, append(frames, tn.frame(s)))
-}
-
-type compactSamples struct {
-	s       *stacks.Samples
-	types   int
-	threads []FrameID // per stacks.Thread, once seen
-	seen    []bool
-}
-
-// pathsRead keeps of the samples only what values and times need, so that
-// the stacks (a quarter of a profile's memory) can be collected while the
-// tree is built, when the caller keeps no reference to them either.
-func (cs *compactSamples) pathsRead() {
-	s := cs.s
-	cs.s = &stacks.Samples{Ends: s.Ends, Values: s.Values, Times: s.Times, Timed: s.Timed}
-}
-
-// pathKey identifies shared stacks (stacks.Samples.Starts): a call tree
-// reader's samples of one node share one.
-func (cs *compactSamples) pathKey(i int) (pathKey, bool) {
-	if cs.s.Starts == nil {
+// pathKey, when ok, identifies sample i's path: samples with equal keys
+// have equal paths. A call tree reader's samples of one node share a
+// stack (stacks.Samples.Starts).
+func (r *sampleReader) pathKey(i int) (pathKey, bool) {
+	s := r.compact
+	if s == nil || s.Starts == nil {
 		return pathKey{}, false
 	}
-	return pathKey{cs.s.Starts[i], cs.s.Ends[i], cs.s.Thread[i]}, true
+	return pathKey{s.Starts[i], s.Ends[i], s.SampleThreads[i]}, true
 }
 
-func (cs *compactSamples) len() int                 { return cs.s.Len() }
-func (cs *compactSamples) values(i int) []int64     { return cs.s.Value(i, cs.types) }
-func (cs *compactSamples) time(i int) (int64, bool) { return cs.s.Time(i) }
-func (cs *compactSamples) appendPath(b *Builder, tn *threadFrames, i int, frames []FrameID) []FrameID {
-	if cs.threads == nil {
-		cs.threads, cs.seen = make([]FrameID, len(cs.s.Threads)), make([]bool, len(cs.s.Threads))
+// pathsRead says appendPath will not be called again: only len, values
+// and time are. Of compact samples it keeps only what those need, so that
+// the stacks (a quarter of a profile's memory) can be collected while the
+// tree is built, when the caller keeps no reference to them either.
+func (r *sampleReader) pathsRead() {
+	if s := r.compact; s != nil {
+		kept := stacks.New(s.Profile())
+		kept.Ends, kept.Values, kept.Times, kept.Timed = s.Ends, s.Values, s.Times, s.Timed
+		r.src, r.compact = kept, nil
 	}
-	x := cs.s.Thread[i]
-	if !cs.seen[x] {
-		th := cs.s.Threads[x]
-		cs.threads[x] = tn.frameOf(threadKey{process: th.Process, thread: th.Thread,
-			threadNum: threadNum{pid: th.PID, tid: th.TID, hasPID: th.HasPID, hasTID: th.HasTID}})
-		cs.seen[x] = true
-	}
-	frames = append(frames, cs.threads[x])
-	stack := cs.s.Stack(i)
-	if !b.opts.CallSites {
-		for j := len(stack) - 1; j >= 0; j-- {
-			frames = append(frames, b.locs.byIndex(b, stack[j])...)
-		}
-		return frames
-	}
-	callerLine := int64(0)
-	for j := len(stack) - 1; j >= 0; j-- {
-		loc := b.locs.p.Location[stack[j]]
-		frames = b.locationFrames(loc, callerLine, frames)
-		callerLine = 0
-		if len(loc.Line) > 0 {
-			callerLine = loc.Line[0].Line
-		}
-	}
-	return frames
 }
 
-func (b *Builder) add(p *profile.Profile, src sampleSource) error {
+// appendPath appends sample i's thread frame and its stack's frames, root
+// first.
+func (r *sampleReader) appendPath(b *Builder, tn *threadFrames, i int, frames []FrameID) []FrameID {
+	x := r.src.Thread(i)
+	if int(x) >= len(r.seen) { // a source may number threads as it meets them
+		n := len(r.src.Threads())
+		r.threads = append(r.threads, make([]FrameID, n-len(r.threads))...)
+		r.seen = append(r.seen, make([]bool, n-len(r.seen))...)
+	}
+	if !r.seen[x] {
+		r.threads[x], r.seen[x] = tn.frameOf(r.src.Threads()[x]), true
+	}
+	return b.stackFrames(r.src, r.src.Stack(i), append(frames, r.threads[x]))
+}
+
+func (b *Builder) add(src *sampleReader) error {
+	p := src.src.Profile()
 	if b.t == nil {
 		st := make([]ValueType, len(p.SampleType))
 		for i, v := range p.SampleType {
@@ -202,13 +164,13 @@ func (b *Builder) add(p *profile.Profile, src sampleSource) error {
 	b.starts = nil
 	t.DurationNanos += p.DurationNanos
 	order := sampleOrder(src)
-	threads := threadFrames{t: t, ids: map[threadKey]FrameID{}, ordinals: map[[2]string]int32{}}
+	threads := threadFrames{t: t, ids: map[stacks.Thread]FrameID{}, ordinals: map[[2]string]int32{}}
 	if b.opts.Timeline {
 		t.Timeline = slices.Grow(t.Timeline, len(order))
 	}
 	firstTimed := len(t.Timeline)
 	ins := &b.ins
-	ins.start(t, b.opts, int32(t.Profiles-1), src, pathFrames(p, src))
+	ins.start(t, b.opts, int32(t.Profiles-1), src, pathFrames(src))
 	for _, si := range order {
 		key, keyed := src.pathKey(si)
 		if keyed && ins.repeat(key, si) {
@@ -236,7 +198,7 @@ func (b *Builder) add(p *profile.Profile, src sampleSource) error {
 // do not fit in an int64: wrapped around, they would turn into negative
 // times (two samples of 2^63-1 ns made a total of -2 ns). No node's value
 // exceeds the total, so no node's can overflow either.
-func (b *Builder) addSums(src sampleSource) error {
+func (b *Builder) addSums(src *sampleReader) error {
 	sums := slices.Clone(b.sums)
 	if sums == nil {
 		sums = make([]int64, len(b.t.SampleTypes))
@@ -294,7 +256,7 @@ func (b *Builder) compatible(p *profile.Profile) error {
 // timestamp (stable, so equal times keep file order), else in file order.
 // Children are created in this order, which makes their order the order of
 // first execution.
-func sampleOrder(src sampleSource) []int {
+func sampleOrder(src *sampleReader) []int {
 	order := make([]int, src.len())
 	for i := range order {
 		order[i] = i
@@ -317,29 +279,24 @@ func sampleOrder(src sampleSource) []int {
 	return order
 }
 
-// stackFrames appends the root-first frame ids of a sample's stack.
-// pprof stacks are leaf first, and a location's inlined lines are innermost
-// first; both are reversed here, the one place that flips the order.
+// stackFrames appends the root-first frame ids of a sample's stack (leaf
+// first, as indexes for src.Location). pprof stacks are leaf first, and a
+// location's inlined lines are innermost first; both are reversed here,
+// the one place that flips the order.
 //
 // Without call sites a location always yields the same frames, so they are
 // computed once per location (locations are shared by many samples); in
 // call-site mode the outermost frame depends on the caller's line.
-func (b *Builder) stackFrames(s *profile.Sample, frames []FrameID) []FrameID {
+func (b *Builder) stackFrames(src stacks.Source, stack []int32, frames []FrameID) []FrameID {
 	if !b.opts.CallSites {
-		for i := len(s.Location) - 1; i >= 0; i-- {
-			loc := s.Location[i]
-			fs, ok := b.locs.get(loc)
-			if !ok {
-				fs = b.locationFrames(loc, 0, nil)
-				b.locs.set(loc, fs)
-			}
-			frames = append(frames, fs...)
+		for j := len(stack) - 1; j >= 0; j-- {
+			frames = append(frames, b.locs.frames(b, src, stack[j])...)
 		}
 		return frames
 	}
 	callerLine := int64(0)
-	for i := len(s.Location) - 1; i >= 0; i-- {
-		loc := s.Location[i]
+	for j := len(stack) - 1; j >= 0; j-- {
+		loc := src.Location(stack[j])
 		frames = b.locationFrames(loc, callerLine, frames)
 		callerLine = 0
 		if len(loc.Line) > 0 {
@@ -499,81 +456,35 @@ func Prunable(name string) bool {
 // thread's node is the child of the root with that frame.
 type threadFrames struct {
 	t        *Tree
-	ids      map[threadKey]FrameID
+	ids      map[stacks.Thread]FrameID
 	ordinals map[[2]string]int32
-	// The previous sample's labels and frame: samples of one thread
-	// usually share their label maps, and come in runs.
-	lastLabel map[string][]string
-	lastNum   threadNum
-	last      FrameID
-	hasLast   bool
-}
-
-type threadKey struct {
-	process, thread string
-	threadNum
-}
-
-type threadNum struct {
-	pid, tid       int64
-	hasPID, hasTID bool
 }
 
 // frameOf returns the frame of a thread, interning it (and numbering it
 // among threads of its name) when new.
-func (tn *threadFrames) frameOf(k threadKey) FrameID {
+func (tn *threadFrames) frameOf(k stacks.Thread) FrameID {
 	f, ok := tn.ids[k]
 	if !ok {
-		name := [2]string{k.process, k.thread}
+		name := [2]string{k.Process, k.Thread}
 		ord := tn.ordinals[name]
 		tn.ordinals[name] = ord + 1
-		f = tn.t.Intern(Frame{Function: k.thread, File: k.process, Ordinal: ord, Kind: KindThread}, FrameInfo{})
+		f = tn.t.Intern(Frame{Thread: k.Thread, Process: k.Process, Ordinal: ord, Kind: KindThread}, FrameInfo{})
 		tn.ids[k] = f
 	}
 	return f
 }
 
-func (tn *threadFrames) frame(s *profile.Sample) FrameID {
-	var num threadNum
-	if len(s.NumLabel) > 0 {
-		if v := s.NumLabel[labels.PID]; len(v) > 0 {
-			num.pid, num.hasPID = v[0], true
-		}
-		if v := s.NumLabel[labels.TID]; len(v) > 0 {
-			num.tid, num.hasTID = v[0], true
-		}
-	}
-	if tn.hasLast && num == tn.lastNum && sameMap(s.Label, tn.lastLabel) {
-		return tn.last
-	}
-	k := threadKey{threadNum: num}
-	if v := s.Label[labels.Process]; len(v) > 0 {
-		k.process = v[0]
-	}
-	if v := s.Label[labels.Thread]; len(v) > 0 {
-		k.thread = v[0]
-	}
-	f := tn.frameOf(k)
-	tn.lastLabel, tn.lastNum, tn.last, tn.hasLast = s.Label, num, f, true
-	return f
-}
-
-// sameMap reports whether a and b are the same map (not merely equal maps).
-func sameMap(a, b map[string][]string) bool {
-	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
-}
-
 // ThreadLabel is how a thread frame is shown: "process/thread #2".
 func ThreadLabel(f Frame) string {
-	s := f.Function
+	s := f.Thread
 	if s == "" {
 		s = "(all threads)"
-		if f.Ordinal > 0 || f.File != "" {
+		if f.Ordinal > 0 || f.Process != "" {
 			s = "(thread)"
 		}
 	}
-	if f.File != "" {
-		s = f.File + "/" + s
+	if f.Process != "" {
+		s = f.Process + "/" + s
 	}
 	if f.Ordinal > 0 {
 		s += fmt.Sprintf(" #%d", f.Ordinal+1)
@@ -597,68 +508,35 @@ func (t *Tree) Label(id NodeID) string {
 	return f.Function
 }
 
-// locationCache holds the frames of each location of one profile. Samples
-// share locations, so their frames are computed once; locations are found
-// by id in a slice when the ids are small and unique, as pprof writes
-// them, else in a map.
+// locationCache holds the frames of each location of one profile, by
+// stack index (stacks.Source.Stack). Samples share locations, so their
+// frames are computed once.
 type locationCache struct {
 	p      *profile.Profile
-	byID   []*profile.Location
-	frames [][]FrameID
+	cached [][]FrameID
 	known  []bool
-	m      map[*profile.Location][]FrameID
-	// By index in p.Location, for stacks.Samples.
-	idxFrames [][]FrameID
-	idxKnown  []bool
 }
 
-// byIndex returns the frames of p.Location[i] (without call sites).
-func (c *locationCache) byIndex(b *Builder, i int32) []FrameID {
-	if c.idxFrames == nil {
-		c.idxFrames, c.idxKnown = make([][]FrameID, len(c.p.Location)), make([]bool, len(c.p.Location))
+// frames returns the frames of location x (without call sites). Small
+// enough to be inlined: it runs for every frame of every sample.
+func (c *locationCache) frames(b *Builder, src stacks.Source, x int32) []FrameID {
+	if int(x) < len(c.known) && c.known[x] {
+		return c.cached[x]
 	}
-	if !c.idxKnown[i] {
-		c.idxFrames[i], c.idxKnown[i] = b.locationFrames(c.p.Location[i], 0, nil), true
+	return c.compute(b, src, x)
+}
+
+// compute computes and caches the frames of location x.
+func (c *locationCache) compute(b *Builder, src stacks.Source, x int32) []FrameID {
+	if int(x) >= len(c.known) {
+		n := max(int(x)+1, len(c.p.Location))
+		c.cached = append(c.cached, make([][]FrameID, n-len(c.cached))...)
+		c.known = append(c.known, make([]bool, n-len(c.known))...)
 	}
-	return c.idxFrames[i]
+	c.cached[x], c.known[x] = b.locationFrames(src.Location(x), 0, nil), true
+	return c.cached[x]
 }
 
 func (c *locationCache) reset(p *profile.Profile) {
-	c.p = p
-	c.m = map[*profile.Location][]FrameID{}
-	c.idxFrames, c.idxKnown = nil, nil
-	c.byID, c.frames, c.known = nil, nil, nil
-	limit := uint64(2*len(p.Location) + 64)
-	byID := make([]*profile.Location, len(p.Location)+1)
-	for _, loc := range p.Location {
-		if loc.ID == 0 || loc.ID > limit {
-			return
-		}
-		if int(loc.ID) >= len(byID) {
-			byID = append(byID, make([]*profile.Location, int(loc.ID)+1-len(byID))...)
-		}
-		if byID[loc.ID] != nil {
-			return
-		}
-		byID[loc.ID] = loc
-	}
-	c.byID = byID
-	c.frames = make([][]FrameID, len(byID))
-	c.known = make([]bool, len(byID))
-}
-
-func (c *locationCache) get(loc *profile.Location) ([]FrameID, bool) {
-	if id := loc.ID; id < uint64(len(c.byID)) && c.byID[id] == loc {
-		return c.frames[id], c.known[id]
-	}
-	fs, ok := c.m[loc]
-	return fs, ok
-}
-
-func (c *locationCache) set(loc *profile.Location, fs []FrameID) {
-	if id := loc.ID; id < uint64(len(c.byID)) && c.byID[id] == loc {
-		c.frames[id], c.known[id] = fs, true
-		return
-	}
-	c.m[loc] = fs
+	c.p, c.cached, c.known = p, nil, nil
 }

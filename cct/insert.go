@@ -1,10 +1,6 @@
 package cct
 
-import (
-	"slices"
-
-	"github.com/google/pprof/profile"
-)
+import "slices"
 
 // batchFrames bounds the frames an inserter holds before it inserts them:
 // 64 MB of frame ids, which holds a profile of 200,000 stacks of depth 40
@@ -60,10 +56,10 @@ type inserter struct {
 	// path ends at ends[g].
 	frames  []FrameID
 	ends    []int
-	src     sampleSource
+	src     *sampleReader
 	samples []int   // the batch's samples (indexes in src), in order
 	group   []int32 // per sample of the batch
-	// byKey maps the paths of keyed samples (sampleSource.pathKey) to
+	// byKey maps the paths of keyed samples (sampleReader.pathKey) to
 	// their groups in this batch: samples of a shared stack add no frames.
 	// nodeOf holds, for the profile's keys inserted by earlier batches,
 	// their end and thread nodes; a sample of one is a group with no path
@@ -102,7 +98,7 @@ type inserter struct {
 
 // start starts a profile of about frames frames (its locations and thread
 // frames: more with inlining, fewer with pruning).
-func (in *inserter) start(t *Tree, opts Options, profile int32, src sampleSource, frames int) {
+func (in *inserter) start(t *Tree, opts Options, profile int32, src *sampleReader, frames int) {
 	in.t, in.timeline, in.profile, in.src = t, opts.Timeline, profile, src
 	in.samplesIdx = slices.Index(t.SampleTypes, ValueType{"samples", "count"})
 	in.done = 0
@@ -120,24 +116,26 @@ func (in *inserter) start(t *Tree, opts Options, profile int32, src sampleSource
 }
 
 // heldFrames counts the frames a profile's samples hold in memory.
-func heldFrames(src sampleSource) int {
-	switch src := src.(type) {
-	case *compactSamples:
-		return len(src.s.Locations) + src.s.Len()
-	case profileSamples:
-		frames := len(src.p.Sample)
-		for _, s := range src.p.Sample {
-			frames += len(s.Location)
-		}
-		return frames
+func heldFrames(src *sampleReader) int {
+	if s := src.compact; s != nil {
+		return len(s.Locations) + s.Len()
 	}
-	return 0
+	return sampleFrames(src)
+}
+
+// sampleFrames counts the frames of the samples' stacks and threads.
+func sampleFrames(src *sampleReader) int {
+	frames := src.len()
+	for i := range src.len() {
+		frames += src.src.Depth(i)
+	}
+	return frames
 }
 
 // pathFrames counts the frames of a profile's locations and threads.
-func pathFrames(p *profile.Profile, src sampleSource) int {
-	if cs, ok := src.(*compactSamples); ok && cs.s.Starts == nil {
-		return len(cs.s.Locations) + cs.s.Len()
+func pathFrames(src *sampleReader) int {
+	if s := src.compact; s != nil && s.Starts == nil {
+		return len(s.Locations) + s.Len()
 	}
 	if _, ok := src.pathKey(0); ok && src.len() > 0 {
 		// Shared stacks are copied once per batch: count each once
@@ -153,11 +151,7 @@ func pathFrames(p *profile.Profile, src sampleSource) int {
 		}
 		return frames
 	}
-	frames := len(p.Sample)
-	for _, s := range p.Sample {
-		frames += len(s.Location)
-	}
-	return frames
+	return sampleFrames(src)
 }
 
 func (in *inserter) reset() {

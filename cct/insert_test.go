@@ -9,8 +9,8 @@ import (
 
 	"github.com/ctdiff/ctdiff/internal/benchcpu"
 	"github.com/ctdiff/ctdiff/internal/labels"
-	"github.com/ctdiff/ctdiff/internal/stacks"
 	"github.com/ctdiff/ctdiff/internal/synth"
+	"github.com/ctdiff/ctdiff/stacks"
 	"github.com/google/pprof/profile"
 )
 
@@ -31,13 +31,15 @@ func referenceAdd(b *Builder, p *profile.Profile) {
 	t := b.t
 	t.Profiles++
 	b.locs.reset(p)
-	threads := threadFrames{t: t, ids: map[threadKey]FrameID{}, ordinals: map[[2]string]int32{}}
+	threads := threadFrames{t: t, ids: map[stacks.Thread]FrameID{}, ordinals: map[[2]string]int32{}}
 	first := len(t.Timeline)
-	for _, si := range sampleOrder(profileSamples{p}) {
+	src := stacks.FromProfile(p)
+	for _, si := range sampleOrder(&sampleReader{src: src}) {
 		s := p.Sample[si]
-		thread := t.AddChild(RootID, threads.frame(s))
+		x := src.Thread(si)
+		thread := t.AddChild(RootID, threads.frameOf(src.Threads()[x]))
 		id := thread
-		for _, f := range b.stackFrames(s, nil) {
+		for _, f := range b.stackFrames(src, src.Stack(si), nil) {
 			id = t.AddChild(id, f)
 		}
 		for k, v := range s.Value {
@@ -199,7 +201,7 @@ func toStacks(p *profile.Profile) *stacks.Samples {
 	for i, l := range p.Location {
 		idx[l] = int32(i)
 	}
-	s := &stacks.Samples{}
+	s := stacks.New(p)
 	threads := map[stacks.Thread]int32{}
 	for i, smp := range p.Sample {
 		for _, l := range smp.Location {
@@ -222,11 +224,11 @@ func toStacks(p *profile.Profile) *stacks.Samples {
 		}
 		x, ok := threads[th]
 		if !ok {
-			x = int32(len(s.Threads))
+			x = int32(len(s.ThreadList))
 			threads[th] = x
-			s.Threads = append(s.Threads, th)
+			s.ThreadList = append(s.ThreadList, th)
 		}
-		s.Thread = append(s.Thread, x)
+		s.SampleThreads = append(s.SampleThreads, x)
 		if ts := smp.NumLabel[labels.Timestamp]; len(ts) > 0 {
 			if s.Timed == nil {
 				s.Times, s.Timed = make([]int64, len(p.Sample)), make([]bool, len(p.Sample))
@@ -255,7 +257,7 @@ func TestAddSamplesMatchesAdd(t *testing.T) {
 						}
 						s, samples := toStacks(p), p.Sample
 						p.Sample = nil
-						if err := got.AddSamples(p, s); err != nil {
+						if err := got.AddSamples(s); err != nil {
 							t.Fatal(err)
 						}
 						p.Sample = samples
@@ -320,7 +322,7 @@ func TestAddSharedSamplesMatchesAdd(t *testing.T) {
 						}
 						s, samples := toSharedStacks(p), p.Sample
 						p.Sample = nil
-						if err := got.AddSamples(p, s); err != nil {
+						if err := got.AddSamples(s); err != nil {
 							t.Fatal(err)
 						}
 						p.Sample = samples
@@ -345,7 +347,7 @@ func benchmarkAddSamples(b *testing.B, opts Options) {
 	stop := benchcpu.Start(b)
 	for b.Loop() {
 		bl := NewBuilder(opts)
-		if err := bl.AddSamples(p, s); err != nil {
+		if err := bl.AddSamples(s); err != nil {
 			b.Fatal(err)
 		}
 		bl.Finish()

@@ -422,7 +422,7 @@ func TestLatencyAccessors(t *testing.T) {
 // frames returns the frame ids of a thread name and functions, for Lookup.
 func frames(t *testing.T, tr *cct.Tree, thread string, fns ...string) []cct.FrameID {
 	t.Helper()
-	id, ok := tr.FrameID(cct.Frame{Function: thread, Kind: cct.KindThread})
+	id, ok := tr.FrameID(cct.Frame{Thread: thread, Kind: cct.KindThread})
 	out := []cct.FrameID{id}
 	for _, fn := range fns {
 		f, ok2 := tr.FrameID(cct.Frame{Function: fn})

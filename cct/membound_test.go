@@ -5,16 +5,17 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/ctdiff/ctdiff/internal/stacks"
+	"github.com/ctdiff/ctdiff/stacks"
 	"github.com/google/pprof/profile"
 )
 
 // chainSamples is a chain of depth locations sampled n times, cycling from
 // the deepest up, its stacks tails of one array (stacks.Samples.Starts), as
 // convert's call tree readers return them.
-func chainSamples(depth, n int) (*profile.Profile, *stacks.Samples) {
+func chainSamples(depth, n int) *stacks.Samples {
 	p := &profile.Profile{SampleType: []*profile.ValueType{{Type: "samples", Unit: "count"}}}
-	s := &stacks.Samples{Threads: []stacks.Thread{{Thread: "main"}}}
+	s := stacks.New(p)
+	s.ThreadList = []stacks.Thread{{Thread: "main"}}
 	for i := range depth {
 		fn := &profile.Function{ID: uint64(i + 1), Name: fmt.Sprint("f", i%7)}
 		p.Function = append(p.Function, fn)
@@ -25,9 +26,9 @@ func chainSamples(depth, n int) (*profile.Profile, *stacks.Samples) {
 		s.Starts = append(s.Starts, i%depth)
 		s.Ends = append(s.Ends, depth)
 		s.Values = append(s.Values, 1)
-		s.Thread = append(s.Thread, 0)
+		s.SampleThreads = append(s.SampleThreads, 0)
 	}
-	return p, s
+	return s
 }
 
 // The inserter's memory grows with the distinct stacks and the samples,
@@ -36,12 +37,12 @@ func chainSamples(depth, n int) (*profile.Profile, *stacks.Samples) {
 // sample's were copied, allocate little more.
 func TestInsertMemoryBound(t *testing.T) {
 	allocated := func(n int) uint64 {
-		p, s := chainSamples(2000, n)
+		s := chainSamples(2000, n)
 		runtime.GC()
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
 		b := NewBuilder(Options{})
-		if err := b.AddSamples(p, s); err != nil {
+		if err := b.AddSamples(s); err != nil {
 			t.Fatal(err)
 		}
 		tr := b.Finish()

@@ -29,10 +29,10 @@ const (
 // A Frame is the identity of a node among its siblings: two nodes under
 // matched parents are "the same" when their Frames are equal.
 type Frame struct {
-	// Function is the function name; for thread frames the thread name.
+	// Function is the function name; empty for thread frames.
 	Function string
-	// File is the source file, script URL or module; for thread frames the
-	// process name.
+	// File is the source file, script URL or module; empty for thread
+	// frames.
 	File string
 	// CallSite is the caller's line at which this frame was called, in
 	// call-site mode (PARCS Section 2.1); 0 otherwise.
@@ -46,6 +46,10 @@ type Frame struct {
 	// builds are merged. Across versions lines shift: diff matches
 	// same-named functions by their order, not by these numbers.
 	StartLine, StartColumn int64
+	// Thread and Process name a thread frame (KindThread): the thread and
+	// process labels of its samples (either may be empty). Empty for other
+	// frames.
+	Thread, Process string
 	// Ordinal numbers threads of the same name within one run (0, 1, ...).
 	Ordinal int32
 	Kind    Kind

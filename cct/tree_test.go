@@ -135,6 +135,41 @@ func TestThreadOrdinals(t *testing.T) {
 	}
 }
 
+// TestThreadFrames: a thread node's frame names its thread and process in
+// Thread and Process, not in Function and File, and ThreadLabel shows them.
+func TestThreadFrames(t *testing.T) {
+	p := cctest.Profile(t, "a 1", "b 2")
+	p.Sample[0].Label = map[string][]string{"thread": {"main"}, "process": {"app"}}
+	tr, err := cct.FromProfile(p, cct.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []cct.Frame
+	for _, id := range tr.Children(cct.RootID) {
+		got = append(got, tr.FrameOf(id))
+	}
+	want := []cct.Frame{{Thread: "main", Process: "app", Kind: cct.KindThread}, {Kind: cct.KindThread}}
+	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+		t.Fatalf("thread frames %+v, want %+v", got, want)
+	}
+	for _, tt := range []struct {
+		f    cct.Frame
+		want string
+	}{
+		{cct.Frame{Thread: "main", Process: "app", Kind: cct.KindThread}, "app/main"},
+		{cct.Frame{Thread: "main", Ordinal: 1, Kind: cct.KindThread}, "main #2"},
+		{cct.Frame{Process: "app", Kind: cct.KindThread}, "app/(thread)"},
+		{cct.Frame{Ordinal: 2, Kind: cct.KindThread}, "(thread) #3"},
+		{cct.Frame{Kind: cct.KindThread}, "(all threads)"},
+		// A function's name is not a thread's.
+		{cct.Frame{Function: "f", File: "f.go", Kind: cct.KindThread}, "(all threads)"},
+	} {
+		if got := cct.ThreadLabel(tt.f); got != tt.want {
+			t.Errorf("ThreadLabel(%+v) = %q, want %q", tt.f, got, tt.want)
+		}
+	}
+}
+
 func TestPathIndex(t *testing.T) {
 	tr := cctest.Tree(t, cct.Options{}, "main;a;b 1", "main;c 1")
 	for id := cct.NodeID(1); int(id) < len(tr.Nodes); id++ {

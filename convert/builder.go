@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"github.com/ctdiff/ctdiff/internal/labels"
-	"github.com/ctdiff/ctdiff/internal/stacks"
+	"github.com/ctdiff/ctdiff/stacks"
 	"github.com/google/pprof/profile"
 )
 
@@ -52,7 +52,7 @@ type Builder struct {
 	// With CollectStacks, the samples (stacks.Samples) and their threads.
 	stacks     *stacks.Samples
 	threads    map[stacks.Thread]int32
-	lastThread int32 // the previous sample's index in stacks.Threads, or -1
+	lastThread int32 // the previous sample's index in ThreadList, or -1
 
 	// With usePool, the stacks samples share (stackpool.go); ptrs is the
 	// pool as locations, for profile.Samples.
@@ -195,7 +195,7 @@ func (b *Builder) newLabels(m SampleMeta) map[string][]string {
 // this Builder did not make or values do not match the sample types (a
 // reader's bug). Call it before the first Add.
 func (b *Builder) CollectStacks() {
-	b.stacks = &stacks.Samples{}
+	b.stacks = stacks.New(b.p)
 	b.threads = map[stacks.Thread]int32{}
 	b.lastThread = -1
 }
@@ -250,7 +250,7 @@ func (b *Builder) Grow(n, frames int) {
 		s.Starts = slices.Grow(s.Starts, n)
 	}
 	s.Values = slices.Grow(s.Values, n*len(b.p.SampleType))
-	s.Thread = slices.Grow(s.Thread, n)
+	s.SampleThreads = slices.Grow(s.SampleThreads, n)
 	if s.Timed != nil {
 		s.Times, s.Timed = slices.Grow(s.Times, n), slices.Grow(s.Timed, n)
 	}
@@ -281,7 +281,7 @@ func (b *Builder) addMeta(end int, values []int64, m SampleMeta) {
 	}
 	s.Ends = append(s.Ends, end)
 	s.Values = append(s.Values, values...)
-	s.Thread = append(s.Thread, b.threadIndex(m))
+	s.SampleThreads = append(s.SampleThreads, b.threadIndex(m))
 	if m.HasTime && s.Timed == nil {
 		n := len(s.Ends) - 1
 		s.Times, s.Timed = make([]int64, n, cap(s.Ends)), make([]bool, n, cap(s.Ends))
@@ -291,17 +291,17 @@ func (b *Builder) addMeta(end int, values []int64, m SampleMeta) {
 	}
 }
 
-// threadIndex returns the index of a sample's thread in stacks.Threads.
+// threadIndex returns the index of a sample's thread in stacks.Samples.ThreadList.
 func (b *Builder) threadIndex(m SampleMeta) int32 {
 	th := stacks.Thread{Thread: m.Thread, Process: m.Process, PID: m.PID, TID: m.TID, HasPID: m.HasPID, HasTID: m.HasTID}
 	s := b.stacks
-	if b.lastThread >= 0 && s.Threads[b.lastThread] == th {
+	if b.lastThread >= 0 && s.ThreadList[b.lastThread] == th {
 		return b.lastThread // a thread's samples mostly come together
 	}
 	x, ok := b.threads[th]
 	if !ok {
-		x = int32(len(s.Threads))
-		s.Threads = append(s.Threads, th)
+		x = int32(len(s.ThreadList))
+		s.ThreadList = append(s.ThreadList, th)
 		b.threads[th] = x
 	}
 	b.lastThread = x

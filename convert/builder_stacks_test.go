@@ -45,8 +45,8 @@ func TestBuilderCollectStacks(t *testing.T) {
 	if s == nil {
 		t.Fatal("Stacks is nil after CollectStacks")
 	}
-	if len(s.Threads) != 4 {
-		t.Errorf("%d threads, want 4: %+v", len(s.Threads), s.Threads)
+	if len(s.Threads()) != 4 {
+		t.Errorf("%d threads, want 4: %+v", len(s.Threads()), s.Threads())
 	}
 	matchStacks(t, b.Profile(), s, want.Profile())
 	if NewBuilder().Stacks() != nil {

@@ -8,7 +8,7 @@ import (
 	"slices"
 
 	"github.com/ctdiff/ctdiff/internal/cctjson"
-	"github.com/ctdiff/ctdiff/internal/stacks"
+	"github.com/ctdiff/ctdiff/stacks"
 	"github.com/google/pprof/profile"
 )
 

@@ -59,8 +59,8 @@ func BenchmarkDevtoolsFile(b *testing.B) {
 					b.Fatal(err)
 				}
 				samples := sumValues(res.Profile, 0)
-				if res.Stacks != nil {
-					samples = int64(res.Stacks.Len())
+				if s := compact(res); s != nil {
+					samples = int64(s.Len())
 				}
 				b.ReportMetric(float64(samples), "samples")
 			}

@@ -9,7 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/ctdiff/ctdiff/internal/stacks"
+	"github.com/ctdiff/ctdiff/stacks"
 	"github.com/google/pprof/profile"
 )
 
@@ -29,12 +29,13 @@ type Format struct {
 	// Parse reads the whole input and returns a valid profile.
 	Parse func(in *Input) (*profile.Profile, error)
 	// ParseStacks, when set, is Parse for Options.Stacks: it may return
-	// the samples as stacks.Samples instead of in the profile (nil when it
-	// returns them in the profile after all).
+	// the samples as stacks.Samples of the profile it returns (made by
+	// stacks.New or Builder.CollectStacks) instead of in the profile (nil
+	// when it returns them in the profile after all).
 	ParseStacks func(in *Input) (*profile.Profile, *stacks.Samples, error)
 	// CompleteStacks says ParseStacks's samples hold all that Parse's
 	// would: no labels but thread, process, pid, tid and timestamp_ns,
-	// as Builder.Add writes them (and pprofenc.WriteStacks does).
+	// as Builder.Add writes them (and pprofenc.WriteSource does).
 	CompleteStacks bool
 }
 

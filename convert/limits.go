@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/ctdiff/ctdiff/stacks"
 	"github.com/google/pprof/profile"
 )
 
@@ -78,14 +79,15 @@ func (b *stackBudget) take(depth int) error {
 // checkSamples applies the limits every reader's output must meet: stack
 // depth, total frames and non-negative values. It runs on every profile
 // Read returns, so later stages can rely on them.
-func checkSamples(p *profile.Profile, inputBytes int64) error {
+func checkSamples(src stacks.Source, inputBytes int64) error {
+	p := src.Profile()
 	budget := &stackBudget{limit: stackFrameLimit(inputBytes)}
 	sums := make([]int64, len(p.SampleType))
-	for i, s := range p.Sample {
-		if err := budget.take(len(s.Location)); err != nil {
+	for i := range src.Len() {
+		if err := budget.take(src.Depth(i)); err != nil {
 			return fmt.Errorf("sample %d: %w", i, err)
 		}
-		for j, v := range s.Value {
+		for j, v := range src.Value(i) {
 			if v < 0 {
 				return fmt.Errorf("sample %d: %w: %s is %d; ctdiff needs counts and times "+
 					"(a profile of differences, such as pprof -diff_base writes, cannot be read: pass the two profiles instead)",

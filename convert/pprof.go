@@ -3,7 +3,7 @@ package convert
 import (
 	"fmt"
 
-	"github.com/ctdiff/ctdiff/internal/stacks"
+	"github.com/ctdiff/ctdiff/stacks"
 	"github.com/google/pprof/profile"
 )
 

@@ -2,13 +2,10 @@ package convert
 
 import (
 	"encoding/binary"
-	"fmt"
-	"math"
 	"math/bits"
-	"slices"
 
 	"github.com/ctdiff/ctdiff/internal/labels"
-	"github.com/ctdiff/ctdiff/internal/stacks"
+	"github.com/ctdiff/ctdiff/stacks"
 	"github.com/google/pprof/profile"
 )
 
@@ -36,11 +33,8 @@ func decodePprofStacks(data []byte) (*profile.Profile, *stacks.Samples, bool) {
 
 func (d *pprofDecoder) stacks() (*stacks.Samples, bool) {
 	n, types := len(d.sampleAt), len(d.p.SampleType)
-	s := &stacks.Samples{
-		Ends:   make([]int, n),
-		Values: make([]int64, 0, n*types),
-		Thread: make([]int32, n),
-	}
+	s := stacks.New(d.p)
+	s.Ends, s.Values, s.SampleThreads = make([]int, n), make([]int64, 0, n*types), make([]int32, n)
 	frames := 0
 	for i := range d.sampleAt {
 		frames += locationCount(d.sample(i))
@@ -73,13 +67,13 @@ func (d *pprofDecoder) stacks() (*stacks.Samples, bool) {
 		if i == 0 || th != last {
 			var found bool
 			if lastX, found = threads[th]; !found {
-				lastX = int32(len(s.Threads))
-				s.Threads = append(s.Threads, th)
+				lastX = int32(len(s.ThreadList))
+				s.ThreadList = append(s.ThreadList, th)
 				threads[th] = lastX
 			}
 			last = th
 		}
-		s.Thread[i] = lastX
+		s.SampleThreads[i] = lastX
 		if hasTS {
 			if s.Timed == nil {
 				s.Times, s.Timed = make([]int64, n), make([]bool, n)
@@ -231,76 +225,4 @@ func (d *pprofDecoder) threadOf(lbls []sampleLabel) (th stacks.Thread, ts int64,
 		}
 	}
 	return th, ts, hasTS, ok
-}
-
-// checkStacks is checkSamples for stacks.Samples: the same limits, the
-// same errors.
-func checkStacks(p *profile.Profile, s *stacks.Samples, inputBytes int64) error {
-	budget := &stackBudget{limit: stackFrameLimit(inputBytes)}
-	types := len(p.SampleType)
-	sums := make([]int64, types)
-	for i := range s.Len() {
-		if err := budget.take(len(s.Stack(i))); err != nil {
-			return fmt.Errorf("sample %d: %w", i, err)
-		}
-		for j, v := range s.Value(i, types) {
-			if v < 0 {
-				return fmt.Errorf("sample %d: %w: %s is %d; ctdiff needs counts and times "+
-					"(a profile of differences, such as pprof -diff_base writes, cannot be read: pass the two profiles instead)",
-					i, ErrNegativeValue, sampleTypeName(p, j), v)
-			}
-			if sums[j] += v; sums[j] < 0 {
-				return fmt.Errorf("sample %d: the %s values add up to more than %d", i, sampleTypeName(p, j), int64(math.MaxInt64))
-			}
-		}
-	}
-	return nil
-}
-
-// readStacks is read's tail for a reader with ParseStacks: the same checks,
-// on the stacks when it returns them.
-func readStacks(in *Input, f *Format) (*Result, error) {
-	p, s, err := f.ParseStacks(in)
-	if err != nil {
-		return nil, err
-	}
-	if s == nil { // the reader returned the samples in the profile
-		return finishProfile(in, f, p)
-	}
-	if err := p.CheckValid(); err != nil {
-		return nil, fmt.Errorf("%s reader produced an invalid profile: %w", f.Name, err)
-	}
-	if err := checkStacks(p, s, in.bytesRead()); err != nil {
-		return nil, err
-	}
-	if s.Len() == 0 {
-		return nil, fmt.Errorf("%w: the %s input holds no samples", ErrNoSamples, f.Name)
-	}
-	if err := selectStacks(p, s, in.Options); err != nil {
-		return nil, err
-	}
-	return &Result{Profile: p, Format: f.Name, Warnings: in.warnings, Stacks: s}, nil
-}
-
-// selectStacks is selectSamples for stacks.Samples.
-func selectStacks(p *profile.Profile, s *stacks.Samples, opts *Options) error {
-	if opts.Thread == nil && len(opts.PIDs) == 0 {
-		return nil
-	}
-	keep := make([]bool, len(s.Threads))
-	seen := map[string]bool{}
-	for i, th := range s.Threads {
-		name := threadName(th.Process, th.Thread)
-		keep[i] = (opts.Thread == nil || opts.Thread.MatchString(name)) &&
-			(len(opts.PIDs) == 0 || (th.HasPID && slices.Contains(opts.PIDs, th.PID)))
-	}
-	for _, x := range s.Thread {
-		th := s.Threads[x]
-		seen[threadName(th.Process, th.Thread)] = true
-	}
-	s.Keep(func(i int) bool { return keep[s.Thread[i]] }, len(p.SampleType))
-	if s.Len() == 0 {
-		return noSelected(seen)
-	}
-	return nil
 }

@@ -10,8 +10,8 @@ import (
 	"github.com/ctdiff/ctdiff/internal/benchcpu"
 	"github.com/ctdiff/ctdiff/internal/corpus"
 	"github.com/ctdiff/ctdiff/internal/labels"
-	"github.com/ctdiff/ctdiff/internal/stacks"
 	"github.com/ctdiff/ctdiff/internal/synth"
+	"github.com/ctdiff/ctdiff/stacks"
 	"github.com/google/pprof/profile"
 )
 
@@ -57,10 +57,10 @@ func matchStacks(t *testing.T, p *profile.Profile, s *stacks.Samples, want *prof
 				t.Fatalf("sample %d: location %d has id %d, want %d", i, j, p.Location[x].ID, ws.Location[j].ID)
 			}
 		}
-		if !slices.Equal(s.Value(i, len(p.SampleType)), ws.Value) {
-			t.Fatalf("sample %d: values %v, want %v", i, s.Value(i, len(p.SampleType)), ws.Value)
+		if !slices.Equal(s.Value(i), ws.Value) {
+			t.Fatalf("sample %d: values %v, want %v", i, s.Value(i), ws.Value)
 		}
-		th := s.Threads[s.Thread[i]]
+		th := s.Threads()[s.Thread(i)]
 		wt := stacks.Thread{Thread: first(ws.Label, labels.Thread), Process: first(ws.Label, labels.Process)}
 		if v := ws.NumLabel[labels.PID]; len(v) > 0 {
 			wt.PID, wt.HasPID = v[0], true
@@ -134,16 +134,16 @@ func TestReadStacksSelects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Stacks == nil || res.Stacks.Len() != 1 || res.Stacks.Value(0, 2)[0] != 4 {
-		t.Fatalf("kept %+v, want the one sample of thread other", res.Stacks)
+	if s := compact(res); s == nil || s.Len() != 1 || s.Value(0)[0] != 4 {
+		t.Fatalf("kept %+v, want the one sample of thread other", res.Samples)
 	}
 	opts.Thread = regexp.MustCompile("main")
 	res, err = Read(bytes.NewReader(data), "x.pb", opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Stacks.Len() != 2 || len(res.Stacks.Stack(1)) != 3 || res.Stacks.Times[1] != 200 {
-		t.Fatalf("kept %+v, want the two samples of thread main", res.Stacks)
+	if s := compact(res); s == nil || s.Len() != 2 || len(s.Stack(1)) != 3 || s.Times[1] != 200 {
+		t.Fatalf("kept %+v, want the two samples of thread main", res.Samples)
 	}
 }
 

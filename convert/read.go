@@ -14,7 +14,7 @@ import (
 	"strings"
 
 	"github.com/ctdiff/ctdiff/internal/labels"
-	"github.com/ctdiff/ctdiff/internal/stacks"
+	"github.com/ctdiff/ctdiff/stacks"
 	"github.com/google/pprof/profile"
 )
 
@@ -37,13 +37,14 @@ type Options struct {
 	// MaxDecompressed bounds the decompressed size; 0 means
 	// DefaultMaxDecompressed.
 	MaxDecompressed int64
-	// Stacks lets readers that can (pprof) return the samples compactly
-	// in Result.Stacks, with Profile.Sample nil: for callers that only
-	// build trees (cct.Builder.AddSamples). Aggregate turns it off.
+	// Stacks lets readers that can (pprof, call trees) return the samples
+	// compactly (Result.Samples is a *stacks.Samples and Profile.Sample
+	// nil): for callers that only build trees (cct.Builder.AddSamples).
+	// Aggregate turns it off.
 	Stacks bool
 	// CompleteStacks limits Stacks to readers whose stacks lose nothing
 	// (Format.CompleteStacks), for callers that write the samples out
-	// (pprofenc.WriteStacks) rather than build trees.
+	// (pprofenc.WriteSource) rather than build trees.
 	CompleteStacks bool
 	// SkipInvalidLines makes the folded-stacks reader skip lines it cannot
 	// read, with one warning that counts them, instead of failing at the
@@ -53,14 +54,16 @@ type Options struct {
 
 // A Result is a converted profile with what the converter had to say.
 type Result struct {
+	// Profile is Samples.Profile(): its Sample is nil when the samples
+	// are compact.
 	Profile *profile.Profile
+	// Samples are the profile's samples, in whichever form the reader
+	// made them.
+	Samples stacks.Source
 	// Format is the name of the format that was read.
 	Format string
 	// Warnings are non-fatal findings: skipped records, assumed intervals.
 	Warnings []string
-	// Stacks, when not nil (Options.Stacks), holds the samples, and
-	// Profile.Sample is nil.
-	Stacks *stacks.Samples
 }
 
 // ReadFile reads one profile from a file ("-" for standard input).
@@ -139,37 +142,49 @@ func read(r io.Reader, name string, opts *Options) (*Result, error) {
 		}
 	}
 	in := &Input{Name: name, R: br, Options: opts, consumed: consumed, sizeHint: sizeHint(r, len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b)}
+	var src stacks.Source
 	if opts.Stacks && !opts.Aggregate && f.ParseStacks != nil && (f.CompleteStacks || !opts.CompleteStacks) {
-		return readStacks(in, f)
+		p, s, err := f.ParseStacks(in)
+		if err != nil {
+			return nil, err
+		}
+		src = stacks.FromProfile(p)
+		if s != nil { // else the reader returned the samples in the profile
+			src = s
+		}
+	} else {
+		p, err := f.Parse(in)
+		if err != nil {
+			return nil, err
+		}
+		src = stacks.FromProfile(p)
 	}
-	p, err := f.Parse(in)
-	if err != nil {
-		return nil, err
-	}
-	return finishProfile(in, f, p)
+	return finish(in, f, src)
 }
 
-// finishProfile checks what a reader returned and applies the options.
-func finishProfile(in *Input, f *Format, p *profile.Profile) (*Result, error) {
+// finish checks what a reader returned and applies the options.
+func finish(in *Input, f *Format, src stacks.Source) (*Result, error) {
 	opts := in.Options
+	p := src.Profile()
 	if err := p.CheckValid(); err != nil {
 		return nil, fmt.Errorf("%s reader produced an invalid profile: %w", f.Name, err)
 	}
-	if err := checkSamples(p, in.bytesRead()); err != nil {
+	if err := checkSamples(src, in.bytesRead()); err != nil {
 		return nil, err
 	}
-	res := &Result{Profile: p, Format: f.Name, Warnings: in.warnings}
-	if len(p.Sample) == 0 {
+	if src.Len() == 0 {
 		return nil, fmt.Errorf("%w: the %s input holds no samples", ErrNoSamples, f.Name)
 	}
-	if err := selectSamples(p, opts); err != nil {
+	if err := selectSamples(src, opts); err != nil {
 		return nil, err
 	}
 	if opts.Aggregate {
+		// Aggregate turns Stacks off: the samples are p's.
 		p.RemoveNumLabel(labels.Timestamp)
 		aggregate(p)
+		src = stacks.FromProfile(p)
 	}
-	return res, nil
+	return &Result{Profile: p, Samples: src, Format: f.Name, Warnings: in.warnings}, nil
 }
 
 func sniff(head []byte) *Format {
@@ -181,30 +196,30 @@ func sniff(head []byte) *Format {
 	return nil
 }
 
-// selectSamples applies --thread and --pid, in place.
-func selectSamples(p *profile.Profile, opts *Options) error {
+// selectSamples applies --thread and --pid, in place: a thread's samples
+// are all kept or all dropped.
+func selectSamples(src stacks.Source, opts *Options) error {
 	if opts.Thread == nil && len(opts.PIDs) == 0 {
 		return nil
 	}
-	kept := p.Sample[:0]
+	// Whether a thread is kept, per index (Source.Thread), once known.
+	var keep, known []bool
 	seen := map[string]bool{}
-	for _, s := range p.Sample {
-		name := ThreadName(s)
-		seen[name] = true
-		if opts.Thread != nil && !opts.Thread.MatchString(name) {
-			continue
+	for i := range src.Len() {
+		x := src.Thread(i)
+		if int(x) >= len(known) {
+			keep, known = append(keep, make([]bool, int(x)+1-len(keep))...), append(known, make([]bool, int(x)+1-len(known))...)
 		}
-		if len(opts.PIDs) > 0 {
-			pid := s.NumLabel[labels.PID]
-			if len(pid) == 0 || !slices.Contains(opts.PIDs, pid[0]) {
-				continue
-			}
+		if !known[x] {
+			th := src.Threads()[x]
+			seen[th.Name()] = true
+			keep[x] = (opts.Thread == nil || opts.Thread.MatchString(th.Name())) &&
+				(len(opts.PIDs) == 0 || (th.HasPID && slices.Contains(opts.PIDs, th.PID)))
+			known[x] = true
 		}
-		kept = append(kept, s)
 	}
-	clear(p.Sample[len(kept):])
-	p.Sample = kept
-	if len(kept) == 0 {
+	src.Keep(func(i int) bool { return keep[src.Thread(i)] })
+	if src.Len() == 0 {
 		return noSelected(seen)
 	}
 	return nil
@@ -232,17 +247,7 @@ func ThreadName(s *profile.Sample) string {
 	if v := s.Label[labels.Thread]; len(v) > 0 {
 		th = v[0]
 	}
-	return threadName(proc, th)
-}
-
-func threadName(proc, th string) string {
-	switch {
-	case proc != "" && th != "":
-		return proc + "/" + th
-	case th != "":
-		return th
-	}
-	return proc
+	return stacks.Thread{Process: proc, Thread: th}.Name()
 }
 
 // limitReader fails with ErrTooLarge once more than limit bytes were read.

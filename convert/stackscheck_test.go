@@ -13,7 +13,7 @@ import (
 // reading it without does: the same error, or the same warnings and, when
 // the reader returns stacks, the same calling-context tree (nodes, values,
 // timeline) and, for readers whose stacks are complete
-// (Format.CompleteStacks), the same pprof bytes (pprofenc.WriteStacks).
+// (Format.CompleteStacks), the same pprof bytes (pprofenc.WriteSource).
 // Fuzz targets of readers with ParseStacks call it.
 func CheckStacks(t testing.TB, name string, data []byte, opts Options) {
 	t.Helper()
@@ -30,7 +30,7 @@ func CheckStacks(t testing.TB, name string, data []byte, opts Options) {
 	if !slices.Equal(sres.Warnings, res.Warnings) || sres.Format != res.Format {
 		t.Fatalf("with Stacks, %s and warnings %q; without, %s and %q", sres.Format, sres.Warnings, res.Format, res.Warnings)
 	}
-	if sres.Stacks == nil {
+	if compact(sres) == nil {
 		return
 	}
 	if sres.Profile.Sample != nil {
@@ -41,7 +41,7 @@ func CheckStacks(t testing.TB, name string, data []byte, opts Options) {
 	if err := want.Add(res.Profile); err != nil {
 		t.Fatal(err)
 	}
-	if err := got.AddSamples(sres.Profile, sres.Stacks); err != nil {
+	if err := got.AddSamples(sres.Samples); err != nil {
 		t.Fatal(err)
 	}
 	sameCCT(t, got.Finish(), want.Finish())
@@ -52,7 +52,7 @@ func CheckStacks(t testing.TB, name string, data []byte, opts Options) {
 	if err := pprofenc.WriteUncompressed(&wantPB, res.Profile); err != nil {
 		t.Fatal(err)
 	}
-	if err := pprofenc.WriteStacksUncompressed(&gotPB, sres.Profile, sres.Stacks); err != nil {
+	if err := pprofenc.WriteSourceUncompressed(&gotPB, sres.Samples); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(gotPB.Bytes(), wantPB.Bytes()) {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ctdiff/ctdiff/internal/corpus"
+	"github.com/ctdiff/ctdiff/stacks"
 )
 
 // TestV8StacksMatchProfile: for every DevTools trace and .cpuprofile of the
@@ -72,11 +73,11 @@ func TestV8Stacks(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Stacks == nil || res.Stacks.Len() == 0 || res.Profile.Sample != nil {
-				t.Fatalf("stacks %v and %d samples, want stacks only", res.Stacks, len(res.Profile.Sample))
+			if s := compact(res); s == nil || s.Len() == 0 || res.Profile.Sample != nil {
+				t.Fatalf("samples %T and %d in the profile, want stacks only", res.Samples, len(res.Profile.Sample))
 			}
-			if res.Stacks.AllTimed() != tt.timed {
-				t.Fatalf("AllTimed() = %v, want %v", res.Stacks.AllTimed(), tt.timed)
+			if stacks.AllTimed(res.Samples) != tt.timed {
+				t.Fatalf("AllTimed() = %v, want %v", stacks.AllTimed(res.Samples), tt.timed)
 			}
 		})
 	}

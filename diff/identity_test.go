@@ -54,7 +54,7 @@ func posTree(tb testing.TB, lines ...string) *cct.Tree {
 		if err != nil {
 			tb.Fatalf("posTree: bad value in %q", line)
 		}
-		id := t.AddChild(cct.RootID, t.Intern(cct.Frame{Function: thread, Kind: cct.KindThread}, cct.FrameInfo{}))
+		id := t.AddChild(cct.RootID, t.Intern(cct.Frame{Thread: thread, Kind: cct.KindThread}, cct.FrameInfo{}))
 		for _, fr := range strings.Split(f[0], ";") {
 			frame := cct.Frame{}
 			if i := strings.LastIndexByte(fr, '#'); i > 0 {

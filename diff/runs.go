@@ -25,6 +25,8 @@ type keyFrame struct {
 	Function, File string
 	Kind           cct.Kind
 	Ordinal        int32
+	// Thread and Process name thread frames (cct.Frame).
+	Thread, Process string
 	// Slot numbers same-named functions of one script (identity.go).
 	Slot int32
 	// StartLine and StartColumn are where the function is defined, as
@@ -88,7 +90,7 @@ func keyTableOf(base, nw []*run) *keyTable {
 
 // intern returns the key of a frame of a tree of side s (0 base, 1 new).
 func (kt *keyTable) intern(f cct.Frame, s int) key {
-	kf := keyFrame{Function: f.Function, File: f.File, Kind: f.Kind, Ordinal: f.Ordinal,
+	kf := keyFrame{Function: f.Function, File: f.File, Thread: f.Thread, Process: f.Process, Kind: f.Kind, Ordinal: f.Ordinal,
 		StartLine: f.StartLine, StartColumn: f.StartColumn}
 	id := kf
 	id.StartLine, id.StartColumn = 0, 0

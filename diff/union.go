@@ -359,7 +359,7 @@ func (u *union) compareNames(kt *keyTable, x, y int32) int {
 }
 
 func threadLabel(kf keyFrame) string {
-	return cct.ThreadLabel(cct.Frame{Function: kf.Function, File: kf.File, Ordinal: kf.Ordinal, Kind: kf.Kind})
+	return cct.ThreadLabel(cct.Frame{Thread: kf.Thread, Process: kf.Process, Ordinal: kf.Ordinal, Kind: kf.Kind})
 }
 
 // compareCheap orders two union nodes by name, then by id: deterministic and

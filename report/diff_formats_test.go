@@ -148,7 +148,7 @@ func hostileTrees(ms ...int64) []*cct.Tree {
 	var out []*cct.Tree
 	for _, v := range ms {
 		t := cct.New([]cct.ValueType{{Type: "cpu", Unit: "nanoseconds"}})
-		th := t.AddChild(cct.RootID, t.Intern(cct.Frame{Function: "main", Kind: cct.KindThread}, cct.FrameInfo{}))
+		th := t.AddChild(cct.RootID, t.Intern(cct.Frame{Thread: "main", Kind: cct.KindThread}, cct.FrameInfo{}))
 		main := t.AddChild(th, t.Intern(cct.Frame{Function: "main"}, cct.FrameInfo{}))
 		a := t.AddChild(main, t.Intern(cct.Frame{Function: "a"}, cct.FrameInfo{}))
 		t.Self(a)[0] = 100e6

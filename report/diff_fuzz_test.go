@@ -50,7 +50,7 @@ func renderAll(tb testing.TB, name, file string) rendered {
 	tb.Helper()
 	mk := func(v int64) []*cct.Tree {
 		t := cct.New([]cct.ValueType{{Type: "cpu", Unit: "nanoseconds"}})
-		th := t.AddChild(cct.RootID, t.Intern(cct.Frame{Function: "main", Kind: cct.KindThread}, cct.FrameInfo{}))
+		th := t.AddChild(cct.RootID, t.Intern(cct.Frame{Thread: "main", Kind: cct.KindThread}, cct.FrameInfo{}))
 		m := t.AddChild(th, t.Intern(cct.Frame{Function: "main"}, cct.FrameInfo{}))
 		t.Self(t.AddChild(m, t.Intern(cct.Frame{Function: "a"}, cct.FrameInfo{})))[0] = 100e6
 		t.Self(t.AddChild(m, t.Intern(cct.Frame{Function: name, File: file}, cct.FrameInfo{})))[0] = v

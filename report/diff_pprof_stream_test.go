@@ -221,7 +221,11 @@ func threadTrees(t *testing.T, values ...int64) []*cct.Tree {
 	for _, v := range values {
 		tr := cct.New([]cct.ValueType{{Type: "cpu", Unit: "nanoseconds"}})
 		add := func(parent cct.NodeID, name string, kind cct.Kind, self int64) cct.NodeID {
-			id := tr.AddChild(parent, tr.Intern(cct.Frame{Function: name, File: name + ".go", Kind: kind}, cct.FrameInfo{}))
+			f := cct.Frame{Function: name, File: name + ".go", Kind: kind}
+			if kind == cct.KindThread {
+				f = cct.Frame{Thread: name, Process: name + ".go", Kind: kind}
+			}
+			id := tr.AddChild(parent, tr.Intern(f, cct.FrameInfo{}))
 			tr.Self(id)[0] += self
 			return id
 		}

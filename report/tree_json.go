@@ -89,6 +89,7 @@ func jsonNode(t *cct.Tree, id cct.NodeID) cctjson.Node {
 		out.Kind = "root"
 	case cct.KindThread:
 		out.Kind = "thread"
+		out.Function, out.File = f.Thread, f.Process // the schema's names for them
 	}
 	if kids := t.Children(id); len(kids) > 0 {
 		out.Children = make([]int32, len(kids))

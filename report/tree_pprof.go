@@ -205,14 +205,14 @@ func (w *pprofWriter) location(f cct.FrameID, line int64) *profile.Location {
 // nil for the unnamed "(all threads)".
 func threadLabels(f cct.Frame) *profile.Sample {
 	s := &profile.Sample{}
-	if f.Function != "" {
-		s.Label = map[string][]string{labels.Thread: {f.Function}}
+	if f.Thread != "" {
+		s.Label = map[string][]string{labels.Thread: {f.Thread}}
 	}
-	if f.File != "" {
+	if f.Process != "" {
 		if s.Label == nil {
 			s.Label = map[string][]string{}
 		}
-		s.Label[labels.Process] = []string{f.File}
+		s.Label[labels.Process] = []string{f.Process}
 	}
 	if f.Ordinal > 0 {
 		s.NumLabel = map[string][]int64{threadOrdinalLabel: {int64(f.Ordinal)}}

@@ -239,9 +239,9 @@ func readAndBuild(path string, tab *table, side string) *cct.Tree {
 	}
 	m = now()
 	b := cct.NewBuilder(cct.Options{Prune: true})
-	st := res.Stacks
-	res.Stacks = nil
-	if err := b.AddSamples(res.Profile, st); err != nil {
+	st := res.Samples
+	res.Samples = nil
+	if err := b.AddSamples(st); err != nil {
 		log.Fatal(err)
 	}
 	t := b.Finish()

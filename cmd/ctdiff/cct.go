@@ -107,14 +107,8 @@ func runCCT(s *streams, o *cctOptions, args []string) error {
 	b := cct.NewBuilder(cct.Options{CallSites: o.callSites, Prune: o.prune, Timeline: latency})
 	samples := make([]int, len(results))
 	for i, r := range results {
-		if r.Stacks != nil {
-			samples[i] = r.Stacks.Len()
-			err = b.AddSamples(r.Profile, r.Stacks)
-		} else {
-			samples[i] = len(r.Profile.Sample)
-			err = b.Add(r.Profile)
-		}
-		if err != nil {
+		samples[i] = r.Samples.Len()
+		if err := b.AddSamples(r.Samples); err != nil {
 			return fmt.Errorf("%s: %w", paths[i], err)
 		}
 		results[i] = nil // the tree has what it needs

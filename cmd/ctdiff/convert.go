@@ -55,28 +55,26 @@ func runConvert(s *streams, o *convertOptions, args []string) error {
 	if err != nil {
 		return err
 	}
-	if r := results[0]; r.Stacks != nil {
+	if len(results) == 1 {
 		return writeOutput(s, o.output, true, bufferOutput(func(w io.Writer) error {
-			return pprofenc.WriteStacks(w, r.Profile, r.Stacks)
+			return pprofenc.WriteSource(w, results[0].Samples)
 		}))
 	}
-	p := results[0].Profile
-	if len(results) > 1 {
-		ps := make([]*profile.Profile, len(results))
-		for i, r := range results {
-			ps[i] = r.Profile
-			if ps[i].PeriodType == nil {
-				// profile.Merge dereferences it (a ctdiff.cct/v1 tree
-				// need not have one): an empty type merges with another.
-				ps[i].PeriodType = &profile.ValueType{}
-			}
+	ps := make([]*profile.Profile, len(results))
+	for i, r := range results {
+		ps[i] = r.Profile
+		if ps[i].PeriodType == nil {
+			// profile.Merge dereferences it (a ctdiff.cct/v1 tree need
+			// not have one): an empty type merges with another.
+			ps[i].PeriodType = &profile.ValueType{}
 		}
-		if bad, err := convert.CheckMergeTotals(ps); err != nil {
-			return fmt.Errorf("%s: %w", paths[bad], err)
-		}
-		if p, err = profile.Merge(ps); err != nil {
-			return fmt.Errorf("merging %d inputs: %w", len(ps), err)
-		}
+	}
+	if bad, err := convert.CheckMergeTotals(ps); err != nil {
+		return fmt.Errorf("%s: %w", paths[bad], err)
+	}
+	p, err := profile.Merge(ps)
+	if err != nil {
+		return fmt.Errorf("merging %d inputs: %w", len(ps), err)
 	}
 	return writeOutput(s, o.output, true, bufferOutput(func(w io.Writer) error {
 		return pprofenc.Write(w, p)

@@ -9,7 +9,7 @@ import (
 
 	"github.com/ctdiff/ctdiff/cct"
 	"github.com/ctdiff/ctdiff/convert"
-	"github.com/ctdiff/ctdiff/internal/labels"
+	"github.com/ctdiff/ctdiff/stacks"
 )
 
 // A builtTree is the tree of one input profile.
@@ -82,32 +82,15 @@ func buildTree(s *streams, path string, opts convert.Options, copts cct.Options)
 	}
 	s.progress.describe("building the tree of " + filepath.Base(path))
 	b := cct.NewBuilder(copts)
-	isTimed := timed(res)
-	if st := res.Stacks; st != nil {
-		// Nothing here refers to the stacks while the builder reads them,
-		// so it can let most of them go (Builder.AddSamples).
-		res.Stacks = nil
-		err = b.AddSamples(res.Profile, st)
-	} else {
-		err = b.Add(res.Profile)
-	}
+	isTimed := stacks.AllTimed(res.Samples)
+	// Nothing here refers to the samples while the builder reads them, so
+	// it can let compact stacks go (Builder.AddSamples).
+	src := res.Samples
+	res.Samples = nil
+	err = b.AddSamples(src)
 	if err != nil {
 		return builtTree{}, fmt.Errorf("%s: %w", path, err)
 	}
 	s.progress.describe("reading")
 	return builtTree{tree: b.Finish(), timed: isTimed, warnings: res.Warnings}, nil
-}
-
-// timed reports whether every sample of a profile has a timestamp, that is,
-// whether the tree's sibling order is the order of execution.
-func timed(r *convert.Result) bool {
-	if r.Stacks != nil {
-		return r.Stacks.AllTimed()
-	}
-	for _, smp := range r.Profile.Sample {
-		if len(smp.NumLabel[labels.Timestamp]) == 0 {
-			return false
-		}
-	}
-	return len(r.Profile.Sample) > 0
 }

@@ -24,6 +24,8 @@ var forbidden = map[string][]string{
 	"cct":     {"convert", "diff", "report", "cmd/ctdiff"},
 	"diff":    {"convert", "report", "cmd/ctdiff"},
 	"report":  {"convert", "cmd/ctdiff"},
+	// The samples' interchange is below convert and cct.
+	"stacks": {"convert", "cct", "diff", "report", "cmd/ctdiff"},
 }
 
 const cobra = "github.com/spf13/cobra"

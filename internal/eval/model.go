@@ -468,7 +468,7 @@ func newTemplate(name string, p *profile.Profile) (*template, error) {
 				label:   s.Label,
 				num:     map[string][]int64{},
 				numUnit: s.NumUnit,
-				Label:   cct.ThreadLabel(cct.Frame{Function: k.name, File: k.proc, Ordinal: ord, Kind: cct.KindThread}),
+				Label:   cct.ThreadLabel(cct.Frame{Thread: k.name, Process: k.proc, Ordinal: ord, Kind: cct.KindThread}),
 			}
 			for l, v := range s.NumLabel {
 				if l != labels.Timestamp {

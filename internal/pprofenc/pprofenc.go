@@ -20,7 +20,7 @@ import (
 	"slices"
 	"unsafe"
 
-	"github.com/ctdiff/ctdiff/internal/stacks"
+	"github.com/ctdiff/ctdiff/stacks"
 	"github.com/google/pprof/profile"
 )
 

@@ -5,32 +5,34 @@ import (
 	"io"
 
 	"github.com/ctdiff/ctdiff/internal/labels"
-	"github.com/ctdiff/ctdiff/internal/stacks"
+	"github.com/ctdiff/ctdiff/stacks"
 	"github.com/google/pprof/profile"
 )
 
-// WriteStacks is Write for a profile whose samples are s (p.Sample is
-// written after them; readers that return stacks leave it nil): it writes
-// what Write writes for p with each of s's samples as a profile.Sample
-// labelled the way convert.Builder labels them — thread and process as
-// string labels when not empty, pid and tid when known, timestamp_ns
-// (unit nanoseconds) when timed — without making those samples. For a
-// trace of millions of samples that is gigabytes less.
-func WriteStacks(w io.Writer, p *profile.Profile, s *stacks.Samples) error {
+// WriteSource writes the profile of src with src's samples, gzipped. The
+// samples of a profile (stacks.FromProfile) are written as Write writes
+// them. Compact samples (*stacks.Samples; the profile's Sample is written
+// after them, and readers that return them leave it nil) are written as
+// profile.Samples labelled the way convert.Builder labels them — thread
+// and process as string labels when not empty, pid and tid when known,
+// timestamp_ns (unit nanoseconds) when timed — without making those
+// samples: for a trace of millions of samples that is gigabytes less.
+func WriteSource(w io.Writer, src stacks.Source) error {
 	zw, err := gzip.NewWriterLevel(w, gzip.BestSpeed)
 	if err != nil {
 		return err
 	}
-	if err := WriteStacksUncompressed(zw, p, s); err != nil {
+	if err := WriteSourceUncompressed(zw, src); err != nil {
 		_ = zw.Close()
 		return err
 	}
 	return zw.Close()
 }
 
-// WriteStacksUncompressed is WriteStacks without gzip.
-func WriteStacksUncompressed(w io.Writer, p *profile.Profile, s *stacks.Samples) error {
-	return write(w, p, s)
+// WriteSourceUncompressed is WriteSource without gzip.
+func WriteSourceUncompressed(w io.Writer, src stacks.Source) error {
+	s, _ := src.(*stacks.Samples)
+	return write(w, src.Profile(), s)
 }
 
 // stackSamples encodes s's samples. A sample's labels are its thread's
@@ -39,14 +41,13 @@ func WriteStacksUncompressed(w io.Writer, p *profile.Profile, s *stacks.Samples)
 // then its timestamp: pprof sorts keys, and "pid" < "tid" <
 // "timestamp_ns" as "process" < "thread".
 func (e *encoder) stackSamples(p *profile.Profile, s *stacks.Samples) {
-	threads := make([][]byte, len(s.Threads))
-	types := len(p.SampleType)
+	threads := make([][]byte, len(s.ThreadList))
 	for i := range s.Len() {
 		b := appendLocationIDs(e.msg[:0], s.Stack(i), func(x int32) uint64 { return p.Location[x].ID })
-		b = appendRepeated(b, 2, s.Value(i, types))
-		x := s.Thread[i]
+		b = appendRepeated(b, 2, s.Value(i))
+		x := s.SampleThreads[i]
 		if threads[x] == nil {
-			threads[x] = e.threadLabels(s.Threads[x])
+			threads[x] = e.threadLabels(s.ThreadList[x])
 		}
 		b = append(b, threads[x]...)
 		if ts, ok := s.Time(i); ok {

@@ -8,17 +8,17 @@ import (
 	"testing"
 
 	"github.com/ctdiff/ctdiff/internal/labels"
-	"github.com/ctdiff/ctdiff/internal/stacks"
+	"github.com/ctdiff/ctdiff/stacks"
 	"github.com/google/pprof/profile"
 )
 
 // samples returns s's samples as profile.Samples of p, labelled as
-// WriteStacks documents (and convert.Builder does): one string label map
+// WriteSource documents (and convert.Builder does): one string label map
 // per thread, the timestamp's unit.
 func samples(p *profile.Profile, s *stacks.Samples) []*profile.Sample {
 	var out []*profile.Sample
-	str := make([]map[string][]string, len(s.Threads))
-	for i, th := range s.Threads {
+	str := make([]map[string][]string, len(s.ThreadList))
+	for i, th := range s.ThreadList {
 		if th.Thread != "" || th.Process != "" {
 			str[i] = map[string][]string{}
 			if th.Thread != "" {
@@ -30,11 +30,11 @@ func samples(p *profile.Profile, s *stacks.Samples) []*profile.Sample {
 		}
 	}
 	for i := range s.Len() {
-		smp := &profile.Sample{Value: s.Value(i, len(p.SampleType)), Label: str[s.Thread[i]]}
+		smp := &profile.Sample{Value: s.Value(i), Label: str[s.SampleThreads[i]]}
 		for _, x := range s.Stack(i) {
 			smp.Location = append(smp.Location, p.Location[x])
 		}
-		th := s.Threads[s.Thread[i]]
+		th := s.ThreadList[s.SampleThreads[i]]
 		num := map[string][]int64{}
 		if th.HasPID {
 			num[labels.PID] = []int64{th.PID}
@@ -66,20 +66,21 @@ func randomStacks(rng *rand.Rand, n int, timed func(i int) bool) (*profile.Profi
 		p.Function = append(p.Function, fn)
 		p.Location = append(p.Location, &profile.Location{ID: uint64(i + 1), Line: []profile.Line{{Function: fn, Line: int64(i)}}})
 	}
-	s := &stacks.Samples{Threads: []stacks.Thread{
+	s := stacks.New(p)
+	s.ThreadList = []stacks.Thread{
 		{Thread: "main", Process: "app", PID: 1, TID: 1, HasPID: true, HasTID: true},
 		{Thread: "worker", PID: 1, HasPID: true},
 		{},
 		{Process: "gpu", TID: 300, HasTID: true},
 		{Thread: "main", Process: "app", PID: 2, TID: 2, HasPID: true, HasTID: true},
-	}}
+	}
 	for i := range n {
 		for range rng.IntN(6) {
 			s.Locations = append(s.Locations, int32(rng.IntN(len(p.Location))))
 		}
 		s.Ends = append(s.Ends, len(s.Locations))
 		s.Values = append(s.Values, 1, rng.Int64N(1<<40))
-		s.Thread = append(s.Thread, int32(rng.IntN(len(s.Threads))))
+		s.SampleThreads = append(s.SampleThreads, int32(rng.IntN(len(s.ThreadList))))
 		if timed(i) {
 			if s.Timed == nil {
 				s.Times, s.Timed = make([]int64, n), make([]bool, n)
@@ -90,7 +91,7 @@ func randomStacks(rng *rand.Rand, n int, timed func(i int) bool) (*profile.Profi
 	return p, s
 }
 
-func TestWriteStacksSameAsWrite(t *testing.T) {
+func TestWriteSourceSameAsWrite(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, tt := range []struct {
 		name  string
@@ -112,7 +113,7 @@ func TestWriteStacksSameAsWrite(t *testing.T) {
 	})
 }
 
-// sameStacks checks that WriteStacks writes what Write writes for the
+// sameStacks checks that WriteSource writes what Write writes for the
 // samples as profile.Samples, and that pprof reads it back.
 func sameStacks(t *testing.T, p *profile.Profile, s *stacks.Samples) {
 	t.Helper()
@@ -123,14 +124,14 @@ func sameStacks(t *testing.T, p *profile.Profile, s *stacks.Samples) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteStacksUncompressed(&got, p, s); err != nil {
+	if err := WriteSourceUncompressed(&got, s); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got.Bytes(), want.Bytes()) {
 		t.Fatalf("%d bytes differ from pprof's %d for the samples as profile.Samples", got.Len(), want.Len())
 	}
 	var z bytes.Buffer
-	if err := WriteStacks(&z, p, s); err != nil {
+	if err := WriteSource(&z, s); err != nil {
 		t.Fatal(err)
 	}
 	back, err := profile.Parse(&z)
@@ -140,15 +141,25 @@ func sameStacks(t *testing.T, p *profile.Profile, s *stacks.Samples) {
 	if len(back.Sample) != s.Len() {
 		t.Fatalf("read back %d samples, want %d", len(back.Sample), s.Len())
 	}
+	// A profile's own samples are written as Write writes them.
+	p.Sample = samples(p, s)
+	defer func() { p.Sample = nil }()
+	var own bytes.Buffer
+	if err := WriteSourceUncompressed(&own, stacks.FromProfile(p)); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(own.Bytes(), want.Bytes()) {
+		t.Fatalf("FromProfile: %d bytes differ from pprof's %d", own.Len(), want.Len())
+	}
 }
 
-// BenchmarkWriteStacks writes 400,000 timestamped samples (the largest
+// BenchmarkWriteSource writes 400,000 timestamped samples (the largest
 // corpus trace's count) from stacks.
-func BenchmarkWriteStacks(b *testing.B) {
-	p, s := randomStacks(rand.New(rand.NewPCG(3, 4)), 400_000, func(int) bool { return true })
+func BenchmarkWriteSource(b *testing.B) {
+	_, s := randomStacks(rand.New(rand.NewPCG(3, 4)), 400_000, func(int) bool { return true })
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := WriteStacks(io.Discard, p, s); err != nil {
+		if err := WriteSource(io.Discard, s); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,0 +1,209 @@
+// Package stacks is the one form in which a profile's samples travel from
+// convert to cct: a Source, read by index. Two forms implement it. A
+// *profile.Profile's own samples (FromProfile) are what most readers make.
+// Samples holds them compactly — stacks as location indexes in one array,
+// values in another, thread identities shared — and is what readers that
+// can produce it return (convert's pprof and call tree readers, with
+// convert.Options.Stacks): without a profile.Sample, a location slice and
+// label maps per sample, a 200,000-stack profile takes a third of the
+// memory and most of the garbage collector's work goes.
+//
+// A Source keeps what trees are built from (stacks, values, the labels
+// that name threads, timestamps); Samples keeps no other label.
+//
+// It is below convert and cct, and imports neither.
+package stacks
+
+import (
+	"github.com/google/pprof/profile"
+)
+
+// A Source is one profile's samples. The profile (Profile) holds what is
+// not per sample: sample types, locations, functions, period.
+type Source interface {
+	// Profile returns the profile the samples belong to. Its Sample is
+	// nil unless the samples are its own (FromProfile).
+	Profile() *profile.Profile
+	// Len returns the number of samples.
+	Len() int
+	// Depth returns the number of locations of sample i's stack.
+	Depth(i int) int
+	// Stack returns sample i's stack, leaf first as in pprof, as indexes
+	// for Location. The slice is valid until the next call and must not be
+	// modified.
+	Stack(i int) []int32
+	// Location returns the location of a stack index: Profile().Location[x]
+	// where the profile holds it.
+	Location(x int32) *profile.Location
+	// Value returns sample i's values, one per sample type; not to be
+	// modified.
+	Value(i int) []int64
+	// Time returns sample i's timestamp_ns label, if it has one.
+	Time(i int) (ns int64, ok bool)
+	// Thread returns the index in Threads of sample i's thread.
+	Thread(i int) int32
+	// Threads returns the thread identities of the samples: at least
+	// those of every index Thread has returned.
+	Threads() []Thread
+	// Keep keeps the samples for which keep returns true, in order, in
+	// place. It calls keep for each sample in order, before it moves any
+	// sample after it, so keep may read sample i through the Source.
+	Keep(keep func(i int) bool)
+}
+
+// A Thread is the thread identity of samples: the first values of their
+// thread, process, pid and tid labels (internal/labels).
+type Thread struct {
+	Thread, Process string
+	PID, TID        int64
+	HasPID, HasTID  bool
+}
+
+// Name is the name a thread is selected by (convert's --thread):
+// "process/thread" when both are set, else whichever is set.
+func (th Thread) Name() string {
+	switch {
+	case th.Process != "" && th.Thread != "":
+		return th.Process + "/" + th.Thread
+	case th.Thread != "":
+		return th.Thread
+	}
+	return th.Process
+}
+
+// AllTimed reports whether every sample has a timestamp (and there is at
+// least one sample): whether samples in time order are in execution order.
+func AllTimed(src Source) bool {
+	if s, ok := src.(*Samples); ok {
+		return s.allTimed()
+	}
+	for i := range src.Len() {
+		if _, ok := src.Time(i); !ok {
+			return false
+		}
+	}
+	return src.Len() > 0
+}
+
+// Samples are the samples of one profile, compactly. Make them with New.
+type Samples struct {
+	p *profile.Profile
+	// Locations holds every sample's stack as indexes into the profile's
+	// Location slice, leaf first as in pprof, one sample after another;
+	// sample i's stack ends at Ends[i].
+	Locations []int32
+	Ends      []int
+	// Starts, when not nil, says where each sample's stack starts in
+	// Locations, which then need not follow one another: samples may share
+	// a stack, or its tail (readers of call trees, whose nodes are sampled
+	// many times, lay each node's stack out once). Samples with the same
+	// start and end have the same stack.
+	Starts []int
+	// Values holds the values of every sample, one per sample type.
+	Values []int64
+	// SampleThreads is each sample's index into ThreadList.
+	SampleThreads []int32
+	ThreadList    []Thread
+	// Times holds each sample's timestamp_ns label where Timed says it has
+	// one; both are nil when no sample has one.
+	Times []int64
+	Timed []bool
+}
+
+// New returns empty Samples of the profile p, whose Sample should be nil.
+func New(p *profile.Profile) *Samples { return &Samples{p: p} }
+
+// Profile returns the profile the samples belong to.
+func (s *Samples) Profile() *profile.Profile { return s.p }
+
+// Len returns the number of samples.
+func (s *Samples) Len() int { return len(s.Ends) }
+
+// Depth returns the number of locations of sample i's stack.
+func (s *Samples) Depth(i int) int { return s.Ends[i] - s.Start(i) }
+
+// Stack returns sample i's stack, leaf first, a part of Locations.
+func (s *Samples) Stack(i int) []int32 {
+	return s.Locations[s.Start(i):s.Ends[i]]
+}
+
+// Location returns the profile's location x.
+func (s *Samples) Location(x int32) *profile.Location { return s.p.Location[x] }
+
+// Start returns where sample i's stack starts in Locations.
+func (s *Samples) Start(i int) int {
+	switch {
+	case s.Starts != nil:
+		return s.Starts[i]
+	case i > 0:
+		return s.Ends[i-1]
+	}
+	return 0
+}
+
+// Value returns sample i's values.
+func (s *Samples) Value(i int) []int64 {
+	n := len(s.p.SampleType)
+	return s.Values[i*n : i*n+n : i*n+n]
+}
+
+// Time returns sample i's timestamp, if it has one.
+func (s *Samples) Time(i int) (int64, bool) {
+	if s.Timed == nil || !s.Timed[i] {
+		return 0, false
+	}
+	return s.Times[i], true
+}
+
+// Thread returns the index in ThreadList of sample i's thread.
+func (s *Samples) Thread(i int) int32 { return s.SampleThreads[i] }
+
+// Threads returns ThreadList.
+func (s *Samples) Threads() []Thread { return s.ThreadList }
+
+func (s *Samples) allTimed() bool {
+	if s.Timed == nil || s.Len() == 0 {
+		return false
+	}
+	for _, t := range s.Timed {
+		if !t {
+			return false
+		}
+	}
+	return true
+}
+
+// Keep keeps the samples for which keep returns true, in order, in place.
+// Shared stacks (Starts) stay where they are.
+func (s *Samples) Keep(keep func(i int) bool) {
+	types := len(s.p.SampleType)
+	loc, n := 0, 0
+	start := 0
+	for i, end := range s.Ends {
+		if s.Starts != nil {
+			start = s.Starts[i]
+		}
+		if keep(i) {
+			if s.Starts != nil {
+				s.Starts[n], s.Ends[n] = start, end
+			} else {
+				loc += copy(s.Locations[loc:], s.Locations[start:end])
+				s.Ends[n] = loc
+			}
+			copy(s.Values[n*types:], s.Values[i*types:i*types+types])
+			s.SampleThreads[n] = s.SampleThreads[i]
+			if s.Timed != nil {
+				s.Times[n], s.Timed[n] = s.Times[i], s.Timed[i]
+			}
+			n++
+		}
+		start = end
+	}
+	if s.Starts != nil {
+		s.Starts, loc = s.Starts[:n], len(s.Locations)
+	}
+	s.Locations, s.Ends, s.Values, s.SampleThreads = s.Locations[:loc], s.Ends[:n], s.Values[:n*types], s.SampleThreads[:n]
+	if s.Timed != nil {
+		s.Times, s.Timed = s.Times[:n], s.Timed[:n]
+	}
+}
