@@ -9,8 +9,8 @@ import (
 	"github.com/google/pprof/profile"
 )
 
-// A Frame is one stack frame as a converter sees it.
-type Frame struct {
+// A stackFrame is one stack frame as a converter sees it.
+type stackFrame struct {
 	// Name is the function name shown to users and used for matching.
 	Name string
 	// SystemName is the raw name from the source when it differs from Name
@@ -28,8 +28,8 @@ type Frame struct {
 	StartLine int64
 }
 
-// SampleMeta is the per-sample context a converter knows.
-type SampleMeta struct {
+// sampleMeta is the per-sample context a converter knows.
+type sampleMeta struct {
 	Thread, Process string
 	PID, TID        int64
 	HasPID, HasTID  bool
@@ -40,10 +40,10 @@ type SampleMeta struct {
 	Labels map[string]string
 }
 
-// A Builder assembles a pprof profile from frames and samples, interning
+// A profileBuilder assembles a pprof profile from frames and samples, interning
 // functions and locations so converters deal only with names. It writes no
 // mappings: ctdiff's converters produce symbolized locations.
-type Builder struct {
+type profileBuilder struct {
 	p      *profile.Profile
 	funcs  map[funcKey]*profile.Function
 	locs   map[locKey]*profile.Location
@@ -76,9 +76,9 @@ type threadKey struct {
 
 var timestampUnits = map[string][]string{labels.Timestamp: {labels.TimestampUnit}}
 
-// NewBuilder starts a profile with the given sample types, in order.
-func NewBuilder(sampleTypes ...*profile.ValueType) *Builder {
-	return &Builder{
+// newProfileBuilder starts a profile with the given sample types, in order.
+func newProfileBuilder(sampleTypes ...*profile.ValueType) *profileBuilder {
+	return &profileBuilder{
 		p:      &profile.Profile{SampleType: sampleTypes},
 		funcs:  map[funcKey]*profile.Function{},
 		locs:   map[locKey]*profile.Location{},
@@ -88,10 +88,10 @@ func NewBuilder(sampleTypes ...*profile.ValueType) *Builder {
 
 // Profile returns the profile built so far. Set its PeriodType, Period,
 // TimeNanos, DurationNanos and Comments directly.
-func (b *Builder) Profile() *profile.Profile { return b.p }
+func (b *profileBuilder) Profile() *profile.Profile { return b.p }
 
 // Location returns the interned location of a frame.
-func (b *Builder) Location(f Frame) *profile.Location {
+func (b *profileBuilder) Location(f stackFrame) *profile.Location {
 	fn := b.function(f)
 	k := locKey{fn, f.Line, f.Column}
 	if l, ok := b.locs[k]; ok {
@@ -106,7 +106,7 @@ func (b *Builder) Location(f Frame) *profile.Location {
 	return l
 }
 
-func (b *Builder) function(f Frame) *profile.Function {
+func (b *profileBuilder) function(f stackFrame) *profile.Function {
 	sys := f.SystemName
 	if sys == "" {
 		sys = f.Name
@@ -123,8 +123,8 @@ func (b *Builder) function(f Frame) *profile.Function {
 
 // Add appends a sample. stack is leaf first, as in pprof; values has one
 // entry per sample type. The slices are retained: do not reuse them
-// (unless the Builder collects stacks).
-func (b *Builder) Add(stack []*profile.Location, values []int64, m SampleMeta) {
+// (unless the profileBuilder collects stacks).
+func (b *profileBuilder) Add(stack []*profile.Location, values []int64, m sampleMeta) {
 	if b.stacks != nil {
 		b.addStack(stack, values, m)
 		return
@@ -150,7 +150,7 @@ func (b *Builder) Add(stack []*profile.Location, values []int64, m SampleMeta) {
 
 // threadLabels returns a label map shared by all samples with the same
 // string labels: one map per thread instead of one per sample.
-func (b *Builder) threadLabels(m SampleMeta) map[string][]string {
+func (b *profileBuilder) threadLabels(m sampleMeta) map[string][]string {
 	if m.Thread == "" && m.Process == "" && len(m.Labels) == 0 {
 		return nil
 	}
@@ -171,7 +171,7 @@ func (b *Builder) threadLabels(m SampleMeta) map[string][]string {
 	return l
 }
 
-func (b *Builder) newLabels(m SampleMeta) map[string][]string {
+func (b *profileBuilder) newLabels(m sampleMeta) map[string][]string {
 	l := make(map[string][]string, 2+len(m.Labels))
 	if m.Thread != "" {
 		l[labels.Thread] = []string{m.Thread}
@@ -186,15 +186,15 @@ func (b *Builder) newLabels(m SampleMeta) map[string][]string {
 }
 
 // CollectStacks makes Add collect the samples as stacks.Samples (Stacks)
-// instead of profile.Samples, for readers' Format.ParseStacks: a
+// instead of profile.Samples, for readers' inputFormat.ParseStacks: a
 // timestamped sample then takes about 40 bytes and 4 per frame instead of
 // about 550 (a profile.Sample and its own NumLabel map for the
 // timestamp). It keeps what stacks.Samples keeps: the stack, the values,
 // the thread identity and the time; SampleMeta.Labels are not kept. Add
 // copies the stack and values, and panics if the stack holds a location
-// this Builder did not make or values do not match the sample types (a
+// this profileBuilder did not make or values do not match the sample types (a
 // reader's bug). Call it before the first Add.
-func (b *Builder) CollectStacks() {
+func (b *profileBuilder) CollectStacks() {
 	b.stacks = stacks.New(b.p)
 	b.threads = map[stacks.Thread]int32{}
 	b.lastThread = -1
@@ -202,7 +202,7 @@ func (b *Builder) CollectStacks() {
 
 // Stacks returns the samples Add collected since CollectStacks, nil
 // without CollectStacks. The profile's Sample stays nil.
-func (b *Builder) Stacks() *stacks.Samples {
+func (b *profileBuilder) Stacks() *stacks.Samples {
 	if b.stacks != nil && b.pool != nil {
 		b.stacks.Locations = b.pool.locs
 	}
@@ -211,7 +211,7 @@ func (b *Builder) Stacks() *stacks.Samples {
 
 // usePool has samples share the stacks laid out in sp (addRef); Add then
 // lays a stack out in it too. Call it before the first Add.
-func (b *Builder) usePool(sp *stackPool) {
+func (b *profileBuilder) usePool(sp *stackPool) {
 	b.pool = sp
 	if b.stacks != nil {
 		b.stacks.Starts = []int{}
@@ -219,7 +219,7 @@ func (b *Builder) usePool(sp *stackPool) {
 }
 
 // addRef appends a sample whose stack is laid out in the pool.
-func (b *Builder) addRef(ref stackRef, values []int64, m SampleMeta) {
+func (b *profileBuilder) addRef(ref stackRef, values []int64, m sampleMeta) {
 	if b.stacks == nil {
 		b.Add(b.poolStack(ref), values, m)
 		return
@@ -229,7 +229,7 @@ func (b *Builder) addRef(ref stackRef, values []int64, m SampleMeta) {
 }
 
 // poolStack returns a laid out stack as locations, sharing their array.
-func (b *Builder) poolStack(ref stackRef) []*profile.Location {
+func (b *profileBuilder) poolStack(ref stackRef) []*profile.Location {
 	for _, x := range b.pool.locs[len(b.ptrs):] {
 		b.ptrs = append(b.ptrs, b.p.Location[x])
 	}
@@ -238,7 +238,7 @@ func (b *Builder) poolStack(ref stackRef) []*profile.Location {
 
 // Grow makes room for n more samples holding frames frames in all, so
 // that collecting millions of samples does not copy them as it grows.
-func (b *Builder) Grow(n, frames int) {
+func (b *profileBuilder) Grow(n, frames int) {
 	s := b.stacks
 	if s == nil {
 		b.p.Sample = slices.Grow(b.p.Sample, n)
@@ -256,7 +256,7 @@ func (b *Builder) Grow(n, frames int) {
 	}
 }
 
-func (b *Builder) addStack(stack []*profile.Location, values []int64, m SampleMeta) {
+func (b *profileBuilder) addStack(stack []*profile.Location, values []int64, m sampleMeta) {
 	s := b.stacks
 	locs := &s.Locations
 	if b.pool != nil {
@@ -266,7 +266,7 @@ func (b *Builder) addStack(stack []*profile.Location, values []int64, m SampleMe
 	for _, l := range stack {
 		// Location gives location i the id i+1.
 		if l.ID == 0 || l.ID > uint64(len(b.p.Location)) || b.p.Location[l.ID-1] != l {
-			panic("convert: Builder.Add: a location not made by this Builder's Location")
+			panic("convert: profileBuilder.Add: a location not made by this profileBuilder's Location")
 		}
 		*locs = append(*locs, int32(l.ID-1))
 	}
@@ -274,10 +274,10 @@ func (b *Builder) addStack(stack []*profile.Location, values []int64, m SampleMe
 }
 
 // addMeta appends the rest of a collected sample whose stack ends at end.
-func (b *Builder) addMeta(end int, values []int64, m SampleMeta) {
+func (b *profileBuilder) addMeta(end int, values []int64, m sampleMeta) {
 	s := b.stacks
 	if len(values) != len(b.p.SampleType) {
-		panic(fmt.Sprintf("convert: Builder.Add: %d values for %d sample types", len(values), len(b.p.SampleType)))
+		panic(fmt.Sprintf("convert: profileBuilder.Add: %d values for %d sample types", len(values), len(b.p.SampleType)))
 	}
 	s.Ends = append(s.Ends, end)
 	s.Values = append(s.Values, values...)
@@ -292,7 +292,7 @@ func (b *Builder) addMeta(end int, values []int64, m SampleMeta) {
 }
 
 // threadIndex returns the index of a sample's thread in stacks.Samples.ThreadList.
-func (b *Builder) threadIndex(m SampleMeta) int32 {
+func (b *profileBuilder) threadIndex(m sampleMeta) int32 {
 	th := stacks.Thread{Thread: m.Thread, Process: m.Process, PID: m.PID, TID: m.TID, HasPID: m.HasPID, HasTID: m.HasTID}
 	s := b.stacks
 	if b.lastThread >= 0 && s.ThreadList[b.lastThread] == th {

@@ -9,12 +9,12 @@ import (
 // buildSome adds the same samples to b whichever way it collects them:
 // two threads that take turns, a sample without a time before the first
 // timed one, pid and tid with and without values, a further label.
-func buildSome(b *Builder) {
-	f := b.Location(Frame{Name: "f", File: "a.js", Line: 3})
-	g := b.Location(Frame{Name: "g", File: "a.js", Line: 9, Column: 2})
-	h := b.Location(Frame{Name: "h", SystemName: "_h"})
-	main := SampleMeta{Thread: "main", Process: "app", PID: 7, TID: 7, HasPID: true, HasTID: true}
-	worker := SampleMeta{Thread: "worker", PID: 7, HasPID: true}
+func buildSome(b *profileBuilder) {
+	f := b.Location(stackFrame{Name: "f", File: "a.js", Line: 3})
+	g := b.Location(stackFrame{Name: "g", File: "a.js", Line: 9, Column: 2})
+	h := b.Location(stackFrame{Name: "h", SystemName: "_h"})
+	main := sampleMeta{Thread: "main", Process: "app", PID: 7, TID: 7, HasPID: true, HasTID: true}
+	worker := sampleMeta{Thread: "worker", PID: 7, HasPID: true}
 	b.Add([]*profile.Location{g, f}, []int64{1, 10}, main)
 	for i := range int64(6) {
 		m := main
@@ -24,8 +24,8 @@ func buildSome(b *Builder) {
 		m.Time, m.HasTime = 100*i, i != 4
 		b.Add([]*profile.Location{h, g, f}[i%3:], []int64{1, 10 + i}, m)
 	}
-	b.Add(nil, []int64{2, 0}, SampleMeta{Labels: map[string]string{"state": "RUNNABLE"}})
-	b.Add([]*profile.Location{f}, []int64{1, 5}, SampleMeta{Process: "app"})
+	b.Add(nil, []int64{2, 0}, sampleMeta{Labels: map[string]string{"state": "RUNNABLE"}})
+	b.Add([]*profile.Location{f}, []int64{1, 5}, sampleMeta{Process: "app"})
 }
 
 func builderTypes() []*profile.ValueType {
@@ -35,9 +35,9 @@ func builderTypes() []*profile.ValueType {
 // TestBuilderCollectStacks: collected stacks are the samples Add makes
 // otherwise (but for the labels stacks.Samples does not keep).
 func TestBuilderCollectStacks(t *testing.T) {
-	want := NewBuilder(builderTypes()...)
+	want := newProfileBuilder(builderTypes()...)
 	buildSome(want)
-	b := NewBuilder(builderTypes()...)
+	b := newProfileBuilder(builderTypes()...)
 	b.CollectStacks()
 	b.Grow(2, 3)
 	buildSome(b)
@@ -49,22 +49,22 @@ func TestBuilderCollectStacks(t *testing.T) {
 		t.Errorf("%d threads, want 4: %+v", len(s.Threads()), s.Threads())
 	}
 	matchStacks(t, b.Profile(), s, want.Profile())
-	if NewBuilder().Stacks() != nil {
+	if newProfileBuilder().Stacks() != nil {
 		t.Error("Stacks is not nil without CollectStacks")
 	}
 }
 
 func TestBuilderCollectStacksPanics(t *testing.T) {
-	other := NewBuilder(builderTypes()...)
-	foreign := other.Location(Frame{Name: "x"})
-	for name, add := range map[string]func(b *Builder){
-		"foreign location": func(b *Builder) { b.Add([]*profile.Location{foreign}, []int64{1, 1}, SampleMeta{}) },
-		"values":           func(b *Builder) { b.Add(nil, []int64{1}, SampleMeta{}) },
+	other := newProfileBuilder(builderTypes()...)
+	foreign := other.Location(stackFrame{Name: "x"})
+	for name, add := range map[string]func(b *profileBuilder){
+		"foreign location": func(b *profileBuilder) { b.Add([]*profile.Location{foreign}, []int64{1, 1}, sampleMeta{}) },
+		"values":           func(b *profileBuilder) { b.Add(nil, []int64{1}, sampleMeta{}) },
 	} {
 		t.Run(name, func(t *testing.T) {
-			b := NewBuilder(builderTypes()...)
+			b := newProfileBuilder(builderTypes()...)
 			b.CollectStacks()
-			b.Location(Frame{Name: "y"})
+			b.Location(stackFrame{Name: "y"})
 			defer func() {
 				if recover() == nil {
 					t.Fatal("no panic")

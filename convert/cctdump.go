@@ -84,13 +84,13 @@ import (
 //	    process), or a single thread node with an empty name for a tree that
 //	    merges all threads; the root's children are threads.
 func init() {
-	Register(Format{
+	register(inputFormat{
 		Name:        "cct",
 		Description: "calling-context tree saved as ctdiff.cct/v1 JSON (ctdiff cct --format json)",
 		Priority:    55,
 		Sniff:       sniffCCTDump,
 		Parse:       parseCCTDump,
-		ParseStacks: func(in *Input) (*profile.Profile, *stacks.Samples, error) {
+		ParseStacks: func(in *parserInput) (*profile.Profile, *stacks.Samples, error) {
 			return readCCTDump(in, true)
 		},
 		CompleteStacks: true,
@@ -107,14 +107,14 @@ func nodeError(id int32, format string, args ...any) *SyntaxError {
 	return &SyntaxError{Where: fmt.Sprintf("node %d", id), Msg: fmt.Sprintf(format, args...)}
 }
 
-func parseCCTDump(in *Input) (*profile.Profile, error) {
+func parseCCTDump(in *parserInput) (*profile.Profile, error) {
 	p, _, err := readCCTDump(in, false)
 	return p, err
 }
 
 // readCCTDump reads the tree into a profile, its samples as
 // profile.Samples or, with collect, as stacks.Samples.
-func readCCTDump(in *Input, collect bool) (*profile.Profile, *stacks.Samples, error) {
+func readCCTDump(in *parserInput, collect bool) (*profile.Profile, *stacks.Samples, error) {
 	var tree cctjson.Tree
 	dec := json.NewDecoder(in.R)
 	if err := dec.Decode(&tree); err != nil {
@@ -122,22 +122,22 @@ func readCCTDump(in *Input, collect bool) (*profile.Profile, *stacks.Samples, er
 		var te *json.UnmarshalTypeError
 		switch {
 		case errors.As(err, &se):
-			return nil, nil, OffsetError(se.Offset, "invalid JSON: %v", err)
+			return nil, nil, errAtOffset(se.Offset, "invalid JSON: %v", err)
 		case errors.As(err, &te) && te.Field == "":
-			return nil, nil, OffsetError(te.Offset, "expected a JSON object (a ctdiff.cct/v1 tree), found %s", te.Value)
+			return nil, nil, errAtOffset(te.Offset, "expected a JSON object (a ctdiff.cct/v1 tree), found %s", te.Value)
 		case errors.As(err, &te):
-			return nil, nil, OffsetError(te.Offset, "expected %s for %s, found %s", jsonType(te.Type), te.Field, te.Value)
+			return nil, nil, errAtOffset(te.Offset, "expected %s for %s, found %s", jsonType(te.Type), te.Field, te.Value)
 		}
 		return nil, nil, fmt.Errorf("invalid JSON: %w", err)
 	}
 	if tree.Schema != cctjson.Schema {
-		return nil, nil, OffsetError(0, "expected schema %q, found %q", cctjson.Schema, tree.Schema)
+		return nil, nil, errAtOffset(0, "expected schema %q, found %q", cctjson.Schema, tree.Schema)
 	}
 	if tree.View != "" && tree.View != "top-down" {
-		return nil, nil, OffsetError(0, "the tree's view is %q: only top-down trees can be read back (the paths of other views do not run from callers to callees)", tree.View)
+		return nil, nil, errAtOffset(0, "the tree's view is %q: only top-down trees can be read back (the paths of other views do not run from callers to callees)", tree.View)
 	}
 	if len(tree.SampleTypes) == 0 {
-		return nil, nil, OffsetError(0, "the tree has no sample_types")
+		return nil, nil, errAtOffset(0, "the tree has no sample_types")
 	}
 	c := &cctReader{in: in, tree: &tree, byID: make(map[int32]int, len(tree.Nodes))}
 	if err := c.check(); err != nil {
@@ -147,7 +147,7 @@ func readCCTDump(in *Input, collect bool) (*profile.Profile, *stacks.Samples, er
 }
 
 type cctReader struct {
-	in    *Input
+	in    *parserInput
 	tree  *cctjson.Tree
 	byID  map[int32]int // id → index in tree.Nodes
 	order []int         // pre-order, by the children lists
@@ -185,7 +185,7 @@ func (c *cctReader) check() error {
 		}
 	}
 	if c.root < 0 {
-		return OffsetError(0, "the tree has no root node (kind \"root\")")
+		return errAtOffset(0, "the tree has no root node (kind \"root\")")
 	}
 	visited := make([]bool, len(nodes))
 	stack := []int{c.root}
@@ -256,7 +256,7 @@ func (c *cctReader) profile(collect bool) (*profile.Profile, *stacks.Samples, er
 			&profile.ValueType{Type: "latency_aggressive", Unit: "nanoseconds"})
 		latIdx = len(st) - 2
 	}
-	b := NewBuilder(st...)
+	b := newProfileBuilder(st...)
 	if collect {
 		b.CollectStacks()
 	}
@@ -281,7 +281,7 @@ func (c *cctReader) profile(collect bool) (*profile.Profile, *stacks.Samples, er
 	if err != nil {
 		return nil, nil, err
 	}
-	var meta SampleMeta
+	var meta sampleMeta
 	rootSelf := false
 	for _, i := range c.order {
 		n := &nodes[i]
@@ -289,11 +289,11 @@ func (c *cctReader) profile(collect bool) (*profile.Profile, *stacks.Samples, er
 		case i == c.root:
 			if c.nonzero(n) {
 				rootSelf = true
-				b.Add(nil, c.values(n, len(st), countIdx, latIdx), SampleMeta{})
+				b.Add(nil, c.values(n, len(st), countIdx, latIdx), sampleMeta{})
 			}
 			continue
 		case n.Kind == "thread":
-			meta = SampleMeta{Thread: n.Function, Process: n.File}
+			meta = sampleMeta{Thread: n.Function, Process: n.File}
 			if ordinals[[2]string{n.File, n.Function}] {
 				meta.TID, meta.HasTID = int64(n.Ordinal), true
 			}
@@ -303,7 +303,7 @@ func (c *cctReader) profile(collect bool) (*profile.Profile, *stacks.Samples, er
 			continue
 		}
 		if c.byID[n.Parent] == c.root {
-			meta = SampleMeta{} // a function directly under the root: no thread
+			meta = sampleMeta{} // a function directly under the root: no thread
 		}
 		if c.needsSample(n) {
 			b.addRef(refs[i], c.values(n, len(st), countIdx, latIdx), meta)
@@ -320,7 +320,7 @@ func (c *cctReader) profile(collect bool) (*profile.Profile, *stacks.Samples, er
 // (stackpool.go): each holds the node's whole path, so a deep chain of
 // small nodes would otherwise take memory quadratic in the file. It
 // returns each node's stack, by index in the tree's nodes.
-func (c *cctReader) layout(b *Builder) ([]stackRef, error) {
+func (c *cctReader) layout(b *profileBuilder) ([]stackRef, error) {
 	nodes := c.tree.Nodes
 	budget := c.in.stackBudget()
 	depth := make([]int, len(nodes)) // frames in the node's stack
@@ -350,7 +350,7 @@ func (c *cctReader) layout(b *Builder) ([]stackRef, error) {
 		child := int32(-1)
 		for j := i; j >= 0; {
 			f := &nodes[j]
-			fr := Frame{Name: f.Function, SystemName: f.SystemName, File: f.File, Line: f.Line, Column: f.Column, StartLine: f.StartLine}
+			fr := stackFrame{Name: f.Function, SystemName: f.SystemName, File: f.File, Line: f.Line, Column: f.Column, StartLine: f.StartLine}
 			owner := j
 			if child >= 0 {
 				if cs := nodes[child].CallSite; cs != 0 {

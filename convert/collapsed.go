@@ -17,7 +17,7 @@ import (
 // output, optionally with --threads and frame-kind annotations) and
 // jfr-parser (VALUE in brackets). The input is aggregated: no timestamps.
 func init() {
-	Register(Format{
+	register(inputFormat{
 		Name:        "collapsed",
 		Description: "folded stacks \"a;b;c 12\" (FlameGraph, async-profiler, jfr-parser)",
 		Priority:    0,
@@ -76,16 +76,16 @@ var threadFrame = regexp.MustCompile(`^\[(.*) tid=(\d+)\]$`)
 // memory grows with the distinct stacks, not with the lines: a file that
 // repeats a line holds one sample. Samples keep the order of first
 // appearance, which is all the order folded stacks have.
-func parseCollapsed(in *Input) (*profile.Profile, error) {
+func parseCollapsed(in *parserInput) (*profile.Profile, error) {
 	r := &collapsedReader{
-		b:      NewBuilder(&profile.ValueType{Type: "samples", Unit: "count"}),
+		b:      newProfileBuilder(&profile.ValueType{Type: "samples", Unit: "count"}),
 		locs:   map[string]*profile.Location{},
 		merged: map[string]*profile.Sample{},
 	}
 	p := r.b.Profile()
 	p.PeriodType = &profile.ValueType{Type: "samples", Unit: "count"}
 	p.Period = 1
-	lr := NewLineReader(in.R)
+	lr := newLineReader(in.R)
 	skipped := 0
 	var firstErr error
 	for lr.Scan() {
@@ -97,7 +97,7 @@ func parseCollapsed(in *Input) (*profile.Profile, error) {
 		if err == nil {
 			continue
 		}
-		if !in.Options.SkipInvalidLines || errors.Is(err, ErrStackLimit) {
+		if !in.Options.SkipInvalidLines || errors.Is(err, errStackLimit) {
 			return nil, err
 		}
 		if skipped++; skipped == 1 {
@@ -117,7 +117,7 @@ func parseCollapsed(in *Input) (*profile.Profile, error) {
 }
 
 type collapsedReader struct {
-	b      *Builder
+	b      *profileBuilder
 	locs   map[string]*profile.Location // by the frame's text
 	merged map[string]*profile.Sample   // by thread and stack (collapsedReader.key)
 	stack  []*profile.Location          // the current line's, root first
@@ -140,7 +140,7 @@ func (r *collapsedReader) line(line []byte, lineNo int) error {
 		err := (&stackBudget{limit: math.MaxInt64}).take(depth)
 		return fmt.Errorf("sample %d: %w", len(r.b.Profile().Sample), err)
 	}
-	var meta SampleMeta
+	var meta sampleMeta
 	if r.stack, meta, err = r.frames(frames, r.stack[:0], lineNo); err != nil {
 		return err
 	}
@@ -152,7 +152,7 @@ func (r *collapsedReader) line(line []byte, lineNo int) error {
 	}
 	if s, ok := r.merged[string(r.key)]; ok {
 		if s.Value[0] > math.MaxInt64-n {
-			return LineError(lineNo, "the counts of this stack add up to more than %d", int64(math.MaxInt64))
+			return errAtLine(lineNo, "the counts of this stack add up to more than %d", int64(math.MaxInt64))
 		}
 		s.Value[0] += n
 		return nil
@@ -171,16 +171,16 @@ func (r *collapsedReader) line(line []byte, lineNo int) error {
 func collapsedSplit(line []byte, lineNo int) (int64, []byte, error) {
 	sp := bytes.LastIndexAny(line, " \t")
 	if sp < 0 {
-		return 0, nil, LineError(lineNo, "expected \"frame;frame;... COUNT\", found no count in %q", textExcerpt(line))
+		return 0, nil, errAtLine(lineNo, "expected \"frame;frame;... COUNT\", found no count in %q", textExcerpt(line))
 	}
 	val, frames := line[sp+1:], bytes.TrimSpace(line[:sp])
 	val = bytes.TrimSuffix(bytes.TrimPrefix(val, []byte("[")), []byte("]"))
 	n, err := strconv.ParseInt(string(val), 10, 64)
 	if err != nil || n < 0 {
-		return 0, nil, LineError(lineNo, "expected a non-negative integer count at the end, found %q", textExcerpt(line[sp+1:]))
+		return 0, nil, errAtLine(lineNo, "expected a non-negative integer count at the end, found %q", textExcerpt(line[sp+1:]))
 	}
 	if len(frames) == 0 {
-		return 0, nil, LineError(lineNo, "expected a stack before the count %d", n)
+		return 0, nil, errAtLine(lineNo, "expected a stack before the count %d", n)
 	}
 	return n, frames, nil
 }
@@ -188,8 +188,8 @@ func collapsedSplit(line []byte, lineNo int) (int64, []byte, error) {
 // frames appends the locations of the frames, root first, to stack; a
 // leading async-profiler thread frame becomes the sample's thread. It
 // walks the frames in place.
-func (r *collapsedReader) frames(frames []byte, stack []*profile.Location, lineNo int) ([]*profile.Location, SampleMeta, error) {
-	var meta SampleMeta
+func (r *collapsedReader) frames(frames []byte, stack []*profile.Location, lineNo int) ([]*profile.Location, sampleMeta, error) {
+	var meta sampleMeta
 	for i := 0; ; i++ {
 		f := frames // the frames split at ';', as bytes.Split would, without its slice
 		j := bytes.IndexByte(frames, ';')
@@ -216,7 +216,7 @@ func (r *collapsedReader) frames(frames []byte, stack []*profile.Location, lineN
 		frames = frames[j+1:]
 	}
 	if len(stack) == 0 {
-		return stack, meta, LineError(lineNo, "expected at least one frame after the thread frame")
+		return stack, meta, errAtLine(lineNo, "expected at least one frame after the thread frame")
 	}
 	return stack, meta, nil
 }
@@ -228,14 +228,14 @@ var frameKinds = []string{"_[0]", "_[j]", "_[i]", "_[1]", "_[k]"}
 // collapsedFrame splits a folded frame into name and line. A frame-kind
 // suffix is kept in SystemName only, so matching does not depend on the JIT
 // tier; a ":LINE" suffix (async-profiler --lines, jfr-parser) becomes Line.
-func collapsedFrame(f []byte) Frame {
+func collapsedFrame(f []byte) stackFrame {
 	var line int64
 	if i := bytes.LastIndexByte(f, ':'); i > 0 && i < len(f)-1 && f[i-1] != ':' {
 		if n, err := strconv.ParseInt(string(f[i+1:]), 10, 64); err == nil && n >= 0 {
 			line, f = n, f[:i]
 		}
 	}
-	fr := Frame{Name: string(f), Line: line}
+	fr := stackFrame{Name: string(f), Line: line}
 	for _, k := range frameKinds {
 		if bytes.HasSuffix(f, []byte(k)) {
 			fr.SystemName, fr.Name = fr.Name, string(f[:len(f)-len(k)])

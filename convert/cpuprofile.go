@@ -26,13 +26,13 @@ import (
 // The file is streamed; "samples" and "timeDeltas" are parsed in place.
 // Facts and sources: docs/formats-devtools.md (b).
 func init() {
-	Register(Format{
+	register(inputFormat{
 		Name:        "cpuprofile",
 		Description: "V8 .cpuprofile (DevTools JavaScript Profiler, node --cpu-prof, CDP Profiler.Profile; legacy \"head\" tree)",
 		Priority:    50,
 		Sniff:       sniffCpuprofile,
 		Parse:       parseCpuprofile,
-		ParseStacks: func(in *Input) (*profile.Profile, *stacks.Samples, error) {
+		ParseStacks: func(in *parserInput) (*profile.Profile, *stacks.Samples, error) {
 			return readCpuprofileAs(in, true)
 		},
 		CompleteStacks: true,
@@ -63,14 +63,14 @@ type cpuprofileDoc struct {
 	start, end           *float64
 }
 
-func parseCpuprofile(in *Input) (*profile.Profile, error) {
+func parseCpuprofile(in *parserInput) (*profile.Profile, error) {
 	p, _, err := readCpuprofileAs(in, false)
 	return p, err
 }
 
 // readCpuprofileAs converts the file, its samples as profile.Samples or,
-// with collect, as stacks.Samples (Format.ParseStacks).
-func readCpuprofileAs(in *Input, collect bool) (*profile.Profile, *stacks.Samples, error) {
+// with collect, as stacks.Samples (inputFormat.ParseStacks).
+func readCpuprofileAs(in *parserInput, collect bool) (*profile.Profile, *stacks.Samples, error) {
 	th, err := readCpuprofile(in)
 	if err != nil {
 		return nil, nil, err
@@ -85,10 +85,10 @@ func readCpuprofileAs(in *Input, collect bool) (*profile.Profile, *stacks.Sample
 }
 
 // readCpuprofile reads the file into its one thread and profile.
-func readCpuprofile(in *Input) (*v8Thread, error) {
+func readCpuprofile(in *parserInput) (*v8Thread, error) {
 	s := newJSONStream(in.R)
 	d := &cpuprofileDoc{tree: newV8Tree(func(pos int64, format string, args ...any) error {
-		return OffsetError(pos, format, args...)
+		return errAtOffset(pos, format, args...)
 	})}
 	hasNodes := false
 	err := s.object("the profile", func(key string) error {
@@ -125,10 +125,10 @@ func readCpuprofile(in *Input) (*v8Thread, error) {
 		if err != nil {
 			return nil, err
 		}
-		return nil, OffsetError(s.off, "expected the end of the profile, found %s", quoteByte(c))
+		return nil, errAtOffset(s.off, "expected the end of the profile, found %s", quoteByte(c))
 	}
 	if !hasNodes {
-		return nil, OffsetError(0, "expected a \"nodes\" array (or a legacy \"head\" tree) in the profile, found neither")
+		return nil, errAtOffset(0, "expected a \"nodes\" array (or a legacy \"head\" tree) in the profile, found neither")
 	}
 	s.warnCut(in)
 	if err := d.tree.finish(); err != nil {
@@ -160,7 +160,7 @@ func (d *cpuprofileDoc) nodes(s *jsonStream) error {
 		}
 		if !more {
 			if it.Unclosed {
-				return OffsetError(s.off, "the \"nodes\" array is cut off by the end of the input")
+				return errAtOffset(s.off, "the \"nodes\" array is cut off by the end of the input")
 			}
 			return nil
 		}
@@ -201,9 +201,9 @@ func decodeAt(off int64, raw []byte, what string, v any) error {
 	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		return OffsetError(off, "%s: field %s: expected %s, found %s", what, te.Field, jsonType(te.Type), te.Value)
+		return errAtOffset(off, "%s: field %s: expected %s, found %s", what, te.Field, jsonType(te.Type), te.Value)
 	}
-	return OffsetError(off+jsonErrOffset(err), "%s: %v", what, err)
+	return errAtOffset(off+jsonErrOffset(err), "%s: %v", what, err)
 }
 
 // float reads a number (or null).
@@ -218,7 +218,7 @@ func (s *jsonStream) float(what string) (*float64, error) {
 	}
 	f, err := strconv.ParseFloat(string(raw), 64)
 	if err != nil {
-		return nil, OffsetError(off, "expected a number for %s, found %q", what, truncate(raw, 40))
+		return nil, errAtOffset(off, "expected a number for %s, found %q", what, truncate(raw, 40))
 	}
 	return &f, nil
 }
@@ -228,7 +228,7 @@ func (s *jsonStream) float(what string) (*float64, error) {
 // endTime in seconds (DevTools' CPUProfileDataModel). Either may lack
 // per-sample times; then, as in DevTools (normalizeTimestamps), samples are
 // spread evenly from startTime to endTime.
-func (d *cpuprofileDoc) profile(in *Input) (*v8Profile, error) {
+func (d *cpuprofileDoc) profile(in *parserInput) (*v8Profile, error) {
 	unit := int64(1000) // µs → ns
 	if d.legacy {
 		unit = 1e9 // s → ns
@@ -244,10 +244,10 @@ func (d *cpuprofileDoc) profile(in *Input) (*v8Profile, error) {
 		return d.fromHitCounts(in, p, end)
 	case d.hasDeltas && !d.legacy:
 		if len(d.deltas) != n {
-			return nil, OffsetError(d.samplesAt, "%d samples but %d timeDeltas; they must pair up", n, len(d.deltas))
+			return nil, errAtOffset(d.samplesAt, "%d samples but %d timeDeltas; they must pair up", n, len(d.deltas))
 		}
 		if p.times, err = cumulative(start, d.deltas); err != nil {
-			return nil, OffsetError(d.samplesAt, "%v", err)
+			return nil, errAtOffset(d.samplesAt, "%v", err)
 		}
 	case d.hasStamps:
 		switch len(d.stamps) {
@@ -256,7 +256,7 @@ func (d *cpuprofileDoc) profile(in *Input) (*v8Profile, error) {
 		case n + 1: // DevTools reads the extra timestamp as the last sample's end
 			p.times, p.end, p.hasEnd = d.stamps[:n], d.stamps[n], true
 		default:
-			return nil, OffsetError(d.samplesAt, "%d samples but %d timestamps; they must pair up", n, len(d.stamps))
+			return nil, errAtOffset(d.samplesAt, "%d samples but %d timestamps; they must pair up", n, len(d.stamps))
 		}
 		if start < p.times[0] {
 			p.start = start
@@ -265,7 +265,7 @@ func (d *cpuprofileDoc) profile(in *Input) (*v8Profile, error) {
 		}
 	default:
 		if end == nil {
-			return nil, OffsetError(d.samplesAt, "the profile has samples but no timeDeltas, timestamps or endTime to time them by")
+			return nil, errAtOffset(d.samplesAt, "the profile has samples but no timeDeltas, timestamps or endTime to time them by")
 		}
 		in.Warnf("the profile has no per-sample times; its %d samples are spread evenly from startTime to endTime, as DevTools does", n)
 		step := (*end - start) / int64(n)
@@ -284,7 +284,7 @@ func (d *cpuprofileDoc) bounds(unit int64) (int64, *int64, error) {
 	if d.start != nil {
 		v, ok := scaleFloat(*d.start, unit)
 		if !ok {
-			return 0, nil, OffsetError(0, "startTime %v is out of range", *d.start)
+			return 0, nil, errAtOffset(0, "startTime %v is out of range", *d.start)
 		}
 		start = v
 	}
@@ -293,26 +293,26 @@ func (d *cpuprofileDoc) bounds(unit int64) (int64, *int64, error) {
 	}
 	end, ok := scaleFloat(*d.end, unit)
 	if !ok || end < start {
-		return 0, nil, OffsetError(0, "endTime %v is out of range or before startTime", *d.end)
+		return 0, nil, errAtOffset(0, "endTime %v is out of range or before startTime", *d.end)
 	}
 	return start, &end, nil
 }
 
 // fromHitCounts makes an untimed profile from the nodes' hitCount, for
 // profiles without samples; each hit weighs (endTime-startTime)/hits.
-func (d *cpuprofileDoc) fromHitCounts(in *Input, p *v8Profile, end *int64) (*v8Profile, error) {
+func (d *cpuprofileDoc) fromHitCounts(in *parserInput, p *v8Profile, end *int64) (*v8Profile, error) {
 	var total int64
 	for i := range d.tree.nodes {
 		if h := d.tree.nodes[i].hits; h > 0 {
 			p.ids = append(p.ids, d.tree.nodes[i].id)
 			p.counts = append(p.counts, h)
 			if total += h; total > maxScaled {
-				return nil, OffsetError(d.tree.nodes[i].pos, "hitCount %d is out of range", h)
+				return nil, errAtOffset(d.tree.nodes[i].pos, "hitCount %d is out of range", h)
 			}
 		}
 	}
 	if total == 0 {
-		return nil, fmt.Errorf("%w: the profile has neither samples nor hitCounts", ErrNoSamples)
+		return nil, fmt.Errorf("%w: the profile has neither samples nor hitCounts", errNoSamples)
 	}
 	p.untimed = true
 	if end != nil {

@@ -32,13 +32,13 @@ import (
 // profiles are assembled at the end (devtools_profiles.go). Facts and
 // sources: docs/formats-devtools.md (a).
 func init() {
-	Register(Format{
+	register(inputFormat{
 		Name:        "devtools",
 		Description: "Chrome DevTools / Lighthouse trace events with V8 CPU profiles (.json, .json.gz)",
 		Priority:    50,
 		Sniff:       sniffDevtools,
 		Parse:       parseDevtools,
-		ParseStacks: func(in *Input) (*profile.Profile, *stacks.Samples, error) {
+		ParseStacks: func(in *parserInput) (*profile.Profile, *stacks.Samples, error) {
 			return readDevtools(in, true)
 		},
 		CompleteStacks: true,
@@ -111,7 +111,7 @@ type threadID struct{ pid, tid int64 }
 
 // traceReader collects what a trace says about profiles while streaming.
 type traceReader struct {
-	in       *Input
+	in       *parserInput
 	s        *jsonStream
 	events   int
 	unclosed bool
@@ -141,15 +141,15 @@ type legacyProfile struct {
 	cpu   *cdpProfile
 }
 
-func parseDevtools(in *Input) (*profile.Profile, error) {
+func parseDevtools(in *parserInput) (*profile.Profile, error) {
 	p, _, err := readDevtools(in, false)
 	return p, err
 }
 
 // readDevtools converts the trace, its samples as profile.Samples or, with
-// collect, as stacks.Samples (Format.ParseStacks): at millions of samples,
+// collect, as stacks.Samples (inputFormat.ParseStacks): at millions of samples,
 // a tenth of the memory.
-func readDevtools(in *Input, collect bool) (*profile.Profile, *stacks.Samples, error) {
+func readDevtools(in *parserInput, collect bool) (*profile.Profile, *stacks.Samples, error) {
 	tr := newTraceReader(in)
 	if err := tr.read(); err != nil {
 		return nil, nil, err
@@ -158,7 +158,7 @@ func readDevtools(in *Input, collect bool) (*profile.Profile, *stacks.Samples, e
 	return tr.build(collect)
 }
 
-func newTraceReader(in *Input) *traceReader {
+func newTraceReader(in *parserInput) *traceReader {
 	return &traceReader{
 		in:           in,
 		s:            newJSONStream(in.R),
@@ -198,10 +198,10 @@ func (tr *traceReader) read() error {
 			}
 		}
 		if err == nil && !seen {
-			return OffsetError(0, "expected a \"traceEvents\" array in the trace object, found none")
+			return errAtOffset(0, "expected a \"traceEvents\" array in the trace object, found none")
 		}
 	default:
-		return OffsetError(s.off, "expected a trace: '[' or '{', found %s", quoteByte(c))
+		return errAtOffset(s.off, "expected a trace: '[' or '{', found %s", quoteByte(c))
 	}
 	if err != nil {
 		return err
@@ -210,7 +210,7 @@ func (tr *traceReader) read() error {
 		if err != nil {
 			return err
 		}
-		return OffsetError(s.off, "expected the end of the trace, found %s", quoteByte(c))
+		return errAtOffset(s.off, "expected the end of the trace, found %s", quoteByte(c))
 	}
 	return nil
 }
@@ -260,7 +260,7 @@ func (tr *traceReader) metadata() error {
 		if errors.As(err, &te) {
 			return nil // someone else's metadata; nothing we need
 		}
-		return OffsetError(start+jsonErrOffset(err), "bad trace metadata: %v", err)
+		return errAtOffset(start+jsonErrOffset(err), "bad trace metadata: %v", err)
 	}
 	if t, err := time.Parse(time.RFC3339Nano, md.StartTime); err == nil {
 		tr.startTime = t

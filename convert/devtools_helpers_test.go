@@ -157,7 +157,7 @@ func rawV8Threads(t *testing.T, path string) []*v8Thread {
 			t.Fatal(err)
 		}
 	}
-	in := &Input{Name: path, R: bufio.NewReader(r), Options: &Options{}}
+	in := &parserInput{Name: path, R: bufio.NewReader(r), Options: &Options{}}
 	if strings.Contains(path, ".cpuprofile") {
 		th, err := readCpuprofile(in)
 		if err != nil {
@@ -206,7 +206,7 @@ func disagreeingLeaves(samples []ssSample) map[v8FrameKey]bool {
 
 // rawSamples lists a raw profile's samples in file order.
 func rawSamples(p *v8Profile) []ssSample {
-	b := NewBuilder()
+	b := newProfileBuilder()
 	nodes := p.nodes // resolved by the reader (chunkProfile), or not yet
 	if nodes == nil {
 		for _, id := range p.ids {

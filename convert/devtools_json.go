@@ -31,9 +31,9 @@ type jsonStream struct {
 }
 
 // warnCut warns about the strings the stream cut.
-func (s *jsonStream) warnCut(in *Input) {
+func (s *jsonStream) warnCut(in *parserInput) {
 	if s.cut > 0 {
-		in.Warnf("%d strings are longer than %d bytes; each is cut to its first %d bytes", s.cut, MaxNameBytes, MaxNameBytes)
+		in.Warnf("%d strings are longer than %d bytes; each is cut to its first %d bytes", s.cut, maxNameBytes, maxNameBytes)
 	}
 }
 
@@ -77,7 +77,7 @@ func (s *jsonStream) expect(c byte, what string) error {
 		return s.eofError(err, "expected %s", what)
 	}
 	if b != c {
-		return OffsetError(s.off, "expected %s, found %s", what, quoteByte(b))
+		return errAtOffset(s.off, "expected %s, found %s", what, quoteByte(b))
 	}
 	s.skip(1)
 	return nil
@@ -85,7 +85,7 @@ func (s *jsonStream) expect(c byte, what string) error {
 
 func (s *jsonStream) eofError(err error, format string, args ...any) error {
 	if errors.Is(err, io.EOF) {
-		return OffsetError(s.off, format+", found the end of the input", args...)
+		return errAtOffset(s.off, format+", found the end of the input", args...)
 	}
 	return err
 }
@@ -130,7 +130,7 @@ func (a *arrayIter) Next() (bool, error) {
 		s.skip(1)
 		return false, nil
 	} else if a.n > 0 && err == nil {
-		return false, OffsetError(s.off, "expected ',' or ']' after array element %d, found %s", a.n-1, quoteByte(c))
+		return false, errAtOffset(s.off, "expected ',' or ']' after array element %d, found %s", a.n-1, quoteByte(c))
 	}
 	if errors.Is(err, io.EOF) {
 		a.Unclosed = true
@@ -161,7 +161,7 @@ func (s *jsonStream) object(what string, fn func(key string) error) error {
 		}
 		if n > 0 {
 			if c != ',' {
-				return OffsetError(s.off, "expected ',' or '}' in %s, found %s", what, quoteByte(c))
+				return errAtOffset(s.off, "expected ',' or '}' in %s, found %s", what, quoteByte(c))
 			}
 			s.skip(1)
 			if c, err = s.peek(); err == nil && c == '}' { // trailing comma
@@ -186,7 +186,7 @@ func (s *jsonStream) key(what string) (string, error) {
 		return "", s.eofError(err, "expected a key in %s", what)
 	}
 	if c != '"' {
-		return "", OffsetError(s.off, "expected a quoted key in %s, found %s", what, quoteByte(c))
+		return "", errAtOffset(s.off, "expected a quoted key in %s, found %s", what, quoteByte(c))
 	}
 	start := s.off
 	raw, err := s.value(true)
@@ -195,7 +195,7 @@ func (s *jsonStream) key(what string) (string, error) {
 	}
 	var k string
 	if err := json.Unmarshal(raw, &k); err != nil {
-		return "", OffsetError(start, "bad key in %s: %v", what, err)
+		return "", errAtOffset(start, "bad key in %s: %v", what, err)
 	}
 	return k, s.expect(':', "':' after key "+strconv.Quote(k))
 }
@@ -216,14 +216,14 @@ func (s *jsonStream) value(keep bool) ([]byte, error) {
 	case '{', '[', '"':
 		v, err = s.composite(keep)
 	case ',', ']', '}', ':':
-		return nil, OffsetError(s.off, "expected a value, found %s", quoteByte(c))
+		return nil, errAtOffset(s.off, "expected a value, found %s", quoteByte(c))
 	default:
 		err = s.scalar(keep)
 		v = s.buf
 	}
 	if err != nil {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, OffsetError(start, "the value starting here is cut off by the end of the input")
+			return nil, errAtOffset(start, "the value starting here is cut off by the end of the input")
 		}
 		return nil, err
 	}
@@ -255,7 +255,7 @@ func (s *jsonStream) scalar(keep bool) error {
 		}
 		if keep {
 			if len(s.buf)+i > maxJSONScalar {
-				return OffsetError(start, "expected a number or literal, found more than %d bytes without a delimiter", maxJSONScalar)
+				return errAtOffset(start, "expected a number or literal, found more than %d bytes without a delimiter", maxJSONScalar)
 			}
 			s.buf = append(s.buf, w[:i]...)
 		}
@@ -384,7 +384,7 @@ func (s *jsonStream) scan(w []byte, st *scanState, out *[]byte) (int, bool, erro
 				st.scalar = 0
 			default:
 				if st.scalar++; st.scalar > maxJSONScalar {
-					return 0, false, OffsetError(s.off+int64(i), "expected a number or literal, found more than %d bytes without a delimiter", maxJSONScalar)
+					return 0, false, errAtOffset(s.off+int64(i), "expected a number or literal, found more than %d bytes without a delimiter", maxJSONScalar)
 				}
 			}
 		}
@@ -402,7 +402,7 @@ func (s *jsonStream) scan(w []byte, st *scanState, out *[]byte) (int, bool, erro
 				open = '['
 			}
 			if len(s.stack) == 0 || s.stack[len(s.stack)-1] != open {
-				return 0, false, OffsetError(s.off+int64(i), "unbalanced %s", quoteByte(c))
+				return 0, false, errAtOffset(s.off+int64(i), "unbalanced %s", quoteByte(c))
 			}
 			s.stack = s.stack[:len(s.stack)-1]
 			if len(s.stack) == 0 {
@@ -425,11 +425,11 @@ func (s *jsonStream) scan(w []byte, st *scanState, out *[]byte) (int, bool, erro
 // sequence is split, and has the rest of it dropped.
 func (s *jsonStream) cutString(out *[]byte, st *scanState) {
 	c := (*out)[st.strStart:]
-	if st.dropping || len(c) <= MaxNameBytes {
+	if st.dropping || len(c) <= maxNameBytes {
 		return
 	}
 	k := 0
-	for k < MaxNameBytes {
+	for k < maxNameBytes {
 		n := 1
 		if c[k] == '\\' {
 			n = 2
@@ -437,7 +437,7 @@ func (s *jsonStream) cutString(out *[]byte, st *scanState) {
 				n = 6
 			}
 		}
-		if k+n > MaxNameBytes {
+		if k+n > maxNameBytes {
 			break
 		}
 		k += n
@@ -484,7 +484,7 @@ func (s *jsonStream) numbers(dst []int64, mul int64, what string) ([]int64, erro
 	if c, err := s.peek(); err == nil && c == 'n' {
 		start := s.off
 		if v, err := s.value(true); err != nil || string(v) != "null" {
-			return dst, OffsetError(start, "expected an array of numbers for %s", what)
+			return dst, errAtOffset(start, "expected an array of numbers for %s", what)
 		}
 		return dst, nil
 	}
@@ -496,7 +496,7 @@ func (s *jsonStream) numbers(dst []int64, mul int64, what string) ([]int64, erro
 		more, err := it.Next()
 		if err != nil || !more {
 			if it.Unclosed {
-				return dst, OffsetError(s.off, "the %s array is cut off by the end of the input", what)
+				return dst, errAtOffset(s.off, "the %s array is cut off by the end of the input", what)
 			}
 			return dst, err
 		}
@@ -508,14 +508,14 @@ func (s *jsonStream) numbers(dst []int64, mul int64, what string) ([]int64, erro
 		if mul == 0 {
 			n, ok := parseID(v)
 			if !ok {
-				return dst, OffsetError(start, "expected an integer node id in %s, found %q", what, truncate(v, 40))
+				return dst, errAtOffset(start, "expected an integer node id in %s, found %q", what, truncate(v, 40))
 			}
 			dst = append(dst, n)
 			continue
 		}
 		n, ok := parseScaled(v, mul)
 		if !ok {
-			return dst, OffsetError(start, "expected a number within ±2^60 in %s, found %q", what, truncate(v, 40))
+			return dst, errAtOffset(start, "expected a number within ±2^60 in %s, found %q", what, truncate(v, 40))
 		}
 		dst = append(dst, n)
 	}

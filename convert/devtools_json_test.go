@@ -47,7 +47,7 @@ func TestJSONStreamValues(t *testing.T) {
 func TestJSONStreamHugeTokens(t *testing.T) {
 	for _, tail := range []string{"", `\u00e9`, `\"`, "é", `\\`} {
 		for shift := range 6 {
-			name := strings.Repeat("a", MaxNameBytes-shift) + strings.Repeat(tail, 4) + strings.Repeat("b", 100)
+			name := strings.Repeat("a", maxNameBytes-shift) + strings.Repeat(tail, 4) + strings.Repeat("b", 100)
 			in := `{"f":"` + name + `",` + strings.Repeat(" \n", 100_000) + `"g":1}`
 			s := newJSONStream(bufio.NewReaderSize(strings.NewReader(in), 4096))
 			v, err := s.value(true)
@@ -63,7 +63,7 @@ func TestJSONStreamHugeTokens(t *testing.T) {
 			}
 			var whole struct{ F string }
 			json.Unmarshal([]byte(in), &whole)
-			if !strings.HasPrefix(whole.F, got.F) || len(got.F) < MaxNameBytes-8 || len(v) > MaxNameBytes+20 || got.G != 1 || s.cut != 1 {
+			if !strings.HasPrefix(whole.F, got.F) || len(got.F) < maxNameBytes-8 || len(v) > maxNameBytes+20 || got.G != 1 || s.cut != 1 {
 				t.Fatalf("tail %q, shift %d: kept %d bytes of the name (%d of the value), g=%d, cut %d", tail, shift, len(got.F), len(v), got.G, s.cut)
 			}
 		}

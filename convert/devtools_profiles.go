@@ -22,7 +22,7 @@ func (tr *traceReader) build(collect bool) (*profile.Profile, *stacks.Samples, e
 	}
 	if len(threads) == 0 {
 		return nil, nil, fmt.Errorf("%w: the trace (%d events) has no V8 CPU profile: no Profile/ProfileChunk or CpuProfile events; record it with JavaScript samples enabled (category disabled-by-default-v8.cpu_profiler)",
-			ErrNoSamples, tr.events)
+			errNoSamples, tr.events)
 	}
 	em := newV8Emitter(tr.in, collect)
 	em.threads = threads
@@ -104,7 +104,7 @@ func (tr *traceReader) threads() ([]*v8Thread, error) {
 // later one to the previous sample (V8 CpuProfile::StreamPendingTraceEvents).
 func chunkProfile(k profileKey, st traceProfileStart, chunks []*traceChunk) (*v8Profile, error) {
 	tree := newV8Tree(func(pos int64, format string, args ...any) error {
-		return EventError(int(pos), format, args...)
+		return errAtEvent(int(pos), format, args...)
 	})
 	p := &v8Profile{tree: tree, start: st.ts, name: fmt.Sprintf("profile %s of pid %d (Profile event %d)", k.id, k.pid, st.event)}
 	n := 0
@@ -122,7 +122,7 @@ func chunkProfile(k profileKey, st traceProfileStart, chunks []*traceChunk) (*v8
 		for _, d := range ch.deltas {
 			t += d // |t|, |d| <= 2^60: no overflow
 			if t > maxScaled || t < -maxScaled {
-				return nil, EventError(ch.event, "ProfileChunk event: the sample times run out of range (%d ns)", t)
+				return nil, errAtEvent(ch.event, "ProfileChunk event: the sample times run out of range (%d ns)", t)
 			}
 			p.times = append(p.times, t)
 		}
@@ -147,7 +147,7 @@ func chunkProfile(k profileKey, st traceProfileStart, chunks []*traceChunk) (*v8
 // startTime is on the trace clock (µs).
 func legacyEventProfile(lp *legacyProfile) (*v8Profile, error) {
 	at := func(pos int64, format string, args ...any) error {
-		return EventError(lp.event, "CpuProfile event: "+format, args...)
+		return errAtEvent(lp.event, "CpuProfile event: "+format, args...)
 	}
 	tree := newV8Tree(at)
 	for n := range lp.cpu.Nodes {

@@ -242,7 +242,7 @@ func TestDevtoolsSelection(t *testing.T) {
 		}
 	}
 	_, err = ReadFile(path, Options{Thread: regexp.MustCompile(`Worker`)})
-	if !errors.Is(err, ErrNoSamples) || !strings.Contains(err.Error(), `"Renderer/CrRendererMain"`) {
+	if !errors.Is(err, errNoSamples) || !strings.Contains(err.Error(), `"Renderer/CrRendererMain"`) {
 		t.Errorf("selecting no thread: %v", err)
 	}
 }

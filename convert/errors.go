@@ -26,29 +26,29 @@ func (e *SyntaxError) Error() string {
 	return e.Msg
 }
 
-// LineError returns a SyntaxError at a 1-based line number.
-func LineError(line int, format string, args ...any) *SyntaxError {
+// errAtLine returns a SyntaxError at a 1-based line number.
+func errAtLine(line int, format string, args ...any) *SyntaxError {
 	return &SyntaxError{Where: fmt.Sprintf("line %d", line), Msg: fmt.Sprintf(format, args...)}
 }
 
-// OffsetError returns a SyntaxError at a 0-based byte offset of the
+// errAtOffset returns a SyntaxError at a 0-based byte offset of the
 // (decompressed) input.
-func OffsetError(offset int64, format string, args ...any) *SyntaxError {
+func errAtOffset(offset int64, format string, args ...any) *SyntaxError {
 	return &SyntaxError{Where: fmt.Sprintf("byte %d", offset), Msg: fmt.Sprintf(format, args...)}
 }
 
-// EventError returns a SyntaxError at a 0-based event (record) index.
-func EventError(event int, format string, args ...any) *SyntaxError {
+// errAtEvent returns a SyntaxError at a 0-based event (record) index.
+func errAtEvent(event int, format string, args ...any) *SyntaxError {
 	return &SyntaxError{Where: fmt.Sprintf("event %d", event), Msg: fmt.Sprintf(format, args...)}
 }
 
-// ErrUnknownFormat is returned (wrapped) when no registered format
+// errUnknownFormat is returned (wrapped) when no registered format
 // recognises the input.
-var ErrUnknownFormat = errors.New("unknown profile format")
+var errUnknownFormat = errors.New("unknown profile format")
 
-// ErrNoSamples is returned (wrapped) when an input holds no samples at all
+// errNoSamples is returned (wrapped) when an input holds no samples at all
 // after selection; an empty profile is almost always a mistake upstream.
-var ErrNoSamples = errors.New("no samples")
+var errNoSamples = errors.New("no samples")
 
 // ErrTooLarge is returned (wrapped) when decompressed input exceeds
 // Options.MaxDecompressed.
@@ -81,7 +81,7 @@ type UnknownFormatError struct {
 }
 
 func (e *UnknownFormatError) Error() string {
-	return fmt.Sprintf("%v: the content matches none of: %s", ErrUnknownFormat, strings.Join(e.Formats, ", "))
+	return fmt.Sprintf("%v: the content matches none of: %s", errUnknownFormat, strings.Join(e.Formats, ", "))
 }
 
-func (e *UnknownFormatError) Unwrap() error { return ErrUnknownFormat }
+func (e *UnknownFormatError) Unwrap() error { return errUnknownFormat }

@@ -55,7 +55,7 @@ func TestTypedReadErrors(t *testing.T) {
 				t.Errorf("err = %#v, want %#v", got, tt.want)
 			}
 			// The sentinels still match.
-			if !errors.Is(err, ErrTooLarge) && !errors.Is(err, ErrUnknownFormat) {
+			if !errors.Is(err, ErrTooLarge) && !errors.Is(err, errUnknownFormat) {
 				t.Errorf("err %q matches neither ErrTooLarge nor ErrUnknownFormat", err)
 			}
 		})
@@ -72,7 +72,7 @@ func TestSizeLimitEveryReader(t *testing.T) {
 	for _, dir := range []string{"collapsed", "cpuprofile", "devtools", "etw", "java", "perf", "pprof"} {
 		paths = append(paths, corpus.Glob(t, dir+"/*")...)
 	}
-	const limit = 3 * SniffSize
+	const limit = 3 * sniffSize
 	tested := 0
 	for _, path := range paths {
 		data, err := os.ReadFile(path)

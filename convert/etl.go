@@ -16,19 +16,19 @@ import (
 // (formats-etw-java-perf.md §1.5); the Windows tools export them to the text
 // forms ctdiff reads.
 func init() {
-	Register(Format{
+	register(inputFormat{
 		Name:        "etl",
 		Description: "binary ETW trace (.etl, .etl.zip): recognised only to explain how to export it",
 		Priority:    45,
 		Sniff:       sniffETL,
-		Parse: func(*Input) (*profile.Profile, error) {
-			return nil, fmt.Errorf("%w; %s", ErrBinaryETL, etwExportAdvice)
+		Parse: func(*parserInput) (*profile.Profile, error) {
+			return nil, fmt.Errorf("%w; %s", errBinaryETL, etwExportAdvice)
 		},
 	})
 }
 
-// ErrBinaryETL is returned (wrapped) for binary ETW traces.
-var ErrBinaryETL = errors.New("binary ETL is not supported")
+// errBinaryETL is returned (wrapped) for binary ETW traces.
+var errBinaryETL = errors.New("binary ETL is not supported")
 
 // sniffETL accepts a zip archive whose first entry is an .etl file, and a raw
 // trace: a 72-byte WMI buffer header followed by the first event's trace

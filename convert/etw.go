@@ -35,11 +35,11 @@ var etwBOM = []byte("\xef\xbb\xbf")
 // between machines still match. A PerfView optimization-tier prefix such as
 // "[QuickJitted]" stays in SystemName only, so the JIT tier does not split a
 // method in two.
-func etwFrame(text string) Frame {
+func etwFrame(text string) stackFrame {
 	text = strings.TrimSpace(text)
 	i := strings.IndexByte(text, '!')
 	if i <= 0 || strings.ContainsAny(text[:i], "<>()`'\"") {
-		return Frame{Name: text}
+		return stackFrame{Name: text}
 	}
 	module := path.Base(strings.ReplaceAll(strings.TrimSpace(text[:i]), `\`, "/"))
 	fn := strings.TrimSpace(text[i+1:])
@@ -57,9 +57,9 @@ func etwFrame(text string) Frame {
 		if module == "?" { // PerfView's "?!?": no module known either
 			module = ""
 		}
-		return Frame{Name: name, SystemName: sys, File: module}
+		return stackFrame{Name: name, SystemName: sys, File: module}
 	}
-	return Frame{Name: fn, SystemName: text, File: module}
+	return stackFrame{Name: fn, SystemName: text, File: module}
 }
 
 // etwUnsymbolized reports whether the function part of "module!function"
@@ -75,11 +75,11 @@ func etwUnsymbolized(fn string) bool {
 // etwLocations interns frame texts: ETW stacks repeat the same few thousand
 // frames millions of times, and parsing each text once keeps conversion fast.
 type etwLocations struct {
-	b     *Builder
+	b     *profileBuilder
 	cache map[string]*profile.Location
 }
 
-func newETWLocations(b *Builder) *etwLocations {
+func newETWLocations(b *profileBuilder) *etwLocations {
 	return &etwLocations{b: b, cache: map[string]*profile.Location{}}
 }
 
@@ -326,16 +326,16 @@ func etwFixed(s string, scale int) (int64, bool) {
 // etwSample is a converted sample waiting to be written in time order.
 type etwSample struct {
 	stack  []*profile.Location
-	ref    stackRef // instead of stack, a stack laid out in the Builder's pool
+	ref    stackRef // instead of stack, a stack laid out in the profileBuilder's pool
 	values []int64
-	meta   SampleMeta
+	meta   sampleMeta
 }
 
 // etwAddInTimeOrder adds the samples to b sorted by time, which puts every
 // thread's samples in time order as the interchange requires (WPA rows are
 // not time-sorted; late xperf stacks complete samples out of order). The sort
 // is stable; samples of an input without times keep their input order.
-func etwAddInTimeOrder(b *Builder, samples []etwSample) {
+func etwAddInTimeOrder(b *profileBuilder, samples []etwSample) {
 	timed := true
 	for i := range samples {
 		timed = timed && samples[i].meta.HasTime

@@ -119,21 +119,21 @@ func etwGoldenFiles(t *testing.T, names ...string) {
 func TestETWFrame(t *testing.T) {
 	for _, tc := range []struct {
 		in   string
-		want Frame
+		want stackFrame
 	}{
-		{"val3.exe!_allmul", Frame{Name: "_allmul", SystemName: "val3.exe!_allmul", File: "val3.exe"}},
+		{"val3.exe!_allmul", stackFrame{Name: "_allmul", SystemName: "val3.exe!_allmul", File: "val3.exe"}},
 		{"client.dll!CInterpolatedVarArrayBase<Vector,0>::NoteChanged",
-			Frame{Name: "CInterpolatedVarArrayBase<Vector,0>::NoteChanged", SystemName: "client.dll!CInterpolatedVarArrayBase<Vector,0>::NoteChanged", File: "client.dll"}},
-		{"ntoskrnl.exe!0x81ceec6f", Frame{Name: "ntoskrnl.exe!0x81ceec6f", File: "ntoskrnl.exe"}},
-		{"nvlddmkm.sys!?", Frame{Name: "nvlddmkm.sys!?", File: "nvlddmkm.sys"}},
-		{"?!?", Frame{Name: "?!?"}},
+			stackFrame{Name: "CInterpolatedVarArrayBase<Vector,0>::NoteChanged", SystemName: "client.dll!CInterpolatedVarArrayBase<Vector,0>::NoteChanged", File: "client.dll"}},
+		{"ntoskrnl.exe!0x81ceec6f", stackFrame{Name: "ntoskrnl.exe!0x81ceec6f", File: "ntoskrnl.exe"}},
+		{"nvlddmkm.sys!?", stackFrame{Name: "nvlddmkm.sys!?", File: "nvlddmkm.sys"}},
+		{"?!?", stackFrame{Name: "?!?"}},
 		{`C:\Windows\System32\ntdll.dll!TppWorkerThread`,
-			Frame{Name: "TppWorkerThread", SystemName: `C:\Windows\System32\ntdll.dll!TppWorkerThread`, File: "ntdll.dll"}},
-		{`C:\x\app.dll!0x1000`, Frame{Name: "app.dll!0x1000", SystemName: `C:\x\app.dll!0x1000`, File: "app.dll"}},
-		{"game![QuickJitted]Game.Step(float64)", Frame{Name: "Game.Step(float64)", SystemName: "game![QuickJitted]Game.Step(float64)", File: "game"}},
-		{"Unknown", Frame{Name: "Unknown"}},
-		{"operator<(a!b)", Frame{Name: "operator<(a!b)"}},
-		{"  BLOCKED_TIME ", Frame{Name: "BLOCKED_TIME"}},
+			stackFrame{Name: "TppWorkerThread", SystemName: `C:\Windows\System32\ntdll.dll!TppWorkerThread`, File: "ntdll.dll"}},
+		{`C:\x\app.dll!0x1000`, stackFrame{Name: "app.dll!0x1000", SystemName: `C:\x\app.dll!0x1000`, File: "app.dll"}},
+		{"game![QuickJitted]Game.Step(float64)", stackFrame{Name: "Game.Step(float64)", SystemName: "game![QuickJitted]Game.Step(float64)", File: "game"}},
+		{"Unknown", stackFrame{Name: "Unknown"}},
+		{"operator<(a!b)", stackFrame{Name: "operator<(a!b)"}},
+		{"  BLOCKED_TIME ", stackFrame{Name: "BLOCKED_TIME"}},
 	} {
 		if got := etwFrame(tc.in); got != tc.want {
 			t.Errorf("etwFrame(%q) = %+v, want %+v", tc.in, got, tc.want)

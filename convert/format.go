@@ -13,8 +13,8 @@ import (
 	"github.com/google/pprof/profile"
 )
 
-// A Format is one input format: a name for --from, a sniffer and a parser.
-type Format struct {
+// An inputFormat is one input format: a name for --from, a sniffer and a parser.
+type inputFormat struct {
 	// Name is the --from name, lower case ("pprof", "collapsed", "devtools").
 	Name string
 	// Description is a one-line description for help text.
@@ -27,28 +27,28 @@ type Format struct {
 	// format. It must not panic on any input.
 	Sniff func(head []byte) bool
 	// Parse reads the whole input and returns a valid profile.
-	Parse func(in *Input) (*profile.Profile, error)
+	Parse func(in *parserInput) (*profile.Profile, error)
 	// ParseStacks, when set, is Parse for Options.Stacks: it may return
 	// the samples as stacks.Samples of the profile it returns (made by
-	// stacks.New or Builder.CollectStacks) instead of in the profile (nil
+	// stacks.New or profileBuilder.CollectStacks) instead of in the profile (nil
 	// when it returns them in the profile after all).
-	ParseStacks func(in *Input) (*profile.Profile, *stacks.Samples, error)
+	ParseStacks func(in *parserInput) (*profile.Profile, *stacks.Samples, error)
 	// CompleteStacks says ParseStacks's samples hold all that Parse's
 	// would: no labels but thread, process, pid, tid and timestamp_ns,
-	// as Builder.Add writes them (and pprofenc.WriteSource does).
+	// as profileBuilder.Add writes them (and pprofenc.WriteSource does).
 	CompleteStacks bool
 }
 
-// SniffSize is how many leading bytes a sniffer sees.
-const SniffSize = 8 << 10
+// sniffSize is how many leading bytes a sniffer sees.
+const sniffSize = 8 << 10
 
-var registry = map[string]*Format{}
+var registry = map[string]*inputFormat{}
 
-// Register adds a format. It is called from init functions in this package;
+// register adds a format. It is called from init functions in this package;
 // registering a name twice panics (a programming error, not an input error).
-func Register(f Format) {
+func register(f inputFormat) {
 	if f.Name == "" || f.Parse == nil {
-		panic("convert: Register needs a name and a parser")
+		panic("convert: register needs a name and a parser")
 	}
 	if _, dup := registry[f.Name]; dup {
 		panic("convert: format registered twice: " + f.Name)
@@ -56,9 +56,9 @@ func Register(f Format) {
 	registry[f.Name] = &f
 }
 
-// Formats returns the registered formats in sniffing order.
-func Formats() []Format {
-	out := make([]Format, 0, len(registry))
+// sniffOrder returns the registered formats in sniffing order.
+func sniffOrder() []inputFormat {
+	out := make([]inputFormat, 0, len(registry))
 	for _, f := range registry {
 		out = append(out, *f)
 	}
@@ -81,17 +81,17 @@ func FormatNames() []string {
 	return names
 }
 
-func lookup(name string) (*Format, error) {
+func lookup(name string) (*inputFormat, error) {
 	if f, ok := registry[strings.ToLower(name)]; ok {
 		return f, nil
 	}
 	return nil, fmt.Errorf("unknown format %q: must be one of: %s", name, strings.Join(FormatNames(), ", "))
 }
 
-// An Input is what a parser reads: the decompressed bytes as a buffered
+// A parserInput is what a parser reads: the decompressed bytes as a buffered
 // reader, the input's name for messages, the options and a place to put
 // warnings.
-type Input struct {
+type parserInput struct {
 	// Name is the file name or "-" for standard input, used in messages.
 	Name string
 	// R reads the decompressed input from its first byte.
@@ -106,7 +106,7 @@ type Input struct {
 
 // bytesRead returns how many decompressed bytes were read from the input
 // so far (including what R buffered ahead), 0 when unknown.
-func (in *Input) bytesRead() int64 {
+func (in *parserInput) bytesRead() int64 {
 	if in.consumed == nil {
 		return 0
 	}
@@ -115,14 +115,14 @@ func (in *Input) bytesRead() int64 {
 
 // Warnf records a warning about the input (skipped records, assumptions
 // made). Warnings reach the user on stderr; they never replace an error.
-func (in *Input) Warnf(format string, args ...any) {
+func (in *parserInput) Warnf(format string, args ...any) {
 	in.warnings = append(in.warnings, fmt.Sprintf(format, args...))
 }
 
 // ReadAll reads the rest of the input. Parsers of formats that cannot be
 // streamed (binary protobuf, zip) use it; the size is already bounded by
 // Options.MaxDecompressed.
-func (in *Input) ReadAll() ([]byte, error) {
+func (in *parserInput) ReadAll() ([]byte, error) {
 	if in.sizeHint <= 0 {
 		return io.ReadAll(in.R)
 	}

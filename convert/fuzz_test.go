@@ -79,8 +79,8 @@ func FuzzRead(f *testing.F) {
 	f.Add([]byte{})
 	f.Add([]byte{0x1f, 0x8b})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		head := data[:min(len(data), SniffSize)]
-		for _, format := range Formats() {
+		head := data[:min(len(data), sniffSize)]
+		for _, format := range sniffOrder() {
 			format.Sniff(head) // must not panic on any bytes
 		}
 		opts := Options{MaxDecompressed: 1 << 20}
@@ -112,13 +112,13 @@ func FuzzETL(f *testing.F) {
 	}
 	f.Add([]byte("PK\x03\x04"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		sniffETL(data[:min(len(data), SniffSize)])
+		sniffETL(data[:min(len(data), sniffSize)])
 		res, err := Read(bytes.NewReader(data), "fuzz.etl", Options{From: "etl", MaxDecompressed: 1 << 20})
 		if err == nil {
 			t.Fatalf("binary ETL read as %d samples", len(res.Profile.Sample))
 		}
 		CheckRead(t, "fuzz.etl", res, err)
-		if !errors.Is(err, ErrBinaryETL) && !strings.Contains(err.Error(), "empty input") &&
+		if !errors.Is(err, errBinaryETL) && !strings.Contains(err.Error(), "empty input") &&
 			!strings.Contains(err.Error(), "gzip") && !errors.Is(err, ErrTooLarge) {
 			t.Fatalf("unexpected error: %v", err)
 		}

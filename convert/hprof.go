@@ -38,7 +38,7 @@ import (
 // "Native method" frames get the SystemName suffix "_[n]", as JFR native
 // frames do. With thread=y, traces carry their thread's name (labels.Thread).
 func init() {
-	Register(Format{
+	register(inputFormat{
 		Name:        "hprof",
 		Description: "HPROF ASCII CPU profile (java -agentlib:hprof=cpu=samples|times,format=a)",
 		Priority:    50,
@@ -63,7 +63,7 @@ var (
 )
 
 type hprofTraceRec struct {
-	frames []Frame
+	frames []stackFrame
 	thread string
 }
 
@@ -74,13 +74,13 @@ type hprofRowRec struct {
 	method     string
 }
 
-func parseHPROF(in *Input) (*profile.Profile, error) {
+func parseHPROF(in *parserInput) (*profile.Profile, error) {
 	// Binary heap dumps (jmap, -XX:+HeapDumpOnOutOfMemoryError) start with
 	// the same words and a NUL: say so rather than read them as text.
 	if head, _ := in.R.Peek(24); bytes.IndexByte(head, 0) > 0 {
-		return nil, OffsetError(int64(bytes.IndexByte(head, 0)), "this is a binary HPROF heap dump (jmap, HeapDumpOnOutOfMemoryError), which holds no CPU samples; profile with -agentlib:hprof=cpu=samples,format=a")
+		return nil, errAtOffset(int64(bytes.IndexByte(head, 0)), "this is a binary HPROF heap dump (jmap, HeapDumpOnOutOfMemoryError), which holds no CPU samples; profile with -agentlib:hprof=cpu=samples,format=a")
 	}
-	lr := NewLineReader(in.R)
+	lr := newLineReader(in.R)
 	threads := map[int64]string{}
 	traces := map[int64]*hprofTraceRec{}
 	var cur *hprofTraceRec // the TRACE whose frames are being read
@@ -100,7 +100,7 @@ func parseHPROF(in *Input) (*profile.Profile, error) {
 				if string(line[1:]) == "<empty>" {
 					continue
 				}
-				return nil, LineError(lr.Line(), "expected a frame \"pkg.Class.method(File.java:LINE)\" in the TRACE, found %q", textExcerpt(line))
+				return nil, errAtLine(lr.Line(), "expected a frame \"pkg.Class.method(File.java:LINE)\" in the TRACE, found %q", textExcerpt(line))
 			}
 			cur = nil
 		}
@@ -115,7 +115,7 @@ func parseHPROF(in *Input) (*profile.Profile, error) {
 			}
 			m := hprofRow.FindStringSubmatch(s)
 			if m == nil {
-				return nil, LineError(lr.Line(), "expected a table row \"rank self accum count trace method\", found %q", textExcerpt(line))
+				return nil, errAtLine(lr.Line(), "expected a table row \"rank self accum count trace method\", found %q", textExcerpt(line))
 			}
 			r := hprofRowRec{line: lr.Line(), method: m[5]}
 			r.pct, _ = strconv.ParseInt(m[1]+m[2], 10, 64)
@@ -129,7 +129,7 @@ func parseHPROF(in *Input) (*profile.Profile, error) {
 			if m := hprofTrace.FindSubmatch(line); m != nil {
 				id, _ := strconv.ParseInt(string(m[1]), 10, 64)
 				if traces[id] != nil {
-					return nil, LineError(lr.Line(), "TRACE %d is defined twice", id)
+					return nil, errAtLine(lr.Line(), "TRACE %d is defined twice", id)
 				}
 				cur = &hprofTraceRec{}
 				if len(m[2]) > 0 {
@@ -144,17 +144,17 @@ func parseHPROF(in *Input) (*profile.Profile, error) {
 		case bytes.HasPrefix(line, []byte("THREAD START (")):
 			m := hprofThread.FindSubmatch(line)
 			if m == nil {
-				return nil, LineError(lr.Line(), "expected THREAD START (obj=..., id = N, name=\"...\", group=\"...\"), found %q", textExcerpt(line))
+				return nil, errAtLine(lr.Line(), "expected THREAD START (obj=..., id = N, name=\"...\", group=\"...\"), found %q", textExcerpt(line))
 			}
 			id, _ := strconv.ParseInt(string(m[1]), 10, 64)
 			threads[id] = string(m[2])
 		case bytes.HasPrefix(line, []byte("CPU SAMPLES BEGIN")) || bytes.HasPrefix(line, []byte("CPU TIME (ms) BEGIN")):
 			m := hprofBegin.FindSubmatch(line)
 			if m == nil {
-				return nil, LineError(lr.Line(), "expected \"CPU SAMPLES BEGIN (total = N)\" or \"CPU TIME (ms) BEGIN (total = N)\", found %q", textExcerpt(line))
+				return nil, errAtLine(lr.Line(), "expected \"CPU SAMPLES BEGIN (total = N)\" or \"CPU TIME (ms) BEGIN (total = N)\", found %q", textExcerpt(line))
 			}
 			if tables++; tables > 1 {
-				return nil, LineError(lr.Line(), "a second CPU table; HPROF writes one per run")
+				return nil, errAtLine(lr.Line(), "a second CPU table; HPROF writes one per run")
 			}
 			times = string(m[1]) != "SAMPLES"
 			total, _ = strconv.ParseInt(string(m[2]), 10, 64)
@@ -165,10 +165,10 @@ func parseHPROF(in *Input) (*profile.Profile, error) {
 		return nil, err
 	}
 	if tableLine > 0 {
-		return nil, LineError(lr.Line(), "unexpected end of input: the CPU table begun on line %d has no END line", tableLine)
+		return nil, errAtLine(lr.Line(), "unexpected end of input: the CPU table begun on line %d has no END line", tableLine)
 	}
 	if tables == 0 {
-		return nil, fmt.Errorf("%w: no CPU SAMPLES or CPU TIME table (was the agent run with cpu=samples or cpu=times?)", ErrNoSamples)
+		return nil, fmt.Errorf("%w: no CPU SAMPLES or CPU TIME table (was the agent run with cpu=samples or cpu=times?)", errNoSamples)
 	}
 	return hprofProfile(in, rows, traces, times, total)
 }
@@ -176,12 +176,12 @@ func parseHPROF(in *Input) (*profile.Profile, error) {
 // hprofFrame parses "pkg.Class.method(File.java:543)", with "Unknown line",
 // "Native method", "Unknown source" or "Compiled method" in place of the
 // file and line.
-func hprofFrame(s string) (Frame, bool) {
+func hprofFrame(s string) (stackFrame, bool) {
 	open := strings.LastIndexByte(s, '(')
 	if open <= 0 || !strings.HasSuffix(s, ")") {
-		return Frame{}, false
+		return stackFrame{}, false
 	}
-	f := Frame{Name: s[:open]}
+	f := stackFrame{Name: s[:open]}
 	loc := s[open+1 : len(s)-1]
 	if file, line, ok := strings.Cut(loc, ":"); ok {
 		f.File = file
@@ -193,12 +193,12 @@ func hprofFrame(s string) (Frame, bool) {
 	return f, true
 }
 
-func hprofProfile(in *Input, rows []hprofRowRec, traces map[int64]*hprofTraceRec, times bool, total int64) (*profile.Profile, error) {
+func hprofProfile(in *parserInput, rows []hprofRowRec, traces map[int64]*hprofTraceRec, times bool, total int64) (*profile.Profile, error) {
 	cpu := &profile.ValueType{Type: "cpu", Unit: "nanoseconds"}
-	b := NewBuilder(&profile.ValueType{Type: "samples", Unit: "count"}, cpu)
+	b := newProfileBuilder(&profile.ValueType{Type: "samples", Unit: "count"}, cpu)
 	period := int64(hprofInterval)
 	if times {
-		b = NewBuilder(cpu, &profile.ValueType{Type: "calls", Unit: "count"})
+		b = newProfileBuilder(cpu, &profile.ValueType{Type: "calls", Unit: "count"})
 		period = 1_000_000 // the table's unit, ms
 	}
 	p := b.Profile()
@@ -207,11 +207,11 @@ func hprofProfile(in *Input, rows []hprofRowRec, traces map[int64]*hprofTraceRec
 	for _, r := range rows {
 		t := traces[r.trace]
 		if t == nil {
-			return nil, LineError(r.line, "trace %d is not defined by a TRACE record", r.trace)
+			return nil, errAtLine(r.line, "trace %d is not defined by a TRACE record", r.trace)
 		}
 		frames := t.frames
 		if len(frames) == 0 { // "<empty>": the row still names the method
-			frames = []Frame{{Name: r.method}}
+			frames = []stackFrame{{Name: r.method}}
 		}
 		stack := make([]*profile.Location, len(frames))
 		for i, f := range frames {
@@ -226,7 +226,7 @@ func hprofProfile(in *Input, rows []hprofRowRec, traces map[int64]*hprofTraceRec
 			listed += r.count
 			v = []int64{r.count, r.count * hprofInterval}
 		}
-		b.Add(stack, v, SampleMeta{Thread: t.thread})
+		b.Add(stack, v, sampleMeta{Thread: t.thread})
 	}
 	unit := "samples"
 	if times {
@@ -234,12 +234,12 @@ func hprofProfile(in *Input, rows []hprofRowRec, traces map[int64]*hprofTraceRec
 	}
 	switch rest := total - listed; {
 	case rest > 0:
-		loc := b.Location(Frame{Name: "(unlisted traces)"})
+		loc := b.Location(stackFrame{Name: "(unlisted traces)"})
 		v := []int64{rest, rest * hprofInterval}
 		if times {
 			v = []int64{rest * 1_000_000, 0}
 		}
-		b.Add([]*profile.Location{loc}, v, SampleMeta{})
+		b.Add([]*profile.Location{loc}, v, sampleMeta{})
 		why := "traces below HPROF's print cutoff"
 		if times {
 			why += ", and the rounding of percentages"

@@ -62,7 +62,7 @@ import (
 // the JIT tier. jfr-parser does not expose the frame type, so jfrFrameTypes
 // reads it from the recording's stack-trace constant pool itself.
 func init() {
-	Register(Format{
+	register(inputFormat{
 		Name:        "jfr",
 		Description: "JDK Flight Recorder recording (.jfr) from the JDK or async-profiler",
 		Priority:    60,
@@ -112,11 +112,11 @@ type jfrThread struct {
 }
 
 type jfrReader struct {
-	in     *Input
+	in     *parserInput
 	data   []byte
 	chunks []jfrChunk
 	p      *parser.Parser
-	b      *Builder
+	b      *profileBuilder
 	events int // events returned by the parser so far, for error positions
 
 	cur        int                             // index of the current chunk in chunks, -1 before the first
@@ -144,7 +144,7 @@ type jfrReader struct {
 
 type jfrMethod struct{ name, raw string }
 
-func parseJFR(in *Input) (*profile.Profile, error) {
+func parseJFR(in *parserInput) (*profile.Profile, error) {
 	data, err := in.ReadAll()
 	if err != nil {
 		return nil, err
@@ -156,7 +156,7 @@ func parseJFR(in *Input) (*profile.Profile, error) {
 	r := &jfrReader{
 		in: in, data: data, chunks: chunks, cur: -1,
 		p:         parser.NewParser(data, parser.Options{}),
-		b:         NewBuilder(),
+		b:         newProfileBuilder(),
 		threadSet: map[jfrThread]*jfrThread{},
 		skipped:   map[string]int{},
 		held:      map[string]int{},
@@ -185,7 +185,7 @@ func parseJFR(in *Input) (*profile.Profile, error) {
 func (r *jfrReader) read() (err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			err = EventError(r.events, "malformed JFR data (the parser failed: %v)", v)
+			err = errAtEvent(r.events, "malformed JFR data (the parser failed: %v)", v)
 		}
 	}()
 	p := r.p
@@ -195,7 +195,7 @@ func (r *jfrReader) read() (err error) {
 			break
 		}
 		if err != nil {
-			return EventError(r.events, "malformed JFR data: %v", err)
+			return errAtEvent(r.events, "malformed JFR data: %v", err)
 		}
 		if r.cur < 0 || p.ChunkHeader() != r.chunks[r.cur].hdr {
 			if err := r.enterChunk(); err != nil {
@@ -248,7 +248,7 @@ func (r *jfrReader) enterChunk() error {
 		k++
 	}
 	if k == len(r.chunks) {
-		return EventError(r.events, "the JFR parser entered a chunk that is not in the file")
+		return errAtEvent(r.events, "the JFR parser entered a chunk that is not in the file")
 	}
 	r.cur = k
 	r.frameTypes = r.chunks[k].frameTypes
@@ -415,7 +415,7 @@ func (r *jfrReader) thread(ref types.ThreadRef) *jfrThread {
 func (r *jfrReader) stack(ref types.StackTraceRef) []*profile.Location {
 	if ref == 0 { // null: the recorder took no stack (allocations in compiler threads)
 		r.nullStacks++
-		return []*profile.Location{r.b.Location(Frame{Name: "(no stack trace)"})}
+		return []*profile.Location{r.b.Location(stackFrame{Name: "(no stack trace)"})}
 	}
 	if s, ok := r.stacks[ref]; ok {
 		return s
@@ -423,7 +423,7 @@ func (r *jfrReader) stack(ref types.StackTraceRef) []*profile.Location {
 	st := r.p.GetStacktrace(ref)
 	if st == nil {
 		r.missingStacks++
-		return []*profile.Location{r.b.Location(Frame{Name: "(missing stack trace)"})}
+		return []*profile.Location{r.b.Location(stackFrame{Name: "(missing stack trace)"})}
 	}
 	if st.Truncated {
 		r.truncated++
@@ -440,7 +440,7 @@ func (r *jfrReader) stack(ref types.StackTraceRef) []*profile.Location {
 		if kinds != nil {
 			sys += r.kindSuffix[kinds[i]]
 		}
-		locs[i] = r.b.Location(Frame{Name: m.name, SystemName: sys, Line: max(int64(int32(f.LineNumber)), 0)}) // -1: unknown
+		locs[i] = r.b.Location(stackFrame{Name: m.name, SystemName: sys, Line: max(int64(int32(f.LineNumber)), 0)}) // -1: unknown
 	}
 	r.stacks[ref] = locs
 	return locs
@@ -471,7 +471,7 @@ func (r *jfrReader) method(ref types.MethodRef) jfrMethod {
 func (r *jfrReader) profile() (*profile.Profile, error) {
 	in := r.in
 	if len(r.samples) == 0 {
-		return nil, fmt.Errorf("%w: the recording has no execution, wall-clock, allocation, native-memory or lock events; it holds %s", ErrNoSamples, jfrHeldText(r.held))
+		return nil, fmt.Errorf("%w: the recording has no execution, wall-clock, allocation, native-memory or lock events; it holds %s", errNoSamples, jfrHeldText(r.held))
 	}
 	// async-profiler 2.x writes wall-clock samples as jdk.ExecutionSample:
 	// all of them in wall mode, and those of sleeping threads in cpu+wall mode.
@@ -563,7 +563,7 @@ func (r *jfrReader) profile() (*profile.Profile, error) {
 	for i, k := range order {
 		s := &r.samples[k]
 		v := vals[i*len(st) : (i+1)*len(st) : (i+1)*len(st)]
-		meta := SampleMeta{Thread: s.thread.name, TID: s.thread.tid, HasTID: s.thread.hasTID, Time: s.time, HasTime: true}
+		meta := sampleMeta{Thread: s.thread.name, TID: s.thread.tid, HasTID: s.thread.hasTID, Time: s.time, HasTime: true}
 		switch s.kind {
 		case jfrCPU:
 			v[samplesIdx], v[idx[jfrCPU]] = 1, cpuPeriod

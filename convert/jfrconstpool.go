@@ -59,18 +59,18 @@ func jfrChunks(data []byte) ([]jfrChunk, error) {
 		pos += c.hdr.Size
 	}
 	if len(chunks) == 0 {
-		return nil, OffsetError(0, "empty JFR recording")
+		return nil, errAtOffset(0, "empty JFR recording")
 	}
 	return chunks, nil
 }
 
 func jfrReadChunk(data []byte, pos int) (jfrChunk, error) {
 	if len(data)-pos < jfrChunkHeaderSize {
-		return jfrChunk{}, OffsetError(int64(pos), "truncated JFR chunk header: %d bytes, expected %d", len(data)-pos, jfrChunkHeaderSize)
+		return jfrChunk{}, errAtOffset(int64(pos), "truncated JFR chunk header: %d bytes, expected %d", len(data)-pos, jfrChunkHeaderSize)
 	}
 	b := data[pos:]
 	if !bytes.HasPrefix(b, jfrMagic) {
-		return jfrChunk{}, OffsetError(int64(pos), "expected a JFR chunk (magic \"FLR\\0\"), found %q", b[:4])
+		return jfrChunk{}, errAtOffset(int64(pos), "expected a JFR chunk (magic \"FLR\\0\"), found %q", b[:4])
 	}
 	u64 := func(off int) int {
 		v := binary.BigEndian.Uint64(b[off:])
@@ -93,23 +93,23 @@ func jfrReadChunk(data []byte, pos int) (jfrChunk, error) {
 	}
 	switch {
 	case h.Version>>16 != 2:
-		return jfrChunk{}, OffsetError(int64(pos), "JFR format version %d.%d is not supported (only 2.x, written by JDK 11+ and async-profiler)", h.Version>>16, h.Version&0xffff)
+		return jfrChunk{}, errAtOffset(int64(pos), "JFR format version %d.%d is not supported (only 2.x, written by JDK 11+ and async-profiler)", h.Version>>16, h.Version&0xffff)
 	case h.Size < jfrChunkHeaderSize || h.Size > len(b):
-		return jfrChunk{}, OffsetError(int64(pos), "JFR chunk size %d does not fit the %d bytes left (truncated recording?)", binary.BigEndian.Uint64(b[8:]), len(b))
+		return jfrChunk{}, errAtOffset(int64(pos), "JFR chunk size %d does not fit the %d bytes left (truncated recording?)", binary.BigEndian.Uint64(b[8:]), len(b))
 	case h.OffsetMeta < jfrChunkHeaderSize || h.OffsetMeta >= h.Size ||
 		h.OffsetConstantPool < jfrChunkHeaderSize || h.OffsetConstantPool >= h.Size:
-		return jfrChunk{}, OffsetError(int64(pos), "JFR chunk offsets (metadata %d, constant pool %d) lie outside the chunk of %d bytes",
+		return jfrChunk{}, errAtOffset(int64(pos), "JFR chunk offsets (metadata %d, constant pool %d) lie outside the chunk of %d bytes",
 			binary.BigEndian.Uint64(b[24:]), binary.BigEndian.Uint64(b[16:]), h.Size)
 	case h.TicksPerSecond == 0:
-		return jfrChunk{}, OffsetError(int64(pos), "JFR chunk has 0 ticks per second")
+		return jfrChunk{}, errAtOffset(int64(pos), "JFR chunk has 0 ticks per second")
 	case h.Features&1 == 0:
-		return jfrChunk{}, OffsetError(int64(pos), "JFR chunk with uncompressed integers is not supported")
+		return jfrChunk{}, errAtOffset(int64(pos), "JFR chunk with uncompressed integers is not supported")
 	}
 	c := jfrChunk{start: pos, hdr: h, skipped: map[string]int{}, held: map[string]int{}}
 	chunk := b[:h.Size]
 	d := &jfrDecoder{b: chunk, pos: h.OffsetMeta}
 	fail := func(what string, err error) error {
-		return OffsetError(int64(pos+d.pos), "JFR chunk %s: %v", what, err)
+		return errAtOffset(int64(pos+d.pos), "JFR chunk %s: %v", what, err)
 	}
 	tm, err := d.metadata()
 	if err != nil {

@@ -51,7 +51,7 @@ import (
 // to be on the next day). The profile's duration is the span of the samples
 // either way; only ISO-8601 times give its start (TimeNanos).
 func init() {
-	Register(Format{
+	register(inputFormat{
 		Name:        "jfrprint",
 		Description: "text of `jfr print --events jdk.ExecutionSample` (JDK Flight Recorder)",
 		Priority:    40,
@@ -86,9 +86,9 @@ type jfrPrintEvent struct {
 }
 
 type jfrPrintReader struct {
-	in *Input
-	lr *LineReader
-	b  *Builder
+	in *parserInput
+	lr *lineReader
+	b  *profileBuilder
 
 	events     []jfrPrintEvent
 	skipped    map[string]int
@@ -101,9 +101,9 @@ type jfrPrintReader struct {
 	frameCache map[string]*profile.Location
 }
 
-func parseJFRPrint(in *Input) (*profile.Profile, error) {
+func parseJFRPrint(in *parserInput) (*profile.Profile, error) {
 	r := &jfrPrintReader{
-		in: in, lr: NewLineReader(in.R), b: NewBuilder(),
+		in: in, lr: newLineReader(in.R), b: newProfileBuilder(),
 		skipped: map[string]int{}, truncated: map[int]int{}, frameCache: map[string]*profile.Location{},
 	}
 	if err := r.read(); err != nil {
@@ -121,7 +121,7 @@ func (r *jfrPrintReader) read() error {
 		}
 		m := jfrEventStart.FindSubmatch(line)
 		if m == nil {
-			return LineError(lr.Line(), "expected an event such as \"jdk.ExecutionSample {\", found %q", textExcerpt(line))
+			return errAtLine(lr.Line(), "expected an event such as \"jdk.ExecutionSample {\", found %q", textExcerpt(line))
 		}
 		if err := r.event(string(m[1])); err != nil {
 			return err
@@ -149,11 +149,11 @@ func (r *jfrPrintReader) event(name string) error {
 		line := lr.Bytes()
 		if string(line) == "}" {
 			if !hasTime {
-				return LineError(start, "the %s event has no startTime", name)
+				return errAtLine(start, "the %s event has no startTime", name)
 			}
 			if !hasStack {
 				r.noStack++
-				e.stack = []*profile.Location{r.b.Location(Frame{Name: "(no stack trace)"})}
+				e.stack = []*profile.Location{r.b.Location(stackFrame{Name: "(no stack trace)"})}
 			}
 			if e.kind == jfrCPU && e.state == "STATE_SLEEPING" {
 				e.kind = jfrWall
@@ -163,7 +163,7 @@ func (r *jfrPrintReader) event(name string) error {
 		}
 		key, val, ok := bytes.Cut(bytes.TrimSpace(line), []byte(" = "))
 		if !ok || !bytes.HasPrefix(line, []byte("  ")) {
-			return LineError(lr.Line(), "expected \"  field = value\" or \"}\" in the %s event begun on line %d, found %q", name, start, textExcerpt(line))
+			return errAtLine(lr.Line(), "expected \"  field = value\" or \"}\" in the %s event begun on line %d, found %q", name, start, textExcerpt(line))
 		}
 		var err error
 		switch string(key) {
@@ -200,13 +200,13 @@ func (r *jfrPrintReader) event(name string) error {
 			}
 		}
 		if err != nil {
-			return LineError(lr.Line(), "%s: %v", key, err)
+			return errAtLine(lr.Line(), "%s: %v", key, err)
 		}
 	}
 	if err := lr.Err(); err != nil {
 		return err
 	}
-	return LineError(lr.Line(), "unexpected end of input: the %s event begun on line %d is not closed by \"}\"", name, start)
+	return errAtLine(lr.Line(), "unexpected end of input: the %s event begun on line %d is not closed by \"}\"", name, start)
 }
 
 // frames reads the frames of a stackTrace, up to "  ]".
@@ -219,13 +219,13 @@ func (r *jfrPrintReader) frames(name string, start int) ([]*profile.Location, bo
 		if string(line) == "  ]" {
 			if len(stack) == 0 {
 				r.noStack++
-				stack = append(stack, r.b.Location(Frame{Name: "(no stack trace)"}))
+				stack = append(stack, r.b.Location(stackFrame{Name: "(no stack trace)"}))
 			}
 			return stack, truncated, nil
 		}
 		f, ok := bytes.CutPrefix(line, []byte("    "))
 		if !ok || len(f) == 0 || f[0] == ' ' || truncated {
-			return nil, false, LineError(lr.Line(), "expected a frame \"pkg.Class.method(Args) line: N\" or \"  ]\" in the %s event begun on line %d, found %q", name, start, textExcerpt(line))
+			return nil, false, errAtLine(lr.Line(), "expected a frame \"pkg.Class.method(Args) line: N\" or \"  ]\" in the %s event begun on line %d, found %q", name, start, textExcerpt(line))
 		}
 		if string(f) == "..." {
 			truncated = true
@@ -233,14 +233,14 @@ func (r *jfrPrintReader) frames(name string, start int) ([]*profile.Location, bo
 		}
 		loc, err := r.frame(f)
 		if err != nil {
-			return nil, false, LineError(lr.Line(), "%v", err)
+			return nil, false, errAtLine(lr.Line(), "%v", err)
 		}
 		stack = append(stack, loc)
 	}
 	if err := lr.Err(); err != nil {
 		return nil, false, err
 	}
-	return nil, false, LineError(lr.Line(), "unexpected end of input in the stack trace of the %s event begun on line %d", name, start)
+	return nil, false, errAtLine(lr.Line(), "unexpected end of input in the stack trace of the %s event begun on line %d", name, start)
 }
 
 // frame parses "pkg.Class.method(Arg, Arg) line: N". Native frames of
@@ -273,7 +273,7 @@ func (r *jfrPrintReader) frame(f []byte) (*profile.Location, error) {
 	} else if i := strings.LastIndexByte(s, '.'); i >= 0 {
 		name = stableJavaName(s[:i], s[i+1:])
 	}
-	loc := r.b.Location(Frame{Name: name, Line: line})
+	loc := r.b.Location(stackFrame{Name: name, Line: line})
 	r.frameCache[string(f)] = loc
 	return loc, nil
 }
@@ -387,7 +387,7 @@ func (r *jfrPrintReader) skipBlock(name string, start int) error {
 	if err := lr.Err(); err != nil {
 		return err
 	}
-	return LineError(lr.Line(), "unexpected end of input: the %s event begun on line %d is not closed by \"}\"", name, start)
+	return errAtLine(lr.Line(), "unexpected end of input: the %s event begun on line %d is not closed by \"}\"", name, start)
 }
 
 // skipValue skips a nested "{ ... }" or "[ ... ]" value: it ends at the
@@ -401,13 +401,13 @@ func (r *jfrPrintReader) skipValue(name string, start int) error {
 			return nil
 		}
 		if string(line) == "}" {
-			return LineError(lr.Line(), "the %s event begun on line %d ends inside a nested value", name, start)
+			return errAtLine(lr.Line(), "the %s event begun on line %d ends inside a nested value", name, start)
 		}
 	}
 	if err := lr.Err(); err != nil {
 		return err
 	}
-	return LineError(lr.Line(), "unexpected end of input in the %s event begun on line %d", name, start)
+	return errAtLine(lr.Line(), "unexpected end of input in the %s event begun on line %d", name, start)
 }
 
 func (r *jfrPrintReader) profile() (*profile.Profile, error) {
@@ -417,7 +417,7 @@ func (r *jfrPrintReader) profile() (*profile.Profile, error) {
 		has[e.kind] = true
 	}
 	if !has[jfrCPU] && !has[jfrWall] {
-		return nil, fmt.Errorf("%w: the text holds no jdk.ExecutionSample or profiler.WallClockSample event%s", ErrNoSamples, jfrSkippedText(r.skipped))
+		return nil, fmt.Errorf("%w: the text holds no jdk.ExecutionSample or profiler.WallClockSample event%s", errNoSamples, jfrSkippedText(r.skipped))
 	}
 	var st []*profile.ValueType
 	st = append(st, &profile.ValueType{Type: "samples", Unit: "count"})
@@ -459,7 +459,7 @@ func (r *jfrPrintReader) profile() (*profile.Profile, error) {
 	for i, k := range order {
 		e := &r.events[k]
 		v := vals[i*len(st) : (i+1)*len(st) : (i+1)*len(st)]
-		meta := SampleMeta{Thread: e.thread, TID: e.tid, HasTID: e.hasTID, Time: e.time, HasTime: true}
+		meta := sampleMeta{Thread: e.thread, TID: e.tid, HasTID: e.hasTID, Time: e.time, HasTime: true}
 		if e.kind == jfrCPU {
 			v[0], v[cpuIdx] = 1, cpuPeriod
 		} else {

@@ -16,12 +16,12 @@ import (
 // into stacks, where one node deep down costs its whole path.
 const MaxStackDepth = 1_000_000
 
-// MaxNameBytes bounds one name (a function, file or label string) where a
+// maxNameBytes bounds one name (a function, file or label string) where a
 // reader would otherwise hold a token of any length, several times over,
 // while decoding it: longer strings of pprof's string table and of JSON
-// inputs are cut to their first MaxNameBytes bytes, with a warning. The
+// inputs are cut to their first maxNameBytes bytes, with a warning. The
 // longest real names, C++ template instantiations, run to some 10 KB.
-const MaxNameBytes = 1 << 20
+const maxNameBytes = 1 << 20
 
 // The frames of all samples' stacks together are bounded by
 // stackFramesPerByte per decompressed input byte, and never below
@@ -35,14 +35,14 @@ const (
 	minStackFrames     = 1 << 27
 )
 
-// ErrStackLimit is returned (wrapped) when a stack is deeper than
+// errStackLimit is returned (wrapped) when a stack is deeper than
 // MaxStackDepth or all stacks together hold more frames than the input's
 // budget.
-var ErrStackLimit = errors.New("stack frames exceed the limit")
+var errStackLimit = errors.New("stack frames exceed the limit")
 
-// ErrNegativeValue is returned (wrapped) when a sample has a negative
+// errNegativeValue is returned (wrapped) when a sample has a negative
 // value: ctdiff adds and compares weights, which must be counts or times.
-var ErrNegativeValue = errors.New("negative sample value")
+var errNegativeValue = errors.New("negative sample value")
 
 // stackBudget counts the frames of the stacks a reader produces against
 // the input's limits. Readers that expand trees charge each stack before
@@ -53,7 +53,7 @@ type stackBudget struct {
 
 // stackBudget returns the budget for this input: readers call it after
 // reading the part of the input that defines the stacks.
-func (in *Input) stackBudget() *stackBudget {
+func (in *parserInput) stackBudget() *stackBudget {
 	return &stackBudget{limit: stackFrameLimit(in.bytesRead())}
 }
 
@@ -65,13 +65,13 @@ func stackFrameLimit(inputBytes int64) int64 {
 func (b *stackBudget) take(depth int) error {
 	if depth > MaxStackDepth {
 		return fmt.Errorf("%w: a stack of %d frames, more than the limit of %d per stack (runaway recursion?)",
-			ErrStackLimit, depth, MaxStackDepth)
+			errStackLimit, depth, MaxStackDepth)
 	}
 	b.used += int64(depth)
 	if b.used > b.limit {
 		return fmt.Errorf("%w: the stacks hold more than %d frames in total, the limit for this input "+
 			"(%d per input byte, at least %d): a deep call tree whose nodes are sampled many times",
-			ErrStackLimit, b.limit, stackFramesPerByte, minStackFrames)
+			errStackLimit, b.limit, stackFramesPerByte, minStackFrames)
 	}
 	return nil
 }
@@ -91,7 +91,7 @@ func checkSamples(src stacks.Source, inputBytes int64) error {
 			if v < 0 {
 				return fmt.Errorf("sample %d: %w: %s is %d; ctdiff needs counts and times "+
 					"(a profile of differences, such as pprof -diff_base writes, cannot be read: pass the two profiles instead)",
-					i, ErrNegativeValue, sampleTypeName(p, j), v)
+					i, errNegativeValue, sampleTypeName(p, j), v)
 			}
 			if sums[j] += v; sums[j] < 0 {
 				// Totals that wrap around would turn into negative weights later.

@@ -30,7 +30,7 @@ func TestNegativeValueRejected(t *testing.T) {
 	}
 	_, err := Read(&buf, "diff.pb.gz", Options{})
 	want := "diff.pb.gz: sample 1: negative sample value: cpu/nanoseconds is -5; ctdiff needs counts and times"
-	if !errors.Is(err, ErrNegativeValue) || !strings.HasPrefix(err.Error(), want) {
+	if !errors.Is(err, errNegativeValue) || !strings.HasPrefix(err.Error(), want) {
 		t.Fatalf("error %v, want prefix %q", err, want)
 	}
 }
@@ -48,7 +48,7 @@ func TestStackDepthLimit(t *testing.T) {
 	}
 	_, err = Read(strings.NewReader(deep(MaxStackDepth+1)), "deeper.folded", Options{})
 	want := "deeper.folded: sample 0: stack frames exceed the limit: a stack of 1000001 frames, more than the limit of 1000000 per stack"
-	if !errors.Is(err, ErrStackLimit) || !strings.HasPrefix(err.Error(), want) {
+	if !errors.Is(err, errStackLimit) || !strings.HasPrefix(err.Error(), want) {
 		t.Fatalf("error %v, want prefix %q", err, want)
 	}
 }
@@ -66,7 +66,7 @@ func TestStackBudget(t *testing.T) {
 			t.Fatalf("within the budget: %v", err)
 		}
 	}
-	if err := b.take(1); !errors.Is(err, ErrStackLimit) || !strings.Contains(err.Error(), "more than 10 frames in total") {
+	if err := b.take(1); !errors.Is(err, errStackLimit) || !strings.Contains(err.Error(), "more than 10 frames in total") {
 		t.Fatalf("over the budget: %v", err)
 	}
 }
@@ -105,7 +105,7 @@ func TestTreeStackBudget(t *testing.T) {
 	// any stack is built (building them would take over 1 GB).
 	_, err = Read(bytes.NewReader(chainCpuprofile(17_000)), "chain.cpuprofile", Options{})
 	want := "chain.cpuprofile: the profile: stack frames exceed the limit: the stacks hold more than 134217728 frames in total"
-	if !errors.Is(err, ErrStackLimit) || !strings.HasPrefix(err.Error(), want) {
+	if !errors.Is(err, errStackLimit) || !strings.HasPrefix(err.Error(), want) {
 		t.Fatalf("error %v, want prefix %q", err, want)
 	}
 }
@@ -118,7 +118,7 @@ func TestV8StackDepth(t *testing.T) {
 		tr := newV8Tree(func(pos int64, format string, args ...any) error { return fmt.Errorf(format, args...) })
 		n := 1 + rng.IntN(200)
 		for i := range n {
-			nd := v8TreeNode{id: int64(i), hits: -1, frame: &v8TreeFrame{Frame: Frame{Name: fmt.Sprintf("f%d", i)}}}
+			nd := v8TreeNode{id: int64(i), hits: -1, frame: &v8TreeFrame{stackFrame: stackFrame{Name: fmt.Sprintf("f%d", i)}}}
 			if rng.IntN(4) == 0 {
 				nd.frame.Name = rootName
 			}
@@ -132,7 +132,7 @@ func TestV8StackDepth(t *testing.T) {
 		if err := tr.finish(); err != nil {
 			t.Fatal(err)
 		}
-		b := NewBuilder()
+		b := newProfileBuilder()
 		for _, i := range rng.Perm(n) {
 			frames, _ := tr.walk(int32(i), b, nil, nil)
 			if got, want := tr.stackDepth(int32(i)), len(frames); got != want {
@@ -172,7 +172,7 @@ func TestPerfViewStackBudget(t *testing.T) {
 	}
 	// 17,000 stacks: 144 million frames, refused before they are walked.
 	_, err = Read(bytes.NewReader(chainPerfView(17_000)), "chain.perfView.xml", Options{})
-	if !errors.Is(err, ErrStackLimit) || !strings.HasPrefix(err.Error(), "chain.perfView.xml: line 1: stack frames exceed the limit: the stacks hold more than") {
+	if !errors.Is(err, errStackLimit) || !strings.HasPrefix(err.Error(), "chain.perfView.xml: line 1: stack frames exceed the limit: the stacks hold more than") {
 		t.Fatalf("error %v, want the stack limit at a line", err)
 	}
 }
@@ -182,7 +182,7 @@ func TestPerfViewStackBudget(t *testing.T) {
 func TestPerfViewDepth(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for trial := range 50 {
-		pv := newPerfView(&Input{Options: &Options{}})
+		pv := newPerfView(&parserInput{Options: &Options{}})
 		n := 1 + rng.IntN(200)
 		for i := range int32(n) {
 			pv.frames[i] = fmt.Sprint("f", i)
@@ -231,7 +231,7 @@ func TestCCTDumpStackBudget(t *testing.T) {
 		t.Fatalf("%d samples, want 2000", got)
 	}
 	_, err = Read(bytes.NewReader(chainCCT(17_000)), "chain.json", Options{})
-	if !errors.Is(err, ErrStackLimit) || !strings.HasPrefix(err.Error(), "chain.json: node 16") {
+	if !errors.Is(err, errStackLimit) || !strings.HasPrefix(err.Error(), "chain.json: node 16") {
 		t.Fatalf("error %v, want the stack limit at a node", err)
 	}
 }

@@ -8,16 +8,16 @@ import (
 	"io"
 )
 
-// MaxLineBytes bounds one line of a text format. Deep stacks make long lines
+// maxLineBytes bounds one line of a text format. Deep stacks make long lines
 // (100,000 frames of 40 bytes is 4 MB), so the bound is generous; it exists
 // so that a file without newlines cannot take all memory.
-const MaxLineBytes = 256 << 20
+const maxLineBytes = 256 << 20
 
-// A LineReader reads lines of any length from a text input without copying
+// A lineReader reads lines of any length from a text input without copying
 // short ones, counting line numbers for error messages. Its API follows
 // bufio.Scanner: Scan, Bytes, Err. The slice returned by Bytes is valid until
 // the next Scan.
-type LineReader struct {
+type lineReader struct {
 	r    *bufio.Reader
 	buf  []byte
 	line []byte
@@ -25,12 +25,12 @@ type LineReader struct {
 	err  error
 }
 
-// NewLineReader returns a LineReader over r.
-func NewLineReader(r *bufio.Reader) *LineReader { return &LineReader{r: r} }
+// newLineReader returns a LineReader over r.
+func newLineReader(r *bufio.Reader) *lineReader { return &lineReader{r: r} }
 
 // Scan advances to the next line, reporting false at the end or on error.
 // The line excludes its "\n" or "\r\n".
-func (l *LineReader) Scan() bool {
+func (l *lineReader) Scan() bool {
 	if l.err != nil {
 		return false
 	}
@@ -40,8 +40,8 @@ func (l *LineReader) Scan() bool {
 		for err == bufio.ErrBufferFull {
 			b, err = l.r.ReadSlice('\n')
 			l.buf = append(l.buf, b...)
-			if len(l.buf) > MaxLineBytes {
-				l.err = fmt.Errorf("line %d: longer than %d bytes", l.n+1, MaxLineBytes)
+			if len(l.buf) > maxLineBytes {
+				l.err = fmt.Errorf("line %d: longer than %d bytes", l.n+1, maxLineBytes)
 				return false
 			}
 		}
@@ -65,13 +65,13 @@ func (l *LineReader) Scan() bool {
 }
 
 // Bytes returns the current line.
-func (l *LineReader) Bytes() []byte { return l.line }
+func (l *lineReader) Bytes() []byte { return l.line }
 
 // Line returns the 1-based number of the current line.
-func (l *LineReader) Line() int { return l.n }
+func (l *lineReader) Line() int { return l.n }
 
 // Err returns the first non-EOF error.
-func (l *LineReader) Err() error {
+func (l *lineReader) Err() error {
 	if errors.Is(l.err, io.EOF) {
 		return nil
 	}

@@ -45,7 +45,7 @@ import (
 // `perf script -F` without time) cannot give a timeline: identical stacks of
 // a thread are merged into one sample and a warning says so.
 func init() {
-	Register(Format{
+	register(inputFormat{
 		Name:        "perfscript",
 		Description: "Linux perf script text (also Android simpleperf report_sample.py)",
 		Priority:    20,
@@ -91,8 +91,8 @@ type perfEvent struct {
 }
 
 type perfReader struct {
-	in      *Input
-	b       *Builder
+	in      *parserInput
+	b       *profileBuilder
 	threads map[perfThread]*perfThread
 	events  []*perfEvent
 	byName  map[string]int
@@ -108,13 +108,13 @@ type perfReader struct {
 	fromHeader   []string
 }
 
-func parsePerfScript(in *Input) (*profile.Profile, error) {
+func parsePerfScript(in *parserInput) (*profile.Profile, error) {
 	r := &perfReader{
-		in: in, b: NewBuilder(),
+		in: in, b: newProfileBuilder(),
 		threads: map[perfThread]*perfThread{}, byName: map[string]int{}, frames: map[string]*profile.Location{}, lines: map[string]*profile.Location{},
 		bySym: map[string]perfSymFrame{}, headerPeriod: map[string]int64{},
 	}
-	lr := NewLineReader(in.R)
+	lr := newLineReader(in.R)
 	var cur *perfSample
 	var stack []*profile.Location
 	inStack := false // a frame line came before, in this sample
@@ -140,7 +140,7 @@ func parsePerfScript(in *Input) (*profile.Profile, error) {
 			r.headerEvent(string(t))
 		case line[0] == ' ' || line[0] == '\t':
 			if cur == nil {
-				return nil, LineError(lr.Line(), "expected a sample header \"comm [pid/]tid [cpu] secs.usecs: [period] event:\" before this frame, found %q", textExcerpt(line))
+				return nil, errAtLine(lr.Line(), "expected a sample header \"comm [pid/]tid [cpu] secs.usecs: [period] event:\" before this frame, found %q", textExcerpt(line))
 			}
 			if inStack && isPerfSrcLine(t) { // -F +srcline: "file.c:12" under its frame
 				continue
@@ -151,10 +151,10 @@ func parsePerfScript(in *Input) (*profile.Profile, error) {
 			finish()
 			s, trailer, err := r.header(string(line))
 			if err != nil {
-				return nil, LineError(lr.Line(), "%v", err)
+				return nil, errAtLine(lr.Line(), "%v", err)
 			}
 			if prev := len(r.samples); prev > 0 && (s.time >= 0) != (r.samples[prev-1].time >= 0) {
-				return nil, LineError(lr.Line(), "this sample has %s timestamp, unlike the samples before it", map[bool]string{true: "a", false: "no"}[s.time >= 0])
+				return nil, errAtLine(lr.Line(), "this sample has %s timestamp, unlike the samples before it", map[bool]string{true: "a", false: "no"}[s.time >= 0])
 			}
 			cur = &s
 			if trailer != "" { // perf script -F ...,ip,sym without a call chain: one frame on the header line
@@ -169,7 +169,7 @@ func parsePerfScript(in *Input) (*profile.Profile, error) {
 	}
 	finish()
 	if len(r.samples) == 0 {
-		return nil, fmt.Errorf("%w: no perf script sample header (\"comm tid secs.usecs: event:\") in the input", ErrNoSamples)
+		return nil, fmt.Errorf("%w: no perf script sample header (\"comm tid secs.usecs: event:\") in the input", errNoSamples)
 	}
 	return r.profile()
 }
@@ -347,7 +347,7 @@ func (r *perfReader) headerEvent(line string) {
 
 // frame parses "addr symbol[+0xOFF] (dso)". The symbol may hold spaces and
 // parentheses (C++ signatures), so the dso is the balanced "(...)" at the end.
-func (r *perfReader) frame(s string) Frame {
+func (r *perfReader) frame(s string) stackFrame {
 	addr, rest, _ := strings.Cut(s, "\t")
 	if rest == "" || strings.ContainsAny(addr, " ") {
 		addr, rest, _ = strings.Cut(s, " ")
@@ -356,7 +356,7 @@ func (r *perfReader) frame(s string) Frame {
 	if !isHex(addr) || rest == "" { // no address column
 		addr, rest = "", s
 	}
-	var f Frame
+	var f stackFrame
 	sym := rest
 	if open := trailingArgsStart(rest); open >= 0 && (open == 0 || rest[open-1] == ' ' || rest[open-1] == '\t') {
 		f.File = rest[open+1 : len(rest)-1]
@@ -391,7 +391,7 @@ func (r *perfReader) frame(s string) Frame {
 	return f
 }
 
-func (r *perfReader) location(f Frame) *profile.Location {
+func (r *perfReader) location(f stackFrame) *profile.Location {
 	key := f.Name + "\x00" + f.SystemName + "\x00" + f.File
 	if l, ok := r.frames[key]; ok {
 		return l
@@ -574,7 +574,7 @@ func (r *perfReader) profile() (*profile.Profile, error) {
 		v := vals[i*len(st) : (i+1)*len(st) : (i+1)*len(st)]
 		r.values(s, v)
 		th := s.thread
-		r.b.Add(s.stack, v, SampleMeta{Thread: th.comm, PID: th.pid, HasPID: th.hasPID, TID: th.tid, HasTID: true, Time: s.time, HasTime: true})
+		r.b.Add(s.stack, v, sampleMeta{Thread: th.comm, PID: th.pid, HasPID: th.hasPID, TID: th.tid, HasTID: true, Time: s.time, HasTime: true})
 	}
 	return p, nil
 }
@@ -617,7 +617,7 @@ func (r *perfReader) aggregate(p *profile.Profile) *profile.Profile {
 			continue
 		}
 		th := s.thread
-		r.b.Add(s.stack, v, SampleMeta{Thread: th.comm, PID: th.pid, HasPID: th.hasPID, TID: th.tid, HasTID: true})
+		r.b.Add(s.stack, v, sampleMeta{Thread: th.comm, PID: th.pid, HasPID: th.hasPID, TID: th.tid, HasTID: true})
 		index[k] = p.Sample[len(p.Sample)-1]
 	}
 	return p

@@ -46,13 +46,13 @@ import (
 // Thread Time view, or a non-ETW source such as strace, whose metric is the
 // call's duration).
 func init() {
-	Register(Format{
+	register(inputFormat{
 		Name:        "perfview",
 		Description: "PerfView stack files: .perfView.xml, .perfView.xml.zip, .perfView.json",
 		Priority:    45,
 		Sniff:       sniffPerfView,
 		Parse:       parsePerfView,
-		ParseStacks: func(in *Input) (*profile.Profile, *stacks.Samples, error) {
+		ParseStacks: func(in *parserInput) (*profile.Profile, *stacks.Samples, error) {
 			return readPerfView(in, true)
 		},
 		CompleteStacks: true,
@@ -87,14 +87,14 @@ func etwZipFirstEntry(head []byte) (string, bool) {
 	return string(head[30 : 30+n]), true
 }
 
-func parsePerfView(in *Input) (*profile.Profile, error) {
+func parsePerfView(in *parserInput) (*profile.Profile, error) {
 	p, _, err := readPerfView(in, false)
 	return p, err
 }
 
 // readPerfView reads the file, its samples as profile.Samples or, with
-// collect, as stacks.Samples (Format.ParseStacks).
-func readPerfView(in *Input, collect bool) (*profile.Profile, *stacks.Samples, error) {
+// collect, as stacks.Samples (inputFormat.ParseStacks).
+func readPerfView(in *parserInput, collect bool) (*profile.Profile, *stacks.Samples, error) {
 	magic, _ := in.R.Peek(4)
 	if bytes.Equal(magic, []byte("PK\x03\x04")) {
 		return parsePerfViewZip(in, collect)
@@ -103,7 +103,7 @@ func readPerfView(in *Input, collect bool) (*profile.Profile, *stacks.Samples, e
 }
 
 // parsePerfViewStream reads XML or JSON, told apart by the first byte.
-func parsePerfViewStream(in *Input, r *bufio.Reader, collect bool) (*profile.Profile, *stacks.Samples, error) {
+func parsePerfViewStream(in *parserInput, r *bufio.Reader, collect bool) (*profile.Profile, *stacks.Samples, error) {
 	if bom, _ := r.Peek(3); bytes.Equal(bom, etwBOM) {
 		r.Discard(3)
 	}
@@ -123,7 +123,7 @@ func parsePerfViewStream(in *Input, r *bufio.Reader, collect bool) (*profile.Pro
 		case '{':
 			err = pv.readJSON(r)
 		default:
-			return nil, nil, OffsetError(0, "expected a PerfView XML (<StackWindow>) or JSON ({\"StackSource\": ...}) stack file, found %q", c)
+			return nil, nil, errAtOffset(0, "expected a PerfView XML (<StackWindow>) or JSON ({\"StackSource\": ...}) stack file, found %q", c)
 		}
 		if err != nil {
 			return nil, nil, err
@@ -134,7 +134,7 @@ func parsePerfViewStream(in *Input, r *bufio.Reader, collect bool) (*profile.Pro
 
 // parsePerfViewZip reads a .perfView.xml.zip: PerfView writes exactly one
 // entry. A zipped binary ETL trace gets a clear refusal.
-func parsePerfViewZip(in *Input, collect bool) (*profile.Profile, *stacks.Samples, error) {
+func parsePerfViewZip(in *parserInput, collect bool) (*profile.Profile, *stacks.Samples, error) {
 	data, err := in.ReadAll()
 	if err != nil {
 		return nil, nil, err
@@ -150,7 +150,7 @@ func parsePerfViewZip(in *Input, collect bool) (*profile.Profile, *stacks.Sample
 		names = append(names, f.Name)
 		switch {
 		case strings.HasSuffix(n, ".etl"):
-			return nil, nil, fmt.Errorf("%w: the zip archive holds %s; %s", ErrBinaryETL, f.Name, etwExportAdvice)
+			return nil, nil, fmt.Errorf("%w: the zip archive holds %s; %s", errBinaryETL, f.Name, etwExportAdvice)
 		case strings.HasSuffix(n, ".xml") || strings.HasSuffix(n, ".json"):
 			if entry != nil {
 				return nil, nil, fmt.Errorf("expected one .xml or .json entry in the zip archive, as PerfView writes, found %s and %s", entry.Name, f.Name)
@@ -196,13 +196,13 @@ type perfViewSample struct {
 }
 
 type perfView struct {
-	in      *Input
+	in      *parserInput
 	frames  map[int32]string
 	stacks  map[int32]perfViewStack
 	samples []perfViewSample
 }
 
-func newPerfView(in *Input) *perfView {
+func newPerfView(in *parserInput) *perfView {
 	return &perfView{in: in, frames: map[int32]string{}, stacks: map[int32]perfViewStack{}}
 }
 
@@ -222,17 +222,17 @@ func (pv *perfView) readXML(r io.Reader) error {
 			var te *xmlTokenError
 			switch {
 			case errors.As(err, &se):
-				return LineError(se.Line, "malformed XML: %s", se.Msg)
+				return errAtLine(se.Line, "malformed XML: %s", se.Msg)
 			case errors.As(err, &te):
-				return LineError(te.line, "%s", te.msg())
+				return errAtLine(te.line, "%s", te.msg())
 			}
-			return LineError(line(), "malformed XML: %v", err)
+			return errAtLine(line(), "malformed XML: %v", err)
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
 			depth++
 			if depth == 1 && t.Name.Local != "StackWindow" && t.Name.Local != "StackSource" {
-				return LineError(line(), "expected a <StackWindow> or <StackSource> element, found <%s>", t.Name.Local)
+				return errAtLine(line(), "expected a <StackWindow> or <StackSource> element, found <%s>", t.Name.Local)
 			}
 			if t.Name.Local == "StackSource" && !done {
 				inSource = true
@@ -263,7 +263,7 @@ func (pv *perfView) readXML(r io.Reader) error {
 		}
 	}
 	if !done && !inSource {
-		return LineError(max(line(), 1), "expected a <StackSource> element, found none")
+		return errAtLine(max(line(), 1), "expected a <StackSource> element, found none")
 	}
 	return nil
 }
@@ -275,11 +275,11 @@ func perfViewXMLError(err error, line int, what string) error {
 	var te *xmlTokenError
 	switch {
 	case errors.As(err, &se):
-		return LineError(se.Line, "malformed XML: %s", se.Msg)
+		return errAtLine(se.Line, "malformed XML: %s", se.Msg)
 	case errors.As(err, &te):
-		return LineError(te.line, "%s", te.msg())
+		return errAtLine(te.line, "%s", te.msg())
 	}
-	return LineError(line, "%s: %v", what, err)
+	return errAtLine(line, "%s: %v", what, err)
 }
 
 func perfViewAttr(t xml.StartElement, name string) (string, bool) {
@@ -295,13 +295,13 @@ func perfViewID(t xml.StartElement, name string, line int, required bool) (int32
 	v, ok := perfViewAttr(t, name)
 	if !ok {
 		if required {
-			return 0, LineError(line, "<%s>: expected a %s attribute", t.Name.Local, name)
+			return 0, errAtLine(line, "<%s>: expected a %s attribute", t.Name.Local, name)
 		}
 		return -1, nil
 	}
 	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 32)
 	if err != nil || n < -1 {
-		return 0, LineError(line, "<%s>: expected an integer id in %s, found %q", t.Name.Local, name, v)
+		return 0, errAtLine(line, "<%s>: expected an integer id in %s, found %q", t.Name.Local, name, v)
 	}
 	return int32(n), nil
 }
@@ -312,7 +312,7 @@ func (pv *perfView) xmlFrame(d *xml.Decoder, t xml.StartElement, line int) error
 		return err
 	}
 	if id < 0 {
-		return LineError(line, "<Frame>: expected a non-negative ID, found %d", id)
+		return errAtLine(line, "<Frame>: expected a non-negative ID, found %d", id)
 	}
 	var name string
 	if err := d.DecodeElement(&name, &t); err != nil {
@@ -336,14 +336,14 @@ func (pv *perfView) xmlStack(t xml.StartElement, line int) error {
 		return err
 	}
 	if id < 0 || frame < 0 {
-		return LineError(line, "<Stack>: expected non-negative ID and FrameID, found %d and %d", id, frame)
+		return errAtLine(line, "<Stack>: expected non-negative ID and FrameID, found %d and %d", id, frame)
 	}
 	pv.stacks[id] = perfViewStack{caller: caller, frame: frame}
 	return nil
 }
 
 func (pv *perfView) xmlSample(d *xml.Decoder, t xml.StartElement, line int) error {
-	s := perfViewSample{stack: -1, metric: 1_000_000, where: LineError(line, "")}
+	s := perfViewSample{stack: -1, metric: 1_000_000, where: errAtLine(line, "")}
 	var err error
 	if v, ok := perfViewAttr(t, "Time"); ok {
 		if s.time, err = perfViewMS(v, "Time", line); err != nil {
@@ -377,7 +377,7 @@ func (pv *perfView) xmlSample(d *xml.Decoder, t xml.StartElement, line int) erro
 func perfViewMS(v, attr string, line int) (int64, error) {
 	ns, ok := etwFixed(v, 6)
 	if !ok {
-		return 0, LineError(line, "<Sample>: expected a number of milliseconds in %s, found %q", attr, v)
+		return 0, errAtLine(line, "<Sample>: expected a number of milliseconds in %s, found %q", attr, v)
 	}
 	return ns, nil
 }
@@ -388,9 +388,9 @@ func (pv *perfView) readJSON(r io.Reader) error {
 	d.UseNumber()
 	syntax := func(err error) error {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return OffsetError(d.InputOffset(), "malformed JSON: unexpected end of input")
+			return errAtOffset(d.InputOffset(), "malformed JSON: unexpected end of input")
 		}
-		return OffsetError(d.InputOffset(), "malformed JSON: %v", err)
+		return errAtOffset(d.InputOffset(), "malformed JSON: %v", err)
 	}
 	found := false
 	err := perfViewObject(d, func(key string) (bool, error) {
@@ -413,7 +413,7 @@ func (pv *perfView) readJSON(r io.Reader) error {
 		return syntax(err)
 	}
 	if !found {
-		return OffsetError(d.InputOffset(), "expected {\"StackSource\":{\"Samples\":[...]}}, found no StackSource.Samples")
+		return errAtOffset(d.InputOffset(), "expected {\"StackSource\":{\"Samples\":[...]}}, found no StackSource.Samples")
 	}
 	return nil
 }
@@ -431,7 +431,7 @@ func perfViewObject(d *json.Decoder, field func(key string) (bool, error)) error
 		if s, ok := tok.(string); ok {
 			found = strconv.Quote(truncate([]byte(s), 40))
 		}
-		return OffsetError(off, "expected a JSON object, found %s", found)
+		return errAtOffset(off, "expected a JSON object, found %s", found)
 	}
 	for d.More() {
 		tok, err := d.Token()
@@ -469,7 +469,7 @@ func (pv *perfView) jsonSamples(d *json.Decoder) error {
 		return err
 	}
 	if delim, ok := tok.(json.Delim); !ok || delim != '[' {
-		return OffsetError(off, "Samples: expected an array, found %v", tok)
+		return errAtOffset(off, "Samples: expected an array, found %v", tok)
 	}
 	for i := 0; d.More(); i++ {
 		var js perfViewJSONSample
@@ -477,13 +477,13 @@ func (pv *perfView) jsonSamples(d *json.Decoder) error {
 		if err := d.Decode(&js); err != nil {
 			var te *json.UnmarshalTypeError
 			if errors.As(err, &te) {
-				return EventError(i, "sample: expected %s in %s, found a JSON %s", jsonType(te.Type), te.Field, te.Value)
+				return errAtEvent(i, "sample: expected %s in %s, found a JSON %s", jsonType(te.Type), te.Field, te.Value)
 			}
 			// json.Decoder's SyntaxError offsets are relative to its buffer, not
 			// the input: name the sample and where it starts instead.
-			return EventError(i, "malformed JSON in the sample that starts at byte %d: %v", start, err)
+			return errAtEvent(i, "malformed JSON in the sample that starts at byte %d: %v", start, err)
 		}
-		s := perfViewSample{stack: -1, metric: 1_000_000, where: EventError(i, ""), frames: js.Stack}
+		s := perfViewSample{stack: -1, metric: 1_000_000, where: errAtEvent(i, ""), frames: js.Stack}
 		for _, f := range []struct {
 			name string
 			raw  json.RawMessage
@@ -495,7 +495,7 @@ func (pv *perfView) jsonSamples(d *json.Decoder) error {
 			v := strings.Trim(string(f.raw), `"`)
 			ns, ok := etwFixed(v, 6)
 			if !ok || strings.ContainsAny(v, ",") {
-				return EventError(i, "sample: expected a number of milliseconds in %s, found %s", f.name, f.raw)
+				return errAtEvent(i, "sample: expected a number of milliseconds in %s, found %s", f.name, f.raw)
 			}
 			*f.dst = ns
 		}
@@ -516,14 +516,14 @@ var (
 // perfViewResolved is a resolved leaf stack: locations and thread identity.
 type perfViewResolved struct {
 	stack []*profile.Location
-	meta  SampleMeta
+	meta  sampleMeta
 }
 
 func (pv *perfView) build(collect bool) (*profile.Profile, *stacks.Samples, error) {
 	if len(pv.samples) == 0 {
-		return nil, nil, fmt.Errorf("%w: the PerfView file has no <Sample> elements", ErrNoSamples)
+		return nil, nil, fmt.Errorf("%w: the PerfView file has no <Sample> elements", errNoSamples)
 	}
-	b := NewBuilder(
+	b := newProfileBuilder(
 		&profile.ValueType{Type: "samples", Unit: "count"},
 		&profile.ValueType{Type: "wall", Unit: "nanoseconds"},
 	)
@@ -597,14 +597,14 @@ type perfViewStacks struct {
 	dense map[int32]int32
 	refs  []stackRef
 	meta  []int32
-	metas []SampleMeta
+	metas []sampleMeta
 	empty []bool
 }
 
 // layout charges the stacks the samples name to the input's budget and
 // lays them out in one pool the samples share (stackpool.go): CallerID
 // chains can be deep and shared by many samples.
-func (pv *perfView) layout(b *Builder, locs *etwLocations) (*perfViewStacks, error) {
+func (pv *perfView) layout(b *profileBuilder, locs *etwLocations) (*perfViewStacks, error) {
 	st := &perfViewStacks{dense: make(map[int32]int32, len(pv.stacks))}
 	for id := range pv.stacks {
 		st.dense[id] = int32(len(st.dense))

@@ -244,19 +244,19 @@ func TestETLRefused(t *testing.T) {
 	const want = "binary ETL is not supported; export it to text first: `xperf -i trace.etl -o trace.txt -symbols -a dumper -stacktimeshifting`"
 	path := corpus.Path(t, "etw/perfview-net.4.5.2.x64.etl.zip")
 	_, err := ReadFile(path, Options{})
-	if !errors.Is(err, ErrBinaryETL) || !strings.HasPrefix(err.Error(), path+": "+want) {
+	if !errors.Is(err, errBinaryETL) || !strings.HasPrefix(err.Error(), path+": "+want) {
 		t.Errorf("error:\n%v\nwant it to start with:\n%s: %s", err, path, want)
 	}
 	raw := make([]byte, 4096)
 	binary.LittleEndian.PutUint32(raw, 64<<10)
 	copy(raw[72:], []byte{0x02, 0x00, 0x02, 0xC0}) // SYSTEM64 trace header
 	_, err = Read(bytes.NewReader(raw), "trace.etl", Options{})
-	if !errors.Is(err, ErrBinaryETL) || !strings.HasPrefix(err.Error(), "trace.etl: "+want) {
+	if !errors.Is(err, errBinaryETL) || !strings.HasPrefix(err.Error(), "trace.etl: "+want) {
 		t.Errorf("raw trace: %v", err)
 	}
 	// The PerfView reader, forced, refuses a zipped trace the same way.
 	_, err = ReadFile(path, Options{From: "perfview"})
-	if !errors.Is(err, ErrBinaryETL) || !strings.Contains(err.Error(), "holds net.4.5.2.x64.etl") {
+	if !errors.Is(err, errBinaryETL) || !strings.Contains(err.Error(), "holds net.4.5.2.x64.etl") {
 		t.Errorf("--from perfview: %v", err)
 	}
 }

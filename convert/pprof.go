@@ -10,7 +10,7 @@ import (
 // pprof reads profile.proto, as written by Go's runtime/pprof, go tool pprof
 // and ctdiff itself. Compression was already undone by Read.
 func init() {
-	Register(Format{
+	register(inputFormat{
 		Name:        "pprof",
 		Description: "pprof profile.proto (gzipped or not), as written by runtime/pprof and go tool pprof",
 		Priority:    -10,
@@ -47,7 +47,7 @@ func sniffPprof(head []byte) bool {
 // parsePprofStacks is parsePprof returning the samples as stacks.Samples;
 // what the fast decoder does not take comes back with its samples in the
 // profile.
-func parsePprofStacks(in *Input) (*profile.Profile, *stacks.Samples, error) {
+func parsePprofStacks(in *parserInput) (*profile.Profile, *stacks.Samples, error) {
 	data, err := readPprofData(in)
 	if err != nil {
 		return nil, nil, err
@@ -59,7 +59,7 @@ func parsePprofStacks(in *Input) (*profile.Profile, *stacks.Samples, error) {
 	return p, nil, err
 }
 
-func parsePprof(in *Input) (*profile.Profile, error) {
+func parsePprof(in *parserInput) (*profile.Profile, error) {
 	data, err := readPprofData(in)
 	if err != nil {
 		return nil, err

@@ -12,7 +12,7 @@ import (
 // values are carved from a few large slabs instead of being allocated one by
 // one, the sample's location ids are not kept beside its locations, and
 // samples with the same string labels (or the same numeric label keys and
-// units) share one Label (NumUnit) map, as the Builder's readers do.
+// units) share one Label (NumUnit) map, as the profileBuilder's readers do.
 //
 // It returns ok=false for anything it does not accept exactly as
 // ParseUncompressed would, and the caller then falls back to

@@ -179,7 +179,7 @@ func TestDecodePprofRefuses(t *testing.T) {
 			if p, ok := decodePprof(tt.data); ok && p.CheckValid() == nil {
 				t.Fatal("decodePprof took invalid data")
 			}
-			_, err := parsePprof(&Input{Name: "x", R: bufio.NewReader(bytes.NewReader(tt.data)), Options: &Options{}})
+			_, err := parsePprof(&parserInput{Name: "x", R: bufio.NewReader(bytes.NewReader(tt.data)), Options: &Options{}})
 			if err == nil || !strings.Contains(err.Error(), tt.err) {
 				t.Fatalf("error %v, want one containing %q", err, tt.err)
 			}

@@ -30,7 +30,7 @@ const maxPprofField = 32 << 20
 //
 // Input in the legacy formats ParseData also reads (text, and gperftools'
 // binary CPU profiles, which start with a zero word) is read whole.
-func readPprofData(in *Input) ([]byte, error) {
+func readPprofData(in *parserInput) ([]byte, error) {
 	r := in.R
 	if magic, _ := r.Peek(2); isGzip(magic) {
 		limit := in.Options.MaxDecompressed
@@ -73,7 +73,7 @@ func looksLikeText(head []byte) bool {
 
 // streamPprofFields copies the top-level fields of a profile.proto that
 // pprof reads, as they are, and skips the others.
-func streamPprofFields(in *Input, r *bufio.Reader) ([]byte, error) {
+func streamPprofFields(in *parserInput, r *bufio.Reader) ([]byte, error) {
 	pr := &pprofFieldReader{r: r}
 	out := make([]byte, 0, in.sizeHint)
 	cut := 0
@@ -107,18 +107,18 @@ func streamPprofFields(in *Input, r *bufio.Reader) ([]byte, error) {
 			switch {
 			case !known:
 				err = pr.discard(size)
-			case num == 6 && size > MaxNameBytes:
+			case num == 6 && size > maxNameBytes:
 				cut++
 				out, err = pr.cutString(out, size)
 			case size > maxPprofField:
-				return nil, OffsetError(at, "field %d (%s) is %d bytes, more than the limit of %d for one; not a profile ctdiff can read",
+				return nil, errAtOffset(at, "field %d (%s) is %d bytes, more than the limit of %d for one; not a profile ctdiff can read",
 					num, pprofFieldName(num), size, maxPprofField)
 			default:
 				out = append(out, lenBytes...)
 				out, err = pr.read(out, int(size))
 			}
 		default:
-			return nil, OffsetError(at, "not a valid pprof profile: field %d has wire type %d, which profile.proto does not use", num, wire)
+			return nil, errAtOffset(at, "not a valid pprof profile: field %d has wire type %d, which profile.proto does not use", num, wire)
 		}
 		if err != nil {
 			return nil, pprofFieldError(at, fmt.Sprintf("field %d", num), err)
@@ -128,7 +128,7 @@ func streamPprofFields(in *Input, r *bufio.Reader) ([]byte, error) {
 		}
 	}
 	if cut > 0 {
-		in.Warnf("%d strings of the string table are longer than %d bytes; each is cut to its first %d bytes", cut, MaxNameBytes, MaxNameBytes)
+		in.Warnf("%d strings of the string table are longer than %d bytes; each is cut to its first %d bytes", cut, maxNameBytes, maxNameBytes)
 	}
 	return out, nil
 }
@@ -153,7 +153,7 @@ func (pr *pprofFieldReader) copyKnown(out []byte) []byte {
 		i := 0
 		for i < len(w) {
 			f, rest, ok := next(w[i:])
-			if !ok || f.num < 1 || f.num > 15 || (f.typ == 2 && (len(f.data) > maxPprofField || (f.num == 6 && len(f.data) > MaxNameBytes))) {
+			if !ok || f.num < 1 || f.num > 15 || (f.typ == 2 && (len(f.data) > maxPprofField || (f.num == 6 && len(f.data) > maxNameBytes))) {
 				break
 			}
 			i = len(w) - len(rest)
@@ -228,7 +228,7 @@ func (pr *pprofFieldReader) discard(n uint64) error {
 // MaxNameBytes (less a UTF-8 sequence that would be split), and skips
 // the rest.
 func (pr *pprofFieldReader) cutString(out []byte, size uint64) ([]byte, error) {
-	s, err := pr.read(nil, MaxNameBytes)
+	s, err := pr.read(nil, maxNameBytes)
 	if err != nil {
 		return out, err
 	}
@@ -242,7 +242,7 @@ func (pr *pprofFieldReader) cutString(out []byte, size uint64) ([]byte, error) {
 		}
 	}
 	out = appendVarintBytes(out, uint64(keep)) // after the key, already in out
-	return append(out, s[:keep]...), pr.discard(size - MaxNameBytes)
+	return append(out, s[:keep]...), pr.discard(size - maxNameBytes)
 }
 
 // pprofFieldName names a top-level field of profile.proto in errors.
@@ -257,10 +257,10 @@ func pprofFieldName(num uint64) string {
 
 func pprofFieldError(off int64, what string, err error) error {
 	if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
-		return OffsetError(off, "not a valid pprof profile: %s is cut off by the end of the input", what)
+		return errAtOffset(off, "not a valid pprof profile: %s is cut off by the end of the input", what)
 	}
 	if errors.Is(err, errBadVarint) {
-		return OffsetError(off, "not a valid pprof profile: %s is a malformed varint", what)
+		return errAtOffset(off, "not a valid pprof profile: %s is a malformed varint", what)
 	}
 	return err
 }
@@ -277,5 +277,5 @@ func appendVarintBytes(b []byte, u uint64) []byte {
 
 // readAllFrom reads the rest of r, from a buffer of the likely size.
 func readAllFrom(r *bufio.Reader, hint int) ([]byte, error) {
-	return (&Input{R: r, sizeHint: hint}).ReadAll()
+	return (&parserInput{R: r, sizeHint: hint}).ReadAll()
 }

@@ -77,7 +77,7 @@ func TestPprofStreamedFields(t *testing.T) {
 	field := func(num int, size uint64) []byte {
 		return appendVarintBytes(appendVarintBytes(nil, uint64(num)<<3|2), size)
 	}
-	long := strings.Repeat("é", MaxNameBytes/2+10) // 2-byte runes: the cut must not split one
+	long := strings.Repeat("é", maxNameBytes/2+10) // 2-byte runes: the cut must not split one
 	p := &profile.Profile{
 		SampleType: []*profile.ValueType{{Type: "samples", Unit: "count"}},
 		Function:   []*profile.Function{{ID: 1, Name: long}},
@@ -119,7 +119,7 @@ func TestPprofStreamedFields(t *testing.T) {
 				}
 				return
 			}
-			if want := long[:MaxNameBytes]; name != want {
+			if want := long[:maxNameBytes]; name != want {
 				t.Fatalf("the long name read as %d bytes, want its first %d", len(name), len(want))
 			}
 			if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "1 strings of the string table are longer than 1048576 bytes") {

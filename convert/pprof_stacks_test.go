@@ -107,10 +107,10 @@ func TestReadStacksErrors(t *testing.T) {
 		opts Options
 		err  error
 	}{
-		{"negative value", negative, Options{}, ErrNegativeValue},
-		{"no samples", empty, Options{}, ErrNoSamples},
-		{"no thread matches", threaded, Options{Thread: regexp.MustCompile("^nothing$")}, ErrNoSamples},
-		{"no pid matches", threaded, Options{PIDs: []int64{42}}, ErrNoSamples},
+		{"negative value", negative, Options{}, errNegativeValue},
+		{"no samples", empty, Options{}, errNoSamples},
+		{"no thread matches", threaded, Options{Thread: regexp.MustCompile("^nothing$")}, errNoSamples},
+		{"no pid matches", threaded, Options{PIDs: []int64{42}}, errNoSamples},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -43,7 +43,7 @@ type Options struct {
 	// Aggregate turns it off.
 	Stacks bool
 	// CompleteStacks limits Stacks to readers whose stacks lose nothing
-	// (Format.CompleteStacks), for callers that write the samples out
+	// (inputFormat.CompleteStacks), for callers that write the samples out
 	// (pprofenc.WriteSource) rather than build trees.
 	CompleteStacks bool
 	// SkipInvalidLines makes the folded-stacks reader skip lines it cannot
@@ -123,14 +123,14 @@ func read(r io.Reader, name string, opts *Options) (*Result, error) {
 		l := &limitReader{r: br, limit: limit}
 		br, consumed = bufio.NewReaderSize(l, 64<<10), &l.n
 	}
-	head, err := br.Peek(SniffSize)
+	head, err := br.Peek(sniffSize)
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
 		return nil, err
 	}
 	if len(bytes.TrimSpace(head)) == 0 {
 		return nil, errors.New("empty input: no profile data")
 	}
-	var f *Format
+	var f *inputFormat
 	if opts.From != "" {
 		if f, err = lookup(opts.From); err != nil {
 			return nil, err
@@ -141,7 +141,7 @@ func read(r io.Reader, name string, opts *Options) (*Result, error) {
 			return nil, &UnknownFormatError{Formats: FormatNames()}
 		}
 	}
-	in := &Input{Name: name, R: br, Options: opts, consumed: consumed, sizeHint: sizeHint(r, len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b)}
+	in := &parserInput{Name: name, R: br, Options: opts, consumed: consumed, sizeHint: sizeHint(r, len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b)}
 	var src stacks.Source
 	if opts.Stacks && !opts.Aggregate && f.ParseStacks != nil && (f.CompleteStacks || !opts.CompleteStacks) {
 		p, s, err := f.ParseStacks(in)
@@ -163,7 +163,7 @@ func read(r io.Reader, name string, opts *Options) (*Result, error) {
 }
 
 // finish checks what a reader returned and applies the options.
-func finish(in *Input, f *Format, src stacks.Source) (*Result, error) {
+func finish(in *parserInput, f *inputFormat, src stacks.Source) (*Result, error) {
 	opts := in.Options
 	p := src.Profile()
 	if err := p.CheckValid(); err != nil {
@@ -173,7 +173,7 @@ func finish(in *Input, f *Format, src stacks.Source) (*Result, error) {
 		return nil, err
 	}
 	if src.Len() == 0 {
-		return nil, fmt.Errorf("%w: the %s input holds no samples", ErrNoSamples, f.Name)
+		return nil, fmt.Errorf("%w: the %s input holds no samples", errNoSamples, f.Name)
 	}
 	if err := selectSamples(src, opts); err != nil {
 		return nil, err
@@ -187,8 +187,8 @@ func finish(in *Input, f *Format, src stacks.Source) (*Result, error) {
 	return &Result{Profile: p, Samples: src, Format: f.Name, Warnings: in.warnings}, nil
 }
 
-func sniff(head []byte) *Format {
-	for _, f := range Formats() {
+func sniff(head []byte) *inputFormat {
+	for _, f := range sniffOrder() {
 		if f.Sniff != nil && f.Sniff(head) {
 			return registry[f.Name]
 		}
@@ -234,7 +234,7 @@ func noSelected(seen map[string]bool) error {
 	}
 	slices.Sort(names)
 	return fmt.Errorf("%w: no sample matches the thread/pid selection; threads present: %s",
-		ErrNoSamples, strings.Join(names, ", "))
+		errNoSamples, strings.Join(names, ", "))
 }
 
 // ThreadName is the name --thread matches a sample against:

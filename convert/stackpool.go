@@ -23,7 +23,7 @@ const (
 )
 
 type stackPool struct {
-	locs  []int32 // location indexes in the Builder's profile, leaf first
+	locs  []int32 // location indexes in the profileBuilder's profile, leaf first
 	limit int64
 }
 
@@ -33,7 +33,7 @@ type stackRef struct{ start, end int }
 
 func (r stackRef) laidOut() bool { return r.end > r.start }
 
-func (in *Input) newStackPool() *stackPool {
+func (in *parserInput) newStackPool() *stackPool {
 	return &stackPool{limit: max(minPoolFrames, poolFramesPerByte*in.bytesRead())}
 }
 
@@ -55,7 +55,7 @@ func (sp *stackPool) layout(nodes []int32, depth func(n int32) int, refs []stack
 		if int64(len(sp.locs))+int64(depth(n)) > sp.limit {
 			return fmt.Errorf("%w: the stacks of the sampled nodes hold more than %d frames that share no tail "+
 				"(%d per input byte, at least %d): a deep call tree sampled at many places",
-				ErrStackLimit, sp.limit, poolFramesPerByte, minPoolFrames)
+				errStackLimit, sp.limit, poolFramesPerByte, minPoolFrames)
 		}
 		frames, owners = walk(n, frames[:0], owners[:0])
 		start := len(sp.locs)

@@ -47,7 +47,7 @@ func TestStackPoolLayout(t *testing.T) {
 
 	small := &stackPool{limit: 9}
 	err := small.layout([]int32{6, 5}, depth, make([]stackRef, len(parent)), walk)
-	if !errors.Is(err, ErrStackLimit) || !strings.Contains(err.Error(), "the stacks of the sampled nodes hold more than 9 frames that share no tail") {
+	if !errors.Is(err, errStackLimit) || !strings.Contains(err.Error(), "the stacks of the sampled nodes hold more than 9 frames that share no tail") {
 		t.Fatalf("over the limit: %v", err)
 	}
 }

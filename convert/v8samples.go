@@ -67,8 +67,8 @@ func (th *v8Thread) firstTime() int64 {
 // threads in the order they started, samples in time order per thread. It
 // consumes the profiles: their sample arrays are released as it goes.
 type v8Emitter struct {
-	in        *Input
-	b         *Builder
+	in        *parserInput
+	b         *profileBuilder
 	aggregate bool // merge identical stacks per thread, without timestamps
 	threads   []*v8Thread
 	warnf     func(format string, args ...any)
@@ -80,9 +80,9 @@ type v8Emitter struct {
 }
 
 // newV8Emitter returns an emitter that makes profile.Samples or, with
-// collect (Format.ParseStacks), stacks.Samples (Builder.CollectStacks).
-func newV8Emitter(in *Input, collect bool) *v8Emitter {
-	e := &v8Emitter{in: in, b: NewBuilder(v8SampleTypes()...), aggregate: in.Options.Aggregate, warnf: in.Warnf}
+// collect (inputFormat.ParseStacks), stacks.Samples (profileBuilder.CollectStacks).
+func newV8Emitter(in *parserInput, collect bool) *v8Emitter {
+	e := &v8Emitter{in: in, b: newProfileBuilder(v8SampleTypes()...), aggregate: in.Options.Aggregate, warnf: in.Warnf}
 	if collect {
 		e.b.CollectStacks()
 	}
@@ -379,8 +379,8 @@ func (e *v8Emitter) addTimed(th *v8Thread, entries []v8Entry) {
 }
 
 // meta is the SampleMeta of the thread's samples.
-func (th *v8Thread) meta() SampleMeta {
-	return SampleMeta{Thread: th.name, Process: th.process, PID: th.pid, TID: th.tid, HasPID: th.hasPID, HasTID: th.hasTID}
+func (th *v8Thread) meta() sampleMeta {
+	return sampleMeta{Thread: th.name, Process: th.process, PID: th.pid, TID: th.tid, HasPID: th.hasPID, HasTID: th.hasTID}
 }
 
 // addAggregated merges samples with the same stack: --aggregate needs no

@@ -53,12 +53,12 @@ type v8LegacyNode struct {
 // position is where its function is defined (V8 records no call sites), so
 // it is the function's StartLine too: same-named functions of one script
 // ("(anonymous)", minified names) are told apart by it.
-func v8Frame(name, url string, line, col *float64, base int64) Frame {
+func v8Frame(name, url string, line, col *float64, base int64) stackFrame {
 	if name == "" {
 		name = "(anonymous)"
 	}
 	l := oneBased(line, base)
-	return Frame{Name: name, File: url, Line: l, Column: oneBased(col, base), StartLine: l}
+	return stackFrame{Name: name, File: url, Line: l, Column: oneBased(col, base), StartLine: l}
 }
 
 // oneBased converts a position numbered from base to 1-based, 0 if unknown.
@@ -78,7 +78,7 @@ const rootName = "(root)"
 type v8Tree struct {
 	index  map[int64]int32
 	nodes  []v8TreeNode
-	frames map[Frame]*v8TreeFrame // the nodes' frames, shared
+	frames map[stackFrame]*v8TreeFrame // the nodes' frames, shared
 	// at positions errors: a byte offset or an event index.
 	at func(pos int64, format string, args ...any) error
 	// missing counts node ids that are referenced (as a parent or by a
@@ -107,12 +107,12 @@ type v8TreeNode struct {
 // location. Nodes share them: a deep recursion repeats a few frames
 // in a million nodes.
 type v8TreeFrame struct {
-	Frame
+	stackFrame
 	loc *profile.Location
 }
 
 func newV8Tree(at func(pos int64, format string, args ...any) error) *v8Tree {
-	return &v8Tree{index: map[int64]int32{}, frames: map[Frame]*v8TreeFrame{}, at: at}
+	return &v8Tree{index: map[int64]int32{}, frames: map[stackFrame]*v8TreeFrame{}, at: at}
 }
 
 // add adds a CDP node defined at pos.
@@ -141,7 +141,7 @@ func newTreeNode(n *v8Node, pos int64, intern func(string) string) (v8TreeNode, 
 	nd := v8TreeNode{
 		id:       *n.ID,
 		pos:      pos,
-		frame:    &v8TreeFrame{Frame: v8Frame(cf.FunctionName, cf.URL, cf.LineNumber, cf.ColumnNumber, 0)},
+		frame:    &v8TreeFrame{stackFrame: v8Frame(cf.FunctionName, cf.URL, cf.LineNumber, cf.ColumnNumber, 0)},
 		hits:     -1,
 		children: n.Children,
 	}
@@ -159,10 +159,10 @@ func (t *v8Tree) insert(nd v8TreeNode) error {
 		return t.at(nd.pos, "profile node id %d is defined twice", nd.id)
 	}
 	t.index[nd.id] = int32(len(t.nodes))
-	if f, ok := t.frames[nd.frame.Frame]; ok {
+	if f, ok := t.frames[nd.frame.stackFrame]; ok {
 		nd.frame = f
 	} else {
-		t.frames[nd.frame.Frame] = nd.frame
+		t.frames[nd.frame.stackFrame] = nd.frame
 	}
 	t.nodes = append(t.nodes, nd)
 	return nil
@@ -191,7 +191,7 @@ func (t *v8Tree) addLegacy(head *v8LegacyNode, pos int64) error {
 			pos:       pos,
 			parentID:  it.parent,
 			hasParent: it.has,
-			frame:     &v8TreeFrame{Frame: v8Frame(n.FunctionName, n.URL, n.LineNumber, n.ColumnNumber, 1)},
+			frame:     &v8TreeFrame{stackFrame: v8Frame(n.FunctionName, n.URL, n.LineNumber, n.ColumnNumber, 1)},
 			hits:      -1,
 		}
 		if n.HitCount != nil {
@@ -250,7 +250,7 @@ func (t *v8Tree) resolve(id int64) int32 {
 	i := int32(len(t.nodes))
 	t.index[id] = i
 	t.nodes = append(t.nodes, v8TreeNode{id: id, parent: -1, hits: -1,
-		frame: &v8TreeFrame{Frame: Frame{Name: fmt.Sprintf("(missing node %d)", id)}}})
+		frame: &v8TreeFrame{stackFrame: stackFrame{Name: fmt.Sprintf("(missing node %d)", id)}}})
 	return i
 }
 
@@ -286,14 +286,14 @@ func (t *v8Tree) checkAcyclic() error {
 // unless the sample is on (root) itself (never seen in practice; keeping
 // the frame keeps the sample's weight visible); it is a stackWalker. Every
 // node on the stack owns the stack's tail from its frame on.
-func (t *v8Tree) walk(i int32, b *Builder, frames, owners []int32) ([]int32, []int32) {
+func (t *v8Tree) walk(i int32, b *profileBuilder, frames, owners []int32) ([]int32, []int32) {
 	for j := i; j >= 0; j = t.nodes[j].parent {
 		n := &t.nodes[j]
 		if n.parent < 0 && n.frame.Name == rootName && j != i {
 			break
 		}
 		if n.frame.loc == nil {
-			n.frame.loc = b.Location(n.frame.Frame)
+			n.frame.loc = b.Location(n.frame.stackFrame)
 		}
 		frames, owners = append(frames, int32(n.frame.loc.ID-1)), append(owners, j)
 	}
@@ -301,7 +301,7 @@ func (t *v8Tree) walk(i int32, b *Builder, frames, owners []int32) ([]int32, []i
 }
 
 // layout lays out the stacks of the sampled nodes (each once) in sp.
-func (t *v8Tree) layout(sp *stackPool, b *Builder, sampled []int32) error {
+func (t *v8Tree) layout(sp *stackPool, b *profileBuilder, sampled []int32) error {
 	t.stacks = make([]stackRef, len(t.nodes))
 	return sp.layout(sampled, func(n int32) int { return t.stackDepth(n) }, t.stacks,
 		func(n int32, frames, owners []int32) ([]int32, []int32) { return t.walk(n, b, frames, owners) })

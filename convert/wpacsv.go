@@ -28,7 +28,7 @@ import (
 // instruction pointers, so each row's weight is processor time spent by that
 // thread (idle processors show up as the Idle process), not wall time.
 func init() {
-	Register(Format{
+	register(inputFormat{
 		Name:        "wpacsv",
 		Description: "WPA \"CPU Usage (Sampled)\" table exported to CSV (Export Full Table, wpaexporter)",
 		Priority:    40,
@@ -102,8 +102,8 @@ var wpaAbsorbs = map[string]bool{
 	"process": true, "thread name": true, "module": true, "thread start function": true,
 }
 
-func parseWPACSV(in *Input) (*profile.Profile, error) {
-	lr := NewLineReader(in.R)
+func parseWPACSV(in *parserInput) (*profile.Profile, error) {
+	lr := newLineReader(in.R)
 	var h *wpaColumns
 	for h == nil && lr.Scan() {
 		if t := bytes.TrimSpace(bytes.TrimPrefix(lr.Bytes(), etwBOM)); len(t) > 0 {
@@ -114,7 +114,7 @@ func parseWPACSV(in *Input) (*profile.Profile, error) {
 		if err := lr.Err(); err != nil {
 			return nil, err
 		}
-		return nil, LineError(max(lr.Line(), 1), "expected a CSV header line naming the columns, found no lines")
+		return nil, errAtLine(max(lr.Line(), 1), "expected a CSV header line naming the columns, found no lines")
 	}
 	headerLine := lr.Line()
 	stackCol, ok := h.col["stack"]
@@ -123,7 +123,7 @@ func parseWPACSV(in *Input) (*profile.Profile, error) {
 		for i, n := range h.names {
 			names[i] = oneLine(n)
 		}
-		return nil, LineError(headerLine, "expected a Stack column in the header, found: %s", strings.Join(names, ", "))
+		return nil, errAtLine(headerLine, "expected a Stack column in the header, found: %s", strings.Join(names, ", "))
 	}
 	absorb := make([]bool, h.n)
 	for k, i := range h.col {
@@ -138,7 +138,7 @@ func parseWPACSV(in *Input) (*profile.Profile, error) {
 		return nil, err
 	}
 
-	b := NewBuilder(
+	b := newProfileBuilder(
 		&profile.ValueType{Type: "samples", Unit: "count"},
 		&profile.ValueType{Type: "cpu", Unit: "nanoseconds"},
 	)
@@ -161,20 +161,20 @@ func parseWPACSV(in *Input) (*profile.Profile, error) {
 		if h.quoted {
 			fields, err = wpaQuoted(string(line), fields[:0])
 			if err != nil {
-				return nil, LineError(lr.Line(), "%v", err)
+				return nil, errAtLine(lr.Line(), "%v", err)
 			}
 		} else {
 			fields = append(fields[:0], strings.Split(string(line), h.sep)...)
 		}
 		vals, ok := etwAlign(fields, h.sep, absorb, stackCol)
 		if !ok {
-			return nil, LineError(lr.Line(), "expected %d fields separated by %q as in the header, found %d", h.n, h.sep, len(fields))
+			return nil, errAtLine(lr.Line(), "expected %d fields separated by %q as in the header, found %d", h.n, h.sep, len(fields))
 		}
-		var m SampleMeta
+		var m sampleMeta
 		if v, ok := col(vals, "timestamp"); ok {
 			ns, ok := etwFixed(v, tsScale)
 			if !ok || ns < 0 {
-				return nil, LineError(lr.Line(), "TimeStamp: expected a non-negative number of %s, found %q", h.unitOf("timestamp", "s"), v)
+				return nil, errAtLine(lr.Line(), "TimeStamp: expected a non-negative number of %s, found %q", h.unitOf("timestamp", "s"), v)
 			}
 			m.Time, m.HasTime = ns, true
 		}
@@ -182,20 +182,20 @@ func parseWPACSV(in *Input) (*profile.Profile, error) {
 		if v, ok := col(vals, "count"); ok {
 			n, err := strconv.ParseInt(v, 10, 64)
 			if err != nil || n < 0 || n > wpaMaxCount {
-				return nil, LineError(lr.Line(), "Count: expected an integer from 0 to %d, found %q", wpaMaxCount, v)
+				return nil, errAtLine(lr.Line(), "Count: expected an integer from 0 to %d, found %q", wpaMaxCount, v)
 			}
 			count = n
 		}
 		weight := count * xperfDefaultInterval
 		if v, ok := col(vals, "weight"); ok {
 			if weight, ok = etwFixed(v, wScale); !ok {
-				return nil, LineError(lr.Line(), "Weight: expected a number of %s, found %q", h.unitOf("weight", "ms"), v)
+				return nil, errAtLine(lr.Line(), "Weight: expected a number of %s, found %q", h.unitOf("weight", "ms"), v)
 			}
 		}
 		if v, ok := col(vals, "thread id"); ok {
 			tid, err := strconv.ParseInt(v, 10, 64)
 			if err != nil {
-				return nil, LineError(lr.Line(), "Thread ID: expected an integer, found %q", v)
+				return nil, errAtLine(lr.Line(), "Thread ID: expected an integer, found %q", v)
 			}
 			m.TID, m.HasTID = tid, true
 		}
@@ -230,7 +230,7 @@ func parseWPACSV(in *Input) (*profile.Profile, error) {
 		return nil, err
 	}
 	if len(samples) == 0 {
-		return nil, fmt.Errorf("%w: the WPA CSV has a header but no rows", ErrNoSamples)
+		return nil, fmt.Errorf("%w: the WPA CSV has a header but no rows", errNoSamples)
 	}
 	etwAddInTimeOrder(b, samples)
 
@@ -286,7 +286,7 @@ func wpaScale(h *wpaColumns, name, def string, line int) (int, error) {
 	case "ns":
 		return 0, nil
 	default:
-		return 0, LineError(line, "%s: expected a time unit (s, ms, us or ns) in the column name, found %q", name, u)
+		return 0, errAtLine(line, "%s: expected a time unit (s, ms, us or ns) in the column name, found %q", name, u)
 	}
 }
 

@@ -31,7 +31,7 @@ import (
 // (`-target machine`) lists several frames per Stack line and no No./Address
 // columns. Timestamps are microseconds from the start of the trace.
 func init() {
-	Register(Format{
+	register(inputFormat{
 		Name:        "xperf",
 		Description: "xperf -a dumper text: ETW SampledProfile events with their Stack lines",
 		Priority:    50,
@@ -162,7 +162,7 @@ type xperfName struct {
 type xperfInterval struct{ ts, ns int64 }
 
 type xperfReader struct {
-	in          *Input
+	in          *parserInput
 	locs        *etwLocations
 	events      map[string]*xperfEvent
 	samples     []xperfSample
@@ -177,8 +177,8 @@ type xperfReader struct {
 	bfields     [][]byte
 }
 
-func parseXperf(in *Input) (*profile.Profile, error) {
-	b := NewBuilder(
+func parseXperf(in *parserInput) (*profile.Profile, error) {
+	b := newProfileBuilder(
 		&profile.ValueType{Type: "samples", Unit: "count"},
 		&profile.ValueType{Type: "cpu", Unit: "nanoseconds"},
 	)
@@ -195,13 +195,13 @@ func parseXperf(in *Input) (*profile.Profile, error) {
 	}
 	if len(r.samples) == 0 {
 		return nil, fmt.Errorf("%w: the xperf dump holds no SampledProfile events "+
-			"(record with the PROFILE kernel flag and -stackwalk Profile)", ErrNoSamples)
+			"(record with the PROFILE kernel flag and -stackwalk Profile)", errNoSamples)
 	}
 	return r.build(b), nil
 }
 
 func (r *xperfReader) read() error {
-	lr := NewLineReader(r.in.R)
+	lr := newLineReader(r.in.R)
 	headerAt := 0
 	for lr.Scan() {
 		t := bytes.TrimSpace(lr.Bytes())
@@ -251,7 +251,7 @@ func (r *xperfReader) read() error {
 		return err
 	}
 	if headerAt > 0 {
-		return LineError(lr.Line(), "expected EndHeader to close the BeginHeader at line %d, found the end of the input", headerAt)
+		return errAtLine(lr.Line(), "expected EndHeader to close the BeginHeader at line %d, found the end of the input", headerAt)
 	}
 	return nil
 }
@@ -276,7 +276,7 @@ func (r *xperfReader) split(e *xperfEvent, t []byte, line int) ([]string, error)
 	r.fields = append(r.fields[:0], strings.Split(string(t), ",")...)
 	vals, ok := etwAlign(r.fields, ",", e.absorb, e.fallback)
 	if !ok {
-		return nil, LineError(line, "%s: expected %d comma-separated fields as declared by %s, found %d",
+		return nil, errAtLine(line, "%s: expected %d comma-separated fields as declared by %s, found %d",
 			e.name, len(e.absorb), e.where(), len(r.fields))
 	}
 	return vals, nil
@@ -297,7 +297,7 @@ func (r *xperfReader) intCol(e *xperfEvent, vals []string, key, label string, li
 	v, ok := xperfCol(e, vals, key)
 	if !ok {
 		if required {
-			return 0, false, LineError(line, "%s: no %s column in %s", e.name, label, e.where())
+			return 0, false, errAtLine(line, "%s: no %s column in %s", e.name, label, e.where())
 		}
 		return 0, false, nil
 	}
@@ -306,7 +306,7 @@ func (r *xperfReader) intCol(e *xperfEvent, vals []string, key, label string, li
 	}
 	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil {
-		return 0, false, LineError(line, "%s: expected an integer %s, found %q", e.name, label, v)
+		return 0, false, errAtLine(line, "%s: expected an integer %s, found %q", e.name, label, v)
 	}
 	return n, true, nil
 }
@@ -322,7 +322,7 @@ func (r *xperfReader) sample(t []byte, line int) error {
 		return err
 	}
 	if s.ts < 0 || s.ts > xperfMaxTimestamp {
-		return LineError(line, "SampledProfile: expected a TimeStamp in µs from the start of the trace, found %d", s.ts)
+		return errAtLine(line, "SampledProfile: expected a TimeStamp in µs from the start of the trace, found %d", s.ts)
 	}
 	if s.tid, _, err = r.intCol(e, vals, "threadid", "ThreadID", line, true); err != nil {
 		return err
@@ -334,7 +334,7 @@ func (r *xperfReader) sample(t []byte, line int) error {
 		return err
 	} else if ok {
 		if n < 0 || n > xperfMaxCount {
-			return LineError(line, "SampledProfile: expected a Count from 0 to %d, found %d", xperfMaxCount, n)
+			return errAtLine(line, "SampledProfile: expected a Count from 0 to %d, found %d", xperfMaxCount, n)
 		}
 		s.count = n
 	}
@@ -373,14 +373,14 @@ func (r *xperfReader) stack(t []byte, line int) error {
 	}
 	tsCol, tidCol := e.cols["timestamp"], e.cols["threadid"]
 	if tsCol == 0 || tidCol == 0 {
-		return LineError(line, "Stack: expected TimeStamp and ThreadID columns in %s", e.where())
+		return errAtLine(line, "Stack: expected TimeStamp and ThreadID columns in %s", e.where())
 	}
 	if !classic {
 		return r.compactStack(e, tsCol, tidCol, line)
 	}
 	vals, ok := etwAlign(r.fields, ",", e.absorb, e.fallback)
 	if !ok {
-		return LineError(line, "Stack: expected %d comma-separated fields as declared by %s, found %d (a compact several-frames line where numbered frames were declared?)",
+		return errAtLine(line, "Stack: expected %d comma-separated fields as declared by %s, found %d (a compact several-frames line where numbered frames were declared?)",
 			len(e.absorb), e.where(), len(r.fields))
 	}
 	ts, _, err := r.intCol(e, vals, "timestamp", "TimeStamp (µs)", line, true)
@@ -506,15 +506,15 @@ func (r *xperfReader) compactStack(e *xperfEvent, tsCol, tidCol, line int) error
 		first = i
 	}
 	if len(r.fields) <= max(tsCol, tidCol) {
-		return LineError(line, "Stack: expected TimeStamp, ThreadID and frames, found %d fields", len(r.fields))
+		return errAtLine(line, "Stack: expected TimeStamp, ThreadID and frames, found %d fields", len(r.fields))
 	}
 	ts, err := strconv.ParseInt(strings.TrimSpace(r.fields[tsCol]), 10, 64)
 	if err != nil {
-		return LineError(line, "Stack: expected an integer TimeStamp (µs), found %q", strings.TrimSpace(r.fields[tsCol]))
+		return errAtLine(line, "Stack: expected an integer TimeStamp (µs), found %q", strings.TrimSpace(r.fields[tsCol]))
 	}
 	tid, err := strconv.ParseInt(strings.TrimSpace(r.fields[tidCol]), 10, 64)
 	if err != nil {
-		return LineError(line, "Stack: expected an integer ThreadID, found %q", strings.TrimSpace(r.fields[tidCol]))
+		return errAtLine(line, "Stack: expected an integer ThreadID, found %q", strings.TrimSpace(r.fields[tidCol]))
 	}
 	p := r.pending[xperfKey{ts, tid}]
 	if p == nil {
@@ -650,7 +650,7 @@ func (r *xperfReader) interval(ev string, t []byte, line int) error {
 	}
 	vals, ok := etwAlign(strings.Split(string(t), ","), ",", e.absorb, e.fallback)
 	if !ok {
-		return LineError(line, "%s: expected %d comma-separated fields as declared by %s, found fewer", ev, len(e.absorb), e.where())
+		return errAtLine(line, "%s: expected %d comma-separated fields as declared by %s, found fewer", ev, len(e.absorb), e.where())
 	}
 	if src, ok := xperfCol(e, vals, "source"); ok && src != "" && src != "0" && !strings.EqualFold(src, "Timer") && !strings.EqualFold(src, "ProfileTime") {
 		return nil
@@ -664,7 +664,7 @@ func (r *xperfReader) interval(ev string, t []byte, line int) error {
 		return err
 	}
 	if v <= 0 || v > xperfMaxInterval {
-		return LineError(line, "%s: expected an interval from 1 to %d (100 ns units), found %d", ev, xperfMaxInterval, v)
+		return errAtLine(line, "%s: expected an interval from 1 to %d (100 ns units), found %d", ev, xperfMaxInterval, v)
 	}
 	r.intervals = append(r.intervals, xperfInterval{ts, v * 100})
 	return nil
@@ -707,7 +707,7 @@ func (r *xperfReader) threadName(tid, ts int64) string {
 	return name
 }
 
-func (r *xperfReader) build(b *Builder) *profile.Profile {
+func (r *xperfReader) build(b *profileBuilder) *profile.Profile {
 	sort.SliceStable(r.intervals, func(i, j int) bool { return r.intervals[i].ts < r.intervals[j].ts })
 	intervalAt := func(ts int64) int64 {
 		if len(r.intervals) == 0 {
@@ -735,7 +735,7 @@ func (r *xperfReader) build(b *Builder) *profile.Profile {
 			}
 			stack = []*profile.Location{r.locs.get(leaf)}
 		}
-		m := SampleMeta{TID: s.tid, HasTID: true, PID: s.pid, HasPID: s.hasPID, Time: s.ts * 1000, HasTime: true}
+		m := sampleMeta{TID: s.tid, HasTID: true, PID: s.pid, HasPID: s.hasPID, Time: s.ts * 1000, HasTime: true}
 		m.Process = s.process
 		if (m.Process == "" || m.Process == "Unknown") && s.hasPID {
 			m.Process = r.procs[s.pid]
