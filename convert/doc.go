@@ -1,7 +1,7 @@
 // Package convert is the first stage of ctdiff's pipeline: it turns the bytes
 // of a profile in any supported format into a *profile.Profile (pprof).
 //
-// Each input format lives in its own file and registers a Format with a
+// Each input format lives in its own file and registers an inputFormat with a
 // content sniffer and a parser. Read and ReadFile undo gzip compression
 // (detected by magic bytes, whatever the file name), pick the format by
 // sniffing unless Options.From forces one, apply thread/pid selection and
