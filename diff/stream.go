@@ -179,6 +179,9 @@ func (st *stream) setup(f *Fold) {
 	st.kt.streamPositions(b0.frames, n0.frames)
 	st.u = newUnion()
 	st.u.runs = len(f.slots)
+	if max(f.nBase, f.nNew) > compactMinRuns {
+		st.u.cv = &compactRuns{runs: st.u.runs}
+	}
 	renameMin := st.renameMin(f, b0, n0)
 	st.um = newMatcher(st.o.Match, st.o.LCS)
 	st.um.kt, st.um.renameMin = st.kt, renameMin

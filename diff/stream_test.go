@@ -12,7 +12,7 @@ import (
 )
 
 // streamRuns returns n runs of one workload, each a little different
-// (jitter by run), with new runs' x grown by half and a callee y that only
+// (jitter by run), with new runs' x grown by 60% and a callee y that only
 // some runs sample.
 func streamRuns(n int, isNew bool) []string {
 	var out []string
@@ -20,7 +20,7 @@ func streamRuns(n int, isNew bool) []string {
 		j := float64(i%5) - 2
 		x := 100 + 3*j
 		if isNew {
-			x *= 1.5
+			x *= 1.6
 		}
 		lines := []string{
 			fmt.Sprintf("m;a;x %g", x),
@@ -52,7 +52,17 @@ func TestFoldStreams(t *testing.T) {
 }
 
 func testFoldStreams(t *testing.T, norm NormalizeMode, exact bool) {
-	const nb, nn = 12, 13
+	testFoldStreamsN(t, 12, 13, norm, exact)
+}
+
+// Beyond compactMinRuns a side, the stream keeps the per-run values as
+// float32 (compactRuns): these runs' values (integer milliseconds in
+// nanoseconds) are exact in float32, so nothing changes either.
+func TestFoldStreamsCompact(t *testing.T) {
+	testFoldStreamsN(t, compactMinRuns+1, compactMinRuns+3, NormalizeNone, true)
+}
+
+func testFoldStreamsN(t *testing.T, nb, nn int, norm NormalizeMode, exact bool) {
 	bRuns, nRuns := streamRuns(nb, false), streamRuns(nn, true)
 	opts := Options{Tree: true, Normalize: Normalize{Mode: norm}}
 	kept := newFold(nb, nn, opts, 1<<30)
@@ -83,9 +93,13 @@ func testFoldStreams(t *testing.T, norm NormalizeMode, exact bool) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := NewFold(nb, nn, opts)
 			if !f.Streams() {
-				t.Fatal("a Fold of 12 + 13 runs does not stream")
+				t.Fatalf("a Fold of %d + %d runs does not stream", nb, nn)
 			}
+
 			addAll(f, trees(t, bRuns...), trees(t, nRuns...), tt.order(f), tt.async)
+			if compact := f.st.u.cv != nil; compact != (nb > compactMinRuns) {
+				t.Errorf("compact per-run values: %v with %d base runs", compact, nb)
+			}
 			got, err := f.Compare(opts)
 			if err != nil {
 				t.Fatal(err)
