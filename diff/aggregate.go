@@ -2,7 +2,6 @@ package diff
 
 import (
 	"math"
-	"slices"
 
 	"github.com/ctdiff/ctdiff/cct"
 )
@@ -103,21 +102,15 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 	// Artifacts and everything below them are folded: their time becomes
 	// their caller's self time, and they are never tested.
 	// The union's self values stay as they are (path ranking reads them):
-	// the folded ones are a copy, made only when there is an artifact.
+	// the folded ones are copies of the callers' (foldedSelf).
 	folded := make([]bool, n)
 	oneRunOnly := make([]bool, n)
-	self := u.self
+	self := foldedSelf{u: u}
 	for x := int32(1); int(x) < n; x++ {
 		if folded[u.parent[x]] || isArtifact(kt.frames[u.key[x]]) {
 			folded[x] = true
 			if p := u.parent[x]; !folded[p] {
-				if &self[0] == &u.self[0] {
-					self = slices.Clone(u.self)
-				}
-				ps, xs := self[int(p)*runs:int(p+1)*runs], u.total[int(x)*runs:int(x+1)*runs]
-				for r := range ps {
-					ps[r] += xs[r]
-				}
+				self.addTotal(p, x)
 			}
 		}
 	}
@@ -178,6 +171,7 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 	var members []hyp
 	testOf := make([]int32, n)
 	selfOf := make([]int32, n)
+	selfRow := make([]float64, runs)
 	for x := int32(1); int(x) < n; x++ {
 		if folded[x] || idle(u, kt, x) {
 			continue
@@ -191,7 +185,7 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 		if u.depth[x] < 2 || u.kidLen[x] == 0 {
 			continue
 		}
-		if sumOf(self[int(x)*runs:int(x+1)*runs]) >= m*float64(nNew) {
+		if floatSum(self.row(x, selfRow)) >= m*float64(nNew) {
 			members = append(members, hyp{x: x, self: true})
 			selfOf[x] = int32(len(members))
 		}
@@ -225,11 +219,11 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 		row := make([]float64, runs)
 		for i := from; i < to; i++ {
 			h := members[i]
-			vals := u.total
 			if h.self {
-				vals = self
+				self.row(h.x, row)
+			} else {
+				u.totalRow(h.x, row)
 			}
-			floatsInto(row, vals[int(h.x)*runs:int(h.x+1)*runs])
 			family[i] = testFloats(row[:nBase], row[nBase:], prOf(h.x))
 		}
 	})
@@ -297,19 +291,17 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 		if t == nil {
 			continue
 		}
-		var b, nw []int64
 		switch {
 		case v.spread != 0 && v.test == groups[v.spread-1].test:
 			gr := &groups[v.spread-1]
 			t.setIntervalFloats(gr.sums[:nBase], gr.sums[nBase:], pr)
 			continue
 		case v.test == selfOf[x]:
-			vals := self[int(x)*runs : int(x+1)*runs]
-			b, nw = vals[:nBase], vals[nBase:]
+			self.row(x, selfRow)
 		default:
-			b, nw = u.sample(x, nBase)
+			u.totalRow(x, selfRow)
 		}
-		t.setInterval(b, nw, prOf(x))
+		t.setIntervalFloats(selfRow[:nBase], selfRow[nBase:], prOf(x))
 	}
 	for i := range family[len(members):] {
 		family[len(members)+i].Of = OfFunction
@@ -370,10 +362,10 @@ func fitNodePrior(u *union, nBase int, m float64) *prior {
 		// change differs too; self differences change only where code
 		// did, but hardly reach those sizes. Each fit is robust, and the
 		// larger variance at each size is used.
-		fit := func(vals []int64) *prior {
+		fit := func(rowOf func(x int32, dst []float64) []float64) *prior {
 			means, vars = means[:0], vars[:0]
 			for x := int32(1); int(x) < u.len(); x++ {
-				floatsInto(row, vals[int(x)*runs:int(x+1)*runs])
+				rowOf(x, row)
 				if mean := (row[0] + row[1]) / 2; mean >= m/10 {
 					diff := row[1] - row[0]
 					means = append(means, mean)
@@ -386,7 +378,7 @@ func fitNodePrior(u *union, nBase int, m float64) *prior {
 			}
 			return pr
 		}
-		incl, self := fit(u.total), fit(u.self)
+		incl, self := fit(u.totalRow), fit(u.selfRow)
 		switch {
 		case incl == nil:
 			return self
@@ -396,7 +388,7 @@ func fitNodePrior(u *union, nBase int, m float64) *prior {
 		return incl
 	}
 	for x := int32(1); int(x) < u.len(); x++ {
-		floatsInto(row, u.total[int(x)*runs:int(x+1)*runs])
+		u.totalRow(x, row)
 		if mean, v := pooledStatsFloats(row[:nBase], row[nBase:]); mean >= m/10 {
 			means = append(means, mean)
 			vars = append(vars, v)
@@ -427,14 +419,6 @@ func samplingPrior(period float64) *prior {
 // hide it and everything else. Above the cap the pair is treated as 10%
 // noisy, and a change beyond that is tested as one.
 const maxPairJitter = 0.10
-
-func sumOf(v []int64) float64 {
-	s := 0.0
-	for _, x := range v {
-		s += float64(x)
-	}
-	return s
-}
 
 // idle reports a union node of V8's "(idle)" frame (see isIdle).
 func idle(u *union, kt *keyTable, x int32) bool {

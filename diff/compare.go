@@ -29,18 +29,26 @@ type comparison struct {
 	u  *union
 	um *matcher // the matcher that built the union
 	pm *matcher // the matcher of the run pairs
+	st *stream  // the streamed Fold that built the union, if any
 }
 
 // prepareComparison is the first stage after the runs are folded (Fold):
 // it keys the runs, checks the sides' totals, applies the normalization nz
 // (planned by Fold.prepare) and resolves μ. o is complete (withDefaults,
 // the metric resolved, MinDeltaText read into MinDelta).
-func prepareComparison(bRuns, nRuns []*run, o Options, nz Normalization) (*comparison, error) {
-	c := &comparison{o: o, bRuns: bRuns, nRuns: nRuns}
+//
+// st, when not nil, is the streamed Fold that already keyed the runs and
+// built the union (stream.go); the runs are then summaries.
+func prepareComparison(bRuns, nRuns []*run, o Options, nz Normalization, st *stream) (*comparison, error) {
+	c := &comparison{o: o, bRuns: bRuns, nRuns: nRuns, st: st}
 	c.runs = append(append([]*run{}, bRuns...), nRuns...)
-	c.kt = keyTableOf(bRuns, nRuns)
-	for i, r := range c.runs {
-		r.keys(c.kt, min(i/len(bRuns), 1))
+	if st != nil {
+		c.kt = st.kt
+	} else {
+		c.kt = keyTableOf(bRuns, nRuns)
+		for i, r := range c.runs {
+			r.keys(c.kt, min(i/len(bRuns), 1))
+		}
 	}
 	if err := checkSideTotals("base", c.bRuns, o.Metric.Name); err != nil {
 		return nil, err
@@ -65,14 +73,7 @@ func prepareComparison(bRuns, nRuns []*run, o Options, nz Normalization) (*compa
 		return nil, err
 	}
 	res.Normalization, res.Base, res.New = nz, side(c.bRuns), side(c.nRuns)
-	th := o.MinDelta
-	if th == (Threshold{}) {
-		th = Threshold{Value: DefaultMinDelta}
-		if res.Unit != "nanoseconds" || nz.Mode == NormalizePer || nz.Mode == NormalizeIteration {
-			th = Threshold{Share: DefaultMinDeltaShare}
-		}
-	}
-	res.MinDelta, res.MinDeltaSpec = th.resolve(meanTotal(c.bRuns)), th.String()
+	res.MinDelta, res.MinDeltaSpec = minDeltaOf(o, &nz, c.bRuns)
 	if res.Base.Total <= 0 {
 		res.warn("the base runs have no %s samples", o.Metric.Name)
 	}
@@ -80,6 +81,19 @@ func prepareComparison(bRuns, nRuns []*run, o Options, nz Normalization) (*compa
 	c.renameMin = max(res.MinDelta/2, 1)
 	c.agg = newAggregator(o.Aggregate, &c.nz)
 	return c, nil
+}
+
+// minDeltaOf resolves μ (Options.MinDelta, else the default for the
+// unit nz planned) on the base runs, normalized.
+func minDeltaOf(o Options, nz *Normalization, base []*run) (int64, string) {
+	th := o.MinDelta
+	if th == (Threshold{}) {
+		th = Threshold{Value: DefaultMinDelta}
+		if nz.Unit != "nanoseconds" || nz.Mode == NormalizePer || nz.Mode == NormalizeIteration {
+			th = Threshold{Share: DefaultMinDeltaShare}
+		}
+	}
+	return th.resolve(meanTotal(base)), th.String()
 }
 
 // compare runs the stages after prepareComparison and assembles the result.
@@ -132,14 +146,6 @@ func (c *comparison) compare() *Result {
 		common, noise := parcsMatchings(c.bRuns, c.nRuns, c.kt, c.renameMin, o)
 		return strictResult{common, noise}
 	})
-	if !fromUnion {
-		wg.Go(func() { pairs() })
-	}
-	wg.Go(func() { strict() })
-
-	c.buildUnion()
-	threadWarnings(res, c.u, c.kt)
-
 	var (
 		overlap  Overlap
 		topology Topology
@@ -147,10 +153,27 @@ func (c *comparison) compare() *Result {
 		ranked   []RankedPath
 		goRT     *GoRuntime
 	)
-	wg.Go(func() {
-		s := strict()
-		overlap, topology, weights = parcs(pairs(), s.common, s.noise, c.u, c.kt, o)
-	})
+	if c.st != nil {
+		// The union, the pairs and PARCS's matchings were made as the
+		// runs arrived: what is left is to normalize what they summed.
+		c.u, c.um, c.pm = c.st.u, c.st.um, c.st.pm
+		c.st.finish(c)
+		overlap, topology, weights = c.st.parcs(c)
+	} else {
+		if !fromUnion {
+			wg.Go(func() { pairs() })
+		}
+		wg.Go(func() { strict() })
+		c.buildUnion()
+	}
+	threadWarnings(res, c.u, c.kt)
+
+	if c.st == nil {
+		wg.Go(func() {
+			s := strict()
+			overlap, topology, weights = parcs(pairs(), s.common, s.noise, c.u, c.kt, o)
+		})
+	}
 	wg.Go(func() {
 		ranked = rankPaths(c.u, c.kt, o.Top)
 		goRT = goRuntime(c.u, c.kt)

@@ -29,6 +29,9 @@ type Fold struct {
 	// marker is the function per=FUNC normalization counts, "" otherwise.
 	marker string
 	slots  []foldSlot
+	// st, when not nil, builds the comparison as runs are added
+	// (stream.go); otherwise the runs are kept until Compare.
+	st *stream
 }
 
 // A foldSlot is one run's place in a Fold: the run, or what kept the tree
@@ -49,11 +52,39 @@ type foldSlot struct {
 // compared (opts.SampleType, "" for each tree's default; SampleMetric).
 // Compare takes the options again, complete.
 func NewFold(nBase, nNew int, opts Options) *Fold {
+	return newFold(nBase, nNew, opts, streamMinRuns)
+}
+
+// newFold is NewFold streaming from more than minRuns runs on a side.
+func newFold(nBase, nNew int, opts Options, minRuns int) *Fold {
 	f := &Fold{nBase: nBase, nNew: nNew, metric: opts.Metric, metricName: opts.SampleType, slots: make([]foldSlot, max(nBase, 0)+max(nNew, 0))}
 	if opts.Normalize.Mode == NormalizePer {
 		f.marker = opts.Normalize.Func
 	}
+	f.st = newStream(nBase, nNew, opts, minRuns)
 	return f
+}
+
+// Streams reports whether the Fold matches the runs as they are added
+// and releases them (more than 10 runs on a side, two or more on each,
+// Stats without benchmark outputs), rather than keeping them until
+// Compare: its memory is then mostly the union tree's per-run values,
+// which the collector never scans.
+func (f *Fold) Streams() bool { return f.st != nil }
+
+// Order returns the runs' indices (base runs 0..nBase-1, then new runs)
+// in the order the Fold takes them: a caller that builds the trees in this
+// order lets it release each run soon, where in another order runs wait
+// until those before them are added. Any order gives the same result.
+func (f *Fold) Order() []int {
+	if f.st != nil {
+		return append([]int{}, f.st.order...)
+	}
+	out := make([]int, len(f.slots))
+	for i := range out {
+		out[i] = i
+	}
+	return out
 }
 
 // Add folds t as run i (from 0) of the new side when isNew, else of the
@@ -67,31 +98,41 @@ func (f *Fold) Add(isNew bool, i int, t *cct.Tree) {
 	if i < 0 || i >= len(f.slots) || isNew && i < f.nBase || !isNew && i >= n {
 		panic(fmt.Sprintf("diff: Fold.Add: run %d of %d", i, n))
 	}
-	s := &f.slots[i]
-	if s.added {
-		panic(fmt.Sprintf("diff: Fold.Add: run %d added twice", i))
+	if f.st == nil {
+		s := &f.slots[i]
+		if s.added {
+			panic(fmt.Sprintf("diff: Fold.Add: run %d added twice", i))
+		}
+		*s = f.fold(t)
+		return
 	}
-	s.added = true
+	f.st.put(f, i, f.fold(t))
+}
+
+// fold is Add's slot for tree t.
+func (f *Fold) fold(t *cct.Tree) foldSlot {
+	s := foldSlot{added: true}
 	if t == nil || len(t.Nodes) == 0 {
 		s.empty = true
-		return
+		return s
 	}
 	m := f.metric
 	if m.isZero() {
 		k, err := t.SampleIndex(f.metricName)
 		if err != nil {
 			s.metricErr = err
-			return
+			return s
 		}
 		s.vt = t.SampleTypes[k]
 		if m, err = SampleMetric(f.metricName, t); err != nil {
 			s.metricErr = err
-			return
+			return s
 		}
 	} else if m.Total == nil || m.Self == nil {
-		return // Compare says so
+		return s // Compare says so
 	}
 	s.r = foldTree(t, m, f.marker)
+	return s
 }
 
 // Compare compares the runs added. Every run must have been added.
@@ -198,5 +239,10 @@ func (f *Fold) prepare(opts Options) (*comparison, error) {
 	if o.Aggregate == Intersect && f.nBase != f.nNew {
 		return nil, &UnpairedRunsError{Base: f.nBase, New: f.nNew}
 	}
-	return prepareComparison(bRuns, nRuns, o, nz)
+	if f.st != nil {
+		if err := f.st.check(o); err != nil {
+			return nil, err
+		}
+	}
+	return prepareComparison(bRuns, nRuns, o, nz, f.st)
 }

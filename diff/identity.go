@@ -138,6 +138,9 @@ func (kt *keyTable) positions(base, nw [][]cct.Frame) {
 		if len(a) <= 1 && len(b) <= 1 {
 			continue
 		}
+		if kt.late != nil {
+			kt.ambiguous[k] = true
+		}
 		slotA, slotB := alignPositions(a, b, medianShift(shifts[k[1]]))
 		for s, list := range [2][]position{a, b} {
 			slots := [2][]int32{slotA, slotB}[s]
@@ -156,7 +159,35 @@ func (kt *keyTable) slot(f cct.Frame, path string, s int) int32 {
 	if kt.slots[s] == nil {
 		return 0
 	}
-	return kt.slots[s][startKey{f.Function, path, f.StartLine, f.StartColumn}]
+	k := startKey{f.Function, path, f.StartLine, f.StartColumn}
+	v, ok := kt.slots[s][k]
+	if ok || kt.late == nil || f.StartLine <= 0 || !kt.ambiguous[[2]string{f.Function, path}] {
+		return v
+	}
+	// A streamed Fold (streamPositions) aligned the first pair only: a
+	// position of an ambiguous group that pair lacks gets a slot of its
+	// own, shared by both sides (a function defined at the same place in
+	// both versions is the same function).
+	if v, ok = kt.late[k]; !ok {
+		v = -2 - int32(len(kt.late))
+		kt.late[k] = v
+	}
+	return v
+}
+
+// streamPositions is positions for a Fold that keys each run as it
+// arrives, before later runs' frames are known (stream.go): the Slots are
+// aligned on the first base run's and the first new run's frames, as
+// positions aligns all runs' frames. Later runs' functions at positions
+// the first pair has keep those slots; a same-named function at a position
+// it lacks gets a slot of its own (slot), and a group that only later runs
+// make ambiguous stays one identity (slot 0), as unknown positions do. Go
+// symbols, whose names are unique, never need slots: for Go profiles the
+// keys are the same as with every frame known.
+func (kt *keyTable) streamPositions(base, nw []cct.Frame) {
+	kt.late = map[startKey]int32{}
+	kt.ambiguous = map[[2]string]bool{}
+	kt.positions([][]cct.Frame{base}, [][]cct.Frame{nw})
 }
 
 func medianShift(v []int64) int64 {

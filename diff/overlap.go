@@ -58,59 +58,113 @@ type pairResult struct {
 // (base_i, new_i), their matchings with the chosen algorithm, the strict
 // common-tree sizes, and the base-vs-base overlaps for the noise floor.
 func parcs(pairs []pairResult, strictCommon []int, noise []float64, u *union, kt *keyTable, o Options) (Overlap, Topology, WeightMatching) {
-	var ov Overlap
-	ov.Pairs = len(pairs)
+	pa := newParcsAcc(len(pairs), u.len())
+	for i, p := range pairs {
+		pa.add(i, p, strictCommon[i], u.len())
+	}
+	return pa.finish(noise, nil, u, kt, o)
+}
+
+// A parcsAcc sums what each run pair contributes to the PARCS numbers, pair
+// by pair in order, so that a Fold that releases runs as it goes (stream.go)
+// adds each pair once its runs are matched and drops them.
+type parcsAcc struct {
+	pairs int // how many pairs there will be
+	ov    Overlap
+	// The mean weights of matched nodes over the pairs, by union node.
+	// With one pair they are the pair's weights, read off the matching
+	// (weightMatching), and nothing is summed.
+	sumB, sumN []float64
+	cnt        []int32
+	one        pairResult
+	added      map[int32]*subtreeAcc
+	removed    map[int32]*subtreeAcc
+	// deferred: the runs are not yet normalized (a streamed Fold scales
+	// the union's values when every run is in), so subtree weights are
+	// kept per run and scaled by finish.
+	deferred bool
+}
+
+func newParcsAcc(pairs, unionLen int) *parcsAcc {
+	pa := &parcsAcc{pairs: pairs, added: map[int32]*subtreeAcc{}, removed: map[int32]*subtreeAcc{}}
+	if pairs > 1 {
+		pa.grow(unionLen)
+	}
+	return pa
+}
+
+// grow makes room for union nodes up to n.
+func (pa *parcsAcc) grow(n int) {
+	if d := n - len(pa.cnt); d > 0 {
+		pa.sumB = append(pa.sumB, make([]float64, d)...)
+		pa.sumN = append(pa.sumN, make([]float64, d)...)
+		pa.cnt = append(pa.cnt, make([]int32, d)...)
+	}
+}
+
+// add adds pair i (its runs matched onto the union, which has unionLen
+// nodes) with its strict common-tree size.
+func (pa *parcsAcc) add(i int, p pairResult, strictCommon, unionLen int) {
+	pwA, pwB := pweightsOf(p.a), pweightsOf(p.b)
+	o, common := overlapOf(pwA, pwB, p.baseOf)
+	nA, nB := float64(p.a.nodes()-1), float64(p.b.nodes()-1)
+	ov := &pa.ov
+	ov.Percent += o
+	if nA > 0 && nB > 0 {
+		ov.CommonTree += 100 * float64(common) / nA
+		ov.StrictCommonTree += 100 * float64(strictCommon) / nA
+		ov.Score += o / 100 * float64(common) / nA * float64(common) / nB * 100
+	}
+	if pa.pairs > 1 {
+		pa.grow(unionLen)
+		for nb, na := range p.baseOf {
+			if na <= 0 {
+				continue
+			}
+			x := p.b.toU[nb]
+			pa.sumB[x] += pwA.at(na)
+			pa.sumN[x] += pwB.at(int32(nb))
+			pa.cnt[x]++
+		}
+	} else {
+		pa.one = p
+	}
+	collectSubtrees(p.b, p.baseOf, i, pa.added, pa.deferred)
+	collectSubtrees(p.a, inverse(p.baseOf, p.a.nodes()), i, pa.removed, pa.deferred)
+}
+
+// finish returns the numbers of the pairs added. scale, when the weights
+// were deferred, normalizes pair i's subtree weights: scale(i, isNew, v).
+func (pa *parcsAcc) finish(noise []float64, scale func(pair int, isNew bool, v int64) int64, u *union, kt *keyTable, o Options) (Overlap, Topology, WeightMatching) {
+	ov := pa.ov
+	ov.Pairs = pa.pairs
 	if len(noise) > 0 {
 		nf := mean(noise)
 		ov.NoiseFloor = &nf
 	}
-	// The mean weights of matched nodes over the pairs, by union node.
-	// With one pair they are the pair's weights, read off the matching
-	// (weightMatching), and nothing is summed.
-	var sumB, sumN []float64
-	var cnt []int32
-	if len(pairs) > 1 {
-		sumB = make([]float64, u.len())
-		sumN = make([]float64, u.len())
-		cnt = make([]int32, u.len())
-	}
-	added := map[int32]*subtreeAcc{}
-	removed := map[int32]*subtreeAcc{}
-	for i, p := range pairs {
-		pwA, pwB := pweightsOf(p.a), pweightsOf(p.b)
-		o, common := overlapOf(pwA, pwB, p.baseOf)
-		nA, nB := float64(p.a.nodes()-1), float64(p.b.nodes()-1)
-		ov.Percent += o
-		if nA > 0 && nB > 0 {
-			ov.CommonTree += 100 * float64(common) / nA
-			ov.StrictCommonTree += 100 * float64(strictCommon[i]) / nA
-			ov.Score += o / 100 * float64(common) / nA * float64(common) / nB * 100
-		}
-		for nb, na := range p.baseOf {
-			if na <= 0 || cnt == nil {
-				continue
-			}
-			x := p.b.toU[nb]
-			sumB[x] += pwA.at(na)
-			sumN[x] += pwB.at(int32(nb))
-			cnt[x]++
-		}
-		collectSubtrees(p.b, p.baseOf, i, added)
-		collectSubtrees(p.a, inverse(p.baseOf, p.a.nodes()), i, removed)
-	}
-	if n := float64(len(pairs)); n > 0 {
+	if n := float64(pa.pairs); n > 0 {
 		ov.Percent /= n
 		ov.CommonTree /= n
 		ov.StrictCommonTree /= n
 		ov.Score /= n
 	}
+	if pa.deferred {
+		for isNew, acc := range [2]map[int32]*subtreeAcc{pa.removed, pa.added} {
+			for _, s := range acc {
+				for _, w := range s.raw {
+					s.weight += scale(int(w.pair), isNew == 1, w.v)
+				}
+				s.raw = nil
+			}
+		}
+	}
 	var topo Topology
-	topo.Added, topo.AddedCount = subtrees(added, len(pairs), u, kt, o.TopologyLimit)
-	topo.Removed, topo.RemovedCount = subtrees(removed, len(pairs), u, kt, o.TopologyLimit)
+	topo.Added, topo.AddedCount = subtrees(pa.added, pa.pairs, u, kt, o.TopologyLimit)
+	topo.Removed, topo.RemovedCount = subtrees(pa.removed, pa.pairs, u, kt, o.TopologyLimit)
 	var wm WeightMatching
-	if cnt == nil && len(pairs) == 1 {
+	if pa.pairs == 1 {
 		wm = weightMatching(func(yield func(x int32, b, n float64)) {
-			p := pairs[0]
+			p := pa.one
 			pwA, pwB := pweightsOf(p.a), pweightsOf(p.b)
 			for nb, na := range p.baseOf {
 				if na > 0 {
@@ -120,9 +174,9 @@ func parcs(pairs []pairResult, strictCommon []int, noise []float64, u *union, kt
 		}, ov, u, kt, o.Top)
 	} else {
 		wm = weightMatching(func(yield func(x int32, b, n float64)) {
-			for x, c := range cnt {
+			for x, c := range pa.cnt {
 				if c > 0 {
-					yield(int32(x), sumB[x]/float64(c), sumN[x]/float64(c))
+					yield(int32(x), pa.sumB[x]/float64(c), pa.sumN[x]/float64(c))
 				}
 			}
 		}, ov, u, kt, o.Top)
@@ -182,12 +236,20 @@ type subtreeAcc struct {
 	last   int
 	nodes  int64
 	weight int64
+	// raw are the subtrees' weights before normalization, per pair, when
+	// parcsAcc defers it.
+	raw []pairWeight
+}
+
+type pairWeight struct {
+	pair int32
+	v    int64
 }
 
 // collectSubtrees records the maximal unmatched subtrees of r (nodes without
 // a match whose parent has one: PARCS's topological differences), keyed by
 // union node.
-func collectSubtrees(r *run, match []int32, pairIdx int, acc map[int32]*subtreeAcc) {
+func collectSubtrees(r *run, match []int32, pairIdx int, acc map[int32]*subtreeAcc, deferred bool) {
 	var stack []int32
 	for n, m := range match {
 		if m >= 0 || n == 0 || match[r.parent[n]] < 0 {
@@ -214,7 +276,11 @@ func collectSubtrees(r *run, match []int32, pairIdx int, acc map[int32]*subtreeA
 				stack = append(stack, int32(k))
 			}
 		}
-		s.weight += r.total[n]
+		if deferred {
+			s.raw = append(s.raw, pairWeight{int32(pairIdx), r.total[n]})
+		} else {
+			s.weight += r.total[n]
+		}
 	}
 }
 

@@ -56,6 +56,11 @@ type keyTable struct {
 	// several functions of their script share (identity.go); nil when no
 	// name is shared.
 	slots [2]map[startKey]int32
+	// late and ambiguous are streamPositions': slots given to positions
+	// the first pair lacks, and the groups that pair has more than one
+	// position of. nil otherwise.
+	late      map[startKey]int32
+	ambiguous map[[2]string]bool
 }
 
 // newKeyTable returns a key table for comparing the base trees with the new
@@ -152,6 +157,8 @@ type run struct {
 	// info is what normalization and the benchmark verdict read of the
 	// tree as a whole.
 	info treeInfo
+	// released is the node count of a released run (release).
+	released int
 }
 
 // treeInfo is what a comparison needs of a tree besides its nodes.
@@ -271,7 +278,30 @@ func foldTree(t *cct.Tree, m Metric, marker string) *run {
 }
 
 // nodes is the run's node count, the root included.
-func (r *run) nodes() int { return len(r.nframe) }
+func (r *run) nodes() int {
+	if r.nframe == nil {
+		return r.released
+	}
+	return len(r.nframe)
+}
+
+// release drops the run's nodes once a streamed Fold has taken what it
+// needs of them (stream.go), keeping its summary.
+func (r *run) release() { *r = *r.summary() }
+
+// summary is the run without its nodes: what is read of it as a whole,
+// its root's and idle nodes' values (total and self hold the root, then the
+// idle nodes, which idle numbers 1, 2, ...: side and normalize read them
+// as before), period, info and node count.
+func (r *run) summary() *run {
+	total, self := []int64{r.total[0]}, []int64{r.self[0]}
+	idle := make([]int32, len(r.idle))
+	for i, c := range r.idle {
+		total, self = append(total, r.total[c]), append(self, r.self[c])
+		idle[i] = int32(i + 1)
+	}
+	return &run{total: total, self: self, idle: idle, period: r.period, info: r.info, released: r.nodes()}
+}
 
 // frameOf returns node n's frame.
 func (r *run) frameOf(n int32) cct.Frame { return r.frames[r.nframe[n]] }

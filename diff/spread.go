@@ -158,14 +158,15 @@ func spreadGroups(u *union, kt *keyTable, folded []bool, nBase int, m float64) [
 		drop[i] = growth[k]-explained[i] < m
 	}
 	var groups []spreadGroup
+	row := make([]float64, runs)
 	for i, k := range cands {
 		if drop[i] {
 			continue
 		}
 		gr := spreadGroup{nodes: nodes[i], sums: make([]float64, runs)}
 		for _, x := range nodes[i] {
-			for r, v := range u.total[int(x)*runs : int(x+1)*runs] {
-				gr.sums[r] += float64(v)
+			for r, v := range u.totalRow(x, row) {
+				gr.sums[r] += v
 			}
 		}
 		gr.spread = spreadInfo{key: k, contexts: int(count[k])}

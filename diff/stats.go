@@ -50,14 +50,9 @@ func testFloats(x, y []float64, pr *prior) Test {
 // untested names the Test of a node no test could be made for.
 const untested = "untested"
 
-// setInterval fills the 95% confidence interval of the mean delta, with the
-// variance the test used. Only reported nodes get one: the t quantile costs
-// far more than the test.
-func (t *Test) setInterval(base, nw []int64, pr *prior) {
-	t.setIntervalFloats(floats(base), floats(nw), pr)
-}
-
-// setIntervalFloats is setInterval on values already converted.
+// setIntervalFloats fills the 95% confidence interval of the mean delta,
+// with the variance the test used. Only reported nodes get one: the t
+// quantile costs far more than the test.
 func (t *Test) setIntervalFloats(x, y []float64, pr *prior) {
 	var lo, hi float64
 	if t.Name == "moderated-t" {

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"os"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 
@@ -23,10 +25,10 @@ func foldable(o *diffOptions, keepTrees bool) bool {
 // foldTrees is buildTrees for a diff: it reads and builds the profiles on
 // up to GOMAXPROCS goroutines and folds each tree into f as soon as it is
 // built (run i of paths is base run i for i < nBase, else new run
-// i-nBase), so memory holds folded runs (a third of a tree each) and at
-// most one tree and one profile per goroutine. The Fold keeps each run in
-// its slot, so the result does not depend on which goroutine finishes
-// first: no reordering is needed. The trees returned are headers
+// i-nBase), in the order the Fold takes them, so memory holds folded runs
+// (a third of a tree each; a streaming Fold only a few) and at most one
+// tree and one profile per goroutine. The result does not depend on which
+// goroutine finishes first: the Fold reorders. The trees returned are headers
 // (headerTree), which runDiff reads for the metric and the normalization;
 // warnings and the first error are printed and returned in path order, as
 // buildTrees does.
@@ -37,13 +39,20 @@ func foldTrees(s *streams, f *diff.Fold, nBase int, paths []string, opts convert
 	var failed atomic.Bool
 	var wg sync.WaitGroup
 	s.progress.countRuns(len(paths))
+	// In the Fold's order, a streaming Fold releases each run soon after
+	// it is added (diff.Fold.Order).
+	order := f.Order()
+	if f.Streams() {
+		streamGC()
+	}
 	for range min(len(paths), runtime.GOMAXPROCS(0)) {
 		wg.Go(func() {
 			for !failed.Load() {
-				i := int(next.Add(1)) - 1
-				if i >= len(paths) {
+				k := int(next.Add(1)) - 1
+				if k >= len(paths) {
 					return
 				}
+				i := order[k]
 				bt, err := buildTree(s, paths[i], opts, copts)
 				if errs[i] = err; err != nil {
 					failed.Store(true)
@@ -96,9 +105,30 @@ func newFold(o *diffOptions, keepTrees bool, nBase, nNew int) *diff.Fold {
 	if !foldable(o, keepTrees) || nBase == 0 {
 		return nil
 	}
-	opts := diff.Options{SampleType: o.metric}
+	// The Fold streams many runs (matches them as they are added) with
+	// the options they are compared with: compareSides sets the same.
+	opts := diff.Options{SampleType: o.metric, Aggregate: diff.Aggregate(o.aggregate), Match: diff.Matching(o.match), MinDeltaText: o.minDelta}
+	if o.norm.benchBase != "" {
+		opts.Bench = &diff.Bench{} // read the runs' trees: no streaming
+	}
 	// A bad --normalize is diff.Compare's to report; per=FUNC needs its
 	// marker counted while the trees are there.
 	opts.Normalize, _ = diff.ParseNormalize(o.norm.normalize)
 	return diff.NewFold(nBase, nNew, opts)
 }
+
+// streamGC lowers GOGC for a Fold that streams (diff.Fold.Streams), until
+// comparisonGC restores it. Its live heap is then mostly the union's per-run
+// values, arrays without pointers, which a collection does not scan: a
+// collection costs about the same at any GOGC, and GOGC bounds the garbage
+// of reading profiles that can pile up beside them. 100 + 100 runs of
+// synth's 20,000-stack profile (BENCHMARKS.md, issue 20): at GOGC=150 peak
+// RSS was 1.17 GB, at 20 0.52 GB, for the same CPU time within noise.
+func streamGC() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(streamGOGC)
+	}
+}
+
+// streamGOGC is streamGC's GOGC.
+const streamGOGC = 25
