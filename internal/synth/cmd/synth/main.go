@@ -30,20 +30,12 @@ func main() {
 	flag.IntVar(&c.NewFrames, "new-frames", 4, "mean frames a stack adds to the tree")
 	flag.IntVar(&c.Runs, "runs", 1, "runs per side")
 	flag.Parse()
-	pair := synth.Generate(c)
-	files := map[string]*profile.Profile{"base.pb.gz": pair.Base, "new.pb.gz": pair.New}
-	if c.Runs > 1 {
-		files = map[string]*profile.Profile{}
-		for i := range pair.BaseRuns {
-			files[fmt.Sprintf("base/%d.pb.gz", i+1)] = pair.BaseRuns[i]
-			files[fmt.Sprintf("new/%d.pb.gz", i+1)] = pair.NewRuns[i]
-		}
-	}
-	for name, p := range files {
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(*out, name)), 0o755); err != nil {
+	write := func(name string, p *profile.Profile) {
+		path := filepath.Join(*out, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			log.Fatal(err)
 		}
-		f, err := os.Create(filepath.Join(*out, name))
+		f, err := os.Create(path)
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -54,5 +46,16 @@ func main() {
 			log.Fatal(err)
 		}
 	}
+	// Each run is written as it is made (GenerateEach), so -runs 1000
+	// needs the memory of one run.
+	pair := synth.GenerateEach(c, func(i int, base, nw *profile.Profile) {
+		if c.Runs > 1 {
+			write(fmt.Sprintf("base/%d.pb.gz", i+1), base)
+			write(fmt.Sprintf("new/%d.pb.gz", i+1), nw)
+		} else {
+			write("base.pb.gz", base)
+			write("new.pb.gz", nw)
+		}
+	})
 	fmt.Printf("injected: %s (+40%%), added callee: %s\n", pair.Injected, pair.Added)
 }
