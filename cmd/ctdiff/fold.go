@@ -2,10 +2,7 @@ package main
 
 import (
 	"os"
-	"runtime"
 	"runtime/debug"
-	"sync"
-	"sync/atomic"
 
 	"github.com/ctdiff/ctdiff/cct"
 	"github.com/ctdiff/ctdiff/convert"
@@ -33,58 +30,19 @@ func foldable(o *diffOptions, keepTrees bool) bool {
 // warnings and the first error are printed and returned in path order, as
 // buildTrees does.
 func foldTrees(s *streams, f *diff.Fold, nBase int, paths []string, opts convert.Options, copts cct.Options) ([]builtTree, error) {
-	out := make([]builtTree, len(paths))
-	errs := make([]error, len(paths))
-	var next atomic.Int64
-	var failed atomic.Bool
-	var wg sync.WaitGroup
-	s.progress.countRuns(len(paths))
-	// In the Fold's order, a streaming Fold releases each run soon after
-	// it is added (diff.Fold.Order).
-	order := f.Order()
 	if f.Streams() {
 		streamGC()
 	}
-	for range min(len(paths), runtime.GOMAXPROCS(0)) {
-		wg.Go(func() {
-			for !failed.Load() {
-				k := int(next.Add(1)) - 1
-				if k >= len(paths) {
-					return
-				}
-				i := order[k]
-				bt, err := buildTree(s, paths[i], opts, copts)
-				if errs[i] = err; err != nil {
-					failed.Store(true)
-				} else {
-					isNew, j := i >= nBase, i
-					if isNew {
-						j -= nBase
-					}
-					f.Add(isNew, j, bt.tree)
-					bt.tree = headerTree(bt.tree)
-				}
-				out[i] = bt
-				s.progress.runDone()
-			}
-		})
-	}
-	wg.Wait()
-	// As buildTrees: the garbage of reading goes before comparing.
-	runtime.GC()
-	for i, t := range out {
-		if len(t.warnings) > 0 {
-			s.progress.clear()
+	// In the Fold's order, a streaming Fold releases each run soon after
+	// it is added (diff.Fold.Order).
+	return buildEach(s, paths, f.Order(), opts, copts, func(i int, bt *builtTree) {
+		isNew, j := i >= nBase, i
+		if isNew {
+			j -= nBase
 		}
-		for _, w := range t.warnings {
-			printLine(s.Err, "ctdiff: %s: warning: %s", paths[i], w)
-		}
-		if errs[i] != nil {
-			s.progress.clear()
-			return nil, errs[i]
-		}
-	}
-	return out, nil
+		f.Add(isNew, j, bt.tree)
+		bt.tree = headerTree(bt.tree)
+	})
 }
 
 // headerTree is a tree without nodes that says what t's header says: its

@@ -29,6 +29,14 @@ type builtTree struct {
 // error returned is the first in path order (no profile after it is
 // started).
 func buildTrees(s *streams, paths []string, opts convert.Options, copts cct.Options) ([]builtTree, error) {
+	return buildEach(s, paths, nil, opts, copts, nil)
+}
+
+// buildEach is buildTrees that starts the profiles in the given order of
+// path indexes (nil: path order) and hands each tree, once built, to built
+// (when not nil), which may replace it (foldTrees keeps a header); built
+// may be called from several goroutines at once.
+func buildEach(s *streams, paths []string, order []int, opts convert.Options, copts cct.Options, built func(i int, bt *builtTree)) ([]builtTree, error) {
 	out := make([]builtTree, len(paths))
 	errs := make([]error, len(paths))
 	var next atomic.Int64
@@ -42,8 +50,13 @@ func buildTrees(s *streams, paths []string, opts convert.Options, copts cct.Opti
 				if i >= len(paths) {
 					return
 				}
+				if order != nil {
+					i = order[i]
+				}
 				if out[i], errs[i] = buildTree(s, paths[i], opts, copts); errs[i] != nil {
 					failed.Store(true)
+				} else if built != nil {
+					built(i, &out[i])
 				}
 				s.progress.runDone()
 			}
