@@ -1,10 +1,12 @@
 package cct
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ctdiff/ctdiff/internal/benchcpu"
@@ -34,7 +36,7 @@ func referenceAdd(b *Builder, p *profile.Profile) {
 	threads := threadFrames{t: t, ids: map[stacks.Thread]FrameID{}, ordinals: map[[2]string]int32{}}
 	first := len(t.Timeline)
 	src := stacks.FromProfile(p)
-	for _, si := range sampleOrder(&sampleReader{src: src}) {
+	for _, si := range referenceOrder(src) {
 		s := p.Sample[si]
 		x := src.Thread(si)
 		thread := t.AddChild(RootID, threads.frameOf(src.Threads()[x]))
@@ -53,6 +55,25 @@ func referenceAdd(b *Builder, p *profile.Profile) {
 	if b.opts.Timeline {
 		sortTimeline(t.Timeline[first:])
 	}
+}
+
+// referenceOrder is sampleOrder's definition: time order when every
+// sample has a timestamp, equal times in file order, else file order.
+func referenceOrder(src stacks.Source) []int {
+	order := make([]int, src.Len())
+	times := make([]int64, src.Len())
+	for i := range order {
+		order[i] = i
+	}
+	for i := range order {
+		ts, ok := src.Time(i)
+		if !ok {
+			return order
+		}
+		times[i] = ts
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(times[a], times[b]) })
+	return order
 }
 
 // randomProfile returns a profile with n samples over a small call graph:
@@ -447,5 +468,63 @@ func TestInsertWideParents(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+func TestSampleOrder(t *testing.T) {
+	runs := func(k, n int) []int64 { // k runs of n samples, times interleaved, ties across runs
+		var ts []int64
+		for r := range k {
+			for i := range n {
+				ts = append(ts, int64(i*k/2+r%3))
+			}
+		}
+		return ts
+	}
+	for _, tc := range []struct {
+		name  string
+		times []int64
+		timed []bool // nil: all timed
+		want  []int32
+	}{
+		{"empty", nil, nil, nil},
+		{"in order", []int64{1, 2, 2, 5}, nil, nil},
+		{"untimed", []int64{3, 1, 2}, []bool{true, false, true}, nil},
+		{"two runs with ties", []int64{1, 3, 5, 1, 3, 4}, nil, []int32{0, 3, 1, 4, 5, 2}},
+		{"one late", []int64{1, 2, 3, 0}, nil, []int32{3, 0, 1, 2}},
+		{"three runs", []int64{5, 1, 9, 2, 2}, nil, []int32{1, 3, 4, 0, 2}},
+		{"16 runs", runs(16, 50), nil, nil},
+		{"17 runs: sorted", runs(17, 50), nil, nil},
+		{"descending: sorted", []int64{9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 0, 0, -1, -2, -3, -4, -5, -6, -7, -8}, nil, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &profile.Profile{SampleType: []*profile.ValueType{{Type: "samples", Unit: "count"}}}
+			s := stacks.New(p)
+			for i, ts := range tc.times {
+				s.Ends = append(s.Ends, 0)
+				s.Values = append(s.Values, 1)
+				s.SampleThreads = append(s.SampleThreads, 0)
+				s.Times = append(s.Times, ts)
+				if tc.timed != nil {
+					s.Timed = append(s.Timed, tc.timed[i])
+				}
+			}
+			if tc.timed == nil {
+				s.Timed = make([]bool, len(tc.times))
+				for i := range s.Timed {
+					s.Timed[i] = true
+				}
+			}
+			got := sampleOrder(&sampleReader{src: s, compact: s})
+			want := tc.want
+			if want == nil && len(tc.times) > 0 && !strings.HasPrefix(tc.name, "in order") && tc.name != "untimed" {
+				for _, i := range referenceOrder(s) {
+					want = append(want, int32(i))
+				}
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("sampleOrder = %v, want %v", got, want)
+			}
+		})
 	}
 }

@@ -251,8 +251,11 @@ func (b *profileBuilder) Grow(n, frames int) {
 	}
 	s.Values = slices.Grow(s.Values, n*len(b.p.SampleType))
 	s.SampleThreads = slices.Grow(s.SampleThreads, n)
+	if s.Times != nil {
+		s.Times = slices.Grow(s.Times, n)
+	}
 	if s.Timed != nil {
-		s.Times, s.Timed = slices.Grow(s.Times, n), slices.Grow(s.Timed, n)
+		s.Timed = slices.Grow(s.Timed, n)
 	}
 }
 
@@ -282,12 +285,26 @@ func (b *profileBuilder) addMeta(end int, values []int64, m sampleMeta) {
 	s.Ends = append(s.Ends, end)
 	s.Values = append(s.Values, values...)
 	s.SampleThreads = append(s.SampleThreads, b.threadIndex(m))
-	if m.HasTime && s.Timed == nil {
-		n := len(s.Ends) - 1
-		s.Times, s.Timed = make([]int64, n, cap(s.Ends)), make([]bool, n, cap(s.Ends))
+	// Timed is made only when a sample has a time and another has not
+	// (stacks.Samples.Times).
+	n := len(s.Ends) - 1
+	switch {
+	case m.HasTime && s.Times == nil:
+		s.Times = make([]int64, n, cap(s.Ends))
+		if n > 0 {
+			s.Timed = make([]bool, n, cap(s.Ends))
+		}
+	case !m.HasTime && s.Times != nil && s.Timed == nil:
+		s.Timed = make([]bool, n, cap(s.Ends))
+		for i := range s.Timed {
+			s.Timed[i] = true
+		}
+	}
+	if s.Times != nil {
+		s.Times = append(s.Times, m.Time)
 	}
 	if s.Timed != nil {
-		s.Times, s.Timed = append(s.Times, m.Time), append(s.Timed, m.HasTime)
+		s.Timed = append(s.Timed, m.HasTime)
 	}
 }
 

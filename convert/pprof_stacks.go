@@ -74,11 +74,25 @@ func (d *pprofDecoder) stacks() (*stacks.Samples, bool) {
 			last = th
 		}
 		s.SampleThreads[i] = lastX
-		if hasTS {
-			if s.Timed == nil {
-				s.Times, s.Timed = make([]int64, n), make([]bool, n)
+		// Timed only when some samples have a time and others not
+		// (stacks.Samples.Times).
+		switch {
+		case hasTS && s.Times == nil:
+			s.Times = make([]int64, n)
+			if i > 0 {
+				s.Timed = make([]bool, n)
 			}
-			s.Times[i], s.Timed[i] = ts, true
+		case !hasTS && s.Times != nil && s.Timed == nil:
+			s.Timed = make([]bool, n)
+			for j := range i {
+				s.Timed[j] = true
+			}
+		}
+		if hasTS {
+			s.Times[i] = ts
+		}
+		if s.Timed != nil {
+			s.Timed[i] = hasTS
 		}
 	}
 	d.sampleAt = nil

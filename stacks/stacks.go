@@ -104,8 +104,10 @@ type Samples struct {
 	// SampleThreads is each sample's index into ThreadList.
 	SampleThreads []int32
 	ThreadList    []Thread
-	// Times holds each sample's timestamp_ns label where Timed says it has
-	// one; both are nil when no sample has one.
+	// Times holds each sample's timestamp_ns label, nil when no sample has
+	// one. Timed, when not nil, says which samples have one; it is nil
+	// when every sample has one (the usual case, which saves a byte a
+	// sample: 28.8 M samples of a 500 MB DevTools trace).
 	Times []int64
 	Timed []bool
 }
@@ -149,7 +151,7 @@ func (s *Samples) Value(i int) []int64 {
 
 // Time returns sample i's timestamp, if it has one.
 func (s *Samples) Time(i int) (int64, bool) {
-	if s.Timed == nil || !s.Timed[i] {
+	if s.Times == nil || s.Timed != nil && !s.Timed[i] {
 		return 0, false
 	}
 	return s.Times[i], true
@@ -162,7 +164,7 @@ func (s *Samples) Thread(i int) int32 { return s.SampleThreads[i] }
 func (s *Samples) Threads() []Thread { return s.ThreadList }
 
 func (s *Samples) allTimed() bool {
-	if s.Timed == nil || s.Len() == 0 {
+	if s.Times == nil || s.Len() == 0 {
 		return false
 	}
 	for _, t := range s.Timed {
@@ -192,8 +194,11 @@ func (s *Samples) Keep(keep func(i int) bool) {
 			}
 			copy(s.Values[n*types:], s.Values[i*types:i*types+types])
 			s.SampleThreads[n] = s.SampleThreads[i]
+			if s.Times != nil {
+				s.Times[n] = s.Times[i]
+			}
 			if s.Timed != nil {
-				s.Times[n], s.Timed[n] = s.Times[i], s.Timed[i]
+				s.Timed[n] = s.Timed[i]
 			}
 			n++
 		}
@@ -203,7 +208,10 @@ func (s *Samples) Keep(keep func(i int) bool) {
 		s.Starts, loc = s.Starts[:n], len(s.Locations)
 	}
 	s.Locations, s.Ends, s.Values, s.SampleThreads = s.Locations[:loc], s.Ends[:n], s.Values[:n*types], s.SampleThreads[:n]
+	if s.Times != nil {
+		s.Times = s.Times[:n]
+	}
 	if s.Timed != nil {
-		s.Times, s.Timed = s.Times[:n], s.Timed[:n]
+		s.Timed = s.Timed[:n]
 	}
 }

@@ -139,3 +139,23 @@ func TestAllTimed(t *testing.T) {
 		t.Error("every sample timed: not all timed")
 	}
 }
+
+// TestTimesWithoutTimed: Times without Timed means every sample has its
+// time; Keep keeps them so.
+func TestTimesWithoutTimed(t *testing.T) {
+	s := New(oneType())
+	s.Ends, s.Values, s.SampleThreads, s.ThreadList = []int{0, 0, 0}, []int64{1, 2, 3}, []int32{0, 0, 0}, []Thread{{}}
+	s.Times = []int64{5, 6, 7}
+	if !AllTimed(s) {
+		t.Error("Times without Timed: not all timed")
+	}
+	s.Keep(func(i int) bool { return i != 1 })
+	for i, want := range []int64{5, 7} {
+		if ts, ok := s.Time(i); !ok || ts != want {
+			t.Errorf("after Keep, sample %d: time %d, %v; want %d, true", i, ts, ok, want)
+		}
+	}
+	if s.Timed != nil || len(s.Times) != 2 {
+		t.Errorf("after Keep: Times %v, Timed %v", s.Times, s.Timed)
+	}
+}
