@@ -173,7 +173,7 @@ func (b *Builder) add(src *sampleReader) error {
 	}
 	firstTimed := len(t.Timeline)
 	ins := &b.ins
-	ins.start(t, b.opts, int32(t.Profiles-1), src, pathFrames(src))
+	ins.start(t, b.opts, int32(t.Profiles-1), src)
 	for k := range src.len() {
 		si := k
 		if order != nil {
@@ -187,7 +187,7 @@ func (b *Builder) add(src *sampleReader) error {
 		ins.frames = src.appendPath(b, &threads, si, ins.frames)
 		ins.endSample(si)
 		if keyed {
-			ins.keyed(key)
+			ins.keyed()
 		}
 	}
 	src.pathsRead()

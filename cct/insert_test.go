@@ -528,3 +528,25 @@ func TestSampleOrder(t *testing.T) {
 		})
 	}
 }
+
+// TestPathTable: keys that differ in any field are different paths, and
+// numbers survive the table's growth.
+func TestPathTable(t *testing.T) {
+	var pt pathTable
+	var keys []pathKey
+	for i := range 3000 {
+		keys = append(keys, pathKey{i / 2, i/2 + 1 + i%2, 0}, pathKey{i / 2, i/2 + 1 + i%2, 1})
+	}
+	for round := range 2 {
+		for i, k := range keys {
+			p, isNew := pt.index(k)
+			if int(p) != i || isNew != (round == 0) {
+				t.Fatalf("round %d: index(%v) = %d, %v; want %d, %v", round, k, p, isNew, i, round == 0)
+			}
+		}
+	}
+	pt.reset()
+	if p, isNew := pt.index(keys[5]); p != 0 || !isNew {
+		t.Errorf("after reset: index = %d, %v; want 0, true", p, isNew)
+	}
+}
