@@ -109,7 +109,7 @@ func (r *sampleReader) pathKey(i int) (pathKey, bool) {
 	if s == nil || s.Starts == nil {
 		return pathKey{}, false
 	}
-	return pathKey{s.Starts[i], s.Ends[i], s.SampleThreads[i]}, true
+	return pathKey{int(s.Starts[i]), int(s.Ends[i]), s.SampleThreads[i]}, true
 }
 
 // pathsRead says appendPath will not be called again: only len, values

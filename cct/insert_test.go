@@ -228,7 +228,7 @@ func toStacks(p *profile.Profile) *stacks.Samples {
 		for _, l := range smp.Location {
 			s.Locations = append(s.Locations, idx[l])
 		}
-		s.Ends = append(s.Ends, len(s.Locations))
+		s.Ends = append(s.Ends, int32(len(s.Locations)))
 		s.Values = append(s.Values, smp.Value...)
 		var th stacks.Thread
 		if v := smp.Label[labels.Thread]; len(v) > 0 {
@@ -297,9 +297,9 @@ func TestAddSamplesMatchesAdd(t *testing.T) {
 func toSharedStacks(p *profile.Profile) *stacks.Samples {
 	s := toStacks(p)
 	flat := s.Locations
-	s.Locations, s.Starts = nil, make([]int, s.Len())
+	s.Locations, s.Starts = nil, make([]int32, s.Len())
 	at := map[string][2]int{}
-	start := 0
+	start := int32(0)
 	for i, end := range s.Ends {
 		stack := flat[start:end]
 		start = end
@@ -314,7 +314,7 @@ func toSharedStacks(p *profile.Profile) *stacks.Samples {
 				}
 			}
 		}
-		s.Starts[i], s.Ends[i] = ref[0], ref[1]
+		s.Starts[i], s.Ends[i] = int32(ref[0]), int32(ref[1])
 	}
 	return s
 }
