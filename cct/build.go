@@ -166,7 +166,6 @@ func (b *Builder) add(src *sampleReader) error {
 	if src.len() > math.MaxInt32 {
 		return fmt.Errorf("%d samples: more than the %d a profile may have", src.len(), math.MaxInt32)
 	}
-	order := sampleOrder(src)
 	threads := threadFrames{t: t, ids: map[stacks.Thread]FrameID{}, ordinals: map[[2]string]int32{}}
 	if b.opts.Timeline {
 		t.Timeline = slices.Grow(t.Timeline, src.len())
@@ -174,14 +173,10 @@ func (b *Builder) add(src *sampleReader) error {
 	firstTimed := len(t.Timeline)
 	ins := &b.ins
 	ins.start(t, b.opts, int32(t.Profiles-1), src)
-	for k := range src.len() {
-		si := k
-		if order != nil {
-			si = int(order[k])
-		}
+	inSampleOrder(src, func(si int) {
 		key, keyed := src.pathKey(si)
 		if keyed && ins.repeat(key, si) {
-			continue // a path of this batch: no frames to copy and compare
+			return // a path of this batch: no frames to copy and compare
 		}
 		// The thread is the first frame of the path below the root.
 		ins.frames = src.appendPath(b, &threads, si, ins.frames)
@@ -189,7 +184,7 @@ func (b *Builder) add(src *sampleReader) error {
 		if keyed {
 			ins.keyed()
 		}
-	}
+	})
 	src.pathsRead()
 	ins.last = true
 	ins.flush()
@@ -259,36 +254,40 @@ func (b *Builder) compatible(p *profile.Profile) error {
 	return fmt.Errorf("sample types %v differ from the first profile's %v", got, want)
 }
 
-// sampleOrder returns sample indices in time order when every sample has a
-// timestamp and they are not in time order already (equal times keep file
-// order), else nil: file order. Children are created in this order, which
-// makes their order the order of first execution.
+// inSampleOrder visits the sample indices in time order when every sample
+// has a timestamp (equal times in file order), else in file order.
+// Children are created in this order, which makes their order the order of
+// first execution.
 //
 // Samples come as a few runs already in time order (one per thread or
 // profile of a trace, 8 runs for 28.8 M samples of a DevTools trace): runs
-// up to maxMergeRuns are merged, the others sorted by (time, index), which
-// orders as a stable sort of the times does.
-func sampleOrder(src *sampleReader) []int32 {
+// up to maxMergeRuns are merged as they are visited, with no array of the
+// order; more are sorted by (time, index), which orders as a stable sort of
+// the times does.
+func inSampleOrder(src *sampleReader, visit func(si int)) {
 	times := src.times()
-	if times == nil {
-		return nil
-	}
 	runs := []int{0} // where each run in time order starts
 	for i := 1; i < len(times); i++ {
 		if times[i] < times[i-1] {
 			if len(runs) > maxMergeRuns {
-				return sortedOrder(times)
+				for _, si := range sortedOrder(times) {
+					visit(int(si))
+				}
+				return
 			}
 			runs = append(runs, i)
 		}
 	}
 	if len(runs) == 1 {
-		return nil
+		for si := range src.len() {
+			visit(si)
+		}
+		return
 	}
-	return mergeRuns(times, append(runs, len(times)))
+	mergeRuns(times, append(runs, len(times)), visit)
 }
 
-// maxMergeRuns is the most runs sampleOrder merges: the merge compares
+// maxMergeRuns is the most runs inSampleOrder merges: the merge compares
 // each sample with the head of every run.
 const maxMergeRuns = 16
 
@@ -317,14 +316,13 @@ func (r *sampleReader) times() []int64 {
 	return times
 }
 
-// mergeRuns merges the runs of samples in time order that start at
-// runs[k] and end at runs[k+1]; of equal times the earlier run's come
+// mergeRuns visits, merged, the runs of samples in time order that start
+// at runs[k] and end at runs[k+1]; of equal times the earlier run's come
 // first, which is file order.
-func mergeRuns(times []int64, runs []int) []int32 {
-	order := make([]int32, 0, len(times))
+func mergeRuns(times []int64, runs []int, visit func(si int)) {
 	heads := slices.Clone(runs[:len(runs)-1])
 	ends := runs[1:]
-	for len(order) < len(times) {
+	for done := 0; done < len(times); {
 		// The first head in (time, run) order, and the next one after it:
 		// the first run's samples are taken while they come before that
 		// one, so long stretches of one thread cost one scan of the heads.
@@ -341,17 +339,17 @@ func mergeRuns(times []int64, runs []int) []int32 {
 		h := heads[best]
 		if next < 0 {
 			for ; h < ends[best]; h++ {
-				order = append(order, int32(h))
+				visit(h)
 			}
 		} else {
 			limit := times[heads[next]]
 			for ; h < ends[best] && (times[h] < limit || times[h] == limit && best < next); h++ {
-				order = append(order, int32(h))
+				visit(h)
 			}
 		}
+		done += h - heads[best]
 		heads[best] = h
 	}
-	return order
 }
 
 // sortedOrder returns the indices of times sorted by (time, index).

@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/ctdiff/ctdiff/internal/benchcpu"
@@ -16,7 +15,7 @@ import (
 	"github.com/google/pprof/profile"
 )
 
-// referenceAdd is the builder's definition: every sample, in sampleOrder,
+// referenceAdd is the builder's definition: every sample, in inSampleOrder,
 // inserted frame by frame with AddChild. The batched, sorted insertion
 // (insert.go) must give exactly the same tree: ids, child order, values,
 // timeline.
@@ -57,7 +56,7 @@ func referenceAdd(b *Builder, p *profile.Profile) {
 	}
 }
 
-// referenceOrder is sampleOrder's definition: time order when every
+// referenceOrder is inSampleOrder's definition: time order when every
 // sample has a timestamp, equal times in file order, else file order.
 func referenceOrder(src stacks.Source) []int {
 	order := make([]int, src.Len())
@@ -471,7 +470,7 @@ func TestInsertWideParents(t *testing.T) {
 	}
 }
 
-func TestSampleOrder(t *testing.T) {
+func TestInSampleOrder(t *testing.T) {
 	runs := func(k, n int) []int64 { // k runs of n samples, times interleaved, ties across runs
 		var ts []int64
 		for r := range k {
@@ -488,8 +487,8 @@ func TestSampleOrder(t *testing.T) {
 		want  []int32
 	}{
 		{"empty", nil, nil, nil},
-		{"in order", []int64{1, 2, 2, 5}, nil, nil},
-		{"untimed", []int64{3, 1, 2}, []bool{true, false, true}, nil},
+		{"in order", []int64{1, 2, 2, 5}, nil, []int32{0, 1, 2, 3}},
+		{"untimed", []int64{3, 1, 2}, []bool{true, false, true}, []int32{0, 1, 2}},
 		{"two runs with ties", []int64{1, 3, 5, 1, 3, 4}, nil, []int32{0, 3, 1, 4, 5, 2}},
 		{"one late", []int64{1, 2, 3, 0}, nil, []int32{3, 0, 1, 2}},
 		{"three runs", []int64{5, 1, 9, 2, 2}, nil, []int32{1, 3, 4, 0, 2}},
@@ -515,15 +514,16 @@ func TestSampleOrder(t *testing.T) {
 					s.Timed[i] = true
 				}
 			}
-			got := sampleOrder(&sampleReader{src: s, compact: s})
+			var got []int32
+			inSampleOrder(&sampleReader{src: s, compact: s}, func(si int) { got = append(got, int32(si)) })
 			want := tc.want
-			if want == nil && len(tc.times) > 0 && !strings.HasPrefix(tc.name, "in order") && tc.name != "untimed" {
+			if want == nil {
 				for _, i := range referenceOrder(s) {
 					want = append(want, int32(i))
 				}
 			}
 			if !slices.Equal(got, want) {
-				t.Errorf("sampleOrder = %v, want %v", got, want)
+				t.Errorf("inSampleOrder visits %v, want %v", got, want)
 			}
 		})
 	}
