@@ -109,7 +109,7 @@ func (r *sampleReader) pathKey(i int) (pathKey, bool) {
 	if s == nil || s.Starts == nil {
 		return pathKey{}, false
 	}
-	return pathKey{s.Starts[i], s.Ends[i], s.SampleThreads[i]}, true
+	return pathKey{int(s.Starts[i]), int(s.Ends[i]), s.SampleThreads[i]}, true
 }
 
 // pathsRead says appendPath will not be called again: only len, values
@@ -163,26 +163,28 @@ func (b *Builder) add(src *sampleReader) error {
 	b.locs.reset(p)
 	b.starts = nil
 	t.DurationNanos += p.DurationNanos
-	order := sampleOrder(src)
+	if src.len() > math.MaxInt32 {
+		return fmt.Errorf("%d samples: more than the %d a profile may have", src.len(), math.MaxInt32)
+	}
 	threads := threadFrames{t: t, ids: map[stacks.Thread]FrameID{}, ordinals: map[[2]string]int32{}}
 	if b.opts.Timeline {
-		t.Timeline = slices.Grow(t.Timeline, len(order))
+		t.Timeline = slices.Grow(t.Timeline, src.len())
 	}
 	firstTimed := len(t.Timeline)
 	ins := &b.ins
-	ins.start(t, b.opts, int32(t.Profiles-1), src, pathFrames(src))
-	for _, si := range order {
+	ins.start(t, b.opts, int32(t.Profiles-1), src)
+	inSampleOrder(src, func(si int) {
 		key, keyed := src.pathKey(si)
 		if keyed && ins.repeat(key, si) {
-			continue // a path of this batch: no frames to copy and compare
+			return // a path of this batch: no frames to copy and compare
 		}
 		// The thread is the first frame of the path below the root.
 		ins.frames = src.appendPath(b, &threads, si, ins.frames)
 		ins.endSample(si)
 		if keyed {
-			ins.keyed(key)
+			ins.keyed()
 		}
-	}
+	})
 	src.pathsRead()
 	ins.last = true
 	ins.flush()
@@ -252,29 +254,123 @@ func (b *Builder) compatible(p *profile.Profile) error {
 	return fmt.Errorf("sample types %v differ from the first profile's %v", got, want)
 }
 
-// sampleOrder returns sample indices in time order when every sample has a
-// timestamp (stable, so equal times keep file order), else in file order.
+// inSampleOrder visits the sample indices in time order when every sample
+// has a timestamp (equal times in file order), else in file order.
 // Children are created in this order, which makes their order the order of
 // first execution.
-func sampleOrder(src *sampleReader) []int {
-	order := make([]int, src.len())
-	for i := range order {
-		order[i] = i
+//
+// Samples come as a few runs already in time order (one per thread or
+// profile of a trace, 8 runs for 28.8 M samples of a DevTools trace): runs
+// up to maxMergeRuns are merged as they are visited, with no array of the
+// order; more are sorted by (time, index), which orders as a stable sort of
+// the times does.
+func inSampleOrder(src *sampleReader, visit func(si int)) {
+	times := src.times()
+	runs := []int{0} // where each run in time order starts
+	for i := 1; i < len(times); i++ {
+		if times[i] < times[i-1] {
+			if len(runs) > maxMergeRuns {
+				for _, si := range sortedOrder(times) {
+					visit(int(si))
+				}
+				return
+			}
+			runs = append(runs, i)
+		}
 	}
-	times := make([]int64, src.len())
-	sorted := true
-	for i := range times {
-		ts, ok := src.time(i)
+	if len(runs) == 1 {
+		for si := range src.len() {
+			visit(si)
+		}
+		return
+	}
+	mergeRuns(times, append(runs, len(times)), visit)
+}
+
+// maxMergeRuns is the most runs inSampleOrder merges: the merge compares
+// each sample with the head of every run.
+const maxMergeRuns = 16
+
+// times returns every sample's timestamp, or nil if some sample has none
+// (or there are none). Compact samples that are all timed give their own
+// slice.
+func (r *sampleReader) times() []int64 {
+	n := r.len()
+	if n == 0 {
+		return nil
+	}
+	if s := r.compact; s != nil && s.Times != nil && s.Timed == nil {
+		return s.Times[:n]
+	}
+	var times []int64
+	for i := range n {
+		ts, ok := r.time(i)
 		if !ok {
-			return order
+			return nil
+		}
+		if times == nil {
+			times = make([]int64, n)
 		}
 		times[i] = ts
-		if i > 0 && times[i] < times[i-1] {
-			sorted = false
-		}
 	}
-	if !sorted {
-		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(times[a], times[b]) })
+	return times
+}
+
+// mergeRuns visits, merged, the runs of samples in time order that start
+// at runs[k] and end at runs[k+1]; of equal times the earlier run's come
+// first, which is file order.
+func mergeRuns(times []int64, runs []int, visit func(si int)) {
+	heads := slices.Clone(runs[:len(runs)-1])
+	ends := runs[1:]
+	for done := 0; done < len(times); {
+		// The first head in (time, run) order, and the next one after it:
+		// the first run's samples are taken while they come before that
+		// one, so long stretches of one thread cost one scan of the heads.
+		best, next := -1, -1
+		for k, h := range heads {
+			switch {
+			case h == ends[k]:
+			case best < 0 || times[h] < times[heads[best]]:
+				best, next = k, best
+			case next < 0 || times[h] < times[heads[next]]:
+				next = k
+			}
+		}
+		h := heads[best]
+		if next < 0 {
+			for ; h < ends[best]; h++ {
+				visit(h)
+			}
+		} else {
+			limit := times[heads[next]]
+			for ; h < ends[best] && (times[h] < limit || times[h] == limit && best < next); h++ {
+				visit(h)
+			}
+		}
+		done += h - heads[best]
+		heads[best] = h
+	}
+}
+
+// sortedOrder returns the indices of times sorted by (time, index).
+func sortedOrder(times []int64) []int32 {
+	type entry struct {
+		t int64
+		i int32
+	}
+	e := make([]entry, len(times))
+	for i, t := range times {
+		e[i] = entry{t, int32(i)}
+	}
+	slices.SortFunc(e, func(a, b entry) int {
+		if c := cmp.Compare(a.t, b.t); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.i, b.i)
+	})
+	order := make([]int32, len(e))
+	for k, x := range e {
+		order[k] = x.i
 	}
 	return order
 }

@@ -59,13 +59,17 @@ type inserter struct {
 	src     *sampleReader
 	samples []int   // the batch's samples (indexes in src), in order
 	group   []int32 // per sample of the batch
-	// byKey maps the paths of keyed samples (sampleReader.pathKey) to
-	// their groups in this batch: samples of a shared stack add no frames.
-	// nodeOf holds, for the profile's keys inserted by earlier batches,
+	// paths numbers the paths of keyed samples (sampleReader.pathKey) and
+	// holds their groups in this batch: samples of a shared stack add no
+	// frames. For the profile's keys inserted by earlier batches it holds
 	// their end and thread nodes; a sample of one is a group with no path
-	// (preset, its nodes in presetEnd and presetThread).
-	byKey        map[pathKey]int32
-	nodeOf       map[pathKey][2]NodeID
+	// (preset, its nodes in presetEnd and presetThread). batchNo numbers
+	// the profile's batches, batchPaths lists the paths of this one, and
+	// lastPath is the path repeat looked up last.
+	paths        pathTable
+	batchNo      int32
+	batchPaths   []int32
+	lastPath     int32
 	preset       []bool
 	presetEnd    []NodeID
 	presetThread []NodeID
@@ -94,16 +98,21 @@ type inserter struct {
 	order     []int32
 	kidAt     []int32
 	count     []int32
+	// nodesPerFrame is the new nodes per frame of the last batch, for the
+	// room growNew makes.
+	nodesPerFrame float64
 }
 
-// start starts a profile of about frames frames (its locations and thread
-// frames: more with inlining, fewer with pruning).
-func (in *inserter) start(t *Tree, opts Options, profile int32, src *sampleReader, frames int) {
+// start starts a profile.
+func (in *inserter) start(t *Tree, opts Options, profile int32, src *sampleReader) {
 	in.t, in.timeline, in.profile, in.src = t, opts.Timeline, profile, src
 	in.samplesIdx = slices.Index(t.SampleTypes, ValueType{"samples", "count"})
 	in.done = 0
+	in.batchNo = 1
 	in.reset()
-	clear(in.nodeOf)
+	// About the frames of the profile's paths (its locations and thread
+	// frames: more with inlining, fewer with pruning).
+	frames := in.pathFrames(src)
 	limit := batchFrames
 	if opts.batchFrames > 0 {
 		limit = opts.batchFrames
@@ -132,8 +141,10 @@ func sampleFrames(src *sampleReader) int {
 	return frames
 }
 
-// pathFrames counts the frames of a profile's locations and threads.
-func pathFrames(src *sampleReader) int {
+// pathFrames counts the frames of a profile's locations and threads. Of
+// keyed samples it numbers the paths in in.paths.
+func (in *inserter) pathFrames(src *sampleReader) int {
+	in.paths.reset()
 	if s := src.compact; s != nil && s.Starts == nil {
 		return len(s.Locations) + s.Len()
 	}
@@ -141,11 +152,10 @@ func pathFrames(src *sampleReader) int {
 		// Shared stacks are copied once per batch: count each once
 		// (appending to the frames as they come would allocate five times
 		// their size).
-		seen := map[pathKey]bool{}
 		frames := 0
 		for i := range src.len() {
-			if k, _ := src.pathKey(i); !seen[k] {
-				seen[k] = true
+			k, _ := src.pathKey(i)
+			if _, isNew := in.paths.index(k); isNew {
 				frames += k.end - k.start + 1
 			}
 		}
@@ -157,7 +167,7 @@ func pathFrames(src *sampleReader) int {
 func (in *inserter) reset() {
 	in.frames, in.ends, in.samples, in.group = in.frames[:0], in.ends[:0], in.samples[:0], in.group[:0]
 	in.preset, in.presetEnd, in.presetThread = in.preset[:0], in.presetEnd[:0], in.presetThread[:0]
-	clear(in.byKey)
+	in.batchPaths = in.batchPaths[:0]
 }
 
 // repeat adds sample s to the group of its key's path if the batch has
@@ -166,20 +176,22 @@ func (in *inserter) reset() {
 // nodes were all made by that group (or exist), so the order of new nodes
 // is that of one-by-one insertion still.
 func (in *inserter) repeat(key pathKey, s int) bool {
-	g, ok := in.byKey[key]
-	if !ok {
-		nodes, done := in.nodeOf[key]
-		if !done {
+	p, _ := in.paths.index(key)
+	in.lastPath = p
+	e := &in.paths.entries[p]
+	if e.batch != in.batchNo {
+		if e.end == NoNode {
 			return false
 		}
-		g = int32(len(in.ends))
+		g := int32(len(in.ends))
 		in.ends = append(in.ends, len(in.frames)) // no path
 		in.growPreset()
-		in.preset[g], in.presetEnd[g], in.presetThread[g] = true, nodes[0], nodes[1]
-		in.byKey[key] = g
+		in.preset[g], in.presetEnd[g], in.presetThread[g] = true, e.end, e.thread
+		e.group, e.batch = g, in.batchNo
+		in.batchPaths = append(in.batchPaths, p)
 	}
 	in.samples = append(in.samples, s)
-	in.group = append(in.group, g)
+	in.group = append(in.group, e.group)
 	return true
 }
 
@@ -191,15 +203,15 @@ func (in *inserter) growPreset() {
 	}
 }
 
-// keyed records the key of the sample endSample just ended.
-func (in *inserter) keyed(key pathKey) {
+// keyed records the path of the sample endSample just ended (the one
+// repeat looked up last).
+func (in *inserter) keyed() {
 	if len(in.samples) == 0 {
 		return // endSample flushed the batch: the key is not in it
 	}
-	if in.byKey == nil {
-		in.byKey = map[pathKey]int32{}
-	}
-	in.byKey[key] = in.group[len(in.group)-1]
+	e := &in.paths.entries[in.lastPath]
+	e.group, e.batch = in.group[len(in.group)-1], in.batchNo
+	in.batchPaths = append(in.batchPaths, in.lastPath)
 }
 
 // columns copies the batch's paths into one column per depth, in one
@@ -299,10 +311,11 @@ func (in *inserter) flush() {
 	// alive path i's next frame is in in.frames. Reading frame d of every
 	// path walks in.frames forwards, which the hardware prefetches.
 	in.alive, in.cur, in.at = resize(in.alive, groups), resize(in.cur, groups), resize(in.at, groups)
-	in.growPreset()
 	live := 0
 	for g := range groups {
-		if in.preset[g] {
+		// preset is as long as the groups up to the last preset one
+		// (none without keyed samples).
+		if g < len(in.preset) && in.preset[g] {
 			in.end[g], in.thread[g] = in.presetEnd[g], in.presetThread[g]
 			continue
 		}
@@ -340,6 +353,9 @@ func (in *inserter) flush() {
 	}
 
 	n := len(in.parent)
+	if frames := len(in.slab); frames > 0 {
+		in.nodesPerFrame = float64(n) / float64(frames)
+	}
 	// Counting sort by first group, stable: within a group the new nodes
 	// form one path, created depth by depth.
 	in.count = resize(in.count, groups+1)
@@ -419,11 +435,9 @@ func (in *inserter) flush() {
 			in.thread[g] = in.final[th-base]
 		}
 	}
-	if len(in.byKey) > 0 && in.nodeOf == nil {
-		in.nodeOf = map[pathKey][2]NodeID{}
-	}
-	for k, g := range in.byKey {
-		in.nodeOf[k] = [2]NodeID{in.end[g], in.thread[g]}
+	for _, p := range in.batchPaths {
+		e := &in.paths.entries[p]
+		e.end, e.thread = in.end[e.group], in.thread[e.group]
 	}
 	for k, s := range in.samples {
 		g := in.group[k]
@@ -441,6 +455,7 @@ func (in *inserter) flush() {
 		}
 	}
 	in.done += len(in.samples)
+	in.batchNo++
 	in.reset()
 }
 
@@ -538,9 +553,19 @@ func (in *inserter) add(parent NodeID, f FrameID, g int32, base NodeID) NodeID {
 
 // growNew doubles the room for new nodes: append grows large slices by a
 // quarter, which for a million new nodes allocated the arrays five
-// times over.
+// times over. The first room of a batch is its frames times the new
+// nodes per frame of the batch before (this profile's or the tree's
+// before), at least 1/8: a 200,000-stack profile of 6 M frames makes 1 M
+// nodes, which doubling from 4,096 allocated twice over.
 func (in *inserter) growNew() {
 	n := max(len(in.parent), 1<<12)
+	if len(in.parent) == 0 {
+		perFrame := in.nodesPerFrame
+		if perFrame == 0 {
+			perFrame = 1.0 / 8
+		}
+		n = max(n, int(float64(len(in.slab))*perFrame*1.1))
+	}
 	in.parent = slices.Grow(in.parent, n)
 	in.frame = slices.Grow(in.frame, n)
 	in.first = slices.Grow(in.first, n)
@@ -659,5 +684,76 @@ func (lt *levelTable) added() {
 			i = (i + 1) & mask
 		}
 		lt.slots[i] = s
+	}
+}
+
+// A pathTable numbers the paths of a profile's keyed samples: open
+// addressing with linear probing on a multiplicative hash of the key,
+// where a map spent most of a 28.8 M-sample trace's insertion hashing
+// and comparing keys (two to three map operations a sample).
+type pathTable struct {
+	slots   []int32 // an entry's index plus one; 0 is free
+	entries []pathEntry
+}
+
+// A pathEntry is a path: its key (start, length and thread: 32 bytes an
+// entry where a pathKey alone takes 24; a stack's length fits an int32, as
+// a node's depth does), its group in batch batch, and its end and thread
+// nodes once a batch has inserted it (NoNode before).
+type pathEntry struct {
+	start             int
+	length, keyThread int32
+	group, batch      int32
+	end, thread       NodeID
+}
+
+func (e *pathEntry) is(k pathKey) bool {
+	return e.start == k.start && int(e.length) == k.end-k.start && e.keyThread == k.thread
+}
+
+func (e *pathEntry) key() pathKey {
+	return pathKey{e.start, e.start + int(e.length), e.keyThread}
+}
+
+func (pt *pathTable) reset() {
+	clear(pt.slots)
+	pt.entries = pt.entries[:0]
+}
+
+func pathHash(k pathKey, mask uint64) uint64 {
+	h := uint64(k.start)*0x9e3779b97f4a7c15 ^ uint64(k.end)*0xc2b2ae3d27d4eb4f ^ uint64(uint32(k.thread))*0x165667b19e3779f9
+	return (h ^ h>>29) & mask
+}
+
+// index returns the number of key's path, numbering it when new.
+func (pt *pathTable) index(k pathKey) (p int32, isNew bool) {
+	if 2*(len(pt.entries)+1) > len(pt.slots) {
+		pt.grow()
+	}
+	mask := uint64(len(pt.slots) - 1)
+	for i := pathHash(k, mask); ; i = (i + 1) & mask {
+		s := pt.slots[i]
+		if s == 0 {
+			p = int32(len(pt.entries))
+			pt.entries = append(pt.entries, pathEntry{start: k.start, length: int32(k.end - k.start), keyThread: k.thread, end: NoNode, thread: NoNode})
+			pt.slots[i] = p + 1
+			return p, true
+		}
+		if pt.entries[s-1].is(k) {
+			return s - 1, false
+		}
+	}
+}
+
+// grow doubles the slots (at least 1024) and re-enters the entries.
+func (pt *pathTable) grow() {
+	pt.slots = make([]int32, max(1024, 2*len(pt.slots)))
+	mask := uint64(len(pt.slots) - 1)
+	for p, e := range pt.entries {
+		i := pathHash(e.key(), mask)
+		for pt.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		pt.slots[i] = int32(p + 1)
 	}
 }

@@ -1,6 +1,7 @@
 package cct
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
@@ -14,7 +15,7 @@ import (
 	"github.com/google/pprof/profile"
 )
 
-// referenceAdd is the builder's definition: every sample, in sampleOrder,
+// referenceAdd is the builder's definition: every sample, in inSampleOrder,
 // inserted frame by frame with AddChild. The batched, sorted insertion
 // (insert.go) must give exactly the same tree: ids, child order, values,
 // timeline.
@@ -34,7 +35,7 @@ func referenceAdd(b *Builder, p *profile.Profile) {
 	threads := threadFrames{t: t, ids: map[stacks.Thread]FrameID{}, ordinals: map[[2]string]int32{}}
 	first := len(t.Timeline)
 	src := stacks.FromProfile(p)
-	for _, si := range sampleOrder(&sampleReader{src: src}) {
+	for _, si := range referenceOrder(src) {
 		s := p.Sample[si]
 		x := src.Thread(si)
 		thread := t.AddChild(RootID, threads.frameOf(src.Threads()[x]))
@@ -53,6 +54,25 @@ func referenceAdd(b *Builder, p *profile.Profile) {
 	if b.opts.Timeline {
 		sortTimeline(t.Timeline[first:])
 	}
+}
+
+// referenceOrder is inSampleOrder's definition: time order when every
+// sample has a timestamp, equal times in file order, else file order.
+func referenceOrder(src stacks.Source) []int {
+	order := make([]int, src.Len())
+	times := make([]int64, src.Len())
+	for i := range order {
+		order[i] = i
+	}
+	for i := range order {
+		ts, ok := src.Time(i)
+		if !ok {
+			return order
+		}
+		times[i] = ts
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(times[a], times[b]) })
+	return order
 }
 
 // randomProfile returns a profile with n samples over a small call graph:
@@ -207,7 +227,7 @@ func toStacks(p *profile.Profile) *stacks.Samples {
 		for _, l := range smp.Location {
 			s.Locations = append(s.Locations, idx[l])
 		}
-		s.Ends = append(s.Ends, len(s.Locations))
+		s.Ends = append(s.Ends, int32(len(s.Locations)))
 		s.Values = append(s.Values, smp.Value...)
 		var th stacks.Thread
 		if v := smp.Label[labels.Thread]; len(v) > 0 {
@@ -276,9 +296,9 @@ func TestAddSamplesMatchesAdd(t *testing.T) {
 func toSharedStacks(p *profile.Profile) *stacks.Samples {
 	s := toStacks(p)
 	flat := s.Locations
-	s.Locations, s.Starts = nil, make([]int, s.Len())
+	s.Locations, s.Starts = nil, make([]int32, s.Len())
 	at := map[string][2]int{}
-	start := 0
+	start := int32(0)
 	for i, end := range s.Ends {
 		stack := flat[start:end]
 		start = end
@@ -293,7 +313,7 @@ func toSharedStacks(p *profile.Profile) *stacks.Samples {
 				}
 			}
 		}
-		s.Starts[i], s.Ends[i] = ref[0], ref[1]
+		s.Starts[i], s.Ends[i] = int32(ref[0]), int32(ref[1])
 	}
 	return s
 }
@@ -447,5 +467,86 @@ func TestInsertWideParents(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+func TestInSampleOrder(t *testing.T) {
+	runs := func(k, n int) []int64 { // k runs of n samples, times interleaved, ties across runs
+		var ts []int64
+		for r := range k {
+			for i := range n {
+				ts = append(ts, int64(i*k/2+r%3))
+			}
+		}
+		return ts
+	}
+	for _, tc := range []struct {
+		name  string
+		times []int64
+		timed []bool // nil: all timed
+		want  []int32
+	}{
+		{"empty", nil, nil, nil},
+		{"in order", []int64{1, 2, 2, 5}, nil, []int32{0, 1, 2, 3}},
+		{"untimed", []int64{3, 1, 2}, []bool{true, false, true}, []int32{0, 1, 2}},
+		{"two runs with ties", []int64{1, 3, 5, 1, 3, 4}, nil, []int32{0, 3, 1, 4, 5, 2}},
+		{"one late", []int64{1, 2, 3, 0}, nil, []int32{3, 0, 1, 2}},
+		{"three runs", []int64{5, 1, 9, 2, 2}, nil, []int32{1, 3, 4, 0, 2}},
+		{"16 runs", runs(16, 50), nil, nil},
+		{"17 runs: sorted", runs(17, 50), nil, nil},
+		{"descending: sorted", []int64{9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 0, 0, -1, -2, -3, -4, -5, -6, -7, -8}, nil, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &profile.Profile{SampleType: []*profile.ValueType{{Type: "samples", Unit: "count"}}}
+			s := stacks.New(p)
+			for i, ts := range tc.times {
+				s.Ends = append(s.Ends, 0)
+				s.Values = append(s.Values, 1)
+				s.SampleThreads = append(s.SampleThreads, 0)
+				s.Times = append(s.Times, ts)
+				if tc.timed != nil {
+					s.Timed = append(s.Timed, tc.timed[i])
+				}
+			}
+			if tc.timed == nil {
+				s.Timed = make([]bool, len(tc.times))
+				for i := range s.Timed {
+					s.Timed[i] = true
+				}
+			}
+			var got []int32
+			inSampleOrder(&sampleReader{src: s, compact: s}, func(si int) { got = append(got, int32(si)) })
+			want := tc.want
+			if want == nil {
+				for _, i := range referenceOrder(s) {
+					want = append(want, int32(i))
+				}
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("inSampleOrder visits %v, want %v", got, want)
+			}
+		})
+	}
+}
+
+// TestPathTable: keys that differ in any field are different paths, and
+// numbers survive the table's growth.
+func TestPathTable(t *testing.T) {
+	var pt pathTable
+	var keys []pathKey
+	for i := range 3000 {
+		keys = append(keys, pathKey{i / 2, i/2 + 1 + i%2, 0}, pathKey{i / 2, i/2 + 1 + i%2, 1})
+	}
+	for round := range 2 {
+		for i, k := range keys {
+			p, isNew := pt.index(k)
+			if int(p) != i || isNew != (round == 0) {
+				t.Fatalf("round %d: index(%v) = %d, %v; want %d, %v", round, k, p, isNew, i, round == 0)
+			}
+		}
+	}
+	pt.reset()
+	if p, isNew := pt.index(keys[5]); p != 0 || !isNew {
+		t.Errorf("after reset: index = %d, %v; want 0, true", p, isNew)
 	}
 }

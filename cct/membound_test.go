@@ -23,8 +23,8 @@ func chainSamples(depth, n int) *stacks.Samples {
 		s.Locations = append(s.Locations, int32(depth-1-i)) // leaf first
 	}
 	for i := range n {
-		s.Starts = append(s.Starts, i%depth)
-		s.Ends = append(s.Ends, depth)
+		s.Starts = append(s.Starts, int32(i%depth))
+		s.Ends = append(s.Ends, int32(depth))
 		s.Values = append(s.Values, 1)
 		s.SampleThreads = append(s.SampleThreads, 0)
 	}

@@ -7,7 +7,7 @@ import (
 
 // sortTimeline orders one profile's timed samples by thread, then time,
 // stably (samples at equal times keep their order). Samples arrive in time
-// order when every sample has a timestamp (sampleOrder), so a stable
+// order when every sample has a timestamp (inSampleOrder), so a stable
 // counting sort by thread does it in O(n); a thread whose samples are still
 // out of time order (some samples lacked timestamps) is then sorted on its
 // own. A comparison sort of the whole timeline moved 48-byte entries

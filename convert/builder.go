@@ -214,7 +214,7 @@ func (b *profileBuilder) Stacks() *stacks.Samples {
 func (b *profileBuilder) usePool(sp *stackPool) {
 	b.pool = sp
 	if b.stacks != nil {
-		b.stacks.Starts = []int{}
+		b.stacks.Starts = []int32{}
 	}
 }
 
@@ -224,7 +224,7 @@ func (b *profileBuilder) addRef(ref stackRef, values []int64, m sampleMeta) {
 		b.Add(b.poolStack(ref), values, m)
 		return
 	}
-	b.stacks.Starts = append(b.stacks.Starts, ref.start)
+	b.stacks.Starts = append(b.stacks.Starts, int32(ref.start)) // the pool holds at most stacks.MaxLocations
 	b.addMeta(ref.end, values, m)
 }
 
@@ -251,8 +251,11 @@ func (b *profileBuilder) Grow(n, frames int) {
 	}
 	s.Values = slices.Grow(s.Values, n*len(b.p.SampleType))
 	s.SampleThreads = slices.Grow(s.SampleThreads, n)
+	if s.Times != nil {
+		s.Times = slices.Grow(s.Times, n)
+	}
 	if s.Timed != nil {
-		s.Times, s.Timed = slices.Grow(s.Times, n), slices.Grow(s.Timed, n)
+		s.Timed = slices.Grow(s.Timed, n)
 	}
 }
 
@@ -261,7 +264,12 @@ func (b *profileBuilder) addStack(stack []*profile.Location, values []int64, m s
 	locs := &s.Locations
 	if b.pool != nil {
 		locs = &b.pool.locs
-		s.Starts = append(s.Starts, len(*locs))
+		s.Starts = append(s.Starts, int32(len(*locs)))
+	}
+	if len(*locs)+len(stack) > stacks.MaxLocations {
+		// Readers that collect stacks lay them out in a pool, whose limit
+		// is below this one.
+		panic("convert: profileBuilder.Add: more than stacks.MaxLocations frames collected")
 	}
 	for _, l := range stack {
 		// Location gives location i the id i+1.
@@ -279,15 +287,29 @@ func (b *profileBuilder) addMeta(end int, values []int64, m sampleMeta) {
 	if len(values) != len(b.p.SampleType) {
 		panic(fmt.Sprintf("convert: profileBuilder.Add: %d values for %d sample types", len(values), len(b.p.SampleType)))
 	}
-	s.Ends = append(s.Ends, end)
+	s.Ends = append(s.Ends, int32(end))
 	s.Values = append(s.Values, values...)
 	s.SampleThreads = append(s.SampleThreads, b.threadIndex(m))
-	if m.HasTime && s.Timed == nil {
-		n := len(s.Ends) - 1
-		s.Times, s.Timed = make([]int64, n, cap(s.Ends)), make([]bool, n, cap(s.Ends))
+	// Timed is made only when a sample has a time and another has not
+	// (stacks.Samples.Times).
+	n := len(s.Ends) - 1
+	switch {
+	case m.HasTime && s.Times == nil:
+		s.Times = make([]int64, n, cap(s.Ends))
+		if n > 0 {
+			s.Timed = make([]bool, n, cap(s.Ends))
+		}
+	case !m.HasTime && s.Times != nil && s.Timed == nil:
+		s.Timed = make([]bool, n, cap(s.Ends))
+		for i := range s.Timed {
+			s.Timed[i] = true
+		}
+	}
+	if s.Times != nil {
+		s.Times = append(s.Times, m.Time)
 	}
 	if s.Timed != nil {
-		s.Times, s.Timed = append(s.Times, m.Time), append(s.Timed, m.HasTime)
+		s.Timed = append(s.Timed, m.HasTime)
 	}
 }
 

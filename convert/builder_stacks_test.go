@@ -1,8 +1,10 @@
 package convert
 
 import (
+	"slices"
 	"testing"
 
+	"github.com/ctdiff/ctdiff/stacks"
 	"github.com/google/pprof/profile"
 )
 
@@ -71,6 +73,55 @@ func TestBuilderCollectStacksPanics(t *testing.T) {
 				}
 			}()
 			add(b)
+		})
+	}
+}
+
+// TestStacksTimed: collected samples and decoded pprof samples keep
+// Timed only when some samples have a time and others not
+// (stacks.Samples.Times), and give every sample's time either way.
+func TestStacksTimed(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		timed     []bool
+		wantTimes bool
+		wantTimed bool
+	}{
+		{"none", []bool{false, false, false}, false, false},
+		{"all", []bool{true, true, true}, true, false},
+		{"first untimed", []bool{false, true, true}, true, true},
+		{"last untimed", []bool{true, true, false}, true, true},
+		{"middle untimed", []bool{true, false, true}, true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newProfileBuilder(builderTypes()...)
+			b.CollectStacks()
+			f := b.Location(stackFrame{Name: "f", File: "a.js", Line: 3})
+			for i, has := range tc.timed {
+				b.Add([]*profile.Location{f}, []int64{1, 10}, sampleMeta{Thread: "main", Time: int64(100 * (i + 1)), HasTime: has})
+			}
+			want := newProfileBuilder(builderTypes()...)
+			f = want.Location(stackFrame{Name: "f", File: "a.js", Line: 3})
+			for i, has := range tc.timed {
+				want.Add([]*profile.Location{f}, []int64{1, 10}, sampleMeta{Thread: "main", Time: int64(100 * (i + 1)), HasTime: has})
+			}
+			_, decoded, ok := decodePprofStacks(encode(t, want.Profile()))
+			if !ok {
+				t.Fatal("decodePprofStacks refused the profile")
+			}
+			for _, s := range []*stacks.Samples{b.Stacks(), decoded} {
+				if (s.Times != nil) != tc.wantTimes || (s.Timed != nil) != tc.wantTimed {
+					t.Errorf("Times %v, Timed %v: want Times %v, Timed %v", s.Times, s.Timed, tc.wantTimes, tc.wantTimed)
+				}
+				for i, has := range tc.timed {
+					if ts, ok := s.Time(i); ok != has || has && ts != int64(100*(i+1)) {
+						t.Errorf("sample %d: time %d, %v; want %d, %v", i, ts, ok, 100*(i+1), has)
+					}
+				}
+				if got := stacks.AllTimed(s); got != !slices.Contains(tc.timed, false) {
+					t.Errorf("AllTimed = %v", got)
+				}
+			}
 		})
 	}
 }

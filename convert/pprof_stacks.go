@@ -34,10 +34,13 @@ func decodePprofStacks(data []byte) (*profile.Profile, *stacks.Samples, bool) {
 func (d *pprofDecoder) stacks() (*stacks.Samples, bool) {
 	n, types := len(d.sampleAt), len(d.p.SampleType)
 	s := stacks.New(d.p)
-	s.Ends, s.Values, s.SampleThreads = make([]int, n), make([]int64, 0, n*types), make([]int32, n)
+	s.Ends, s.Values, s.SampleThreads = make([]int32, n), make([]int64, 0, n*types), make([]int32, n)
 	frames := 0
 	for i := range d.sampleAt {
 		frames += locationCount(d.sample(i))
+	}
+	if frames > stacks.MaxLocations {
+		return nil, false // the general path reads it
 	}
 	s.Locations = make([]int32, 0, frames)
 	// Writers number locations 1, 2, 3... in order, so that the index is
@@ -58,7 +61,7 @@ func (d *pprofDecoder) stacks() (*stacks.Samples, bool) {
 		if lbls, ok = d.sampleInto(s, d.sample(i), lbls[:0]); !ok || len(s.Values) != (i+1)*types {
 			return nil, false
 		}
-		s.Ends[i] = len(s.Locations)
+		s.Ends[i] = int32(len(s.Locations))
 		th, ts, hasTS, ok := d.threadOf(lbls)
 		if !ok {
 			return nil, false
@@ -74,11 +77,25 @@ func (d *pprofDecoder) stacks() (*stacks.Samples, bool) {
 			last = th
 		}
 		s.SampleThreads[i] = lastX
-		if hasTS {
-			if s.Timed == nil {
-				s.Times, s.Timed = make([]int64, n), make([]bool, n)
+		// Timed only when some samples have a time and others not
+		// (stacks.Samples.Times).
+		switch {
+		case hasTS && s.Times == nil:
+			s.Times = make([]int64, n)
+			if i > 0 {
+				s.Timed = make([]bool, n)
 			}
-			s.Times[i], s.Timed[i] = ts, true
+		case !hasTS && s.Times != nil && s.Timed == nil:
+			s.Timed = make([]bool, n)
+			for j := range i {
+				s.Timed[j] = true
+			}
+		}
+		if hasTS {
+			s.Times[i] = ts
+		}
+		if s.Timed != nil {
+			s.Timed[i] = hasTS
 		}
 	}
 	d.sampleAt = nil

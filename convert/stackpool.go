@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+
+	"github.com/ctdiff/ctdiff/stacks"
 )
 
 // Readers of call trees (V8 node lists, PerfView stacks, ctdiff.cct/v1)
@@ -34,7 +36,8 @@ type stackRef struct{ start, end int }
 func (r stackRef) laidOut() bool { return r.end > r.start }
 
 func (in *parserInput) newStackPool() *stackPool {
-	return &stackPool{limit: max(minPoolFrames, poolFramesPerByte*in.bytesRead())}
+	// Samples name their stacks by int32 offsets (stacks.Samples.Starts).
+	return &stackPool{limit: min(stacks.MaxLocations, max(minPoolFrames, poolFramesPerByte*in.bytesRead()))}
 }
 
 // A stackWalker appends node n's stack, leaf first, to frames (location

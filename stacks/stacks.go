@@ -15,6 +15,8 @@
 package stacks
 
 import (
+	"math"
+
 	"github.com/google/pprof/profile"
 )
 
@@ -90,25 +92,33 @@ type Samples struct {
 	p *profile.Profile
 	// Locations holds every sample's stack as indexes into the profile's
 	// Location slice, leaf first as in pprof, one sample after another;
-	// sample i's stack ends at Ends[i].
+	// sample i's stack ends at Ends[i]. Ends and Starts are int32 (8
+	// bytes a sample less, a quarter of a DevTools trace's samples), so
+	// Locations holds at most MaxLocations indexes.
 	Locations []int32
-	Ends      []int
+	Ends      []int32
 	// Starts, when not nil, says where each sample's stack starts in
 	// Locations, which then need not follow one another: samples may share
 	// a stack, or its tail (readers of call trees, whose nodes are sampled
 	// many times, lay each node's stack out once). Samples with the same
 	// start and end have the same stack.
-	Starts []int
+	Starts []int32
 	// Values holds the values of every sample, one per sample type.
 	Values []int64
 	// SampleThreads is each sample's index into ThreadList.
 	SampleThreads []int32
 	ThreadList    []Thread
-	// Times holds each sample's timestamp_ns label where Timed says it has
-	// one; both are nil when no sample has one.
+	// Times holds each sample's timestamp_ns label, nil when no sample has
+	// one. Timed, when not nil, says which samples have one; it is nil
+	// when every sample has one (the usual case, which saves a byte a
+	// sample: 28.8 M samples of a 500 MB DevTools trace).
 	Times []int64
 	Timed []bool
 }
+
+// MaxLocations is the most indexes Samples.Locations may hold: an end of
+// a stack must fit Ends.
+const MaxLocations = math.MaxInt32
 
 // New returns empty Samples of the profile p, whose Sample should be nil.
 func New(p *profile.Profile) *Samples { return &Samples{p: p} }
@@ -120,11 +130,11 @@ func (s *Samples) Profile() *profile.Profile { return s.p }
 func (s *Samples) Len() int { return len(s.Ends) }
 
 // Depth returns the number of locations of sample i's stack.
-func (s *Samples) Depth(i int) int { return s.Ends[i] - s.Start(i) }
+func (s *Samples) Depth(i int) int { return int(s.Ends[i]) - s.Start(i) }
 
 // Stack returns sample i's stack, leaf first, a part of Locations.
 func (s *Samples) Stack(i int) []int32 {
-	return s.Locations[s.Start(i):s.Ends[i]]
+	return s.Locations[s.Start(i):int(s.Ends[i])]
 }
 
 // Location returns the profile's location x.
@@ -134,9 +144,9 @@ func (s *Samples) Location(x int32) *profile.Location { return s.p.Location[x] }
 func (s *Samples) Start(i int) int {
 	switch {
 	case s.Starts != nil:
-		return s.Starts[i]
+		return int(s.Starts[i])
 	case i > 0:
-		return s.Ends[i-1]
+		return int(s.Ends[i-1])
 	}
 	return 0
 }
@@ -149,7 +159,7 @@ func (s *Samples) Value(i int) []int64 {
 
 // Time returns sample i's timestamp, if it has one.
 func (s *Samples) Time(i int) (int64, bool) {
-	if s.Timed == nil || !s.Timed[i] {
+	if s.Times == nil || s.Timed != nil && !s.Timed[i] {
 		return 0, false
 	}
 	return s.Times[i], true
@@ -162,7 +172,7 @@ func (s *Samples) Thread(i int) int32 { return s.SampleThreads[i] }
 func (s *Samples) Threads() []Thread { return s.ThreadList }
 
 func (s *Samples) allTimed() bool {
-	if s.Timed == nil || s.Len() == 0 {
+	if s.Times == nil || s.Len() == 0 {
 		return false
 	}
 	for _, t := range s.Timed {
@@ -178,7 +188,7 @@ func (s *Samples) allTimed() bool {
 func (s *Samples) Keep(keep func(i int) bool) {
 	types := len(s.p.SampleType)
 	loc, n := 0, 0
-	start := 0
+	start := int32(0)
 	for i, end := range s.Ends {
 		if s.Starts != nil {
 			start = s.Starts[i]
@@ -188,12 +198,15 @@ func (s *Samples) Keep(keep func(i int) bool) {
 				s.Starts[n], s.Ends[n] = start, end
 			} else {
 				loc += copy(s.Locations[loc:], s.Locations[start:end])
-				s.Ends[n] = loc
+				s.Ends[n] = int32(loc)
 			}
 			copy(s.Values[n*types:], s.Values[i*types:i*types+types])
 			s.SampleThreads[n] = s.SampleThreads[i]
+			if s.Times != nil {
+				s.Times[n] = s.Times[i]
+			}
 			if s.Timed != nil {
-				s.Times[n], s.Timed[n] = s.Times[i], s.Timed[i]
+				s.Timed[n] = s.Timed[i]
 			}
 			n++
 		}
@@ -203,7 +216,10 @@ func (s *Samples) Keep(keep func(i int) bool) {
 		s.Starts, loc = s.Starts[:n], len(s.Locations)
 	}
 	s.Locations, s.Ends, s.Values, s.SampleThreads = s.Locations[:loc], s.Ends[:n], s.Values[:n*types], s.SampleThreads[:n]
+	if s.Times != nil {
+		s.Times = s.Times[:n]
+	}
 	if s.Timed != nil {
-		s.Times, s.Timed = s.Times[:n], s.Timed[:n]
+		s.Timed = s.Timed[:n]
 	}
 }

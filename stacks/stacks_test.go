@@ -16,8 +16,8 @@ func oneType() *profile.Profile {
 func TestKeepSharedStacks(t *testing.T) {
 	s := New(oneType())
 	s.Locations = []int32{5, 4, 3, 2, 1}
-	s.Starts = []int{0, 2, 0, 4}
-	s.Ends = []int{5, 5, 5, 5}
+	s.Starts = []int32{0, 2, 0, 4}
+	s.Ends = []int32{5, 5, 5, 5}
 	s.Values = []int64{10, 20, 30, 40}
 	s.SampleThreads = []int32{0, 1, 0, 1}
 	s.ThreadList = []Thread{{Thread: "a"}, {Thread: "b"}}
@@ -32,7 +32,7 @@ func TestKeepSharedStacks(t *testing.T) {
 func TestKeepConsecutiveStacks(t *testing.T) {
 	s := New(oneType())
 	s.Locations = []int32{1, 2, 3, 4, 5}
-	s.Ends = []int{2, 3, 5}
+	s.Ends = []int32{2, 3, 5}
 	s.Values = []int64{10, 20, 30}
 	s.SampleThreads = []int32{0, 1, 0}
 	s.ThreadList = []Thread{{Thread: "a"}, {Thread: "b"}}
@@ -129,7 +129,7 @@ func TestAllTimed(t *testing.T) {
 	if AllTimed(s) {
 		t.Error("no samples: all timed")
 	}
-	s.Ends, s.Values, s.SampleThreads, s.ThreadList = []int{0, 0}, []int64{1, 1}, []int32{0, 0}, []Thread{{}}
+	s.Ends, s.Values, s.SampleThreads, s.ThreadList = []int32{0, 0}, []int64{1, 1}, []int32{0, 0}, []Thread{{}}
 	s.Times, s.Timed = []int64{1, 0}, []bool{true, false}
 	if AllTimed(s) {
 		t.Error("one sample without a time: all timed")
@@ -137,5 +137,25 @@ func TestAllTimed(t *testing.T) {
 	s.Timed[1] = true
 	if !AllTimed(s) {
 		t.Error("every sample timed: not all timed")
+	}
+}
+
+// TestTimesWithoutTimed: Times without Timed means every sample has its
+// time; Keep keeps them so.
+func TestTimesWithoutTimed(t *testing.T) {
+	s := New(oneType())
+	s.Ends, s.Values, s.SampleThreads, s.ThreadList = []int32{0, 0, 0}, []int64{1, 2, 3}, []int32{0, 0, 0}, []Thread{{}}
+	s.Times = []int64{5, 6, 7}
+	if !AllTimed(s) {
+		t.Error("Times without Timed: not all timed")
+	}
+	s.Keep(func(i int) bool { return i != 1 })
+	for i, want := range []int64{5, 7} {
+		if ts, ok := s.Time(i); !ok || ts != want {
+			t.Errorf("after Keep, sample %d: time %d, %v; want %d, true", i, ts, ok, want)
+		}
+	}
+	if s.Timed != nil || len(s.Times) != 2 {
+		t.Errorf("after Keep: Times %v, Timed %v", s.Times, s.Timed)
 	}
 }

@@ -78,7 +78,7 @@ func randomStacks(rng *rand.Rand, n int, timed func(i int) bool) (*profile.Profi
 		for range rng.IntN(6) {
 			s.Locations = append(s.Locations, int32(rng.IntN(len(p.Location))))
 		}
-		s.Ends = append(s.Ends, len(s.Locations))
+		s.Ends = append(s.Ends, int32(len(s.Locations)))
 		s.Values = append(s.Values, 1, rng.Int64N(1<<40))
 		s.SampleThreads = append(s.SampleThreads, int32(rng.IntN(len(s.ThreadList))))
 		if timed(i) {
