@@ -55,7 +55,9 @@ next:
 // μ. That filter uses the pooled sum, which does not favour large deltas, so
 // it keeps the tests valid (independent filtering, Bourgon et al. 2010)
 // while sparing the correction thousands of nodes too small to matter.
-// p-values are corrected with Holm's method (see holm for why not BH).
+// p-values are corrected with treeHolm: Holm's method, with the level a
+// rejected node held passed to its callees rather than to every node
+// (family-wise error control as Holm's; see holm for why not BH).
 //
 // A node is kept when its mean delta is ≥ μ and its adjusted p-value ≤ α;
 // the graph is the kept nodes plus their ancestors ("context" nodes unless
@@ -171,10 +173,6 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 	// The family: every hypothesis tested, in node order, inclusive before
 	// self, then the functions' sums (spread.go). testOf and selfOf map a
 	// node to 1 + its hypotheses' index in the family, 0 when untested.
-	type hyp struct {
-		x    int32
-		self bool
-	}
 	var members []hyp
 	testOf := make([]int32, n)
 	selfOf := make([]int32, n)
@@ -242,11 +240,14 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 	for i := range family {
 		ps[i] = family[i].P
 	}
-	correct := st.correct
-	if correct == nil {
-		correct = holm
+	var qs []float64
+	if st.correct != nil {
+		qs = st.correct(ps)
+	} else {
+		parent, size := familyTree(u, self, members, testOf, len(family))
+		qs = treeHolm(ps, parent, size)
 	}
-	for i, q := range correct(ps) {
+	for i, q := range qs {
 		family[i].Q = q
 	}
 	passes := func(t int32, delta float64) bool {
@@ -320,6 +321,44 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 		}
 	}
 	return g, untestedAbove(u, oneRun, m), model
+}
+
+// familyTree is the parent of each hypothesis of statsGraph's family for
+// treeHolm: a node's inclusive value is the child of its nearest tested
+// ancestor's, its self value the child of its inclusive value; the
+// functions' sums (after the members) are roots.
+func familyTree(u *union, self []int64, members []hyp, testOf []int32, n int) (parent []int32, size []float64) {
+	parent = make([]int32, n)
+	size = make([]float64, n)
+	for i := range parent {
+		parent[i] = -1
+	}
+	runs := u.runs
+	for i, h := range members {
+		vals := u.total
+		if h.self {
+			vals = self
+		}
+		size[i] = sumOf(vals[int(h.x)*runs : int(h.x+1)*runs])
+		a := h.x
+		if !h.self {
+			a = u.parent[a]
+		}
+		for a > 0 && testOf[a] == 0 {
+			a = u.parent[a]
+		}
+		if a > 0 {
+			parent[i] = testOf[a] - 1
+		}
+	}
+	return parent, size
+}
+
+// A hyp is one hypothesis of statsGraph's family on a node: its inclusive
+// value, or its self value.
+type hyp struct {
+	x    int32
+	self bool
 }
 
 // A noiseModel says what statsGraph's tests took the noise from.
