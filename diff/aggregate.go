@@ -219,22 +219,49 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 		return &p
 	}
 	family := make([]Test, len(members)+len(groups))
+	// With treeHolm, a p-value surely ≥ c is left at c until the
+	// correction or the graph needs it (treeHolmBounded): a million tests
+	// mostly end at adjusted p 1. exact is nil when every p is exact.
+	var exact []bool
+	if st.correct == nil {
+		exact = make([]bool, len(family))
+	}
+	c := lazyShare / float64(len(family))
+	rowOf := func(row []float64, i int) []float64 {
+		h := members[i]
+		vals := u.total
+		if h.self {
+			vals = self
+		}
+		return floatsInto(row, vals[int(h.x)*runs:int(h.x+1)*runs])
+	}
 	parallel(len(members), func(from, to int) {
 		row := make([]float64, runs)
+		b := bound{c: c, df: math.NaN()}
 		for i := from; i < to; i++ {
-			h := members[i]
-			vals := u.total
-			if h.self {
-				vals = self
+			rowOf(row, i)
+			if exact == nil {
+				family[i] = testFloats(row[:nBase], row[nBase:], prOf(members[i].x))
+				continue
 			}
-			floatsInto(row, vals[int(h.x)*runs:int(h.x+1)*runs])
-			family[i] = testFloats(row[:nBase], row[nBase:], prOf(h.x))
+			family[i], _, _, exact[i] = b.lazyTest(row[:nBase], row[nBase:], prOf(members[i].x))
 		}
 	})
+	finish := func(i int) {
+		if exact == nil || exact[i] {
+			return
+		}
+		row := rowOf(make([]float64, runs), i)
+		family[i].P = testFloats(row[:nBase], row[nBase:], prOf(members[i].x)).P
+		exact[i] = true
+	}
 	for i := range groups {
 		gr := &groups[i]
 		family[len(members)+i] = testFloats(gr.sums[:nBase], gr.sums[nBase:], pr)
 		gr.test = int32(len(members) + i + 1)
+		if exact != nil {
+			exact[len(members)+i] = true
+		}
 	}
 	ps := make([]float64, len(family))
 	for i := range family {
@@ -245,7 +272,19 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 		qs = st.correct(ps)
 	} else {
 		parent, size := familyTree(u, self, members, testOf, len(family))
-		qs = treeHolm(ps, parent, size)
+		for {
+			qs = treeHolmBounded(ps, exact, parent, size)
+			again := false
+			for i, q := range qs {
+				if q < 1 && !exact[i] {
+					finish(i)
+					ps[i], again = family[i].P, true
+				}
+			}
+			if !again {
+				break
+			}
+		}
 	}
 	for i, q := range qs {
 		family[i].Q = q
@@ -298,6 +337,7 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 		if t == nil {
 			continue
 		}
+		finish(int(v.test - 1))
 		var b, nw []int64
 		switch {
 		case v.spread != 0 && v.test == groups[v.spread-1].test:
@@ -361,6 +401,12 @@ type hyp struct {
 	self bool
 }
 
+// lazyShare sets statsGraph's bound on the p-values it leaves inexact:
+// lazyShare/m in a family of m, reached by treeHolm's weight only where
+// rejections pass a node the weight of 63 others (then the p-value is
+// finished and the correction made again).
+const lazyShare = 64
+
 // A noiseModel says what statsGraph's tests took the noise from.
 type noiseModel int
 
@@ -401,7 +447,16 @@ func untestedAbove(u *union, xs []int32, m float64) []int32 {
 // simulation: a 184 ms swing of a 1.5 s node called a regression).
 func fitNodePrior(u *union, nBase int, m float64) *prior {
 	runs := u.runs
-	var means, vars []float64
+	// One buffer each for both fits, sized by a first count (nodes whose
+	// mean over all runs reaches m/10, about what is kept): appended to,
+	// they grew a million values by copies, twice.
+	keep := 0
+	for x := 1; x < u.len(); x++ {
+		if sumOf(u.total[x*runs:(x+1)*runs]) >= float64(runs)*m/10 {
+			keep++
+		}
+	}
+	means, vars := make([]float64, 0, keep), make([]float64, 0, keep)
 	row := make([]float64, runs)
 	if runs == 2 {
 		// Both values: inclusive differences reach the sizes of large

@@ -77,7 +77,47 @@ func upperTail(d, se, df float64) float64 {
 		}
 		return 1
 	}
-	return studentsT(df).Survival(d / se)
+	return survival(d/se, df)
+}
+
+// survival is Student's t upper tail, without studentsT's interface (a
+// million tests would box a million values).
+func survival(t, df float64) float64 {
+	if math.IsInf(df, 1) {
+		return distuv.UnitNormal.Survival(t)
+	}
+	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Survival(t)
+}
+
+// A bound lets a test skip its exact p-value where it is surely at least
+// c: the adjusted p-value of such a hypothesis is 1 unless the correction
+// gives it a weight ≥ c, and the exact tail (an incomplete beta function)
+// is most of a test's cost. t caches the t with survival 1.01·c for the
+// last df seen (moderated tests share theirs).
+type bound struct {
+	c, df, t float64
+}
+
+// lazyTest is testFloats, except that where the test is a moderated t
+// whose p-value is surely ≥ b.c it returns p = b.c and the statistic and
+// df to finish it with (exact false).
+func (b *bound) lazyTest(x, y []float64, pr *prior) (t Test, stat, df float64, exact bool) {
+	if pr == nil || len(x) >= 2 && len(y) >= 2 && slices.Contains(y, 0) {
+		return testFloats(x, y, pr), 0, 0, true
+	}
+	d, se, df := pr.moderated(x, y)
+	if se == 0 || math.IsNaN(se) || math.IsInf(df, 1) {
+		return Test{Name: "moderated-t", P: upperTail(d, se, df)}, 0, 0, true
+	}
+	if df != b.df {
+		// p ≥ 1.01·c at t_c: the margin keeps the bound a bound against
+		// the quantile's own rounding.
+		b.df, b.t = df, distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(1-min(1, 1.01*b.c))
+	}
+	if stat = d / se; stat <= b.t {
+		return Test{Name: "moderated-t", P: b.c}, stat, df, false
+	}
+	return Test{Name: "moderated-t", P: survival(stat, df)}, 0, 0, true
 }
 
 // interval is the two-sided 95% confidence interval of a difference.
@@ -205,6 +245,38 @@ func holm(p []float64) []float64 {
 	return q
 }
 
+// ascendingExact is ascending where the p[i] with exact[i] false all hold
+// one value: only the others are sorted, and those merged in index order.
+func ascendingExact(p []float64, exact []bool) []int {
+	if exact == nil {
+		return ascending(p)
+	}
+	var xs []float64
+	var at []int
+	c := math.NaN()
+	var lazy []int
+	for i, v := range p {
+		if exact[i] {
+			xs, at = append(xs, v), append(at, i)
+		} else {
+			c = v
+			lazy = append(lazy, i)
+		}
+	}
+	sorted := ascending(xs)
+	order := make([]int, 0, len(p))
+	k := 0
+	for _, r := range sorted {
+		i := at[r]
+		for k < len(lazy) && (c < p[i] || c == p[i] && lazy[k] < i) {
+			order = append(order, lazy[k])
+			k++
+		}
+		order = append(order, i)
+	}
+	return append(order, lazy[k:]...)
+}
+
 // ascending returns the indexes of p in increasing order of value (stable,
 // so equal p-values keep node order and the adjustment is deterministic).
 func ascending(p []float64) []int {
@@ -270,6 +342,16 @@ func ascending(p []float64) []int {
 // least p/weight, gives them all (Bretz et al., Algorithm 1). Once that
 // reaches 1 the others are 1.
 func treeHolm(p []float64, parent []int32, size []float64) []float64 {
+	return treeHolmBounded(p, nil, parent, size)
+}
+
+// treeHolmBounded is treeHolm where p[i] is only a lower bound of the
+// p-value for the i with exact[i] false (nil: all exact). Adjusted
+// p-values only grow with the p-values, so a bounded hypothesis adjusted
+// to 1 is 1; one adjusted below 1 makes the result unreliable, and the
+// caller finishes its p-value and calls again. Until then the bounded
+// ones, all at one bound, need no sorting.
+func treeHolmBounded(p []float64, exact []bool, parent []int32, size []float64) []float64 {
 	m := len(p)
 	q := make([]float64, m)
 	if m == 0 {
@@ -305,7 +387,7 @@ func treeHolm(p []float64, parent []int32, size []float64) []float64 {
 	heir := make([]bool, m) // received weight: in raised
 	var raised []int32
 	pool, left := 0.0, m
-	order := ascending(p)
+	order := ascendingExact(p, exact)
 	next := 0 // order[next:] holds the hypotheses still at weight 1/m
 	var stack []int32
 	var pass []float64

@@ -414,3 +414,85 @@ func missedCauses(a, b *Result) []string {
 	}
 	return missed
 }
+
+// lazyTest leaves a p-value at the bound only where the exact one is at
+// least that, and is testFloats everywhere else.
+func TestLazyTest(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	pr := samplingPrior(1e7)
+	b := bound{c: 0.01, df: math.NaN()}
+	lazy, exact := 0, 0
+	for range 2000 {
+		x, y := make([]float64, 3), make([]float64, 3)
+		shift := rng.Float64() * 3e8
+		for i := range x {
+			x[i] = 1e9 + 5e7*rng.NormFloat64()
+			y[i] = 1e9 + shift + 5e7*rng.NormFloat64()
+		}
+		got, _, _, isExact := b.lazyTest(x, y, pr)
+		want := testFloats(x, y, pr)
+		switch {
+		case isExact && got != want:
+			t.Fatalf("lazyTest = %+v, want %+v", got, want)
+		case !isExact && (got.P != b.c || want.P < b.c || got.Name != want.Name):
+			t.Fatalf("lazyTest = %+v (bounded), exact %+v, bound %v", got, want, b.c)
+		case isExact:
+			exact++
+		default:
+			lazy++
+		}
+	}
+	if lazy == 0 || exact == 0 {
+		t.Fatalf("%d bounded and %d exact p-values: want both", lazy, exact)
+	}
+}
+
+// treeHolmBounded with p-values ≥ c left at c gives treeHolm's adjusted
+// p-values when none of those is adjusted below 1, and says which to
+// finish when one is.
+func TestTreeHolmBounded(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	const m = 500
+	// Below the least weight (1/m), so some bounded ones are finished.
+	c := 0.5 / m
+	p, pb, parent, size := make([]float64, m), make([]float64, m), make([]int32, m), make([]float64, m)
+	exact := make([]bool, m)
+	finished := 0
+	for round := range 200 {
+		for i := range m {
+			p[i] = rng.Float64()
+			if i%10 == 0 {
+				p[i] *= 1e-4
+			}
+			parent[i] = -1
+			if i > 0 && rng.IntN(5) > 0 {
+				parent[i] = int32(rng.IntN(i))
+			}
+			size[i] = 1 + rng.Float64()
+			pb[i], exact[i] = p[i], p[i] < c
+			if !exact[i] {
+				pb[i] = c
+			}
+		}
+		want := treeHolm(p, parent, size)
+		for {
+			got := treeHolmBounded(pb, exact, parent, size)
+			again := false
+			for i, q := range got {
+				if q < 1 && !exact[i] {
+					pb[i], exact[i], again = p[i], true, true
+					finished++
+				}
+			}
+			if !again {
+				if !slices.Equal(got, want) {
+					t.Fatalf("round %d: bounded %v, want %v", round, got, want)
+				}
+				break
+			}
+		}
+	}
+	if finished == 0 {
+		t.Fatalf("no bounded p-value was finished: the test does not reach the second pass")
+	}
+}
