@@ -54,7 +54,9 @@ next:
 // μ. That filter uses the pooled sum, which does not favour large deltas, so
 // it keeps the tests valid (independent filtering, Bourgon et al. 2010)
 // while sparing the correction thousands of nodes too small to matter.
-// p-values are corrected with Holm's method (see holm for why not BH).
+// p-values are corrected with treeHolm: Holm's method, with the level a
+// rejected node held passed to its callees rather than to every node
+// (family-wise error control as Holm's; see holm for why not BH).
 //
 // A node is kept when its mean delta is ≥ μ and its adjusted p-value ≤ α;
 // the graph is the kept nodes plus their ancestors ("context" nodes unless
@@ -164,10 +166,6 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 	// The family: every hypothesis tested, in node order, inclusive before
 	// self, then the functions' sums (spread.go). testOf and selfOf map a
 	// node to 1 + its hypotheses' index in the family, 0 when untested.
-	type hyp struct {
-		x    int32
-		self bool
-	}
 	var members []hyp
 	testOf := make([]int32, n)
 	selfOf := make([]int32, n)
@@ -215,32 +213,72 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 		return &p
 	}
 	family := make([]Test, len(members)+len(groups))
+	// With treeHolm, a p-value surely ≥ c is left at c until the
+	// correction or the graph needs it (treeHolmBounded): a million tests
+	// mostly end at adjusted p 1. exact is nil when every p is exact.
+	var exact []bool
+	if st.correct == nil {
+		exact = make([]bool, len(family))
+	}
+	c := lazyShare / float64(len(family))
+	rowOf := func(row []float64, i int) []float64 {
+		if h := members[i]; h.self {
+			return self.row(h.x, row)
+		}
+		return u.totalRow(members[i].x, row)
+	}
 	parallel(len(members), func(from, to int) {
 		row := make([]float64, runs)
+		b := bound{c: c, df: math.NaN()}
 		for i := from; i < to; i++ {
-			h := members[i]
-			if h.self {
-				self.row(h.x, row)
-			} else {
-				u.totalRow(h.x, row)
+			rowOf(row, i)
+			if exact == nil {
+				family[i] = testFloats(row[:nBase], row[nBase:], prOf(members[i].x))
+				continue
 			}
-			family[i] = testFloats(row[:nBase], row[nBase:], prOf(h.x))
+			family[i], _, _, exact[i] = b.lazyTest(row[:nBase], row[nBase:], prOf(members[i].x))
 		}
 	})
+	finish := func(i int) {
+		if exact == nil || exact[i] {
+			return
+		}
+		row := rowOf(make([]float64, runs), i)
+		family[i].P = testFloats(row[:nBase], row[nBase:], prOf(members[i].x)).P
+		exact[i] = true
+	}
 	for i := range groups {
 		gr := &groups[i]
 		family[len(members)+i] = testFloats(gr.sums[:nBase], gr.sums[nBase:], pr)
 		gr.test = int32(len(members) + i + 1)
+		if exact != nil {
+			exact[len(members)+i] = true
+		}
 	}
 	ps := make([]float64, len(family))
 	for i := range family {
 		ps[i] = family[i].P
 	}
-	correct := st.correct
-	if correct == nil {
-		correct = holm
+	var qs []float64
+	if st.correct != nil {
+		qs = st.correct(ps)
+	} else {
+		parent, size := familyTree(u, self, members, testOf, len(family))
+		for {
+			qs = treeHolmBounded(ps, exact, parent, size)
+			again := false
+			for i, q := range qs {
+				if q < 1 && !exact[i] {
+					finish(i)
+					ps[i], again = family[i].P, true
+				}
+			}
+			if !again {
+				break
+			}
+		}
 	}
-	for i, q := range correct(ps) {
+	for i, q := range qs {
 		family[i].Q = q
 	}
 	passes := func(t int32, delta float64) bool {
@@ -291,6 +329,7 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 		if t == nil {
 			continue
 		}
+		finish(int(v.test - 1))
 		switch {
 		case v.spread != 0 && v.test == groups[v.spread-1].test:
 			gr := &groups[v.spread-1]
@@ -313,6 +352,51 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 	}
 	return g, untestedAbove(u, oneRun, m), model
 }
+
+// familyTree is the parent of each hypothesis of statsGraph's family for
+// treeHolm: a node's inclusive value is the child of its nearest tested
+// ancestor's, its self value the child of its inclusive value; the
+// functions' sums (after the members) are roots.
+func familyTree(u *union, self foldedSelf, members []hyp, testOf []int32, n int) (parent []int32, size []float64) {
+	parent = make([]int32, n)
+	size = make([]float64, n)
+	for i := range parent {
+		parent[i] = -1
+	}
+	row := make([]float64, u.runs)
+	for i, h := range members {
+		if h.self {
+			self.row(h.x, row)
+		} else {
+			u.totalRow(h.x, row)
+		}
+		size[i] = floatSum(row)
+		a := h.x
+		if !h.self {
+			a = u.parent[a]
+		}
+		for a > 0 && testOf[a] == 0 {
+			a = u.parent[a]
+		}
+		if a > 0 {
+			parent[i] = testOf[a] - 1
+		}
+	}
+	return parent, size
+}
+
+// A hyp is one hypothesis of statsGraph's family on a node: its inclusive
+// value, or its self value.
+type hyp struct {
+	x    int32
+	self bool
+}
+
+// lazyShare sets statsGraph's bound on the p-values it leaves inexact:
+// lazyShare/m in a family of m, reached by treeHolm's weight only where
+// rejections pass a node the weight of 63 others (then the p-value is
+// finished and the correction made again).
+const lazyShare = 64
 
 // A noiseModel says what statsGraph's tests took the noise from.
 type noiseModel int
@@ -354,7 +438,17 @@ func untestedAbove(u *union, xs []int32, m float64) []int32 {
 // simulation: a 184 ms swing of a 1.5 s node called a regression).
 func fitNodePrior(u *union, nBase int, m float64) *prior {
 	runs := u.runs
-	var means, vars []float64
+	// One buffer each for both fits, sized by a first count (nodes whose
+	// mean over all runs reaches m/10, about what is kept): appended to,
+	// they grew a million values by copies, twice.
+	keep := 0
+	nNew := float64(runs - nBase)
+	for x := 1; x < u.len(); x++ {
+		if u.meanBase[x]*float64(nBase)+u.meanNew[x]*nNew >= float64(runs)*m/10 {
+			keep++
+		}
+	}
+	means, vars := make([]float64, 0, keep), make([]float64, 0, keep)
 	row := make([]float64, runs)
 	if runs == 2 {
 		// Both values: inclusive differences reach the sizes of large

@@ -205,7 +205,8 @@ type Options struct {
 type statsChoices struct {
 	// welch tests with Welch's t, without the variance prior (prior.go).
 	welch bool
-	// correct adjusts the family's p-values; nil is holm.
+	// correct adjusts the family's p-values; nil is treeHolm on the
+	// family's tree.
 	correct func([]float64) []float64
 }
 

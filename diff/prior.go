@@ -69,7 +69,7 @@ func fitPrior(means, vars []float64, d float64) *prior {
 		// a handful of nodes that all changed would pass for noise.
 		need = minPairPriorNodes
 	}
-	var ls, es []float64
+	ls, es := make([]float64, 0, len(vars)), make([]float64, 0, len(vars))
 	for i, v := range vars {
 		if v > 0 && means[i] > 0 {
 			ls = append(ls, math.Log(means[i]))

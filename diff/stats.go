@@ -72,7 +72,47 @@ func upperTail(d, se, df float64) float64 {
 		}
 		return 1
 	}
-	return studentsT(df).Survival(d / se)
+	return survival(d/se, df)
+}
+
+// survival is Student's t upper tail, without studentsT's interface (a
+// million tests would box a million values).
+func survival(t, df float64) float64 {
+	if math.IsInf(df, 1) {
+		return distuv.UnitNormal.Survival(t)
+	}
+	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Survival(t)
+}
+
+// A bound lets a test skip its exact p-value where it is surely at least
+// c: the adjusted p-value of such a hypothesis is 1 unless the correction
+// gives it a weight ≥ c, and the exact tail (an incomplete beta function)
+// is most of a test's cost. t caches the t with survival 1.01·c for the
+// last df seen (moderated tests share theirs).
+type bound struct {
+	c, df, t float64
+}
+
+// lazyTest is testFloats, except that where the test is a moderated t
+// whose p-value is surely ≥ b.c it returns p = b.c and the statistic and
+// df to finish it with (exact false).
+func (b *bound) lazyTest(x, y []float64, pr *prior) (t Test, stat, df float64, exact bool) {
+	if pr == nil || len(x) >= 2 && len(y) >= 2 && slices.Contains(y, 0) {
+		return testFloats(x, y, pr), 0, 0, true
+	}
+	d, se, df := pr.moderated(x, y)
+	if se == 0 || math.IsNaN(se) || math.IsInf(df, 1) {
+		return Test{Name: "moderated-t", P: upperTail(d, se, df)}, 0, 0, true
+	}
+	if df != b.df {
+		// p ≥ 1.01·c at t_c: the margin keeps the bound a bound against
+		// the quantile's own rounding.
+		b.df, b.t = df, distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(1-min(1, 1.01*b.c))
+	}
+	if stat = d / se; stat <= b.t {
+		return Test{Name: "moderated-t", P: b.c}, stat, df, false
+	}
+	return Test{Name: "moderated-t", P: survival(stat, df)}, 0, 0, true
 }
 
 // interval is the two-sided 95% confidence interval of a difference.
@@ -200,6 +240,38 @@ func holm(p []float64) []float64 {
 	return q
 }
 
+// ascendingExact is ascending where the p[i] with exact[i] false all hold
+// one value: only the others are sorted, and those merged in index order.
+func ascendingExact(p []float64, exact []bool) []int {
+	if exact == nil {
+		return ascending(p)
+	}
+	var xs []float64
+	var at []int
+	c := math.NaN()
+	var lazy []int
+	for i, v := range p {
+		if exact[i] {
+			xs, at = append(xs, v), append(at, i)
+		} else {
+			c = v
+			lazy = append(lazy, i)
+		}
+	}
+	sorted := ascending(xs)
+	order := make([]int, 0, len(p))
+	k := 0
+	for _, r := range sorted {
+		i := at[r]
+		for k < len(lazy) && (c < p[i] || c == p[i] && lazy[k] < i) {
+			order = append(order, lazy[k])
+			k++
+		}
+		order = append(order, i)
+	}
+	return append(order, lazy[k:]...)
+}
+
 // ascending returns the indexes of p in increasing order of value (stable,
 // so equal p-values keep node order and the adjustment is deterministic).
 func ascending(p []float64) []int {
@@ -227,4 +299,151 @@ func ascending(p []float64) []int {
 		order[r] = it.i
 	}
 	return order
+}
+
+// treeHolm returns adjusted p-values of a family whose hypotheses form a
+// forest (parent[i] is i's parent hypothesis, -1 for a root): Holm's
+// procedure, except that the level a rejected hypothesis held goes to its
+// children, not to everyone.
+//
+// It is a sequential rejection procedure (Goeman and Solari 2010, "The
+// sequential rejection principle of familywise error control"), the
+// graphical kind of Bretz et al. (2009) with a tree for the graph: every
+// hypothesis starts with weight 1/m, as in Holm's; when one is rejected
+// its weight (its own and what it received) is split equally among its
+// children, passing on through children already rejected, and a rejected
+// hypothesis without children puts it in a pool shared equally by all
+// hypotheses not rejected. A hypothesis is rejected when p ≤ α × its
+// weight. The weights of the hypotheses not rejected sum to at most 1
+// whatever has been rejected (weight moves, it is never made), and no
+// rejection lowers any weight (monotonicity): the two conditions under
+// which the principle bounds the family-wise error by α under any
+// dependence, as Holm's is (Goeman and Solari, Theorem 1, with
+// Bonferroni's inequality for the single step).
+//
+// Why: a family of a whole tree (10^5 hypotheses) makes Holm ask p ≤ α/10^5
+// of every node, and the nodes under a regression, which more runs resolve
+// one level further down each, do not reach that (issue 20: 10 runs a side
+// lost causes 3 runs found). Here the α spent on a regressed caller is
+// passed to its callees, where the next rejection is likely, and the
+// nodes no rejection reaches keep Holm's level up to the share their
+// rejected neighbours keep in the tree (1/m + the pool's share against
+// Holm's 1/(m − rejected)). Unlike ZAM's Definition 2 and Meinshausen's
+// (2008) hierarchical test, a node is tested whether or not its ancestors
+// were rejected (see statsGraph for why).
+//
+// The adjusted p-value of a hypothesis is the smallest α at which the
+// procedure rejects it; rejecting one hypothesis at a time, the one of
+// least p/weight, gives them all (Bretz et al., Algorithm 1). Once that
+// reaches 1 the others are 1.
+func treeHolm(p []float64, parent []int32, size []float64) []float64 {
+	return treeHolmBounded(p, nil, parent, size)
+}
+
+// treeHolmBounded is treeHolm where p[i] is only a lower bound of the
+// p-value for the i with exact[i] false (nil: all exact). Adjusted
+// p-values only grow with the p-values, so a bounded hypothesis adjusted
+// to 1 is 1; one adjusted below 1 makes the result unreliable, and the
+// caller finishes its p-value and calls again. Until then the bounded
+// ones, all at one bound, need no sorting.
+func treeHolmBounded(p []float64, exact []bool, parent []int32, size []float64) []float64 {
+	m := len(p)
+	q := make([]float64, m)
+	if m == 0 {
+		return q
+	}
+	for i := range q {
+		q[i] = 1
+	}
+	// Children in CSR form.
+	start := make([]int32, m+1)
+	for _, pa := range parent {
+		if pa >= 0 {
+			start[pa+1]++
+		}
+	}
+	for i := range m {
+		start[i+1] += start[i]
+	}
+	kids := make([]int32, start[m])
+	fill := slices.Clone(start[:m])
+	for i, pa := range parent {
+		if pa >= 0 {
+			kids[fill[pa]] = int32(i)
+			fill[pa]++
+		}
+	}
+	own := 1 / float64(m)
+	w := make([]float64, m) // own weight plus what was passed down
+	for i := range w {
+		w[i] = own
+	}
+	rejected := make([]bool, m)
+	heir := make([]bool, m) // received weight: in raised
+	var raised []int32
+	pool, left := 0.0, m
+	order := ascendingExact(p, exact)
+	next := 0 // order[next:] holds the hypotheses still at weight 1/m
+	var stack []int32
+	var pass []float64
+	qmax := 0.0
+	for left > 0 {
+		share := pool / float64(left)
+		best, bestR := int32(-1), math.Inf(1)
+		for next < m && (rejected[order[next]] || heir[order[next]]) {
+			next++
+		}
+		if next < m {
+			best = int32(order[next])
+			bestR = p[best] / (own + share)
+		}
+		kept := raised[:0]
+		for _, j := range raised {
+			if rejected[j] {
+				continue
+			}
+			kept = append(kept, j)
+			if r := p[j] / (w[j] + share); r < bestR || r == bestR && j < best {
+				best, bestR = j, r
+			}
+		}
+		raised = kept
+		qmax = math.Max(qmax, math.Min(1, bestR))
+		if qmax >= 1 {
+			break
+		}
+		q[best] = qmax
+		rejected[best] = true
+		left--
+		stack, pass = append(stack[:0], best), append(pass[:0], w[best])
+		for len(stack) > 0 {
+			h, mass := stack[len(stack)-1], pass[len(pass)-1]
+			stack, pass = stack[:len(stack)-1], pass[:len(pass)-1]
+			ks := kids[start[h]:start[h+1]]
+			if len(ks) == 0 {
+				pool += mass
+				continue
+			}
+			total := 0.0
+			for _, c := range ks {
+				total += size[c]
+			}
+			for _, c := range ks {
+				part := mass / float64(len(ks))
+				if total > 0 {
+					part = mass * size[c] / total
+				}
+				if rejected[c] {
+					stack, pass = append(stack, c), append(pass, part)
+					continue
+				}
+				w[c] += part
+				if !heir[c] {
+					heir[c] = true
+					raised = append(raised, c)
+				}
+			}
+		}
+	}
+	return q
 }
