@@ -496,3 +496,124 @@ func TestTreeHolmBounded(t *testing.T) {
 		t.Fatalf("no bounded p-value was finished: the test does not reach the second pass")
 	}
 }
+
+// treeHolm's early-stopping scan (heirs ordered by p, a bound on their
+// weights) picks the same hypothesis at every step as scanning every heir,
+// which is what treeHolmScanAll does: equal adjusted p-values to the bit,
+// on random forests with ties, zeros and bounded p-values.
+func TestTreeHolmScanMatchesScanAll(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	for trial := range 400 {
+		m := 1 + rng.IntN(300)
+		p, parent, size := make([]float64, m), make([]int32, m), make([]float64, m)
+		var exact []bool
+		if trial%3 == 0 {
+			exact = make([]bool, m)
+		}
+		for i := range m {
+			switch rng.IntN(4) {
+			case 0:
+				p[i] = 0
+			case 1:
+				p[i] = float64(rng.IntN(5)) * 1e-4 // ties
+			default:
+				p[i] = math.Pow(rng.Float64(), 4)
+			}
+			if exact != nil {
+				exact[i] = rng.IntN(4) > 0
+				if !exact[i] {
+					p[i] = 0.2
+				}
+			}
+			parent[i] = -1
+			if i > 0 && rng.IntN(5) > 0 {
+				parent[i] = int32(rng.IntN(i))
+			}
+			size[i] = float64(rng.IntN(3)) + rng.Float64()
+		}
+		got, want := treeHolmBounded(p, exact, parent, size), treeHolmScanAll(p, exact, parent, size)
+		if !slices.Equal(got, want) {
+			t.Fatalf("trial %d (m=%d): early-stopping scan\n%v\nscan of all heirs\n%v", trial, m, got, want)
+		}
+	}
+}
+
+// treeHolmScanAll is treeHolmBounded as first written: every heir scanned
+// at every rejection (quadratic in the heirs).
+func treeHolmScanAll(p []float64, exact []bool, parent []int32, size []float64) []float64 {
+	m := len(p)
+	q := make([]float64, m)
+	if m == 0 {
+		return q
+	}
+	for i := range q {
+		q[i] = 1
+	}
+	kids := make([][]int32, m)
+	for i, pa := range parent {
+		if pa >= 0 {
+			kids[pa] = append(kids[pa], int32(i))
+		}
+	}
+	own := 1 / float64(m)
+	w := make([]float64, m)
+	for i := range w {
+		w[i] = own
+	}
+	rejected, heir := make([]bool, m), make([]bool, m)
+	var raised []int32
+	pool, left := 0.0, m
+	order := ascendingExact(p, exact)
+	next, qmax := 0, 0.0
+	for left > 0 {
+		share := pool / float64(left)
+		best, bestR := int32(-1), math.Inf(1)
+		for next < m && (rejected[order[next]] || heir[order[next]]) {
+			next++
+		}
+		if next < m {
+			best = int32(order[next])
+			bestR = p[best] / (own + share)
+		}
+		for _, j := range raised {
+			if r := p[j] / (w[j] + share); !rejected[j] && (r < bestR || r == bestR && j < best) {
+				best, bestR = j, r
+			}
+		}
+		qmax = math.Max(qmax, math.Min(1, bestR))
+		if qmax >= 1 {
+			break
+		}
+		q[best], rejected[best] = qmax, true
+		left--
+		stack, pass := []int32{best}, []float64{w[best]}
+		for len(stack) > 0 {
+			h, mass := stack[len(stack)-1], pass[len(pass)-1]
+			stack, pass = stack[:len(stack)-1], pass[:len(pass)-1]
+			if len(kids[h]) == 0 {
+				pool += mass
+				continue
+			}
+			total := 0.0
+			for _, c := range kids[h] {
+				total += size[c]
+			}
+			for _, c := range kids[h] {
+				part := mass / float64(len(kids[h]))
+				if total > 0 {
+					part = mass * size[c] / total
+				}
+				if rejected[c] {
+					stack, pass = append(stack, c), append(pass, part)
+					continue
+				}
+				w[c] += part
+				if !heir[c] {
+					heir[c] = true
+					raised = append(raised, c)
+				}
+			}
+		}
+	}
+	return q
+}
