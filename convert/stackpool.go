@@ -37,7 +37,22 @@ func (r stackRef) laidOut() bool { return r.end > r.start }
 
 func (in *parserInput) newStackPool() *stackPool {
 	// Samples name their stacks by int32 offsets (stacks.Samples.Starts).
-	return &stackPool{limit: min(stacks.MaxLocations, max(minPoolFrames, poolFramesPerByte*in.bytesRead()))}
+	return &stackPool{limit: poolLimit(in.bytesRead())}
+}
+
+// poolLimit is a stack pool's limit for an input of n bytes:
+// poolFramesPerByte a byte, at least minPoolFrames, and at most
+// stacks.MaxLocations, since samples name their stacks by int32 offsets.
+func poolLimit(n int64) int64 {
+	return min(stacks.MaxLocations, max(minPoolFrames, poolFramesPerByte*n))
+}
+
+// poolLimitRule says which rule set a pool's limit, for its error.
+func poolLimitRule(limit int64) string {
+	if limit == stacks.MaxLocations {
+		return "the most the compact samples can address"
+	}
+	return fmt.Sprintf("%d per input byte, at least %d", poolFramesPerByte, minPoolFrames)
 }
 
 // A stackWalker appends node n's stack, leaf first, to frames (location
@@ -57,8 +72,8 @@ func (sp *stackPool) layout(nodes []int32, depth func(n int32) int, refs []stack
 		}
 		if int64(len(sp.locs))+int64(depth(n)) > sp.limit {
 			return fmt.Errorf("%w: the stacks of the sampled nodes hold more than %d frames that share no tail "+
-				"(%d per input byte, at least %d): a deep call tree sampled at many places",
-				errStackLimit, sp.limit, poolFramesPerByte, minPoolFrames)
+				"(%s): a deep call tree sampled at many places",
+				errStackLimit, sp.limit, poolLimitRule(sp.limit))
 		}
 		frames, owners = walk(n, frames[:0], owners[:0])
 		start := len(sp.locs)

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ctdiff/ctdiff/stacks"
 )
 
 // A chain laid out deepest first takes one stack's room; nodes whose
@@ -49,5 +51,28 @@ func TestStackPoolLayout(t *testing.T) {
 	err := small.layout([]int32{6, 5}, depth, make([]stackRef, len(parent)), walk)
 	if !errors.Is(err, errStackLimit) || !strings.Contains(err.Error(), "the stacks of the sampled nodes hold more than 9 frames that share no tail") {
 		t.Fatalf("over the limit: %v", err)
+	}
+}
+
+// A pool's limit grows with the input up to what int32 offsets address,
+// and its error names the rule that set it.
+func TestPoolLimit(t *testing.T) {
+	tests := []struct {
+		bytes    int64
+		want     int64
+		wantRule string
+	}{
+		{0, minPoolFrames, "4 per input byte, at least 4194304"},
+		{minPoolFrames / poolFramesPerByte * 2, minPoolFrames * 2, "4 per input byte, at least 4194304"},
+		{1 << 40, stacks.MaxLocations, "the most the compact samples can address"},
+	}
+	for _, tt := range tests {
+		got := poolLimit(tt.bytes)
+		if got != tt.want {
+			t.Errorf("poolLimit(%d) = %d, want %d", tt.bytes, got, tt.want)
+		}
+		if rule := poolLimitRule(got); rule != tt.wantRule {
+			t.Errorf("poolLimitRule(%d) = %q, want %q", got, rule, tt.wantRule)
+		}
 	}
 }

@@ -20,7 +20,7 @@ type profileSamples struct {
 	// none), for ids below its length: pprof numbers locations 1, 2, 3...
 	byID    []int32
 	indexed bool
-	// dense: location i has id i+1, as profile.Parse and convert.Builder
+	// dense: location i has id i+1, as profile.Parse and convert's profile builder
 	// number them; byID is not needed then.
 	dense bool
 	// extra holds the locations samples name that p.Location lacks (or
