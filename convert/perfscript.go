@@ -2,6 +2,7 @@ package convert
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"path"
 	"regexp"
@@ -410,14 +411,31 @@ var rustHash = regexp.MustCompile(`::h[0-9a-f]{16}$`)
 func demangleSymbol(sym string) string {
 	name := sym
 	if strings.HasPrefix(sym, "_Z") || strings.HasPrefix(sym, "_R") || strings.HasPrefix(sym, "__Z") {
-		if d, err := demangle.ToString(strings.TrimPrefix(sym, "_")); err == nil && strings.HasPrefix(sym, "__Z") {
+		if d, err := demangleSafe(strings.TrimPrefix(sym, "_")); err == nil && strings.HasPrefix(sym, "__Z") {
 			name = d
-		} else if d, err := demangle.ToString(sym); err == nil {
+		} else if d, err := demangleSafe(sym); err == nil {
 			name = d
 		}
 	}
 	return rustUnescape(rustHash.ReplaceAllString(name, ""))
 }
+
+// demangleSafe is demangle.ToString, which panics on some malformed
+// symbols ("_ZW3A00": an index out of range in unqualifiedName; found by
+// FuzzSimpleFrameLine): such a symbol is an error, and its frame keeps the
+// name as written, rather than crashing the reader.
+func demangleSafe(sym string) (d string, err error) {
+	defer func() {
+		if recover() != nil {
+			d, err = "", errMalformedSymbol
+		}
+	}()
+	return demangle.ToString(sym)
+}
+
+// errMalformedSymbol is demangleSafe's error for a symbol the demangler
+// could not read.
+var errMalformedSymbol = errors.New("malformed mangled symbol")
 
 // rustEscape finds the escapes of Rust's legacy mangling that perf leaves
 // in names it demangled only halfway ("_$LT$core..result..Result$LT$T$C$$u20$E$GT$$GT$::and_then").
