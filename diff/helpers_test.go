@@ -2,6 +2,7 @@ package diff
 
 import (
 	"encoding/json"
+	"errors"
 	"strconv"
 	"strings"
 	"testing"
@@ -20,6 +21,31 @@ func tree(tb testing.TB, lines ...string) *cct.Tree {
 	tb.Helper()
 	t := cct.New([]cct.ValueType{{Type: "samples", Unit: "count"}, {Type: "cpu", Unit: "nanoseconds"}})
 	t.DefaultSampleType = "cpu"
+	frame := func(fr string) (cct.Frame, cct.FrameInfo, error) {
+		f := cct.Frame{}
+		if i := strings.LastIndexByte(fr, ':'); i > 0 {
+			cs, err := strconv.ParseInt(fr[i+1:], 10, 64)
+			if err != nil {
+				return f, cct.FrameInfo{}, errors.New("bad call site")
+			}
+			f.CallSite, fr = cs, fr[:i]
+		}
+		f.Function, f.File, _ = strings.Cut(fr, "@")
+		return f, cct.FrameInfo{}, nil
+	}
+	self := func(id cct.NodeID, ns int64) {
+		t.Self(id)[0]++
+		t.Self(id)[1] += ns
+	}
+	return foldedTree(tb, "tree", t, frame, self, lines...)
+}
+
+// foldedTree adds folded lines "[thread=NAME] a;b;c VALUE" to t, parse
+// reading each of a;b;c and self recording VALUE (milliseconds, as
+// nanoseconds) at the leaf, and returns t with its totals. who names the
+// caller in messages about malformed lines.
+func foldedTree(tb testing.TB, who string, t *cct.Tree, parse func(string) (cct.Frame, cct.FrameInfo, error), self func(id cct.NodeID, ns int64), lines ...string) *cct.Tree {
+	tb.Helper()
 	for _, line := range lines {
 		f := strings.Fields(line)
 		thread := ""
@@ -27,27 +53,21 @@ func tree(tb testing.TB, lines ...string) *cct.Tree {
 			thread, f = name, f[1:]
 		}
 		if len(f) != 2 {
-			tb.Fatalf("tree: want \"[thread=N] stack VALUE\", got %q", line)
+			tb.Fatalf("%s: want \"[thread=N] stack VALUE\", got %q", who, line)
 		}
 		v, err := strconv.ParseFloat(f[1], 64)
 		if err != nil {
-			tb.Fatalf("tree: bad value in %q", line)
+			tb.Fatalf("%s: bad value in %q", who, line)
 		}
 		id := t.AddChild(cct.RootID, t.Intern(cct.Frame{Thread: thread, Kind: cct.KindThread}, cct.FrameInfo{}))
 		for _, fr := range strings.Split(f[0], ";") {
-			frame := cct.Frame{}
-			if i := strings.LastIndexByte(fr, ':'); i > 0 {
-				cs, err := strconv.ParseInt(fr[i+1:], 10, 64)
-				if err != nil {
-					tb.Fatalf("tree: bad call site in %q", line)
-				}
-				frame.CallSite, fr = cs, fr[:i]
+			frame, info, err := parse(fr)
+			if err != nil {
+				tb.Fatalf("%s: %v in %q", who, err, line)
 			}
-			frame.Function, frame.File, _ = strings.Cut(fr, "@")
-			id = t.AddChild(id, t.Intern(frame, cct.FrameInfo{}))
+			id = t.AddChild(id, t.Intern(frame, info))
 		}
-		t.Self(id)[0]++
-		t.Self(id)[1] += int64(v * float64(ms))
+		self(id, int64(v*float64(ms)))
 	}
 	t.ComputeTotals()
 	if err := t.Validate(); err != nil {

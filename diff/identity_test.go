@@ -41,38 +41,18 @@ func TestScriptPath(t *testing.T) {
 func posTree(tb testing.TB, lines ...string) *cct.Tree {
 	tb.Helper()
 	t := cct.New([]cct.ValueType{{Type: "wall", Unit: "nanoseconds"}})
-	for _, line := range lines {
-		f := strings.Fields(line)
-		thread := ""
-		if name, ok := strings.CutPrefix(f[0], "thread="); ok {
-			thread, f = name, f[1:]
+	frame := func(fr string) (cct.Frame, cct.FrameInfo, error) {
+		f := cct.Frame{}
+		if i := strings.LastIndexByte(fr, '#'); i > 0 {
+			l, c, _ := strings.Cut(fr[i+1:], ":")
+			f.StartLine, _ = strconv.ParseInt(l, 10, 64)
+			f.StartColumn, _ = strconv.ParseInt(c, 10, 64)
+			fr = fr[:i]
 		}
-		if len(f) != 2 {
-			tb.Fatalf("posTree: want \"[thread=N] stack VALUE\", got %q", line)
-		}
-		v, err := strconv.ParseFloat(f[1], 64)
-		if err != nil {
-			tb.Fatalf("posTree: bad value in %q", line)
-		}
-		id := t.AddChild(cct.RootID, t.Intern(cct.Frame{Thread: thread, Kind: cct.KindThread}, cct.FrameInfo{}))
-		for _, fr := range strings.Split(f[0], ";") {
-			frame := cct.Frame{}
-			if i := strings.LastIndexByte(fr, '#'); i > 0 {
-				l, c, _ := strings.Cut(fr[i+1:], ":")
-				frame.StartLine, _ = strconv.ParseInt(l, 10, 64)
-				frame.StartColumn, _ = strconv.ParseInt(c, 10, 64)
-				fr = fr[:i]
-			}
-			frame.Function, frame.File, _ = strings.Cut(fr, "@")
-			id = t.AddChild(id, t.Intern(frame, cct.FrameInfo{Line: frame.StartLine, Column: frame.StartColumn}))
-		}
-		t.Self(id)[0] += int64(v * float64(ms))
+		f.Function, f.File, _ = strings.Cut(fr, "@")
+		return f, cct.FrameInfo{Line: f.StartLine, Column: f.StartColumn}, nil
 	}
-	t.ComputeTotals()
-	if err := t.Validate(); err != nil {
-		tb.Fatal(err)
-	}
-	return t
+	return foldedTree(tb, "posTree", t, frame, func(id cct.NodeID, ns int64) { t.Self(id)[0] += ns }, lines...)
 }
 
 // shifted returns lines with every "#N" position moved by d lines.
