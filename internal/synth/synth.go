@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/google/pprof/profile"
 )
@@ -89,6 +90,38 @@ func Generate(c Config) *Pair {
 func GenerateEach(c Config, emit func(i int, base, nw *profile.Profile)) *Pair {
 	c.defaults()
 	rng := rand.New(rand.NewPCG(c.Seed, c.Seed^0x9e3779b97f4a7c15))
+	pl := newPlan(rng, c)
+	noisy := func(w float64) int64 {
+		// Sampling noise: Poisson-like jitter around the expected count.
+		n := w + math.Sqrt(w)*rng.NormFloat64()
+		return max(1, int64(math.Round(n)))
+	}
+	pair := &Pair{Injected: pl.names[pl.injected], Added: pl.names[pl.added]}
+	for run := range c.Runs {
+		base := newBuilder(pl.names, c.Period)
+		next := newBuilder(pl.names, c.Period)
+		pl.each(func(s []int32, w, wNew float64, ext []int32, wExt float64) {
+			base.add(s, noisy(w))
+			next.add(s, noisy(wNew))
+			if ext != nil {
+				next.add(ext, noisy(wExt))
+			}
+		})
+		emit(run, base.p, next.p)
+	}
+	return pair
+}
+
+// A plan is what every run of a pair shares: the functions, the stacks,
+// their weights (expected sample counts) and the injected change.
+type plan struct {
+	names           []string
+	stacks          [][]int32
+	weights         []float64
+	injected, added int32
+}
+
+func newPlan(rng *rand.Rand, c Config) *plan {
 	names := functionNames(rng, c.Functions)
 	stacks := genStacks(rng, c)
 	weights := make([]float64, len(stacks))
@@ -99,36 +132,23 @@ func GenerateEach(c Config, emit func(i int, base, nw *profile.Profile)) *Pair {
 	injected := stacks[len(stacks)/3][min(10, len(stacks[len(stacks)/3])-1)]
 	added := int32(c.Functions) // a function only New has
 	names = append(names, "github.com/example/app/internal/cache.(*Store).revalidate")
+	return &plan{names: names, stacks: stacks, weights: weights, injected: injected, added: added}
+}
 
-	noisy := func(w float64) int64 {
-		// Sampling noise: Poisson-like jitter around the expected count.
-		n := w + math.Sqrt(w)*rng.NormFloat64()
-		return max(1, int64(math.Round(n)))
-	}
-	pair := &Pair{Injected: names[injected], Added: names[added]}
-	for run := range c.Runs {
-		base := newBuilder(names, c.Period)
-		next := newBuilder(names, c.Period)
-		for i, s := range stacks {
-			base.add(s, noisy(weights[i]*3))
-			hit := -1
-			for d, f := range s {
-				if f == injected {
-					hit = d
-					break
-				}
-			}
-			if hit < 0 {
-				next.add(s, noisy(weights[i]*3))
-				continue
-			}
-			next.add(s, noisy(weights[i]*3*1.4))
-			ext := append(append([]int32(nil), s[:hit+1]...), added)
-			next.add(ext, noisy(weights[i]*3*0.5))
+// each calls f for every stack in order with its expected base and new
+// counts; a stack through the injected function also has the new side's
+// extra stack (ext, through the added callee) with its expected count.
+func (pl *plan) each(f func(s []int32, w, wNew float64, ext []int32, wExt float64)) {
+	for i, s := range pl.stacks {
+		w := pl.weights[i] * 3
+		hit := slices.Index(s, pl.injected)
+		if hit < 0 {
+			f(s, w, w, nil, 0)
+			continue
 		}
-		emit(run, base.p, next.p)
+		ext := append(append([]int32(nil), s[:hit+1]...), pl.added)
+		f(s, w, w*1.4, ext, w*0.5)
 	}
-	return pair
 }
 
 // genStacks returns distinct root-first stacks of function indexes.
@@ -228,4 +248,70 @@ func (b *builder) add(stack []int32, count int64) {
 		locs[len(stack)-1-i] = b.locs[f]
 	}
 	b.p.Sample = append(b.p.Sample, &profile.Sample{Location: locs, Value: []int64{count, count * b.p.Period}})
+}
+
+// A Context is a calling context of a generated pair with the expected
+// value of its inclusive time on each side, what infinitely many runs
+// would average to: the ground truth a comparison's causes are checked
+// against (issue 20: do more runs find what fewer find?).
+type Context struct {
+	Path      []string // function names, root first
+	Base, New float64  // expected inclusive cpu time, in ns
+}
+
+// Expected returns every calling context of the pair Generate(c) makes,
+// in the order first reached, with its expected values. They are the
+// expectations of the sampled counts, not the weights the sampling starts
+// from: a count is at least 1 (noisy), which lifts the many rare stacks.
+func Expected(c Config) []Context {
+	c.defaults()
+	rng := rand.New(rand.NewPCG(c.Seed, c.Seed^0x9e3779b97f4a7c15))
+	pl := newPlan(rng, c)
+	index := map[string]int{}
+	var out []Context
+	var key []byte
+	add := func(s []int32, base, nw float64) {
+		key = key[:0]
+		for d, f := range s {
+			key = append(key, byte(f), byte(f>>8), byte(f>>16), byte(f>>24))
+			i, ok := index[string(key)]
+			if !ok {
+				i = len(out)
+				index[string(key)] = i
+				path := make([]string, d+1)
+				for j, g := range s[:d+1] {
+					path[j] = pl.names[g]
+				}
+				out = append(out, Context{Path: path})
+			}
+			out[i].Base += base
+			out[i].New += nw
+		}
+	}
+	period := float64(c.Period)
+	pl.each(func(s []int32, w, wNew float64, ext []int32, wExt float64) {
+		add(s, expectedCount(w)*period, expectedCount(wNew)*period)
+		if ext != nil {
+			add(ext, 0, expectedCount(wExt)*period)
+		}
+	})
+	return out
+}
+
+// expectedCount is E[max(1, round(w + √w·Z))] for a standard normal Z, the
+// mean of what noisy draws: 1 + Σ_{k≥2} P(w + √w·Z ≥ k − ½).
+func expectedCount(w float64) float64 {
+	sd := math.Sqrt(w)
+	if (w-1.5)/sd > 9 {
+		// The floor of 1 is out of reach and rounding is symmetric.
+		return w
+	}
+	e := 1.0
+	for k := 2.0; ; k++ {
+		z := (k - 0.5 - w) / sd
+		if z > 9 {
+			return e
+		}
+		e += 0.5 * math.Erfc(z/math.Sqrt2)
+	}
 }

@@ -6,15 +6,20 @@
 //
 // It writes OUT/base.pb.gz and OUT/new.pb.gz, or with -runs N > 1
 // OUT/base/1.pb.gz ... OUT/new/N.pb.gz (ctdiff diff OUT/base OUT/new), and
-// prints the injected change.
+// prints the injected change. -expected FILE also writes the ground truth:
+// every calling context with its expected inclusive time on each side
+// (synth.Expected), a line each: base ns, new ns and the path, tab-separated,
+// functions joined by ";".
 package main
 
 import (
+	"bufio"
 	"flag"
 	"fmt"
 	"log"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/ctdiff/ctdiff/internal/synth"
 	"github.com/google/pprof/profile"
@@ -29,6 +34,7 @@ func main() {
 	flag.IntVar(&c.MeanDepth, "depth", 30, "mean stack depth")
 	flag.IntVar(&c.NewFrames, "new-frames", 4, "mean frames a stack adds to the tree")
 	flag.IntVar(&c.Runs, "runs", 1, "runs per side")
+	expected := flag.String("expected", "", "also write every calling context's expected values to this file")
 	flag.Parse()
 	write := func(name string, p *profile.Profile) {
 		path := filepath.Join(*out, name)
@@ -58,4 +64,25 @@ func main() {
 		}
 	})
 	fmt.Printf("injected: %s (+40%%), added callee: %s\n", pair.Injected, pair.Added)
+	if *expected != "" {
+		if err := writeExpected(*expected, c); err != nil {
+			log.Fatal(err)
+		}
+	}
+}
+
+func writeExpected(name string, c synth.Config) error {
+	f, err := os.Create(name)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	for _, x := range synth.Expected(c) {
+		fmt.Fprintf(w, "%.0f\t%.0f\t%s\n", x.Base, x.New, strings.Join(x.Path, ";"))
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
