@@ -118,7 +118,7 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 	}
 	var pr *prior
 	if !st.welch {
-		pr = fitNodePrior(u, nBase, m)
+		pr = fitNodePrior(u, nBase, m, period)
 	}
 	model = modelRuns
 	if min(nBase, nNew) < 2 {
@@ -436,7 +436,11 @@ func untestedAbove(u *union, xs []int32, m float64) []int32 {
 // a slower run or subtree ∝ v²), but self values rarely reach the sizes of
 // large inclusive nodes, whose jitter a self fit then underestimates (the
 // simulation: a 184 ms swing of a 1.5 s node called a regression).
-func fitNodePrior(u *union, nBase int, m float64) *prior {
+//
+// With several runs a side the fit reads only the nodes of at least
+// minFitSamples samples when there are minSampledFitNodes of them (period
+// is the value of one sample, 0 when not known).
+func fitNodePrior(u *union, nBase int, m, period float64) *prior {
 	runs := u.runs
 	// One buffer each for both fits, sized by a first count (nodes whose
 	// mean over all runs reaches m/10, about what is kept): appended to,
@@ -481,15 +485,54 @@ func fitNodePrior(u *union, nBase int, m float64) *prior {
 		}
 		return incl
 	}
+	sampled := 0 // nodes of minFitSamples or more that vary
 	for x := int32(1); int(x) < u.len(); x++ {
 		u.totalRow(x, row)
 		if mean, v := pooledStatsFloats(row[:nBase], row[nBase:]); mean >= m/10 {
 			means = append(means, mean)
 			vars = append(vars, v)
+			if period > 0 && mean >= minFitSamples*period && v > 0 {
+				sampled++
+			}
 		}
+	}
+	if sampled >= minSampledFitNodes {
+		k := 0
+		for i, mean := range means {
+			if mean >= minFitSamples*period {
+				means[k], vars[k] = mean, vars[i]
+				k++
+			}
+		}
+		means, vars = means[:k], vars[:k]
 	}
 	return fitPrior(means, vars, float64(runs-2))
 }
+
+// minFitSamples is the least mean size, in samples, of the nodes the prior
+// is fitted on with several runs a side. The fit reads log s² as a scaled
+// χ²_d variate (Smyth 2004, Section 6.2), which holds for values roughly
+// normal across runs, not for the count of a node of a few samples: it
+// takes a handful of values, its s² is often 0 (such nodes are skipped, so
+// only those that happened to vary enter) and otherwise lumpy. Most nodes
+// of a profile are that small, and they bent the fit. On synth's 20k-stack
+// pair (pure sampling noise, σ² = period·v) at 10 + 10 runs the fit on
+// nodes down to μ/10 claimed run-to-run jitter from 0.58 s up and d0 = 6.6,
+// inflating large nodes' variance: 10 + 10 runs missed 40 of the causes
+// 3 + 3 found over ten disjoint replicates, most with a true effect 6-9
+// standard errors wide. Fitted on nodes of 10 samples or more it reads
+// 0.95·period·v with d0 = 50, and the misses fall to 7 (BENCHMARKS.md,
+// "More runs find what fewer find"). With one run a side the pair fit is
+// robust and keeps μ/10: there the nodes' differences, not their spread,
+// are fitted, and fewer samples took causes away (2 to 1 on each of five
+// 20k synth pairs). minSampledFitNodes is how many such nodes a fit needs;
+// a small profile (a 3 s Go profile has a few dozen) keeps the nodes down
+// to μ/10 rather than a fit on a handful, and a "sample" whose value is
+// whole seconds (collapsed stacks of weights) leaves too few to count.
+const (
+	minFitSamples      = 10
+	minSampledFitNodes = 100
+)
 
 // samplingPrior is the noise model of a single pair too small to fit one
 // on (fewer than minPairPriorNodes calling contexts, as in a 2 s Go
