@@ -518,10 +518,10 @@ func fitNodePrior(u *union, nBase int, m, period float64) *prior {
 // of a profile are that small, and they bent the fit. On synth's 20k-stack
 // pair (pure sampling noise, σ² = period·v) at 10 + 10 runs the fit on
 // nodes down to μ/10 claimed run-to-run jitter from 0.58 s up and d0 = 6.6,
-// inflating large nodes' variance: 10 + 10 runs missed 40 of the causes
-// 3 + 3 found over ten disjoint replicates, most with a true effect 6-9
-// standard errors wide. Fitted on nodes of 10 samples or more it reads
-// 0.95·period·v with d0 = 50, and the misses fall to 7 (BENCHMARKS.md,
+// inflating large nodes' variance: 10 + 10 runs missed 43 of the causes
+// 3 + 3 found over ten disjoint replicates, 20 of them with a true effect
+// 6 to 9 standard errors of 10 runs wide. Fitted on nodes of 10 samples or more it reads
+// 0.95·period·v with d0 = 50, and the misses fall to 6 (BENCHMARKS.md,
 // "More runs find what fewer find"). With one run a side the pair fit is
 // robust and keeps μ/10: there the nodes' differences, not their spread,
 // are fitted, and fewer samples took causes away (2 to 1 on each of five
