@@ -2,6 +2,7 @@ package cct
 
 import (
 	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/ctdiff/ctdiff/internal/benchcpu"
@@ -18,15 +19,13 @@ import (
 func BenchmarkBuildGrowth(b *testing.B) {
 	for _, n := range []int{200_000, 1_600_000} {
 		b.Run(fmt.Sprintf("stacks=%d", n), func(b *testing.B) {
-			p := synth.Generate(synth.Config{Seed: 1, Stacks: n}).Base
-			s := toStacks(p)
-			p.Sample = nil
+			s := growthSamples(n)
 			b.ReportAllocs()
 			b.ResetTimer()
 			start := benchcpu.Start(b)
 			var nodes int
 			for b.Loop() {
-				bl := NewBuilder(Options{Prune: true, batchFrames: growthBatch})
+				bl := NewBuilder(Options{Prune: true})
 				if err := bl.AddSamples(s); err != nil {
 					b.Fatal(err)
 				}
@@ -39,7 +38,25 @@ func BenchmarkBuildGrowth(b *testing.B) {
 	}
 }
 
-var growthBatch = 0
+// growthSamples returns the compact samples of a synthetic profile of n
+// stacks, made once per process (-count runs it again).
+func growthSamples(n int) *stacks.Samples {
+	growthMu.Lock()
+	defer growthMu.Unlock()
+	if s, ok := growthCache[n]; ok {
+		return s
+	}
+	p := synth.Generate(synth.Config{Seed: 1, Stacks: n}).Base
+	s := toStacks(p)
+	p.Sample = nil
+	growthCache[n] = s
+	return s
+}
+
+var (
+	growthMu    sync.Mutex
+	growthCache = map[int]*stacks.Samples{}
+)
 
 // BenchmarkBuildRuns builds the trees of 20 runs of a 20,000-stack profile,
 // a builder each, as ctdiff diff does for runs (100 a side in issue 20's
