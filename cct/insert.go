@@ -773,11 +773,11 @@ type scratch struct {
 }
 
 // scratchPool holds scratches of no more than maxPooledScratch bytes
-// (12 MB for a 20,000-stack profile, 30 MB for 50,000): a larger profile's buffers (hundreds
-// of MB for a million-stack one) are garbage once its tree is built, as
-// they were before, so that a pooled one does not add to the memory of
-// the comparison that follows; its build is long enough that fresh
-// buffers are a small part of it.
+// (12 MB for a 20,000-stack profile, 30 MB for 50,000): a larger
+// profile's buffers (121 MB for 200,000 stacks) are garbage once its tree
+// is built, as they were before, so that a pooled one does not add to the
+// memory of the comparison that follows; its build is long enough that
+// fresh buffers are a small part of it.
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 
 const maxPooledScratch = 32 << 20
