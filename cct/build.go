@@ -36,8 +36,12 @@ type Options struct {
 type Builder struct {
 	opts Options
 	t    *Tree
-	locs locationCache
-	ins  inserter
+	// sc holds the buffers of the profile being added (scratchPool), nil
+	// between profiles.
+	sc *scratch
+	// nodesPerFrame is the new nodes per frame of the last batch inserted,
+	// for the room the next profile's first batch makes (inserter.growNew).
+	nodesPerFrame float64
 	// starts is knownStarts of the profile being added, made when a frame
 	// without a position needs it.
 	starts map[[2]string][2]int64
@@ -160,7 +164,11 @@ func (b *Builder) add(src *sampleReader) error {
 	}
 	t := b.t
 	t.Profiles++
-	b.locs.reset(p)
+	if b.sc == nil { // (a test may give its own, kept after)
+		b.sc = getScratch()
+		defer b.release()
+	}
+	b.sc.locs.reset(p)
 	b.starts = nil
 	t.DurationNanos += p.DurationNanos
 	if src.len() > math.MaxInt32 {
@@ -171,7 +179,8 @@ func (b *Builder) add(src *sampleReader) error {
 		t.Timeline = slices.Grow(t.Timeline, src.len())
 	}
 	firstTimed := len(t.Timeline)
-	ins := &b.ins
+	ins := &b.sc.ins
+	ins.nodesPerFrame = b.nodesPerFrame
 	ins.start(t, b.opts, int32(t.Profiles-1), src)
 	inSampleOrder(src, func(si int) {
 		key, keyed := src.pathKey(si)
@@ -189,7 +198,7 @@ func (b *Builder) add(src *sampleReader) error {
 	ins.last = true
 	ins.flush()
 	ins.last = false
-	ins.src = nil // let the profile go
+	b.nodesPerFrame = ins.nodesPerFrame
 	if b.opts.Timeline {
 		sortTimeline(t.Timeline[firstTimed:])
 	}
@@ -386,7 +395,7 @@ func sortedOrder(times []int64) []int32 {
 func (b *Builder) stackFrames(src stacks.Source, stack []int32, frames []FrameID) []FrameID {
 	if !b.opts.CallSites {
 		for j := len(stack) - 1; j >= 0; j-- {
-			frames = append(frames, b.locs.frames(b, src, stack[j])...)
+			frames = b.sc.locs.appendFrames(b, src, stack[j], frames)
 		}
 		return frames
 	}
@@ -462,7 +471,7 @@ func (b *Builder) start(ln profile.Line) (line, col int64) {
 		return fn.StartLine, col
 	}
 	if b.starts == nil {
-		b.starts = KnownStarts(b.locs.p)
+		b.starts = KnownStarts(b.sc.locs.p)
 	}
 	if s, ok := b.starts[[2]string{fn.Name, fn.Filename}]; ok && s[0] > 0 {
 		return s[0], s[1]
@@ -606,33 +615,56 @@ func (t *Tree) Label(id NodeID) string {
 
 // locationCache holds the frames of each location of one profile, by
 // stack index (stacks.Source.Stack). Samples share locations, so their
-// frames are computed once.
+// frames are computed once. Most locations have one frame, held in one;
+// the others' are a range of more (an array per location was an
+// allocation per location and profile, and a slice copy per frame).
 type locationCache struct {
-	p      *profile.Profile
-	cached [][]FrameID
-	known  []bool
+	p *profile.Profile
+	// one is a location's frame; noFrames before it is computed; for a
+	// location of several frames (or none), -2-k: its frames are
+	// more[spans[k][0]:spans[k][1]].
+	one   []FrameID
+	spans [][2]int32
+	more  []FrameID
 }
 
-// frames returns the frames of location x (without call sites). Small
-// enough to be inlined: it runs for every frame of every sample.
-func (c *locationCache) frames(b *Builder, src stacks.Source, x int32) []FrameID {
-	if int(x) < len(c.known) && c.known[x] {
-		return c.cached[x]
+const noFrames FrameID = -1
+
+// appendFrames appends the frames of location x (without call sites).
+// Small enough to be inlined: it runs for every frame of every sample.
+func (c *locationCache) appendFrames(b *Builder, src stacks.Source, x int32, frames []FrameID) []FrameID {
+	if int(x) < len(c.one) && c.one[x] >= 0 {
+		return append(frames, c.one[x])
 	}
-	return c.compute(b, src, x)
+	return c.appendSlow(b, src, x, frames)
 }
 
-// compute computes and caches the frames of location x.
-func (c *locationCache) compute(b *Builder, src stacks.Source, x int32) []FrameID {
-	if int(x) >= len(c.known) {
-		n := max(int(x)+1, len(c.p.Location))
-		c.cached = append(c.cached, make([][]FrameID, n-len(c.cached))...)
-		c.known = append(c.known, make([]bool, n-len(c.known))...)
+// appendSlow appends the frames of location x, computing them when new.
+func (c *locationCache) appendSlow(b *Builder, src stacks.Source, x int32, frames []FrameID) []FrameID {
+	for int(x) >= len(c.one) { // a source may index more locations than the profile lists
+		c.one = append(c.one, noFrames)
 	}
-	c.cached[x], c.known[x] = b.locationFrames(src.Location(x), 0, nil), true
-	return c.cached[x]
+	if c.one[x] == noFrames {
+		start := len(c.more)
+		c.more = b.locationFrames(src.Location(x), 0, c.more)
+		if len(c.more) == start+1 {
+			c.one[x] = c.more[start]
+			c.more = c.more[:start]
+			return append(frames, c.one[x])
+		}
+		c.one[x] = FrameID(-2 - len(c.spans))
+		c.spans = append(c.spans, [2]int32{int32(start), int32(len(c.more))})
+	}
+	sp := c.spans[-2-c.one[x]]
+	return append(frames, c.more[sp[0]:sp[1]]...)
 }
 
+// reset starts a profile, keeping the arrays.
 func (c *locationCache) reset(p *profile.Profile) {
-	c.p, c.cached, c.known = p, nil, nil
+	c.p = p
+	c.one = slices.Grow(c.one[:0], len(p.Location))[:len(p.Location)]
+	for i := range c.one {
+		c.one[i] = noFrames
+	}
+	c.spans, c.more = c.spans[:0], c.more[:0]
 }

@@ -31,7 +31,10 @@ func referenceAdd(b *Builder, p *profile.Profile) {
 	}
 	t := b.t
 	t.Profiles++
-	b.locs.reset(p)
+	if b.sc == nil {
+		b.sc = &scratch{}
+	}
+	b.sc.locs.reset(p)
 	threads := threadFrames{t: t, ids: map[stacks.Thread]FrameID{}, ordinals: map[[2]string]int32{}}
 	first := len(t.Timeline)
 	src := stacks.FromProfile(p)

@@ -42,6 +42,7 @@ func TestInsertMemoryBound(t *testing.T) {
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
 		b := NewBuilder(Options{})
+		b.sc = &scratch{} // fresh buffers for both: not one from scratchPool
 		if err := b.AddSamples(s); err != nil {
 			t.Fatal(err)
 		}

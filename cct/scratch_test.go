@@ -1,0 +1,95 @@
+package cct
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/ctdiff/ctdiff/internal/synth"
+	"github.com/google/pprof/profile"
+)
+
+// One scratch serves profile after profile, of different sizes, stack
+// sharing, batches and options, as scratchPool hands it from build to
+// build: every tree is the one a builder with fresh buffers (the one-by-one
+// reference) builds. Stale buffers would show: a location's frames, a
+// path's nodes or the level table of the profile before.
+func TestScratchReused(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	big := synth.Generate(synth.Config{Seed: 4, Stacks: 2000, Functions: 200})
+	sc := &scratch{}
+	type build struct {
+		p      *profile.Profile
+		opts   Options
+		shared bool // as compact samples sharing stacks
+	}
+	// The same profile with its locations listed in reverse: a location
+	// index stands for another location than in the build before.
+	reversed := func(p *profile.Profile) *profile.Profile {
+		q := p.Copy()
+		slices.Reverse(q.Location)
+		return q
+	}
+	small := randomProfile(rng, 300, "ordered")
+	builds := []build{
+		{small, Options{}, false},
+		{reversed(small), Options{}, false},
+		{small, Options{}, true},
+		{reversed(small), Options{}, true},
+		{big.Base, Options{Prune: true}, false},
+		{randomProfile(rng, 300, "ordered"), Options{batchFrames: 7}, true},
+		{big.New, Options{Prune: true, batchFrames: 5000}, false},
+		{randomProfile(rng, 200, "shuffled"), Options{CallSites: true}, false},
+		{randomProfile(rng, 300, "none"), Options{Timeline: true, batchFrames: 100}, true},
+		{big.Base, Options{}, true},
+		{randomProfile(rng, 50, "some"), Options{Prune: true}, false},
+	}
+	for i, bd := range builds {
+		t.Run(fmt.Sprintf("%d", i), func(t *testing.T) {
+			got := NewBuilder(bd.opts)
+			got.sc = sc
+			want := NewBuilder(Options{Prune: bd.opts.Prune, CallSites: bd.opts.CallSites, Timeline: bd.opts.Timeline})
+			referenceAdd(want, bd.p)
+			var err error
+			if bd.shared {
+				samples := bd.p.Sample
+				err = got.AddSamples(toSharedStacks(bd.p))
+				bd.p.Sample = samples
+			} else {
+				err = got.Add(bd.p)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameTree(t, got.Finish(), want.Finish())
+		})
+	}
+}
+
+// A builder returns its scratch after each profile, with no reference to
+// the tree, the profile or its samples, which the pool would otherwise
+// keep alive.
+func TestScratchReleased(t *testing.T) {
+	p := synth.Generate(synth.Config{Seed: 1, Stacks: 500}).Base
+	b := NewBuilder(Options{})
+	sc := getScratch()
+	b.sc = sc
+	if err := b.Add(p); err != nil {
+		t.Fatal(err)
+	}
+	if sc.ins.t == nil || sc.ins.src == nil || sc.locs.p == nil {
+		t.Fatal("the scratch of a build in progress lost its tree, samples or profile")
+	}
+	b.release()
+	if b.sc != nil {
+		t.Error("the builder kept its scratch")
+	}
+	if sc.ins.t != nil || sc.ins.src != nil || sc.locs.p != nil || sc.ins.claimed != nil {
+		t.Errorf("a released scratch refers to the tree (%p), the samples (%v), the profile (%p) or a slot (%p)",
+			sc.ins.t, sc.ins.src, sc.locs.p, sc.ins.claimed)
+	}
+	if sc.bytes() == 0 {
+		t.Error("a used scratch counts no bytes")
+	}
+}
