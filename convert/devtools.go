@@ -98,13 +98,15 @@ type traceProfileStart struct {
 	event int
 }
 
-// traceChunk is a ProfileChunk event's payload.
+// traceChunk is a ProfileChunk event's payload, its samples packed
+// (devtools_packed.go): n node ids and their time deltas.
 type traceChunk struct {
 	ts     int64
 	event  int
 	nodes  []v8TreeNode
-	ids    []int64
-	deltas []int64 // ns
+	n      int
+	ids    []byte // packIDs
+	deltas []byte // packDeltas, ns
 }
 
 type threadID struct{ pid, tid int64 }
@@ -124,6 +126,10 @@ type traceReader struct {
 	legacy       []*legacyProfile
 	startTime    time.Time // metadata.startTime, when given
 	strings      map[string]string
+
+	lists chunkLists // the fast path's lists, reused
+	arena packArena  // the packed samples
+	pack  []byte     // scratch for packing
 }
 
 // intern returns one copy of each distinct string.
