@@ -134,9 +134,9 @@ func (x *nodeIndex) get(id int64) (int32, bool) {
 	return i, ok
 }
 
-// set maps id to i, the (nodes+1)-th node.
+// set maps id to i, the (i+1)-th node.
 func (x *nodeIndex) set(id int64, i int32) {
-	if id >= 0 && id < 2*int64(i)+1024 {
+	if id >= 0 && id < denseBound(int(i)+1) {
 		if int(id) >= len(x.dense) {
 			x.dense = append(x.dense, make([]int32, int(id)+1-len(x.dense))...)
 		}
@@ -147,6 +147,33 @@ func (x *nodeIndex) set(id int64, i int32) {
 		x.other = map[int64]int32{}
 	}
 	x.other[id] = i
+}
+
+// denseBound is the bound below which the ids of n nodes go in the slice:
+// it stays within a few times the nodes' own memory.
+func denseBound(n int) int64 { return 2*int64(n) + 1024 }
+
+// compact moves to the slice the ids of the map that fit it now that the
+// tree has all its n nodes: nodes arrive in the order they are first
+// sampled (devtrace's trace sends ids up to 150,000 in any order), so an
+// id set early may be far above the nodes there were then.
+func (x *nodeIndex) compact(n int) {
+	top := int64(len(x.dense))
+	for id := range x.other {
+		if id >= top && id < denseBound(n) {
+			top = id + 1
+		}
+	}
+	if top == int64(len(x.dense)) && len(x.other) == 0 {
+		return
+	}
+	x.dense = append(x.dense, make([]int32, int(top)-len(x.dense))...)
+	for id, i := range x.other {
+		if id >= 0 && id < top {
+			x.dense[id] = i + 1
+			delete(x.other, id)
+		}
+	}
 }
 
 // add adds a CDP node defined at pos.
@@ -245,6 +272,7 @@ func (t *v8Tree) addLegacy(head *v8LegacyNode, pos int64) error {
 // cycles. A child list naming an undefined node is ignored (no sample can
 // reach that node); a parent link to one is kept as a placeholder node.
 func (t *v8Tree) finish() error {
+	t.index.compact(len(t.nodes))
 	for i := range t.nodes {
 		p := &t.nodes[i]
 		for _, child := range p.children {
