@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
-	"runtime"
+	"runtime/debug"
 	"slices"
 
 	"github.com/ctdiff/ctdiff/internal/labels"
@@ -299,10 +299,12 @@ func (e *v8Emitter) profile() (*profile.Profile, error) {
 	}
 	if e.b.Stacks() != nil {
 		if samples >= bigSamples {
-			// What the trees and layout left is garbage now: collected
-			// before the samples' arrays are made, its pages go to them
-			// or back to the system rather than adding to the peak.
-			runtime.GC()
+			// What reading, the trees and layout left is garbage now:
+			// collected and its pages given back before the samples'
+			// arrays are made, it does not add to the peak. (runtime.GC
+			// alone leaves the pages with the process: the arrays, each
+			// one large span, take fresh ones.)
+			debug.FreeOSMemory()
 		}
 		// Timed samples are collected one by one: their arrays can be
 		// sized exactly (untimed ones, merged, take less).
