@@ -159,7 +159,11 @@ func (e *v8Emitter) layout() (samples int, err error) {
 	e.b.usePool(pool)
 	sampled := map[*v8Tree][]int32{}
 	var trees []*v8Tree
-	seen := map[*v8Tree][]bool{}
+	listed := map[*v8Tree]bool{}
+	// depth[t][n] is node n's stack depth once it is sampled, 0 before:
+	// looked up per sample in a small array rather than walked up to in
+	// the nodes (28.8 M samples of 645,636 nodes in a 500 MB trace).
+	depth := map[*v8Tree][]int32{}
 	for _, th := range e.threads {
 		for _, p := range th.profiles {
 			t := p.tree
@@ -169,20 +173,22 @@ func (e *v8Emitter) layout() (samples int, err error) {
 					p.nodes[k] = t.resolve(id)
 				}
 			}
-			if len(seen[t]) < len(t.nodes) {
-				seen[t] = append(seen[t], make([]bool, len(t.nodes)-len(seen[t]))...)
+			if len(depth[t]) < len(t.nodes) {
+				depth[t] = append(depth[t], make([]int32, len(t.nodes)-len(depth[t]))...)
 			}
-			if _, ok := sampled[t]; !ok {
+			d := depth[t]
+			if !listed[t] { // a tree is laid out once
+				listed[t] = true
 				trees = append(trees, t)
 			}
 			var err error
 			visit := func(n int32) {
-				if err == nil {
-					err = budget.take(t.stackDepth(n))
-				}
-				if !seen[t][n] {
-					seen[t][n] = true
+				if d[n] == 0 {
+					d[n] = int32(t.stackDepth(n)) // at most the nodes: fits
 					sampled[t] = append(sampled[t], n)
+				}
+				if err == nil {
+					err = budget.take(int(d[n]))
 				}
 			}
 			if pk := p.packed; pk != nil {
@@ -400,15 +406,35 @@ func (e *v8Emitter) streamTimed(th *v8Thread, p *v8Profile) bool {
 	e.extend(min(p.start, first), last+lastDur)
 	m := th.meta()
 	m.HasTime = true
-	var v [2]int64
-	stacks := p.tree.stacks
+	refs := p.tree.stacks
+	// The first sample goes through addRef, which makes the arrays of
+	// times and threads as the samples before need; the others are
+	// appended as its addMeta would append them (two values, timed, the
+	// same thread), without its checks per sample.
+	s := e.b.stacks
+	thread, started := int32(0), false
+	addSample := func(ref stackRef, time, dur int64) {
+		if !started {
+			v := [2]int64{1, dur}
+			m.Time = time
+			e.b.addRef(ref, v[:], m) // copies v
+			thread, started = s.SampleThreads[len(s.Ends)-1], true
+			return
+		}
+		s.Starts = append(s.Starts, int32(ref.start))
+		s.Ends = append(s.Ends, int32(ref.end))
+		s.Values = append(s.Values, 1, dur)
+		s.SampleThreads = append(s.SampleThreads, thread)
+		s.Times = append(s.Times, time)
+		if s.Timed != nil {
+			s.Timed = append(s.Timed, true)
+		}
+	}
 	// Each sample is added once the next one's time gives its duration.
 	prev, prevTime, i := int32(-1), int64(0), 0
 	add := func(node int32, time int64) {
 		if i > 0 {
-			v[0], v[1] = 1, time-prevTime
-			m.Time = prevTime
-			e.b.addRef(stacks[prev], v[:], m) // copies v
+			addSample(refs[prev], prevTime, time-prevTime)
 		}
 		prev, prevTime = node, time
 		i++
@@ -420,9 +446,7 @@ func (e *v8Emitter) streamTimed(th *v8Thread, p *v8Profile) bool {
 			add(node, p.times[k])
 		}
 	}
-	v[0], v[1] = 1, lastDur
-	m.Time = prevTime
-	e.b.addRef(stacks[prev], v[:], m)
+	addSample(refs[prev], prevTime, lastDur)
 	p.nodes, p.times, p.counts, p.packed = nil, nil, nil, nil
 	return true
 }
