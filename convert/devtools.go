@@ -28,8 +28,9 @@ import (
 // labelled with the thread_name/process_name metadata. Timestamps are the
 // trace clock (ts, µs) in ns, so threads of one trace line up. The file is
 // streamed: events are cut out one at a time (devtools_json.go) and only
-// profile and name metadata events are decoded (devtools_events.go); the
-// profiles are assembled at the end (devtools_profiles.go). Facts and
+// profile and name metadata events are decoded (devtools_events.go), their
+// samples packed (devtools_packed.go); the profiles are assembled at the
+// end (devtools_profiles.go). Facts and
 // sources: docs/formats-devtools.md (a).
 func init() {
 	register(inputFormat{
