@@ -28,8 +28,9 @@ import (
 // labelled with the thread_name/process_name metadata. Timestamps are the
 // trace clock (ts, µs) in ns, so threads of one trace line up. The file is
 // streamed: events are cut out one at a time (devtools_json.go) and only
-// profile and name metadata events are decoded (devtools_events.go); the
-// profiles are assembled at the end (devtools_profiles.go). Facts and
+// profile and name metadata events are decoded (devtools_events.go), their
+// samples packed (devtools_packed.go); the profiles are assembled at the
+// end (devtools_profiles.go). Facts and
 // sources: docs/formats-devtools.md (a).
 func init() {
 	register(inputFormat{
@@ -98,13 +99,15 @@ type traceProfileStart struct {
 	event int
 }
 
-// traceChunk is a ProfileChunk event's payload.
+// traceChunk is a ProfileChunk event's payload, its samples packed
+// (devtools_packed.go): n node ids and their time deltas.
 type traceChunk struct {
 	ts     int64
 	event  int
 	nodes  []v8TreeNode
-	ids    []int64
-	deltas []int64 // ns
+	n      int
+	ids    []byte // packIDs
+	deltas []byte // packDeltas, ns
 }
 
 type threadID struct{ pid, tid int64 }
@@ -124,6 +127,10 @@ type traceReader struct {
 	legacy       []*legacyProfile
 	startTime    time.Time // metadata.startTime, when given
 	strings      map[string]string
+
+	lists chunkLists // the fast path's lists, reused
+	arena packArena  // the packed samples
+	pack  []byte     // scratch for packing
 }
 
 // intern returns one copy of each distinct string.

@@ -36,12 +36,18 @@ type chunkFields struct {
 // chunkScanner reads one event's bytes. ok turns false at the first thing
 // it does not handle; every method then returns at once.
 type chunkScanner struct {
-	b       []byte
-	i       int
-	ok      bool
-	depth   int
-	scratch []int64 // list's numbers, copied out at their exact length
+	b     []byte
+	i     int
+	ok    bool
+	depth int
+	lists *chunkLists
+	kids  []int64 // a node's children, before they are copied
 }
+
+// chunkLists hold the numbers of a chunk's three lists, reused from one
+// chunk to the next: the reader packs them (devtools_packed.go) before it
+// scans the next chunk.
+type chunkLists struct{ samples, cpDeltas, deltas []int64 }
 
 // maxFastDepth bounds the nesting the fast path skips through
 // (encoding/json allows 10,000; deeper goes the slow way).
@@ -234,18 +240,20 @@ func (c *chunkScanner) int64Field() int64 {
 }
 
 // list reads an array of numbers as idList (mul 0) or usList (mul 1000)
-// would, never nil: the field is present.
-func (c *chunkScanner) list(mul int64) []int64 {
+// would, never nil: the field is present. The numbers go to *dst's array,
+// which the next chunk reuses.
+func (c *chunkScanner) list(mul int64, dst *[]int64) []int64 {
 	if !c.byte('[') {
 		return nil
 	}
-	// A trace holds hundreds of thousands of these arrays until its
-	// profiles are assembled: each is kept at its exact length.
-	out := c.scratch[:0]
-	defer func() { c.scratch = out }()
+	out := (*dst)[:0]
+	if out == nil {
+		out = make([]int64, 0, 128)
+	}
+	defer func() { *dst = out }()
 	if c.peek() == ']' {
 		c.i++
-		return []int64{}
+		return out
 	}
 	for c.ok {
 		v := c.number()
@@ -273,7 +281,7 @@ func (c *chunkScanner) list(mul int64) []int64 {
 			c.i++
 		case ']':
 			c.i++
-			return slices.Clone(out)
+			return out
 		default:
 			c.fail()
 			return nil
@@ -392,8 +400,12 @@ func (c *chunkScanner) span() []byte {
 // scanChunk decodes a ProfileChunk event the fast way; ok false means
 // decode it with encoding/json. Its fields are those of chunkEvent's
 // struct.
-func scanChunk(raw []byte) (f chunkFields, ok bool) {
-	c := &chunkScanner{b: raw, ok: true}
+func scanChunk(raw []byte) (f chunkFields, ok bool) { return scanChunkInto(raw, &chunkLists{}) }
+
+// scanChunkInto is scanChunk with the sample lists in lists' arrays: they
+// are valid until the next call with the same lists.
+func scanChunkInto(raw []byte, lists *chunkLists) (f chunkFields, ok bool) {
+	c := &chunkScanner{b: raw, ok: true, lists: lists}
 	c.object([]string{"pid", "tid", "ts", "id", "args", "name"}, func(k int) {
 		switch k {
 		case 5:
@@ -453,7 +465,7 @@ func (c *chunkScanner) args(f *chunkFields) {
 				f.hasCPU = true
 				c.cpuProfile(f)
 			case 1:
-				f.deltas = c.list(1000)
+				f.deltas = c.list(1000, &c.lists.deltas)
 			default:
 				c.skip()
 			}
@@ -477,9 +489,9 @@ func (c *chunkScanner) cpuProfile(f *chunkFields) {
 				c.fail()
 			}
 		case 1:
-			f.samples = c.list(0)
+			f.samples = c.list(0, &c.lists.samples)
 		case 2:
-			f.cpDeltas = c.list(1000)
+			f.cpDeltas = c.list(1000, &c.lists.cpDeltas)
 		default:
 			c.skip()
 		}
@@ -511,7 +523,8 @@ func (c *chunkScanner) nodes() ([]v8Node, bool) {
 				v := c.int64Field()
 				n.Parent = &v
 			case 3:
-				if n.Children = c.list(0); n.Children == nil {
+				// Kept until the tree is finished: a copy of its own.
+				if n.Children = slices.Clone(c.list(0, &c.kids)); n.Children == nil {
 					c.fail()
 				}
 			case 4:

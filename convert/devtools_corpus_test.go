@@ -513,7 +513,7 @@ func TestV8SpeedscopeSnapshot(t *testing.T) {
 			})
 			p := raw[rawTi].profiles[tt.profile]
 			if len(want.Frames) == 0 {
-				if n := len(p.ids) + len(p.nodes); n != 0 {
+				if n := p.len(); n != 0 {
 					t.Fatalf("speedscope shows no frames; profile %s has %d samples", p.name, n)
 				}
 				return

@@ -81,7 +81,7 @@ func (tr *traceReader) event(i int, off int64, raw []byte) error {
 		return nil
 	}
 	if bytes.Contains(raw, []byte(`"ProfileChunk"`)) {
-		if f, ok := scanChunk(raw); ok && f.name == "ProfileChunk" {
+		if f, ok := scanChunkInto(raw, &tr.lists); ok && f.name == "ProfileChunk" {
 			return tr.addChunk(i, off, &f)
 		}
 	}
@@ -253,9 +253,12 @@ func (tr *traceReader) addChunk(i int, off int64, f *chunkFields) error {
 	ch := &traceChunk{ts: ns, event: i}
 	if f.hasData {
 		deltas := f.deltas
+		var ids []int64
 		if f.hasCPU {
-			ch.ids = f.samples
-			ch.nodes = make([]v8TreeNode, len(f.nodes))
+			ids = f.samples
+			if len(f.nodes) > 0 {
+				ch.nodes = make([]v8TreeNode, len(f.nodes))
+			}
 			for n := range f.nodes {
 				if ch.nodes[n], err = newTreeNode(&f.nodes[n], int64(i), tr.intern); err != nil {
 					return eventError(i, off, "ProfileChunk event: %v", err)
@@ -265,10 +268,15 @@ func (tr *traceReader) addChunk(i int, off int64, f *chunkFields) error {
 				deltas = f.cpDeltas
 			}
 		}
-		ch.deltas = deltas
-		if len(ch.ids) != len(ch.deltas) {
+		if len(ids) != len(deltas) {
 			// DevTools gives up on the whole profile ("Failed to parse CPU profile.").
-			return eventError(i, off, "ProfileChunk event: %d samples but %d timeDeltas; they must pair up", len(ch.ids), len(ch.deltas))
+			return eventError(i, off, "ProfileChunk event: %d samples but %d timeDeltas; they must pair up", len(ids), len(deltas))
+		}
+		if ch.n = len(ids); ch.n > 0 {
+			tr.pack = packIDs(tr.pack[:0], ids)
+			ch.ids = tr.arena.store(tr.pack)
+			tr.pack = packDeltas(tr.pack[:0], deltas)
+			ch.deltas = tr.arena.store(tr.pack)
 		}
 	}
 	k := tr.key(f.pid, f.tid, f.id)

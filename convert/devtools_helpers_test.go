@@ -207,7 +207,8 @@ func disagreeingLeaves(samples []ssSample) map[v8FrameKey]bool {
 // rawSamples lists a raw profile's samples in file order.
 func rawSamples(p *v8Profile) []ssSample {
 	b := newProfileBuilder()
-	nodes := p.nodes // resolved by the reader (chunkProfile), or not yet
+	p.unpack()       // a trace's samples are packed (chunkProfile)
+	nodes := p.nodes // resolved by unpack, or not yet
 	if nodes == nil {
 		for _, id := range p.ids {
 			nodes = append(nodes, p.tree.resolve(id))

@@ -64,7 +64,7 @@ func (tr *traceReader) threads() ([]*v8Thread, error) {
 			j := sort.Search(len(starts), func(j int) bool { return starts[j].ts > ch.ts }) - 1
 			if j < 0 {
 				orphanChunks++
-				orphanSamples += len(ch.ids)
+				orphanSamples += ch.n
 				continue
 			}
 			groups[j] = append(groups[j], ch)
@@ -102,16 +102,13 @@ func (tr *traceReader) threads() ([]*v8Thread, error) {
 // chunkProfile assembles one Profile's chunks: nodes accumulate across
 // chunks, and the first delta is relative to the Profile event's ts, every
 // later one to the previous sample (V8 CpuProfile::StreamPendingTraceEvents).
+// The samples stay packed in the chunks (v8Packed), which the profile takes.
 func chunkProfile(k profileKey, st traceProfileStart, chunks []*traceChunk) (*v8Profile, error) {
 	tree := newV8Tree(func(pos int64, format string, args ...any) error {
 		return errAtEvent(int(pos), format, args...)
 	})
 	p := &v8Profile{tree: tree, start: st.ts, name: fmt.Sprintf("profile %s of pid %d (Profile event %d)", k.id, k.pid, st.event)}
-	n := 0
-	for _, ch := range chunks {
-		n += len(ch.ids)
-	}
-	p.times = make([]int64, 0, n)
+	pk := &v8Packed{chunks: chunks, base: st.ts, sorted: true}
 	t := st.ts
 	for _, ch := range chunks {
 		for _, nd := range ch.nodes {
@@ -119,27 +116,36 @@ func chunkProfile(k profileKey, st traceProfileStart, chunks []*traceChunk) (*v8
 				return nil, err
 			}
 		}
-		for _, d := range ch.deltas {
-			t += d // |t|, |d| <= 2^60: no overflow
+		ch.nodes = nil // the tree has them now
+		r := deltaReader{ch.deltas}
+		for range ch.n {
+			t += r.next() // |t|, |d| <= 2^60: no overflow
 			if t > maxScaled || t < -maxScaled {
 				return nil, errAtEvent(ch.event, "ProfileChunk event: the sample times run out of range (%d ns)", t)
 			}
-			p.times = append(p.times, t)
+			switch {
+			case pk.n == 0:
+				pk.first, pk.least = t, t
+			case t < pk.last:
+				pk.sorted = false
+				pk.least = min(pk.least, t)
+			}
+			pk.last = t
+			pk.n++
 		}
-		ch.nodes, ch.deltas = nil, nil // the profile has them now
 	}
 	if err := tree.finish(); err != nil {
 		return nil, err
 	}
-	// With the tree whole, sample ids resolve to nodes now: a sample then
-	// takes 12 bytes (node and time) rather than 16 until layout.
-	p.nodes = make([]int32, 0, n)
+	// With the tree whole, every sample's id resolves now, in sample order,
+	// so that ids no node has get their placeholders as they always did.
 	for _, ch := range chunks {
-		for _, id := range ch.ids {
-			p.nodes = append(p.nodes, tree.resolve(id))
+		r := idReader{b: ch.ids}
+		for range ch.n {
+			tree.resolve(r.next())
 		}
-		ch.ids = nil
 	}
+	p.packed = pk
 	return p, nil
 }
 

@@ -56,9 +56,14 @@ func runConvert(s *streams, o *convertOptions, args []string) error {
 		return err
 	}
 	if len(results) == 1 {
-		return writeOutput(s, o.output, true, bufferOutput(func(w io.Writer) error {
-			return pprofenc.WriteSource(w, results[0].Samples)
-		}))
+		write := func(w io.Writer) error { return pprofenc.WriteSource(w, results[0].Samples) }
+		if o.output == "" || o.output == "-" {
+			// Only stdout needs the buffer: a file is written to a
+			// temporary one (writeOutput), and a 500 MB trace's 323 MB of
+			// pprof need not wait in memory beside its samples.
+			write = bufferOutput(write)
+		}
+		return writeOutput(s, o.output, true, write)
 	}
 	ps := make([]*profile.Profile, len(results))
 	for i, r := range results {

@@ -4,6 +4,7 @@
 // thread per profile, with deep stacks:
 //
 //	go run ./internal/synth/cmd/devtrace -o /tmp/dev500.json   # 8 threads, 28.8 M samples, ~500 MB
+//	go run ./internal/synth/cmd/devtrace -min-depth 60 -max-depth 100 -o /tmp/deep.json   # README's deep-stack figure
 //
 // Each thread's sampler walks a call stack 30-60 frames deep, popping and
 // pushing a few frames per sample; a (parent node, function) pair it has not
