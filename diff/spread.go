@@ -58,8 +58,8 @@ type spreadInfo struct {
 func (g *spreadGroup) delta() float64 { return g.spread.new - g.spread.base }
 
 // spreadGroups returns the candidate functions of the union tree, with
-// folded nodes (artifacts, idle) left out.
-func spreadGroups(u *union, kt *keyTable, folded []bool, nBase int, m float64) []spreadGroup {
+// the nodes skip marks (artifacts folded, idle) left out.
+func spreadGroups(u *union, kt *keyTable, skip []bool, nBase int, m float64) []spreadGroup {
 	n, runs := u.len(), u.runs
 	nNew := runs - nBase
 	nk := len(kt.frames)
@@ -102,7 +102,7 @@ func spreadGroups(u *union, kt *keyTable, folded []bool, nBase int, m float64) [
 			stack = append(stack, visit{x: x, exit: true})
 		}
 		for _, c := range u.children(x) {
-			if !folded[c] && !idle(u, kt, c) {
+			if !skip[c] {
 				stack = append(stack, visit{x: c})
 			}
 		}

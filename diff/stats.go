@@ -89,31 +89,62 @@ func survival(t, df float64) float64 {
 // c: the adjusted p-value of such a hypothesis is 1 unless the correction
 // gives it a weight ≥ c, and the exact tail (an incomplete beta function)
 // is most of a test's cost. t caches the t with survival 1.01·c for the
-// last df seen (moderated tests share theirs).
+// last df seen (moderated tests share theirs), and ct the closed form of
+// the last prior's trend.
 type bound struct {
 	c, df, t float64
+	made     bool  // ct was made, for trend
+	trend    prior // the trend's fields (not its floor)
+	ct       *closedTrend
 }
 
 // lazyTest is testFloats, except that where the test is a moderated t
 // whose p-value is surely ≥ b.c it returns p = b.c and the statistic and
-// df to finish it with (exact false).
+// df to finish it with (exact false). That decision is made on the
+// statistic with s0 in closed form (closedTrend), and only where it holds
+// with a margin: the statistic returned with it is the screen's. Every
+// exact p-value is testFloats', bit for bit.
 func (b *bound) lazyTest(x, y []float64, pr *prior) (t Test, stat, df float64, exact bool) {
 	if pr == nil || len(x) >= 2 && len(y) >= 2 && slices.Contains(y, 0) {
 		return testFloats(x, y, pr), 0, 0, true
+	}
+	if ct := b.closed(pr); ct != nil {
+		d, se, df, gap := pr.moderatedWith(x, y, ct.s0)
+		if se > 0 && !math.IsInf(se, 1) && gap > closedTol && !math.IsInf(df, 1) {
+			b.setDF(df)
+			if stat := d / se; stat+closedTol*math.Abs(stat) <= b.t {
+				return Test{Name: "moderated-t", P: b.c}, stat, df, false
+			}
+		}
 	}
 	d, se, df := pr.moderated(x, y)
 	if se == 0 || math.IsNaN(se) || math.IsInf(df, 1) {
 		return Test{Name: "moderated-t", P: upperTail(d, se, df)}, 0, 0, true
 	}
+	b.setDF(df)
+	if stat = d / se; stat <= b.t {
+		return Test{Name: "moderated-t", P: b.c}, stat, df, false
+	}
+	return Test{Name: "moderated-t", P: survival(stat, df)}, 0, 0, true
+}
+
+// setDF makes b.t the bound's t for df.
+func (b *bound) setDF(df float64) {
 	if df != b.df {
 		// p ≥ 1.01·c at t_c: the margin keeps the bound a bound against
 		// the quantile's own rounding.
 		b.df, b.t = df, distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(1-min(1, 1.01*b.c))
 	}
-	if stat = d / se; stat <= b.t {
-		return Test{Name: "moderated-t", P: b.c}, stat, df, false
+}
+
+// closed returns the closedTrend of pr, made again only when its trend
+// changed (statsGraph's priors are copies differing by their floors).
+func (b *bound) closed(pr *prior) *closedTrend {
+	if b.made && pr.c == b.trend.c && pr.logVStar == b.trend.logVStar && pr.d0 == b.trend.d0 && pr.alt == b.trend.alt {
+		return b.ct
 	}
-	return Test{Name: "moderated-t", P: survival(stat, df)}, 0, 0, true
+	b.made, b.trend, b.ct = true, prior{c: pr.c, logVStar: pr.logVStar, d0: pr.d0, alt: pr.alt}, pr.closed()
+	return b.ct
 }
 
 // interval is the two-sided 95% confidence interval of a difference.
