@@ -117,20 +117,6 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 			}
 		}
 	}
-	var pr *prior
-	if !st.welch {
-		pr = fitNodePrior(u, nBase, m)
-	}
-	model = modelRuns
-	if min(nBase, nNew) < 2 {
-		model = modelPair
-		if pr == nil {
-			if pr = samplingPrior(period); pr == nil {
-				return nil, nil, modelNone
-			}
-			model = modelSampling
-		}
-	}
 	// With one run on a side, what a single pair cannot tell from noise is
 	// left untested rather than called a regression (issue 17): a
 	// top-level call present on one side only (an event handler that
@@ -164,13 +150,6 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 			}
 		}
 	}
-	// The family: every hypothesis tested, in node order, inclusive before
-	// self, then the functions' sums (spread.go). testOf and selfOf map a
-	// node to 1 + its hypotheses' index in the family, 0 when untested.
-	var members []hyp
-	testOf := make([]int32, n)
-	selfOf := make([]int32, n)
-	selfRow := make([]float64, runs)
 	// From here on skip is folded, or an idle node (idle): neither is
 	// tested, and the spread groups leave both out. An idle node's
 	// callees are still tested: unlike folded, skip is not inherited.
@@ -180,6 +159,33 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 			skip[x] = true
 		}
 	}
+	// The spread groups' walk of the tree (a fifth of statsGraph's CPU)
+	// reads nothing the prior fit and the family below write: on another
+	// core meanwhile.
+	spread := make(chan []spreadGroup, 1)
+	go func() { spread <- spreadGroups(u, kt, skip, nBase, m) }()
+	var pr *prior
+	if !st.welch {
+		pr = fitNodePrior(u, nBase, m)
+	}
+	model = modelRuns
+	if min(nBase, nNew) < 2 {
+		model = modelPair
+		if pr == nil {
+			if pr = samplingPrior(period); pr == nil {
+				<-spread
+				return nil, nil, modelNone
+			}
+			model = modelSampling
+		}
+	}
+	// The family: every hypothesis tested, in node order, inclusive before
+	// self, then the functions' sums (spread.go). testOf and selfOf map a
+	// node to 1 + its hypotheses' index in the family, 0 when untested.
+	var members []hyp
+	testOf := make([]int32, n)
+	selfOf := make([]int32, n)
+	selfRow := make([]float64, runs)
 	for x := int32(1); int(x) < n; x++ {
 		if skip[x] {
 			continue
@@ -198,7 +204,6 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 			selfOf[x] = int32(len(members))
 		}
 	}
-	groups := spreadGroups(u, kt, skip, nBase, m)
 	// A node's runs vary at least as much as the collector time it holds
 	// (collectorCV): gc is per node the mean time of the collector frames
 	// in its subtree, and the nodes with any get a prior with that floor.
@@ -214,6 +219,7 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 			gc[u.parent[x]] += gc[x]
 		}
 	}
+	groups := <-spread
 	prOf := func(x int32) *prior {
 		if pr == nil || gc == nil || gc[x] == 0 {
 			return pr
@@ -373,25 +379,29 @@ func familyTree(u *union, self foldedSelf, members []hyp, testOf []int32, n int)
 	for i := range parent {
 		parent[i] = -1
 	}
-	row := make([]float64, u.runs)
-	for i, h := range members {
-		if h.self {
-			self.row(h.x, row)
-		} else {
-			u.totalRow(h.x, row)
+	// Per hypothesis, on every core.
+	parallel(len(members), func(from, to int) {
+		row := make([]float64, u.runs)
+		for i, h := range members[from:to] {
+			i += from
+			if h.self {
+				self.row(h.x, row)
+			} else {
+				u.totalRow(h.x, row)
+			}
+			size[i] = floatSum(row)
+			a := h.x
+			if !h.self {
+				a = u.parent[a]
+			}
+			for a > 0 && testOf[a] == 0 {
+				a = u.parent[a]
+			}
+			if a > 0 {
+				parent[i] = testOf[a] - 1
+			}
 		}
-		size[i] = floatSum(row)
-		a := h.x
-		if !h.self {
-			a = u.parent[a]
-		}
-		for a > 0 && testOf[a] == 0 {
-			a = u.parent[a]
-		}
-		if a > 0 {
-			parent[i] = testOf[a] - 1
-		}
-	}
+	})
 	return parent, size
 }
 
