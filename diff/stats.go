@@ -445,7 +445,11 @@ func treeHolmBounded(p []float64, exact []bool, parent []int32, size []float64) 
 		for _, j := range raised {
 			// Division and addition round monotonically, so the bound
 			// is never above j's ratio; a tie may still win by index.
-			if p[j]/(wmax+share) > bestR {
+			if bound := p[j] / (wmax + share); bound > bestR || p[j] == 0 && bestR == 0 && j > best {
+				// Past j every ratio is above the best, or (p = 0, which
+				// only p = 0 ties) a larger index loses the tie: without
+				// the second case, runs without variance (p = 0 for every
+				// node that grew) scanned every heir at every rejection.
 				break
 			}
 			if r := p[j] / (w[j] + share); r < bestR || r == bestR && j < best {
