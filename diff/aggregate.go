@@ -108,26 +108,13 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 	folded := make([]bool, n)
 	oneRunOnly := make([]bool, n)
 	self := foldedSelf{u: u}
+	class := keyClasses(kt)
 	for x := int32(1); int(x) < n; x++ {
-		if folded[u.parent[x]] || isArtifact(kt.frames[u.key[x]]) {
+		if folded[u.parent[x]] || class[u.key[x]]&classArtifact != 0 {
 			folded[x] = true
 			if p := u.parent[x]; !folded[p] {
 				self.addTotal(p, x)
 			}
-		}
-	}
-	var pr *prior
-	if !st.welch {
-		pr = fitNodePrior(u, nBase, m, period)
-	}
-	model = modelRuns
-	if min(nBase, nNew) < 2 {
-		model = modelPair
-		if pr == nil {
-			if pr = samplingPrior(period); pr == nil {
-				return nil, nil, modelNone
-			}
-			model = modelSampling
 		}
 	}
 	// With one run on a side, what a single pair cannot tell from noise is
@@ -155,12 +142,41 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 			}
 			p := u.parent[x]
 			moved := u.inBase[x] == 0 && inBase[u.key[x]] && u.depth[x] >= 2
-			if moved || u.depth[x] == 2 && (u.inBase[x] == 0 || u.inNew[x] == 0) || isCollector(kt.frames[u.key[x]]) || p > 0 && oneRunOnly[p] {
+			if moved || u.depth[x] == 2 && (u.inBase[x] == 0 || u.inNew[x] == 0) || class[u.key[x]]&classCollector != 0 || p > 0 && oneRunOnly[p] {
 				if !oneRunOnly[p] {
 					oneRun = append(oneRun, x)
 				}
 				oneRunOnly[x], folded[x] = true, true
 			}
+		}
+	}
+	// From here on skip is folded, or an idle node (idle): neither is
+	// tested, and the spread groups leave both out. An idle node's
+	// callees are still tested: unlike folded, skip is not inherited.
+	skip := folded
+	for x := int32(1); int(x) < n; x++ {
+		if u.depth[x] >= 2 && class[u.key[x]]&classIdle != 0 {
+			skip[x] = true
+		}
+	}
+	// The spread groups' walk of the tree (a fifth of statsGraph's CPU)
+	// reads nothing the prior fit and the family below write: on another
+	// core meanwhile.
+	spread := make(chan []spreadGroup, 1)
+	go func() { spread <- spreadGroups(u, kt, skip, nBase, m) }()
+	var pr *prior
+	if !st.welch {
+		pr = fitNodePrior(u, nBase, m, period)
+	}
+	model = modelRuns
+	if min(nBase, nNew) < 2 {
+		model = modelPair
+		if pr == nil {
+			if pr = samplingPrior(period); pr == nil {
+				<-spread
+				return nil, nil, modelNone
+			}
+			model = modelSampling
 		}
 	}
 	// The family: every hypothesis tested, in node order, inclusive before
@@ -171,7 +187,7 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 	selfOf := make([]int32, n)
 	selfRow := make([]float64, runs)
 	for x := int32(1); int(x) < n; x++ {
-		if folded[x] || idle(u, kt, x) {
+		if skip[x] {
 			continue
 		}
 		if sum := u.meanBase[x]*float64(nBase) + u.meanNew[x]*float64(nNew); sum >= m*float64(nNew) {
@@ -188,13 +204,12 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 			selfOf[x] = int32(len(members))
 		}
 	}
-	groups := spreadGroups(u, kt, folded, nBase, m)
 	// A node's runs vary at least as much as the collector time it holds
 	// (collectorCV): gc is per node the mean time of the collector frames
 	// in its subtree, and the nodes with any get a prior with that floor.
 	var gc []float64
 	for x := int32(n - 1); x >= 1; x-- {
-		if isCollector(kt.frames[u.key[x]]) {
+		if class[u.key[x]]&classCollector != 0 {
 			if gc == nil {
 				gc = make([]float64, n)
 			}
@@ -204,6 +219,7 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 			gc[u.parent[x]] += gc[x]
 		}
 	}
+	groups := <-spread
 	prOf := func(x int32) *prior {
 		if pr == nil || gc == nil || gc[x] == 0 {
 			return pr
@@ -363,25 +379,29 @@ func familyTree(u *union, self foldedSelf, members []hyp, testOf []int32, n int)
 	for i := range parent {
 		parent[i] = -1
 	}
-	row := make([]float64, u.runs)
-	for i, h := range members {
-		if h.self {
-			self.row(h.x, row)
-		} else {
-			u.totalRow(h.x, row)
+	// Per hypothesis, on every core.
+	parallel(len(members), func(from, to int) {
+		row := make([]float64, u.runs)
+		for i, h := range members[from:to] {
+			i += from
+			if h.self {
+				self.row(h.x, row)
+			} else {
+				u.totalRow(h.x, row)
+			}
+			size[i] = floatSum(row)
+			a := h.x
+			if !h.self {
+				a = u.parent[a]
+			}
+			for a > 0 && testOf[a] == 0 {
+				a = u.parent[a]
+			}
+			if a > 0 {
+				parent[i] = testOf[a] - 1
+			}
 		}
-		size[i] = floatSum(row)
-		a := h.x
-		if !h.self {
-			a = u.parent[a]
-		}
-		for a > 0 && testOf[a] == 0 {
-			a = u.parent[a]
-		}
-		if a > 0 {
-			parent[i] = testOf[a] - 1
-		}
-	}
+	})
 	return parent, size
 }
 
@@ -556,6 +576,33 @@ func samplingPrior(period float64) *prior {
 // hide it and everything else. Above the cap the pair is treated as 10%
 // noisy, and a change beyond that is tested as one.
 const maxPairJitter = 0.10
+
+// keyClasses is, per key of kt, what statsGraph asks of every node's frame
+// (isArtifact, isCollector, isIdle): asked once per key, where per node it
+// read a frame from all over the key table and compared its strings, for
+// each of a million nodes and more than once.
+func keyClasses(kt *keyTable) []uint8 {
+	class := make([]uint8, len(kt.frames))
+	for k, kf := range kt.frames {
+		if isArtifact(kf) {
+			class[k] |= classArtifact
+		}
+		if isCollector(kf) {
+			class[k] |= classCollector
+		}
+		if isIdle(cct.Frame{Function: kf.Function, Kind: kf.Kind}) {
+			class[k] |= classIdle
+		}
+	}
+	return class
+}
+
+// The classes of keyClasses.
+const (
+	classArtifact = 1 << iota
+	classCollector
+	classIdle
+)
 
 // idle reports a union node of V8's "(idle)" frame (see isIdle).
 func idle(u *union, kt *keyTable, x int32) bool {

@@ -69,27 +69,41 @@ func fitPrior(means, vars []float64, d float64) *prior {
 		// a handful of nodes that all changed would pass for noise.
 		need = minPairPriorNodes
 	}
-	ls, es := make([]float64, 0, len(vars)), make([]float64, 0, len(vars))
+	// Count first, then take logs only of the nodes the fit uses: a
+	// million logs (and a digamma each) were most of the fit's cost.
+	valid := 0
 	for i, v := range vars {
 		if v > 0 && means[i] > 0 {
-			ls = append(ls, math.Log(means[i]))
-			// log s² is biased for log σ²; the correction makes it unbiased
-			// for a scaled χ²_d variance (Smyth 2004, Section 6.2).
-			es = append(es, math.Log(v)-mathext.Digamma(d/2)+math.Log(d/2))
+			valid++
 		}
 	}
-	if len(ls) < need {
+	if valid < need {
 		return nil
 	}
-	if len(ls) > maxPriorNodes {
-		// Two parameters need no more: a deterministic stride keeps the
-		// fit's cost bounded on trees of millions of nodes.
-		stride := float64(len(ls)) / maxPriorNodes
-		for i := range maxPriorNodes {
-			j := int(float64(i) * stride)
-			ls[i], es[i] = ls[j], es[j]
+	// Two parameters need no more than maxPriorNodes: a deterministic
+	// stride keeps the fit's cost bounded on trees of millions of nodes.
+	take := min(valid, maxPriorNodes)
+	stride := float64(valid) / maxPriorNodes
+	// log s² is biased for log σ²; the correction makes it unbiased for a
+	// scaled χ²_d variance (Smyth 2004, Section 6.2).
+	dig, logHalf := mathext.Digamma(d/2), math.Log(d/2)
+	ls, es := make([]float64, 0, take), make([]float64, 0, take)
+	rank, next := 0, 0 // next is the rank of the next valid node taken
+	for i, v := range vars {
+		if !(v > 0 && means[i] > 0) {
+			continue
 		}
-		ls, es = ls[:maxPriorNodes], es[:maxPriorNodes]
+		if rank == next {
+			ls = append(ls, math.Log(means[i]))
+			es = append(es, math.Log(v)-dig+logHalf)
+			if next = len(ls); valid > maxPriorNodes {
+				next = int(float64(len(ls)) * stride)
+			}
+			if len(ls) == take {
+				break
+			}
+		}
+		rank++
 	}
 	lMin, lMax := ls[0], ls[0]
 	for _, l := range ls {
@@ -114,14 +128,14 @@ func fitPrior(means, vars []float64, d float64) *prior {
 	}
 	pr := &prior{}
 	best := math.Inf(1)
-	r := make([]float64, len(ls))
+	r, scratch := make([]float64, len(ls)), make([]float64, len(ls))
 	try := func(lv float64) {
 		for k, l := range ls {
 			r[k] = es[k] - l - softplus(l-lv)
 		}
 		var c, loss float64
 		if robust {
-			c = median(r)
+			c = median(r, scratch)
 			for _, x := range r {
 				loss += math.Abs(x - c)
 			}
@@ -168,15 +182,65 @@ func fitPrior(means, vars []float64, d float64) *prior {
 	return pr
 }
 
-// median returns the median of v, which it reorders.
-func median(v []float64) float64 {
-	s := slices.Clone(v)
-	slices.Sort(s)
+// median returns the median of v, using scratch (as long as v) for a
+// selection (Hoare's FIND): the order statistics are the sorted ones, at a
+// fraction of a sort per grid point of fitPrior. v's order is kept, since
+// the loss is summed in it. No NaN: the fit's residuals are finite.
+func median(v, scratch []float64) float64 {
+	s := scratch[:len(v)]
+	copy(s, v)
 	n := len(s)
+	hi := selectKth(s, n/2)
 	if n%2 == 1 {
-		return s[n/2]
+		return hi
 	}
-	return (s[n/2-1] + s[n/2]) / 2
+	// selectKth left the n/2 values below position n/2 before it.
+	return (slices.Max(s[:n/2]) + hi) / 2
+}
+
+// selectKth reorders s so that s[k] is the value a sort would put there,
+// with no larger value before it and no smaller after, and returns it.
+func selectKth(s []float64, k int) float64 {
+	lo, hi := 0, len(s)-1
+	for lo < hi {
+		// Median of three as the pivot: deterministic, and no quadratic
+		// case on sorted or reversed residuals.
+		mid := lo + (hi-lo)/2
+		if s[mid] < s[lo] {
+			s[mid], s[lo] = s[lo], s[mid]
+		}
+		if s[hi] < s[lo] {
+			s[hi], s[lo] = s[lo], s[hi]
+		}
+		if s[hi] < s[mid] {
+			s[hi], s[mid] = s[mid], s[hi]
+		}
+		pivot := s[mid]
+		i, j := lo, hi
+		for i <= j {
+			for s[i] < pivot {
+				i++
+			}
+			for s[j] > pivot {
+				j--
+			}
+			if i <= j {
+				s[i], s[j] = s[j], s[i]
+				i++
+				j--
+			}
+		}
+		// s[lo:j+1] ≤ pivot ≤ s[i:hi+1], and s[j+1:i] equal the pivot.
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return s[k]
+		}
+	}
+	return s[k]
 }
 
 // capJitter lowers the trend's jitter term so that a large node's
@@ -226,13 +290,23 @@ func (pr *prior) s0(mean float64) float64 {
 //     t-test. Borrowing strength still helps every node whose spread is
 //     plausible for its size, which is nearly all of them.
 func (pr *prior) moderated(x, y []float64) (d, se, df float64) {
+	d, se, df, _ = pr.moderatedWith(x, y, pr.s0)
+	return d, se, df
+}
+
+// moderatedWith is moderated with the prior variance taken from s0, and
+// gap the relative distance between the moderated variance and the
+// variance floor, whichever decided (+Inf when no floor was compared): the
+// screen (closedTrend) is trusted only where a last-bit change of s0
+// cannot change that choice, and with it df.
+func (pr *prior) moderatedWith(x, y []float64, s0 func(float64) float64) (d, se, df, gap float64) {
 	mx, vx := stat.MeanVariance(x, nil)
 	my, vy := stat.MeanVariance(y, nil)
 	nx, ny := float64(len(x)), float64(len(y))
 	dd := nx + ny - 2
 	pooled := (mx*nx + my*ny) / (nx + ny)
 	if dd <= 0 {
-		return my - mx, math.Sqrt(max(pr.s0(pooled), pr.floor) * (1/nx + 1/ny)), pr.d0
+		return my - mx, math.Sqrt(max(s0(pooled), pr.floor) * (1/nx + 1/ny)), pr.d0, math.Inf(1)
 	}
 	var s2 float64
 	if nx > 1 {
@@ -242,13 +316,71 @@ func (pr *prior) moderated(x, y []float64) (d, se, df float64) {
 		s2 += (ny - 1) * vy
 	}
 	s2 /= dd
-	st2 := (pr.d0*pr.s0(pooled) + dd*s2) / (pr.d0 + dd)
+	st2 := (pr.d0*s0(pooled) + dd*s2) / (pr.d0 + dd)
 	df = pr.d0 + dd
-	if f := s2 * varianceFloor(dd); f > st2 {
+	f := s2 * varianceFloor(dd)
+	gap = math.Abs(f-st2) / max(f, st2)
+	if f > st2 {
 		st2, df = f, dd
 	}
 	st2 = max(st2, pr.floor)
-	return my - mx, math.Sqrt(st2 * (1/nx + 1/ny)), df
+	return my - mx, math.Sqrt(st2 * (1/nx + 1/ny)), df, gap
+}
+
+// A closedTrend is s0 in closed form, for screening a million tests
+// (bound.lazyTest): since log(1 + eˡ⁻ˡᵛ) = log(1 + v/v*) for l = log v,
+//
+//	s0(v) = k·v·(1 + v/v*),  k = e^(c + ψ(d0/2) − log(d0/2)),
+//
+// a few multiplications where s0 makes four transcendental calls. The two
+// agree to about 1e-13 relative (the rounding of s0's exponent, which
+// reaches ~100, and softplus's cut at 30); closedTol is the margin a
+// screened decision keeps from every threshold, so that no decision it
+// makes differs from s0's, and every p-value reported is still s0's.
+type closedTrend struct {
+	k, inv float64 // k and 1/v*
+	// alt is the closed form of prior.alt; s0 is the larger of the two.
+	alt *closedTrend
+}
+
+// closedTol is the relative margin of screened decisions (closedTrend).
+const closedTol = 1e-9
+
+// closed returns pr's trend in closed form, nil where the closed form
+// could overflow or an alternative trend has its own.
+func (pr *prior) closed() *closedTrend {
+	ct := &closedTrend{
+		k:   math.Exp(pr.c + mathext.Digamma(pr.d0/2) - math.Log(pr.d0/2)),
+		inv: math.Exp(-pr.logVStar),
+	}
+	if !(ct.k > 0 && ct.k < math.MaxFloat64 && ct.inv < math.MaxFloat64) {
+		return nil
+	}
+	if pr.alt != nil {
+		if pr.alt.alt != nil {
+			return nil
+		}
+		if ct.alt = pr.alt.closed(); ct.alt == nil {
+			return nil
+		}
+	}
+	return ct
+}
+
+// s0 is prior.s0 to within closedTol; NaN where a product leaves the
+// range in which that holds (far from any node's size).
+func (ct *closedTrend) s0(mean float64) float64 {
+	if mean <= 0 {
+		return 0
+	}
+	v := ct.k * mean * (1 + mean*ct.inv)
+	if !(v > 1e-250 && v < 1e250) {
+		return math.NaN()
+	}
+	if ct.alt != nil {
+		v = max(v, ct.alt.s0(mean))
+	}
+	return v
 }
 
 // collectorCV is the least run-to-run variation taken for the time of

@@ -89,31 +89,62 @@ func survival(t, df float64) float64 {
 // c: the adjusted p-value of such a hypothesis is 1 unless the correction
 // gives it a weight ≥ c, and the exact tail (an incomplete beta function)
 // is most of a test's cost. t caches the t with survival 1.01·c for the
-// last df seen (moderated tests share theirs).
+// last df seen (moderated tests share theirs), and ct the closed form of
+// the last prior's trend.
 type bound struct {
 	c, df, t float64
+	made     bool  // ct was made, for trend
+	trend    prior // the trend's fields (not its floor)
+	ct       *closedTrend
 }
 
 // lazyTest is testFloats, except that where the test is a moderated t
 // whose p-value is surely ≥ b.c it returns p = b.c and the statistic and
-// df to finish it with (exact false).
+// df to finish it with (exact false). That decision is made on the
+// statistic with s0 in closed form (closedTrend), and only where it holds
+// with a margin: the statistic returned with it is the screen's. Every
+// exact p-value is testFloats', bit for bit.
 func (b *bound) lazyTest(x, y []float64, pr *prior) (t Test, stat, df float64, exact bool) {
 	if pr == nil || len(x) >= 2 && len(y) >= 2 && slices.Contains(y, 0) {
 		return testFloats(x, y, pr), 0, 0, true
+	}
+	if ct := b.closed(pr); ct != nil {
+		d, se, df, gap := pr.moderatedWith(x, y, ct.s0)
+		if se > 0 && !math.IsInf(se, 1) && gap > closedTol && !math.IsInf(df, 1) {
+			b.setDF(df)
+			if stat := d / se; stat+closedTol*math.Abs(stat) <= b.t {
+				return Test{Name: "moderated-t", P: b.c}, stat, df, false
+			}
+		}
 	}
 	d, se, df := pr.moderated(x, y)
 	if se == 0 || math.IsNaN(se) || math.IsInf(df, 1) {
 		return Test{Name: "moderated-t", P: upperTail(d, se, df)}, 0, 0, true
 	}
+	b.setDF(df)
+	if stat = d / se; stat <= b.t {
+		return Test{Name: "moderated-t", P: b.c}, stat, df, false
+	}
+	return Test{Name: "moderated-t", P: survival(stat, df)}, 0, 0, true
+}
+
+// setDF makes b.t the bound's t for df.
+func (b *bound) setDF(df float64) {
 	if df != b.df {
 		// p ≥ 1.01·c at t_c: the margin keeps the bound a bound against
 		// the quantile's own rounding.
 		b.df, b.t = df, distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(1-min(1, 1.01*b.c))
 	}
-	if stat = d / se; stat <= b.t {
-		return Test{Name: "moderated-t", P: b.c}, stat, df, false
+}
+
+// closed returns the closedTrend of pr, made again only when its trend
+// changed (statsGraph's priors are copies differing by their floors).
+func (b *bound) closed(pr *prior) *closedTrend {
+	if b.made && pr.c == b.trend.c && pr.logVStar == b.trend.logVStar && pr.d0 == b.trend.d0 && pr.alt == b.trend.alt {
+		return b.ct
 	}
-	return Test{Name: "moderated-t", P: survival(stat, df)}, 0, 0, true
+	b.made, b.trend, b.ct = true, prior{c: pr.c, logVStar: pr.logVStar, d0: pr.d0, alt: pr.alt}, pr.closed()
+	return b.ct
 }
 
 // interval is the two-sided 95% confidence interval of a difference.
@@ -381,19 +412,23 @@ func treeHolmBounded(p []float64, exact []bool, parent []int32, size []float64) 
 	}
 	rejected := make([]bool, m)
 	heir := make([]bool, m) // received weight: in raised until rejected
-	// raised holds the heirs not rejected in ascending order of p (ties by
-	// index), and wmax bounds their weights: p[j]/(wmax+share) is then a
-	// lower bound of j's ratio, rising along raised, and the scan for the
-	// least ratio stops where it passes the best so far. Scanning every
-	// heir at every rejection was quadratic (30 + 30 runs of the 20k
-	// synth: 1 s of 5).
+	// raised holds the heirs not rejected in descending order of p (ties
+	// by index), and wmax bounds their weights: p[j]/(wmax+share) is then
+	// a lower bound of j's ratio, rising from the end of raised to its
+	// start, and the scan for the least ratio, from the end, stops where
+	// it passes the best so far. Scanning every heir at every rejection
+	// was quadratic (30 + 30 runs of the 20k synth: 1 s of 5). Descending,
+	// the heirs rejected, of least p, mostly leave from the end, and the
+	// heirs of least p join near it, where few move: ascending, every
+	// rejection moved all the others (runs without variance, p = 0 for
+	// every node that grew: 3 of 3.1 s).
 	var raised []int32
 	wmax := 0.0
-	heirLess := func(a, b int32) int {
-		if c := cmp.Compare(p[a], p[b]); c != 0 {
+	heirMore := func(a, b int32) int {
+		if c := cmp.Compare(p[b], p[a]); c != 0 {
 			return c
 		}
-		return cmp.Compare(a, b)
+		return cmp.Compare(b, a)
 	}
 	pool, left := 0.0, m
 	order := ascendingExact(p, exact)
@@ -411,10 +446,15 @@ func treeHolmBounded(p []float64, exact []bool, parent []int32, size []float64) 
 			best = int32(order[next])
 			bestR = p[best] / (own + share)
 		}
-		for _, j := range raised {
+		for k := len(raised) - 1; k >= 0; k-- {
+			j := raised[k]
 			// Division and addition round monotonically, so the bound
 			// is never above j's ratio; a tie may still win by index.
-			if p[j]/(wmax+share) > bestR {
+			if bound := p[j] / (wmax + share); bound > bestR || p[j] == 0 && bestR == 0 && j > best {
+				// Past j every ratio is above the best, or (p = 0, which
+				// only p = 0 ties) a larger index loses the tie: without
+				// the second case, runs without variance (p = 0 for every
+				// node that grew) scanned every heir at every rejection.
 				break
 			}
 			if r := p[j] / (w[j] + share); r < bestR || r == bestR && j < best {
@@ -428,7 +468,7 @@ func treeHolmBounded(p []float64, exact []bool, parent []int32, size []float64) 
 		q[best] = qmax
 		rejected[best] = true
 		if heir[best] {
-			k, _ := slices.BinarySearchFunc(raised, best, heirLess)
+			k, _ := slices.BinarySearchFunc(raised, best, heirMore)
 			raised = slices.Delete(raised, k, k+1)
 		}
 		left--
@@ -458,7 +498,7 @@ func treeHolmBounded(p []float64, exact []bool, parent []int32, size []float64) 
 				wmax = math.Max(wmax, w[c])
 				if !heir[c] {
 					heir[c] = true
-					k, _ := slices.BinarySearchFunc(raised, c, heirLess)
+					k, _ := slices.BinarySearchFunc(raised, c, heirMore)
 					raised = slices.Insert(raised, k, c)
 				}
 			}
