@@ -26,6 +26,9 @@ type matcher struct {
 	restKB []key
 	// strictOf is strictCommon's match per node of the new run.
 	strictOf []int32
+	// adds and stack are addRun's second pass's.
+	adds  []bool
+	stack []pair
 }
 
 func newMatcher(mode Matching, budget Budget) *matcher {

@@ -147,9 +147,24 @@ func (u *union) release() { u.weight, u.keys = nil, nil }
 // addRun matches r onto the union tree and sets r.toU. The union node keeps
 // the call site of the first run that created it (PARCS rule 4 needs one;
 // other modes keep none).
+//
+// It is the top-down walk of ZAM's Algorithm 3 in two passes. The first
+// matches every sibling list in the order of r's node ids: a child's id is
+// larger than its parent's, so a node's match is known when it is reached;
+// each list's matching depends only on the two lists (and on the keys
+// present before the run, for renames), so any order gives the same
+// matches, and this one reads r's arrays in order, and the union's nearly
+// so, where a depth-first walk missed the cache for every node of a large
+// tree (8M nodes: a miss per array and node). The second adds the run's
+// unmatched nodes to the union in the order a depth-first walk (a stack of
+// pairs: the matched children in the order siblings paired them, then the
+// unmatched ones, taken last first) reaches them, so the union's node ids
+// are what they always were; it descends only into subtrees where
+// something is added, a few nodes once the union has a program's usual
+// contexts.
 func (m *matcher) addRun(u *union, r *run, mode Matching) {
-	r.toU = make([]int32, r.nodes())
-	r.toU[0] = 0
+	n := r.nodes()
+	r.toU = make([]int32, n)
 	// The identities on both sides before this run: the union's keys
 	// change as the run adds nodes, and a rename must be judged against
 	// what existed before.
@@ -163,81 +178,113 @@ func (m *matcher) addRun(u *union, r *run, mode Matching) {
 		u.copyRun(r)
 		return
 	}
+	toU := r.toU
+	for i := range toU {
+		toU[i] = -1 // not matched (yet)
+	}
+	toU[0] = 0
+	// order holds, for the lists siblings matched (not the same on both
+	// sides), the run's matched children in the order it paired them.
+	var order map[int32][]int32
 	var cu, cr []int64
-	var matched []bool
-	stack := []pair{{0, 0}} // (union node, run node)
-	for len(stack) > 0 {
-		p := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		chU, chR := u.children(p.a), r.children(p.b)
-		if len(chR) == 0 {
-			continue
+	for rn := range int32(n) {
+		ux := toU[rn]
+		sr, er := r.kidStart[rn], r.kidStart[rn+1]
+		if ux < 0 || sr == er || u.kidLen[ux] == 0 {
+			continue // nothing to match: the second pass adds them
 		}
-		kr, cr := r.childKeys(p.b, cr, callSites)
-		if len(chU) == 0 {
-			// Nothing to match against (all of the first run; new
-			// subtrees later): every child is a new union node, added as
-			// the matching below would add it.
-			u.reserveKids(p.a, len(chR))
-			for j, c := range chR {
-				rc := int32(c)
-				cs := int64(0) // only PARCS reads call sites
-				if callSites {
-					cs = cr[j]
-				}
-				uc := u.add(p.a, kr[j], cs, r.total[rc])
-				r.toU[rc] = uc
-				stack = append(stack, pair{uc, rc})
-			}
-			continue
-		}
-		ku := u.childKeys(p.a)
+		chU, chR := u.children(ux), r.kids[sr:er]
+		var kr []key
+		kr, cr = r.childKeys(rn, cr, callSites)
+		ku := u.childKeys(ux)
 		cu = cu[:0]
 		if callSites {
 			for _, c := range chU {
 				cu = append(cu, u.callSite[c])
 			}
 		}
-		if m.same(ku, kr, cu, cr, u.depth[p.a], mode) {
-			// The run's list is the union's (siblings would pair them
-			// position for position): no renames, no new nodes.
+		d := u.depth[ux]
+		if m.same(ku, kr, cu, cr, d, mode) {
 			for j, c := range chR {
-				rc, uc := int32(c), chU[j]
-				r.toU[rc] = uc
-				stack = append(stack, pair{uc, rc})
+				toU[c] = chU[j]
 			}
 			continue
 		}
-		matched = resetBools(matched, len(chR))
-		pairs := m.siblings(ku, kr, cu, cr, u.depth[p.a], mode)
-		if m.renaming(mode, u.depth[p.a], len(chU), len(chR), len(pairs)) {
+		pairs := m.siblings(ku, kr, cu, cr, d, mode)
+		if m.renaming(mode, d, len(chU), len(chR), len(pairs)) {
 			lo, ln := leftovers(len(chU), len(chR), pairs)
 			pairs = m.renames(m.unionCands(u, chU, lo), m.runCands(r, chR, ln), unionKeys, runKeys, pairs)
 		}
-		for _, q := range pairs {
+		ord := make([]int32, len(pairs))
+		for i, q := range pairs {
 			rc, uc := int32(chR[q.b]), chU[q.a]
 			if k := kr[q.b]; ku[q.a] != k {
 				// Renamed: the node takes the newer name, under which
 				// later runs match it directly and reports show it.
-				u.rekey(p.a, int(q.a), uc, k)
+				u.rekey(ux, int(q.a), uc, k)
 			}
-			r.toU[rc] = uc
-			matched[q.b] = true
-			stack = append(stack, pair{uc, rc})
+			toU[rc] = uc
+			ord[i] = rc
 		}
-		for j, c := range chR {
-			if !matched[j] {
-				rc := int32(c)
-				cs := int64(0) // only PARCS reads call sites
-				if callSites {
-					cs = cr[j]
-				}
-				uc := u.add(p.a, kr[j], cs, r.total[rc])
-				r.toU[rc] = uc
-				stack = append(stack, pair{uc, rc})
-			}
+		if order == nil {
+			order = map[int32][]int32{}
+		}
+		order[rn] = ord
+	}
+
+	// adds[x]: something is added to the union in node x's subtree.
+	adds := resetBools(m.adds, n)
+	m.adds = adds
+	for rn := n - 1; rn > 0; rn-- {
+		if toU[rn] < 0 || adds[rn] {
+			adds[r.parent[rn]] = true
 		}
 	}
+	if !adds[0] {
+		return
+	}
+	stack := append(m.stack[:0], pair{0, 0}) // (union node, run node)
+	for len(stack) > 0 {
+		p := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		chR := r.children(p.b)
+		if len(chR) == 0 {
+			continue
+		}
+		kr := r.kidKeys[r.kidStart[p.b]:r.kidStart[p.b+1]]
+		all := u.kidLen[p.a] == 0
+		if all {
+			// Nothing to match against (new subtrees, or a union leaf):
+			// every child is a new union node.
+			u.reserveKids(p.a, len(chR))
+		} else if ord, ok := order[p.b]; ok {
+			for _, rc := range ord {
+				if adds[rc] {
+					stack = append(stack, pair{toU[rc], rc})
+				}
+			}
+		} else {
+			for _, c := range chR {
+				if adds[c] {
+					stack = append(stack, pair{toU[c], int32(c)})
+				}
+			}
+		}
+		for j, c := range chR {
+			rc := int32(c)
+			if !all && toU[rc] >= 0 {
+				continue
+			}
+			cs := int64(0) // only PARCS reads call sites
+			if callSites {
+				cs = r.callSite(rc)
+			}
+			uc := u.add(p.a, kr[j], cs, r.total[rc])
+			toU[rc] = uc
+			stack = append(stack, pair{uc, rc})
+		}
+	}
+	m.stack = stack
 }
 
 // copyRun makes the empty union a copy of the first run, node for node:
