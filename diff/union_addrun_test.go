@@ -190,4 +190,3 @@ func (m *matcher) addRunDFS(u *union, r *run, mode Matching) {
 		}
 	}
 }
-
