@@ -40,10 +40,16 @@ func overlapOf(pwA, pwB pweights, baseOf []int32) (overlap float64, common int) 
 		if na < 0 {
 			continue
 		}
-		overlap += math.Min(pwA.at(na), pwB.at(int32(nb)))
 		if nb != 0 {
 			common++
 		}
+		// Most nodes have no self value (a CPU profile's inner
+		// nodes): their term is min(a ≥ 0, 0) = 0, and adding 0
+		// changes no bit of the sum.
+		if pwB.self[nb] == 0 && pwA.self[na] >= 0 {
+			continue
+		}
+		overlap += math.Min(pwA.at(na), pwB.at(int32(nb)))
 	}
 	return math.Min(overlap, 100), common
 }
