@@ -128,9 +128,14 @@ func (pa *parcsAcc) add(i int, p pairResult, strictCommon, unionLen int) {
 				continue
 			}
 			x := p.b.toU[nb]
-			pa.sumB[x] += pwA.at(na)
-			pa.sumN[x] += pwB.at(int32(nb))
 			pa.cnt[x]++
+			// A zero weight adds 0, which changes no bit of a sum.
+			if pwA.self[na] != 0 {
+				pa.sumB[x] += pwA.at(na)
+			}
+			if pwB.self[nb] != 0 {
+				pa.sumN[x] += pwB.at(int32(nb))
+			}
 		}
 	} else {
 		pa.one = p

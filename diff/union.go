@@ -560,7 +560,9 @@ func (u *union) scatter(r *run, ri int, isNew bool) {
 	self := growZeroed(b.self[b.n][:0], n)
 	for i, x := range r.toU {
 		tot[x] = r.total[i]
-		self[x] = r.self[i]
+		if v := r.self[i]; v != 0 { // self is zeroed
+			self[x] = v
+		}
 		in[x]++
 	}
 	b.total[b.n], b.self[b.n] = tot, self
