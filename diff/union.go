@@ -534,17 +534,6 @@ func (u *union) scatter(r *run, ri int, isNew bool) {
 	if isNew {
 		in = u.inNew
 	}
-	if u.cv != nil {
-		u.cv.grow(n)
-		for i, x := range r.toU {
-			u.cv.totalOf(x)[ri] = float32(r.total[i])
-			if v := r.self[i]; v != 0 {
-				u.cv.selfOf(x, true)[ri] = float32(v)
-			}
-			in[x]++
-		}
-		return
-	}
 	side := 0
 	if isNew {
 		side = 1
@@ -578,7 +567,8 @@ func (u *union) scatter(r *run, ri int, isNew bool) {
 // 108k nodes 43 million writes that each miss the cache (0.9 s of a 100 +
 // 100 diff's 11 s). Held in arrays indexed by union node (written nearly in
 // order: a run's nodes map to the union in about their own order) and
-// written 8 runs at a time, a node's 8 values share a line or two.
+// written 8 runs at a time, a node's 8 values share a line or two. The
+// same holds for compactRuns' float32 rows (more than 100 runs a side).
 const scatterBlock = 8
 
 // A scatterPending holds runs first..first+n-1 of one side, scattered but
@@ -596,13 +586,29 @@ func (u *union) flush(b *scatterPending) {
 		return
 	}
 	n := u.len()
-	u.total = growZeroed(u.total, n*u.runs)
-	u.selfAt = growZeroed(u.selfAt, n)
 	for k := range b.n {
 		b.total[k] = growZeroed(b.total[k], n)
 		b.self[k] = growZeroed(b.self[k], n)
 	}
 	tot, self := b.total[:b.n], b.self[:b.n]
+	if u.cv != nil {
+		u.cv.grow(n)
+		for x := range int32(n) {
+			row := u.cv.totalOf(x)[b.first : b.first+b.n]
+			for k := range row {
+				row[k] = float32(tot[k][x])
+			}
+			for k := range row {
+				if v := self[k][x]; v != 0 {
+					u.cv.selfOf(x, true)[b.first+k] = float32(v)
+				}
+			}
+		}
+		b.n = 0
+		return
+	}
+	u.total = growZeroed(u.total, n*u.runs)
+	u.selfAt = growZeroed(u.selfAt, n)
 	for x := range n {
 		o := x*u.runs + b.first
 		dt := u.total[o : o+b.n]
@@ -649,6 +655,10 @@ func growZeroed[T any](s []T, n int) []T {
 // values by its factor (base runs first), as run.scale would have before
 // matching, and takes the means, on every core.
 func (u *union) finishValues(nBase int, factors []float64) {
+	for i := range u.pending {
+		u.flush(&u.pending[i])
+		u.pending[i] = scatterPending{}
+	}
 	n := u.len()
 	u.selfBase = make([]float64, n)
 	u.selfNew = make([]float64, n)
@@ -674,10 +684,6 @@ func (u *union) finishValues(nBase int, factors []float64) {
 			}
 		})
 		return
-	}
-	for i := range u.pending {
-		u.flush(&u.pending[i])
-		u.pending[i] = scatterPending{}
 	}
 	u.total = growZeroed(u.total, n*u.runs)[: n*u.runs : n*u.runs]
 	u.selfAt = growZeroed(u.selfAt, n)

@@ -15,17 +15,23 @@ func TestScatterRows(t *testing.T) {
 		name        string
 		nBase, nNew int
 		order       func(nBase, nNew int) []int // run indices, base runs first
+		compact     bool                        // float32 values (compactRuns): these are exact in them
 	}{
-		{"interleaved, partial blocks", 11, 10, interleaved},
-		{"one block", 3, 2, interleaved},
-		{"base then new", 9, 17, func(nb, nn int) []int { return seq(0, nb+nn) }},
-		{"out of order", 10, 10, func(nb, nn int) []int { return append(append(seq(5, 10), seq(0, 5)...), seq(nb, nb+nn)...) }},
+		{"interleaved, partial blocks", 11, 10, interleaved, false},
+		{"one block", 3, 2, interleaved, false},
+		{"base then new", 9, 17, func(nb, nn int) []int { return seq(0, nb+nn) }, false},
+		{"out of order", 10, 10, func(nb, nn int) []int { return append(append(seq(5, 10), seq(0, 5)...), seq(nb, nb+nn)...) }, false},
+		{"compact, interleaved", 11, 10, interleaved, true},
+		{"compact, out of order", 10, 10, func(nb, nn int) []int { return append(append(seq(5, 10), seq(0, 5)...), seq(nb, nb+nn)...) }, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(1, 2))
 			runs := tt.nBase + tt.nNew
 			u := newUnion()
 			u.runs = runs
+			if tt.compact {
+				u.cv = &compactRuns{runs: runs}
+			}
 			want := map[int32][]int64{} // node -> inclusive values per run
 			wantSelf := map[int32][]int64{}
 			factors := make([]float64, runs)
