@@ -23,24 +23,37 @@ func strictLevel(ka, kb []key, out []pair) []pair {
 // strictCommon is the size of the strict common tree of a and b (the nodes
 // of b that Definition 1 matches, without the root): matchTrees in strict
 // mode, counting the matches instead of recording them. Threads match by
-// name and ordinal, as in every mode (siblings).
+// name and ordinal, as in every mode (siblings). Like matchTrees, it takes
+// b's nodes in id order, their matches in m.strictOf (reused: a run pair
+// at a time).
 func (m *matcher) strictCommon(a, b *run) int {
-	common := 0
-	stack := []pair{}
-	for _, q := range m.siblings(a.kidKeys[a.kidStart[0]:a.kidStart[1]], b.kidKeys[b.kidStart[0]:b.kidStart[1]], nil, nil, 0, strict) {
-		stack = append(stack, pair{int32(a.children(0)[q.a]), int32(b.children(0)[q.b])})
+	n := b.nodes()
+	if cap(m.strictOf) < n {
+		m.strictOf = make([]int32, n)
 	}
-	for len(stack) > 0 {
-		p := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
+	match := m.strictOf[:n]
+	for i := range match {
+		match[i] = -1
+	}
+	match[0] = 0
+	common := 0
+	for _, q := range m.siblings(a.kidKeys[a.kidStart[0]:a.kidStart[1]], b.kidKeys[b.kidStart[0]:b.kidStart[1]], nil, nil, 0, strict) {
+		match[b.children(0)[q.b]] = int32(a.children(0)[q.a])
 		common++
-		sa, ea := a.kidStart[p.a], a.kidStart[p.a+1]
-		sb, eb := b.kidStart[p.b], b.kidStart[p.b+1]
+	}
+	for nb := 1; nb < n; nb++ {
+		na := match[nb]
+		sb, eb := b.kidStart[nb], b.kidStart[nb+1]
+		if na < 0 || sb == eb {
+			continue
+		}
+		sa, ea := a.kidStart[na], a.kidStart[na+1]
 		ka, kb := a.kidKeys[sa:ea], b.kidKeys[sb:eb]
-		n := min(len(ka), len(kb))
-		for i, k := range ka[:n] {
-			if k == kb[i] {
-				stack = append(stack, pair{int32(a.kids[int(sa)+i]), int32(b.kids[int(sb)+i])})
+		k := min(len(ka), len(kb))
+		for i, key := range kb[:k] {
+			if key == ka[i] {
+				match[b.kids[int(sb)+i]] = int32(a.kids[int(sa)+i])
+				common++
 			}
 		}
 	}

@@ -1,5 +1,7 @@
 package diff
 
+import "slices"
+
 // A matcher pairs sibling lists and whole trees. It holds scratch buffers,
 // so one matcher serves a whole comparison (it is not safe for concurrent
 // use) and counts what it did.
@@ -22,6 +24,11 @@ type matcher struct {
 	restB  []int32
 	restKA []key
 	restKB []key
+	// strictOf is strictCommon's match per node of the new run.
+	strictOf []int32
+	// adds and stack are addRun's second pass's.
+	adds  []bool
+	stack []pair
 }
 
 func newMatcher(mode Matching, budget Budget) *matcher {
@@ -36,6 +43,12 @@ func newMatcher(mode Matching, budget Budget) *matcher {
 func (m *matcher) siblings(ka, kb []key, ca, cb []int64, parentDepth int32, mode Matching) []pair {
 	m.pairs = m.pairs[:0]
 	if len(ka) == 0 || len(kb) == 0 {
+		return m.pairs
+	}
+	if m.same(ka, kb, ca, cb, parentDepth, mode) {
+		for i := range ka {
+			m.pairs = append(m.pairs, pair{int32(i), int32(i)})
+		}
 		return m.pairs
 	}
 	if parentDepth == 0 {
@@ -55,6 +68,43 @@ func (m *matcher) siblings(ka, kb []key, ca, cb []int64, parentDepth int32, mode
 		m.pairs = m.hybrid(ka, kb, parentDepth == 1, m.pairs)
 	}
 	return m.pairs
+}
+
+// same reports whether two non-empty sibling lists are the same: the same
+// keys in the same order and, in PARCS mode, the same call sites. Every
+// mode matches such lists position for position, and same then counts
+// what siblings would have counted for them, so a caller may pair them
+// without building pairs: the LCS is their common prefix (lcs strips it
+// before Myers' algorithm and its budget), the alternate matching gives
+// each child the first unused old child of its key, which is the one at
+// its own position, strictLevel pairs equal positions, rule 4 of PARCS's
+// Definition 2 (Section 3.2) keeps every pair when the call sites are the
+// same on both sides, and a complete matching leaves nothing to rename.
+// Runs of one program repeat most calling contexts (synth's 20,000-stack
+// runs: most lists of a run are the union's), so most lists take this path.
+func (m *matcher) same(ka, kb []key, ca, cb []int64, parentDepth int32, mode Matching) bool {
+	if len(ka) != len(kb) || len(ka) == 0 || !slices.Equal(ka, kb) {
+		return false
+	}
+	if mode == PARCS && ca != nil && cb != nil && !slices.Equal(ca, cb) {
+		return false
+	}
+	if parentDepth == 0 {
+		return true // threads: alternate, uncounted
+	}
+	switch mode {
+	case PARCS:
+		m.counts.Relaxed++
+	case strict:
+		m.counts.Strict++
+	default:
+		if parentDepth == 1 {
+			m.counts.Alternate++
+		} else {
+			m.counts.LCS++
+		}
+	}
+	return true
 }
 
 // hybrid is ZAM's findMatchingNodes (Algorithm 3) without its μ filter,
@@ -181,34 +231,51 @@ func (m *matcher) renaming(mode Matching, parentDepth int32, nOld, nNew, matched
 // matchTrees matches tree b (new) against tree a (old) top-down: the roots
 // match, and the children of every matched pair are matched by siblings. It
 // returns, per node of b, its match in a or -1.
+//
+// The nodes of b are taken in id order rather than depth first: a child's
+// id is larger than its parent's, so its match is known when it is
+// reached, and each list's matching depends only on the two lists, so the
+// order changes nothing but the memory access: b's arrays are read in
+// order, and a's nearly so where the runs are alike (cct numbers nodes as
+// samples first reach them), where a depth-first walk jumped across both
+// trees (the 1.6M-stack pair's 8M nodes: a cache miss per array and node).
 func (m *matcher) matchTrees(a, b *run, mode Matching) []int32 {
 	baseOf := make([]int32, b.nodes())
 	for i := range baseOf {
 		baseOf[i] = -1
 	}
 	baseOf[0] = 0
-	var ka, kb []key
+	var ka []key
 	var ca, cb []int64
 	var keysA, keysB keySet
 	if mode == ZAM && m.kt != nil {
 		keysA, keysB = keysOf(a), keysOf(b)
 	}
-	stack := []pair{{0, 0}}
-	for len(stack) > 0 {
-		p := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		chA, chB := a.children(p.a), b.children(p.b)
-		ka, ca = a.childKeys(p.a, ca, mode == PARCS)
-		kb, cb = b.childKeys(p.b, cb, mode == PARCS)
-		pairs := m.siblings(ka, kb, ca, cb, a.depth(p.a), mode)
-		if m.renaming(mode, a.depth(p.a), len(chA), len(chB), len(pairs)) {
+	for nb, na := range baseOf {
+		sb, eb := b.kidStart[nb], b.kidStart[nb+1]
+		if na < 0 || sb == eb {
+			continue
+		}
+		chA, chB := a.children(na), b.kids[sb:eb]
+		ka, ca = a.childKeys(na, ca, mode == PARCS)
+		kb := b.kidKeys[sb:eb]
+		if mode == PARCS {
+			_, cb = b.childKeys(int32(nb), cb, true)
+		}
+		d := a.depth(na)
+		if m.same(ka, kb, ca, cb, d, mode) {
+			for i, c := range chB {
+				baseOf[c] = int32(chA[i])
+			}
+			continue
+		}
+		pairs := m.siblings(ka, kb, ca, cb, d, mode)
+		if m.renaming(mode, d, len(chA), len(chB), len(pairs)) {
 			lo, ln := leftovers(len(chA), len(chB), pairs)
 			pairs = m.renames(m.runCands(a, chA, lo), m.runCands(b, chB, ln), keysA, keysB, pairs)
 		}
 		for _, q := range pairs {
-			na, nb := int32(chA[q.a]), int32(chB[q.b])
-			baseOf[nb] = na
-			stack = append(stack, pair{na, nb})
+			baseOf[chB[q.b]] = int32(chA[q.a])
 		}
 	}
 	return baseOf

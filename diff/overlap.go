@@ -40,10 +40,16 @@ func overlapOf(pwA, pwB pweights, baseOf []int32) (overlap float64, common int) 
 		if na < 0 {
 			continue
 		}
-		overlap += math.Min(pwA.at(na), pwB.at(int32(nb)))
 		if nb != 0 {
 			common++
 		}
+		// Most nodes have no self value (a CPU profile's inner
+		// nodes): their term is min(a ≥ 0, 0) = 0, and adding 0
+		// changes no bit of the sum.
+		if pwB.self[nb] == 0 && pwA.self[na] >= 0 {
+			continue
+		}
+		overlap += math.Min(pwA.at(na), pwB.at(int32(nb)))
 	}
 	return math.Min(overlap, 100), common
 }
@@ -122,9 +128,14 @@ func (pa *parcsAcc) add(i int, p pairResult, strictCommon, unionLen int) {
 				continue
 			}
 			x := p.b.toU[nb]
-			pa.sumB[x] += pwA.at(na)
-			pa.sumN[x] += pwB.at(int32(nb))
 			pa.cnt[x]++
+			// A zero weight adds 0, which changes no bit of a sum.
+			if pwA.self[na] != 0 {
+				pa.sumB[x] += pwA.at(na)
+			}
+			if pwB.self[nb] != 0 {
+				pa.sumN[x] += pwB.at(int32(nb))
+			}
 		}
 	} else {
 		pa.one = p

@@ -2,6 +2,7 @@ package diff
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
@@ -204,5 +205,54 @@ func TestTopologyAcrossPairs(t *testing.T) {
 	}
 	if len(res.Topology.Removed) != 0 {
 		t.Errorf("removed %+v, want none", res.Topology.Removed)
+	}
+}
+
+// overlapOf skips the terms of nodes without self value: the sum must be
+// the full sum's, bit for bit, with zero, negative (a diff profile's) and
+// unmatched nodes.
+func TestOverlapOfSkipsZeros(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, tt := range []struct {
+		name     string
+		negative bool
+	}{{"non-negative", false}, {"negative values", true}} {
+		t.Run(tt.name, func(t *testing.T) {
+			const n = 2000
+			var a, b []int64
+			baseOf := make([]int32, n)
+			for i := range n {
+				val := func() int64 {
+					switch v := rng.IntN(5); {
+					case v < 3:
+						return 0
+					case tt.negative && v == 3:
+						return -rng.Int64N(50)
+					}
+					return rng.Int64N(1000)
+				}
+				a, b = append(a, val()), append(b, val())
+				baseOf[i] = int32(rng.IntN(n))
+				if rng.IntN(4) == 0 {
+					baseOf[i] = -1
+				}
+			}
+			baseOf[0] = 0
+			pwA, pwB := pweights{a, floatSum(floats(a))}, pweights{b, floatSum(floats(b))}
+			want, wantCommon := 0.0, 0
+			for nb, na := range baseOf {
+				if na >= 0 {
+					want += math.Min(pwA.at(na), pwB.at(int32(nb)))
+					if nb != 0 {
+						wantCommon++
+					}
+				}
+			}
+			want = math.Min(want, 100)
+			got, common := overlapOf(pwA, pwB, baseOf)
+			if math.Float64bits(got) != math.Float64bits(want) || common != wantCommon {
+				t.Errorf("overlapOf = %v, %d, want %v, %d", got, common, want, wantCommon)
+			}
+		})
 	}
 }

@@ -1,0 +1,192 @@
+package diff
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/ctdiff/ctdiff/cct"
+	"github.com/ctdiff/ctdiff/internal/synth"
+)
+
+// addRun matches in node id order and adds in depth-first order (two
+// passes): the union it builds, node for node, and each run's toU and the
+// matcher's counts must be what one depth-first walk (addRunDFS, the
+// former addRun) gives, on runs that differ (evolved programs, sampling
+// noise), renames and call sites, in every matching mode.
+func TestAddRunTwoPasses(t *testing.T) {
+	type runsCase struct {
+		name  string
+		trees []*cct.Tree
+	}
+	var cases []runsCase
+	for _, nodes := range []int{300, 3000} {
+		base, nw := benchRuns(t, nodes, 3)
+		cases = append(cases, runsCase{fmt.Sprintf("evolved-%d", nodes), append(base, nw...)})
+	}
+	cases = append(cases, runsCase{"renamed", trees(t,
+		"m;render;layout 100\nm;render;paint 50\nm;parse 80",
+		"m;renderPage;layout 100\nm;renderPage;paint 50\nm;parse 80\nm;parse;lex 5",
+		"m;fB@app.min.js 100\nm;x@app.min.js 5\nm;render;paint 7",
+		"m;_G@app.min.js 104\nm;x@app.min.js 5\nm;renderPage;layout 9")})
+	for seed := range 2 {
+		pair := synth.Generate(synth.Config{Seed: uint64(4 + seed), Stacks: 2000, Functions: 150, Runs: 2})
+		for _, opts := range []cct.Options{{Prune: true}, {CallSites: true}} {
+			var ts []*cct.Tree
+			for _, p := range append(slices.Clone(pair.BaseRuns), pair.NewRuns...) {
+				tr, err := cct.FromProfile(p, opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ts = append(ts, tr)
+			}
+			cases = append(cases, runsCase{fmt.Sprintf("synth-%d-%+v", seed, opts), ts})
+		}
+	}
+	for _, c := range cases {
+		for _, mode := range []Matching{ZAM, PARCS, strict} {
+			t.Run(c.name+"/"+string(mode), func(t *testing.T) {
+				m, err := SampleMetric("", c.trees...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				nb := len(c.trees) / 2
+				kt := newKeyTable(c.trees[:nb], c.trees[nb:])
+				build := func(add func(*matcher, *union, *run, Matching)) (*union, [][]int32, MatcherCounts) {
+					runs := newRuns(c.trees, nb, kt, m)
+					um := newMatcher(mode, DefaultBudget)
+					um.kt, um.renameMin = kt, 1
+					u := newUnion()
+					var toU [][]int32
+					for _, r := range runs {
+						add(um, u, r, mode)
+						toU = append(toU, r.toU)
+					}
+					return u, toU, um.counts
+				}
+				got, gotToU, gotCounts := build((*matcher).addRun)
+				want, wantToU, wantCounts := build((*matcher).addRunDFS)
+				if want.len() <= len(wantToU[0]) {
+					t.Fatalf("the later runs added no node to the union: the case tests nothing")
+				}
+				if !reflect.DeepEqual(gotToU, wantToU) {
+					t.Errorf("toU differs")
+				}
+				if gotCounts != wantCounts {
+					t.Errorf("counts %+v, want %+v", gotCounts, wantCounts)
+				}
+				for x := range int32(want.len()) {
+					if !slices.Equal(got.children(x), want.children(x)) || !slices.Equal(got.childKeys(x), want.childKeys(x)) {
+						t.Fatalf("node %d's children %v %v, want %v %v", x, got.children(x), got.childKeys(x), want.children(x), want.childKeys(x))
+					}
+				}
+				for name, f := range map[string]func(u *union) any{
+					"parent": func(u *union) any { return u.parent }, "key": func(u *union) any { return u.key },
+					"depth": func(u *union) any { return u.depth }, "callSite": func(u *union) any { return u.callSite },
+					"weight": func(u *union) any { return u.weight }, "keys": func(u *union) any { return u.keys },
+				} {
+					if !reflect.DeepEqual(f(got), f(want)) {
+						t.Errorf("union %s differs", name)
+					}
+				}
+			})
+		}
+	}
+}
+
+// addRunDFS is addRun as it was, one depth-first walk: it matches r onto the union tree and sets r.toU. The union node keeps
+// the call site of the first run that created it (PARCS rule 4 needs one;
+// other modes keep none).
+func (m *matcher) addRunDFS(u *union, r *run, mode Matching) {
+	r.toU = make([]int32, r.nodes())
+	r.toU[0] = 0
+	// The identities on both sides before this run: the union's keys
+	// change as the run adds nodes, and a rename must be judged against
+	// what existed before.
+	var runKeys, unionKeys keySet
+	if mode == ZAM && m.kt != nil {
+		runKeys, unionKeys = keysOf(r), slices.Clone(u.keys)
+	}
+	callSites := mode == PARCS
+	if u.len() == 1 {
+		u.callSites = callSites
+		u.copyRun(r)
+		return
+	}
+	var cu, cr []int64
+	var matched []bool
+	stack := []pair{{0, 0}} // (union node, run node)
+	for len(stack) > 0 {
+		p := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		chU, chR := u.children(p.a), r.children(p.b)
+		if len(chR) == 0 {
+			continue
+		}
+		kr, cr := r.childKeys(p.b, cr, callSites)
+		if len(chU) == 0 {
+			// Nothing to match against (all of the first run; new
+			// subtrees later): every child is a new union node, added as
+			// the matching below would add it.
+			u.reserveKids(p.a, len(chR))
+			for j, c := range chR {
+				rc := int32(c)
+				cs := int64(0) // only PARCS reads call sites
+				if callSites {
+					cs = cr[j]
+				}
+				uc := u.add(p.a, kr[j], cs, r.total[rc])
+				r.toU[rc] = uc
+				stack = append(stack, pair{uc, rc})
+			}
+			continue
+		}
+		ku := u.childKeys(p.a)
+		cu = cu[:0]
+		if callSites {
+			for _, c := range chU {
+				cu = append(cu, u.callSite[c])
+			}
+		}
+		if m.same(ku, kr, cu, cr, u.depth[p.a], mode) {
+			// The run's list is the union's (siblings would pair them
+			// position for position): no renames, no new nodes.
+			for j, c := range chR {
+				rc, uc := int32(c), chU[j]
+				r.toU[rc] = uc
+				stack = append(stack, pair{uc, rc})
+			}
+			continue
+		}
+		matched = resetBools(matched, len(chR))
+		pairs := m.siblings(ku, kr, cu, cr, u.depth[p.a], mode)
+		if m.renaming(mode, u.depth[p.a], len(chU), len(chR), len(pairs)) {
+			lo, ln := leftovers(len(chU), len(chR), pairs)
+			pairs = m.renames(m.unionCands(u, chU, lo), m.runCands(r, chR, ln), unionKeys, runKeys, pairs)
+		}
+		for _, q := range pairs {
+			rc, uc := int32(chR[q.b]), chU[q.a]
+			if k := kr[q.b]; ku[q.a] != k {
+				// Renamed: the node takes the newer name, under which
+				// later runs match it directly and reports show it.
+				u.rekey(p.a, int(q.a), uc, k)
+			}
+			r.toU[rc] = uc
+			matched[q.b] = true
+			stack = append(stack, pair{uc, rc})
+		}
+		for j, c := range chR {
+			if !matched[j] {
+				rc := int32(c)
+				cs := int64(0) // only PARCS reads call sites
+				if callSites {
+					cs = cr[j]
+				}
+				uc := u.add(p.a, kr[j], cs, r.total[rc])
+				r.toU[rc] = uc
+				stack = append(stack, pair{uc, rc})
+			}
+		}
+	}
+}
