@@ -53,6 +53,7 @@ func parsePprofStacks(in *parserInput) (*profile.Profile, *stacks.Samples, error
 		return nil, nil, err
 	}
 	if p, s, ok := decodePprofStacks(data); ok && p.CheckValid() == nil {
+		putPprofBuf(data)
 		return p, s, nil
 	}
 	p, err := parsePprofData(data)
@@ -65,6 +66,7 @@ func parsePprof(in *parserInput) (*profile.Profile, error) {
 		return nil, err
 	}
 	if p, ok := decodePprof(data); ok && p.CheckValid() == nil {
+		putPprofBuf(data)
 		return p, nil
 	}
 	return parsePprofData(data)

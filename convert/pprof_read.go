@@ -3,10 +3,11 @@ package convert
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"errors"
 	"fmt"
+	"github.com/klauspost/compress/gzip"
 	"io"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -75,7 +76,7 @@ func looksLikeText(head []byte) bool {
 // pprof reads, as they are, and skips the others.
 func streamPprofFields(in *parserInput, r *bufio.Reader) ([]byte, error) {
 	pr := &pprofFieldReader{r: r}
-	out := make([]byte, 0, in.sizeHint)
+	out := getPprofBuf(in.sizeHint)
 	cut := 0
 	for {
 		out = pr.copyKnown(out)
@@ -131,6 +132,33 @@ func streamPprofFields(in *parserInput, r *bufio.Reader) ([]byte, error) {
 		in.Warnf("%d strings of the string table are longer than %d bytes; each is cut to its first %d bytes", cut, maxNameBytes, maxNameBytes)
 	}
 	return out, nil
+}
+
+// pprofBufs holds the buffers of profiles already decoded, for the next
+// file a goroutine reads: runs of profiles of one size reuse one buffer.
+// Buffers above maxPooledPprofBuf are left to the collector, so that a big
+// profile's bytes are not kept alive beside its trees.
+var pprofBufs sync.Pool
+
+const maxPooledPprofBuf = 32 << 20
+
+// getPprofBuf returns an empty buffer for a profile of about hint bytes.
+func getPprofBuf(hint int) []byte {
+	if b, ok := pprofBufs.Get().(*[]byte); ok && cap(*b) >= hint && cap(*b) > 0 {
+		return (*b)[:0]
+	}
+	// A little room above the hint: the next run of a profile is rarely
+	// exactly as long.
+	return make([]byte, 0, hint+hint/8)
+}
+
+// putPprofBuf gives back a buffer getPprofBuf returned, once nothing
+// refers to its bytes any more (the decoders copy the strings they keep).
+func putPprofBuf(b []byte) {
+	if cap(b) == 0 || cap(b) > maxPooledPprofBuf {
+		return
+	}
+	pprofBufs.Put(&b)
 }
 
 // pprofFieldReader reads a profile.proto's fields, counting bytes.

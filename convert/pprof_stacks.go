@@ -20,7 +20,8 @@ func decodePprofStacks(data []byte) (*profile.Profile, *stacks.Samples, bool) {
 	if len(data) == 0 {
 		return nil, nil, false
 	}
-	d := pprofDecoder{p: &profile.Profile{}}
+	d := pprofDecoder{p: &profile.Profile{}, scratch: pprofScratches.Get().(*pprofScratch)}
+	defer d.release()
 	if !d.top(data) || !d.resolve() {
 		return nil, nil, false
 	}
@@ -98,7 +99,6 @@ func (d *pprofDecoder) stacks() (*stacks.Samples, bool) {
 			s.Timed[i] = hasTS
 		}
 	}
-	d.sampleAt = nil
 	return s, true
 }
 
