@@ -20,10 +20,15 @@ import (
 // profile.ParseData, which gives the authoritative result or error; so the
 // decoder checks what pprof checks and gives up instead of explaining.
 func decodePprof(data []byte) (p *profile.Profile, ok bool) {
+	return decodePprofCounted(data, nil)
+}
+
+// decodePprofCounted is decodePprof given data's fields counted, or nil.
+func decodePprofCounted(data []byte, counts *pprofCounts) (p *profile.Profile, ok bool) {
 	if len(data) == 0 {
 		return nil, false
 	}
-	d := pprofDecoder{p: &profile.Profile{}, scratch: pprofScratches.Get().(*pprofScratch)}
+	d := pprofDecoder{p: &profile.Profile{}, scratch: pprofScratches.Get().(*pprofScratch), counts: counts}
 	defer d.release()
 	if !d.top(data) || !d.resolve() || !d.samples() {
 		return nil, false
@@ -58,6 +63,7 @@ type pprofDecoder struct {
 	dense   uint64 // ids 1 to dense have index id - 1 (stacks)
 
 	scratch *pprofScratch
+	counts  *pprofCounts // from readPprofData; nil to count in size
 }
 
 // pprofScratch holds a decoder's tables that the profile it makes does
@@ -295,29 +301,43 @@ func (d *pprofDecoder) top(data []byte) bool {
 	})
 }
 
+// pprofCounts counts the top-level fields of a profile.proto whose tables
+// the decoder allocates: counted while streamPprofFields copies them, so
+// that decoding does not take a pass over the bytes for it.
+type pprofCounts struct{ samples, locations, functions, strings, stringBytes int }
+
+// add counts a field with this number and, for a string, length.
+func (n *pprofCounts) add(num, size int) {
+	switch num {
+	case 2:
+		n.samples++
+	case 4:
+		n.locations++
+	case 5:
+		n.functions++
+	case 6:
+		n.strings++
+		n.stringBytes += size
+	}
+}
+
 // size allocates the tables for the samples, locations, functions and
 // strings data holds, which a pass over its top-level fields counts: less
 // than growing them costs.
 func (d *pprofDecoder) size(data []byte) {
-	var samples, locations, functions, strs, strBytes int
-	for b := data; len(b) > 0; {
-		f, rest, ok := next(b)
-		if !ok {
-			break
+	n := d.counts
+	if n == nil {
+		n = &pprofCounts{}
+		for b := data; len(b) > 0; {
+			f, rest, ok := next(b)
+			if !ok {
+				break
+			}
+			n.add(f.num, len(f.data))
+			b = rest
 		}
-		switch f.num {
-		case 2:
-			samples++
-		case 4:
-			locations++
-		case 5:
-			functions++
-		case 6:
-			strs++
-			strBytes += len(f.data)
-		}
-		b = rest
 	}
+	samples, locations, functions, strs, strBytes := n.samples, n.locations, n.functions, n.strings, n.stringBytes
 	sc := d.scratch
 	if sc == nil {
 		sc = &pprofScratch{}

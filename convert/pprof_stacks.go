@@ -17,10 +17,16 @@ import (
 // for a location id no location has or a sample whose values do not match
 // the sample types (which CheckValid rejects).
 func decodePprofStacks(data []byte) (*profile.Profile, *stacks.Samples, bool) {
+	return decodePprofStacksCounted(data, nil)
+}
+
+// decodePprofStacksCounted is decodePprofStacks given data's fields
+// counted, or nil.
+func decodePprofStacksCounted(data []byte, counts *pprofCounts) (*profile.Profile, *stacks.Samples, bool) {
 	if len(data) == 0 {
 		return nil, nil, false
 	}
-	d := pprofDecoder{p: &profile.Profile{}, scratch: pprofScratches.Get().(*pprofScratch)}
+	d := pprofDecoder{p: &profile.Profile{}, scratch: pprofScratches.Get().(*pprofScratch), counts: counts}
 	defer d.release()
 	if !d.top(data) || !d.resolve() {
 		return nil, nil, false
