@@ -3,6 +3,7 @@ package convert
 import (
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/google/pprof/profile"
 )
@@ -39,7 +40,6 @@ func decodePprofCounted(data []byte, counts *pprofCounts) (p *profile.Profile, o
 type pprofDecoder struct {
 	p       *profile.Profile
 	strings []string
-	strData strings.Builder // the bytes of strings
 
 	sampleTypes []valueTypeX
 	periodType  *valueTypeX
@@ -81,9 +81,9 @@ type pprofScratch struct {
 
 var pprofScratches = sync.Pool{New: func() any { return new(pprofScratch) }}
 
-// maxPooledScratch bounds the tables kept for reuse, in elements of the
-// largest (a 200,000-sample profile's are kept; 1.6 M samples' are not).
-const maxPooledScratch = 1 << 20
+// maxPooledScratch bounds the bytes of the tables kept for reuse, as
+// maxPooledPprofBuf does the profile's.
+const maxPooledScratch = 32 << 20
 
 // reuse returns s emptied, with room for n, or a new slice.
 func reuse[T any](s []T, n int) []T {
@@ -101,7 +101,9 @@ func (d *pprofDecoder) release() {
 		return
 	}
 	d.scratch = nil
-	if max(cap(d.sampleAt), cap(d.locations), cap(d.lines), cap(d.functions), cap(d.strings), cap(d.idxByID)) > maxPooledScratch {
+	size := cap(d.sampleAt)*8 + cap(d.locations)*int(unsafe.Sizeof(locationX{})) + cap(d.lines)*int(unsafe.Sizeof(lineX{})) +
+		cap(d.functions)*int(unsafe.Sizeof(functionX{})) + cap(d.strings)*16 + cap(d.idxByID)*4 + cap(d.locByID)*8
+	if size > maxPooledScratch {
 		return
 	}
 	clear(d.strings)
@@ -266,11 +268,10 @@ func (d *pprofDecoder) top(data []byte) bool {
 		case 5:
 			return f.typ == 2 && d.function(f.data)
 		case 6:
-			// Carved from one string: the table is thousands of strings,
-			// most of which the profile keeps.
-			at := d.strData.Len()
-			d.strData.Write(f.data)
-			d.strings = append(d.strings, d.strData.String()[at:])
+			// One allocation each, not carved from one string: a
+			// profile's trees keep a few of its strings, and those would
+			// keep the whole table alive (65 MB more at 100 + 100 runs).
+			d.strings = append(d.strings, string(f.data))
 			return f.typ == 2 && d.strings[0] == ""
 		case 7:
 			return f.int64Field(&d.dropFrames)
@@ -304,10 +305,10 @@ func (d *pprofDecoder) top(data []byte) bool {
 // pprofCounts counts the top-level fields of a profile.proto whose tables
 // the decoder allocates: counted while streamPprofFields copies them, so
 // that decoding does not take a pass over the bytes for it.
-type pprofCounts struct{ samples, locations, functions, strings, stringBytes int }
+type pprofCounts struct{ samples, locations, functions, strings int }
 
-// add counts a field with this number and, for a string, length.
-func (n *pprofCounts) add(num, size int) {
+// add counts a field with this number.
+func (n *pprofCounts) add(num int) {
 	switch num {
 	case 2:
 		n.samples++
@@ -317,7 +318,6 @@ func (n *pprofCounts) add(num, size int) {
 		n.functions++
 	case 6:
 		n.strings++
-		n.stringBytes += size
 	}
 }
 
@@ -333,11 +333,11 @@ func (d *pprofDecoder) size(data []byte) {
 			if !ok {
 				break
 			}
-			n.add(f.num, len(f.data))
+			n.add(f.num)
 			b = rest
 		}
 	}
-	samples, locations, functions, strs, strBytes := n.samples, n.locations, n.functions, n.strings, n.stringBytes
+	samples, locations, functions, strs := n.samples, n.locations, n.functions, n.strings
 	sc := d.scratch
 	if sc == nil {
 		sc = &pprofScratch{}
@@ -347,7 +347,6 @@ func (d *pprofDecoder) size(data []byte) {
 	d.lines = reuse(sc.lines, locations)
 	d.functions = reuse(sc.functions, functions)
 	d.strings = reuse(sc.strings, strs)
-	d.strData.Grow(strBytes)
 }
 
 func (d *pprofDecoder) valueType(b []byte, vt *valueTypeX) bool {

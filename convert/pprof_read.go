@@ -127,7 +127,7 @@ func streamPprofFields(in *parserInput, r *bufio.Reader) ([]byte, *pprofCounts, 
 			return nil, nil, pprofFieldError(at, fmt.Sprintf("field %d", num), err)
 		}
 		if known {
-			pr.counts.add(int(num), len(out)-start)
+			pr.counts.add(int(num))
 		} else {
 			out = out[:start]
 		}
@@ -189,7 +189,7 @@ func (pr *pprofFieldReader) copyKnown(out []byte) []byte {
 			if !ok || f.num < 1 || f.num > 15 || (f.typ == 2 && (len(f.data) > maxPprofField || (f.num == 6 && len(f.data) > maxNameBytes))) {
 				break
 			}
-			pr.counts.add(f.num, len(f.data))
+			pr.counts.add(f.num)
 			i = len(w) - len(rest)
 		}
 		if i == 0 {
