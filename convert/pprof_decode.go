@@ -83,7 +83,7 @@ var pprofScratches = sync.Pool{New: func() any { return new(pprofScratch) }}
 
 // maxPooledScratch bounds the bytes of the tables kept for reuse, as
 // maxPooledPprofBuf does the profile's.
-const maxPooledScratch = 32 << 20
+const maxPooledScratch = 8 << 20
 
 // reuse returns s emptied, with room for n, or a new slice.
 func reuse[T any](s []T, n int) []T {
