@@ -140,7 +140,7 @@ func streamPprofFields(in *parserInput, r *bufio.Reader) ([]byte, *pprofCounts, 
 
 // pprofBufs holds the buffers of profiles already decoded, for the next
 // file a goroutine reads: runs of profiles of one size reuse one buffer.
-// Buffers above maxPooledPprofBuf (a 50,000-stack profile's) are left to
+// Buffers above maxPooledPprofBuf (a 100,000-stack profile's) are left to
 // the collector, so that a big profile's bytes are not kept alive beside
 // its trees: pooling the 200,000-stack pair's 16 MB ones raised the
 // diff's peak RSS by 25-45 MB.
@@ -150,12 +150,15 @@ const maxPooledPprofBuf = 8 << 20
 
 // getPprofBuf returns an empty buffer for a profile of about hint bytes.
 func getPprofBuf(hint int) []byte {
-	if b, ok := pprofBufs.Get().(*[]byte); ok && cap(*b) >= hint && cap(*b) > 0 {
+	if b, ok := pprofBufs.Get().(*[]byte); ok && cap(*b) >= hint {
 		return (*b)[:0]
 	}
-	// A little room above the hint: the next run of a profile is rarely
-	// exactly as long.
-	return make([]byte, 0, hint+hint/8)
+	// A little room above the hint for a buffer that will be pooled: the
+	// next run of a profile is rarely exactly as long.
+	if hint <= maxPooledPprofBuf {
+		hint += hint / 8
+	}
+	return make([]byte, 0, hint)
 }
 
 // putPprofBuf gives back a buffer getPprofBuf returned, once nothing
