@@ -48,11 +48,12 @@ func sniffPprof(head []byte) bool {
 // what the fast decoder does not take comes back with its samples in the
 // profile.
 func parsePprofStacks(in *parserInput) (*profile.Profile, *stacks.Samples, error) {
-	data, err := readPprofData(in)
+	data, counts, err := readPprofData(in)
 	if err != nil {
 		return nil, nil, err
 	}
-	if p, s, ok := decodePprofStacks(data); ok && p.CheckValid() == nil {
+	if p, s, ok := decodePprofStacksCounted(data, counts); ok && p.CheckValid() == nil {
+		putPprofBuf(data)
 		return p, s, nil
 	}
 	p, err := parsePprofData(data)
@@ -60,11 +61,12 @@ func parsePprofStacks(in *parserInput) (*profile.Profile, *stacks.Samples, error
 }
 
 func parsePprof(in *parserInput) (*profile.Profile, error) {
-	data, err := readPprofData(in)
+	data, counts, err := readPprofData(in)
 	if err != nil {
 		return nil, err
 	}
-	if p, ok := decodePprof(data); ok && p.CheckValid() == nil {
+	if p, ok := decodePprofCounted(data, counts); ok && p.CheckValid() == nil {
+		putPprofBuf(data)
 		return p, nil
 	}
 	return parsePprofData(data)

@@ -17,10 +17,17 @@ import (
 // for a location id no location has or a sample whose values do not match
 // the sample types (which CheckValid rejects).
 func decodePprofStacks(data []byte) (*profile.Profile, *stacks.Samples, bool) {
+	return decodePprofStacksCounted(data, nil)
+}
+
+// decodePprofStacksCounted is decodePprofStacks given data's fields
+// counted, or nil.
+func decodePprofStacksCounted(data []byte, counts *pprofCounts) (*profile.Profile, *stacks.Samples, bool) {
 	if len(data) == 0 {
 		return nil, nil, false
 	}
-	d := pprofDecoder{p: &profile.Profile{}}
+	d := pprofDecoder{p: &profile.Profile{}, scratch: pprofScratches.Get().(*pprofScratch), counts: counts}
+	defer d.release()
 	if !d.top(data) || !d.resolve() {
 		return nil, nil, false
 	}
@@ -98,7 +105,6 @@ func (d *pprofDecoder) stacks() (*stacks.Samples, bool) {
 			s.Timed[i] = hasTS
 		}
 	}
-	d.sampleAt = nil
 	return s, true
 }
 
@@ -122,19 +128,8 @@ func (d *pprofDecoder) sampleInto(s *stacks.Samples, b []byte, lbls []sampleLabe
 				}
 				s.Locations = append(s.Locations, x)
 			case 2:
-				for p := f.data; len(p) > 0; {
-					u, n := idVarint(p)
-					if n == 0 {
-						return lbls, false
-					}
-					p = p[n:]
-					x := int32(u - 1)
-					if u-1 >= d.dense {
-						if x = d.index(u); x < 0 {
-							return lbls, false
-						}
-					}
-					s.Locations = append(s.Locations, x)
+				if s.Locations, ok = d.appendIndexes(s.Locations, f.data); !ok {
+					return lbls, false
 				}
 			default:
 				return lbls, false
@@ -152,6 +147,35 @@ func (d *pprofDecoder) sampleInto(s *stacks.Samples, b []byte, lbls []sampleLabe
 		}
 	}
 	return lbls, true
+}
+
+// appendIndexes appends the indexes of a packed run of location ids: the
+// innermost loop of reading a profile, so the ids' one- and two-byte
+// varints are decoded here by index into p, without a call.
+func (d *pprofDecoder) appendIndexes(locs []int32, p []byte) ([]int32, bool) {
+	dense := d.dense
+	for i := 0; i < len(p); {
+		var u uint64
+		if c := p[i]; c < 0x80 {
+			u, i = uint64(c), i+1
+		} else if i+1 < len(p) && p[i+1] < 0x80 {
+			u, i = uint64(c&0x7f)|uint64(p[i+1])<<7, i+2
+		} else {
+			v, n := varint(p[i:])
+			if n == 0 {
+				return locs, false
+			}
+			u, i = v, i+n
+		}
+		x := int32(u - 1)
+		if u-1 >= dense {
+			if x = d.index(u); x < 0 {
+				return locs, false
+			}
+		}
+		locs = append(locs, x)
+	}
+	return locs, true
 }
 
 // index returns the index in p.Location of the location with this id, or
