@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/ctdiff/ctdiff/internal/selectk"
 	"gonum.org/v1/gonum/mathext"
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
@@ -190,57 +191,12 @@ func median(v, scratch []float64) float64 {
 	s := scratch[:len(v)]
 	copy(s, v)
 	n := len(s)
-	hi := selectKth(s, n/2)
+	hi := selectk.Kth(s, n/2)
 	if n%2 == 1 {
 		return hi
 	}
-	// selectKth left the n/2 values below position n/2 before it.
+	// selectk.Kth left the n/2 values below position n/2 before it.
 	return (slices.Max(s[:n/2]) + hi) / 2
-}
-
-// selectKth reorders s so that s[k] is the value a sort would put there,
-// with no larger value before it and no smaller after, and returns it.
-func selectKth(s []float64, k int) float64 {
-	lo, hi := 0, len(s)-1
-	for lo < hi {
-		// Median of three as the pivot: deterministic, and no quadratic
-		// case on sorted or reversed residuals.
-		mid := lo + (hi-lo)/2
-		if s[mid] < s[lo] {
-			s[mid], s[lo] = s[lo], s[mid]
-		}
-		if s[hi] < s[lo] {
-			s[hi], s[lo] = s[lo], s[hi]
-		}
-		if s[hi] < s[mid] {
-			s[hi], s[mid] = s[mid], s[hi]
-		}
-		pivot := s[mid]
-		i, j := lo, hi
-		for i <= j {
-			for s[i] < pivot {
-				i++
-			}
-			for s[j] > pivot {
-				j--
-			}
-			if i <= j {
-				s[i], s[j] = s[j], s[i]
-				i++
-				j--
-			}
-		}
-		// s[lo:j+1] ≤ pivot ≤ s[i:hi+1], and s[j+1:i] equal the pivot.
-		switch {
-		case k <= j:
-			hi = j
-		case k >= i:
-			lo = i
-		default:
-			return s[k]
-		}
-	}
-	return s[k]
 }
 
 // capJitter lowers the trend's jitter term so that a large node's

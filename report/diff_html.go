@@ -3,7 +3,6 @@ package report
 import (
 	"bufio"
 	"bytes"
-	"cmp"
 	"embed"
 	"errors"
 	"fmt"
@@ -15,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/ctdiff/ctdiff/diff"
+	"github.com/ctdiff/ctdiff/internal/selectk"
 )
 
 // The page's template, style and script, embedded so the report is one
@@ -455,7 +455,7 @@ func htmlTree(res *diff.Result, o diffHTMLOptions) (*htmlData, []int32) {
 		// Nodes larger than the (MaxNodes+1)th largest: at most MaxNodes,
 		// and ancestors are at least as large as their descendants, so
 		// few more join as ancestors.
-		cut = nthSmallest(sizes, len(sizes)-o.MaxNodes-1)
+		cut = selectk.Kth(sizes, len(sizes)-o.MaxNodes-1)
 	}
 	// treeOf is first 1 for the nodes kept, then their index.
 	treeOf := make([]int32, len(tr))
@@ -530,50 +530,6 @@ func htmlTree(res *diff.Result, o diffHTMLOptions) (*htmlData, []int32) {
 		d.NewRuns = append(d.NewRuns, n.NewRuns)
 	}
 	return d, treeOf
-}
-
-// nthSmallest returns what x[k] would be were x sorted by slices.Sort,
-// NaNs first, reordering x (quickselect: linear time, where sorting a
-// million sizes took a tenth of a second).
-func nthSmallest(x []float64, k int) float64 {
-	lo, hi := 0, len(x)-1
-	for lo < hi {
-		// Median of three as the pivot, then Hoare's partition.
-		mid := lo + (hi-lo)/2
-		if cmp.Less(x[mid], x[lo]) {
-			x[mid], x[lo] = x[lo], x[mid]
-		}
-		if cmp.Less(x[hi], x[lo]) {
-			x[hi], x[lo] = x[lo], x[hi]
-		}
-		if cmp.Less(x[hi], x[mid]) {
-			x[hi], x[mid] = x[mid], x[hi]
-		}
-		pivot := x[mid]
-		i, j := lo, hi
-		for i <= j {
-			for cmp.Less(x[i], pivot) {
-				i++
-			}
-			for cmp.Less(pivot, x[j]) {
-				j--
-			}
-			if i <= j {
-				x[i], x[j] = x[j], x[i]
-				i++
-				j--
-			}
-		}
-		switch {
-		case k <= j:
-			hi = j
-		case k >= i:
-			lo = i
-		default:
-			return x[k]
-		}
-	}
-	return x[k]
 }
 
 // heatMap lays out IntroPerf's Figure 7 for the ranked paths: a row per
