@@ -12,6 +12,10 @@
 // path, on a path extending it or extended by it, or one of a spread
 // cause's contexts is. The flags -seed, -functions and -stacks must be
 // those the pair was generated with.
+//
+// It also lists the false alarms of both results: causes on a context
+// whose true inclusive time did not grow (a harness that counts only what
+// more runs miss would reward a test that calls everything a cause).
 package main
 
 import (
@@ -21,6 +25,7 @@ import (
 	"log"
 	"math"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/ctdiff/ctdiff/internal/synth"
@@ -111,5 +116,28 @@ func main() {
 		fmt.Printf("miss: %.0f ms at %g runs; true change %.0f ms of %.0f ms, %.1f standard errors at %g runs, %.1f at %g\n",
 			x.Delta/1e6, k1, d/1e6, t.Base/1e6, z(k1), k1, z(k2), k2)
 	}
-	fmt.Printf("%d causes at %g runs, %d at %g, %d not found again\n", len(few), k1, len(more), k2, missed)
+	fa1, fa2 := falseAlarms(few, truth, k1), falseAlarms(more, truth, k2)
+	fmt.Printf("%d causes at %g runs, %d at %g, %d not found again; false alarms %d and %d\n", len(few), k1, len(more), k2, missed, fa1, fa2)
+}
+
+// falseAlarms prints and counts the causes on contexts whose true
+// inclusive time did not grow (for a spread cause, all of its contexts).
+func falseAlarms(cs []cause, truth map[string]synth.Context, k float64) int {
+	n := 0
+	grew := func(p frames) bool {
+		t, ok := truth[p.key()]
+		return !ok || t.New > t.Base // a path not in the truth is a miss's business
+	}
+	for _, x := range cs {
+		if grew(x.Path) {
+			continue
+		}
+		if x.Spread != nil && slices.ContainsFunc(x.Spread.Contexts, func(c struct{ Path frames }) bool { return grew(c.Path) }) {
+			continue
+		}
+		n++
+		t := truth[x.Path.key()]
+		fmt.Printf("false alarm at %g runs: %.0f ms measured, true change %.0f ms of %.0f ms: %s\n", k, x.Delta/1e6, (t.New-t.Base)/1e6, t.Base/1e6, x.Path.key())
+	}
+	return n
 }
