@@ -241,10 +241,12 @@ func (pr *prior) s0(mean float64) float64 {
 //     toward the trend would make its own runs' spread look like a
 //     regression (issue 17: a ±10% GC node at adjusted p = 0.005). The
 //     moderated variance never falls below the 95% lower confidence bound
-//     of the node's own variance, s²·dd/χ²(dd, 0.95); where that floor
-//     decides, the node's own dd degrees of freedom are used, as in a plain
-//     t-test. Borrowing strength still helps every node whose spread is
-//     plausible for its size, which is nearly all of them.
+//     of the node's own variance, f = s²·dd/χ²(dd, 0.95). Where the floor
+//     decides clearly (f at least twice the moderated s̃²), the node's own
+//     dd degrees of freedom are used, as in a plain t-test; between, the
+//     prior's d0 is phased out linearly (floorDF). Borrowing strength still
+//     helps every node whose spread is plausible for its size, which is
+//     nearly all of them.
 func (pr *prior) moderated(x, y []float64) (d, se, df float64) {
 	d, se, df, _ = pr.moderatedWith(x, y, pr.s0)
 	return d, se, df
@@ -277,10 +279,28 @@ func (pr *prior) moderatedWith(x, y []float64, s0 func(float64) float64) (d, se,
 	f := s2 * varianceFloor(dd)
 	gap = math.Abs(f-st2) / max(f, st2)
 	if f > st2 {
-		st2, df = f, dd
+		st2, df = f, floorDF(dd, pr.d0, f/st2)
 	}
 	st2 = max(st2, pr.floor)
 	return my - mx, math.Sqrt(st2 * (1/nx + 1/ny)), df, gap
+}
+
+// floorDF is the degrees of freedom of a node whose variance floor f
+// exceeds its moderated variance s̃² by the factor ratio > 1: d0 + dd where
+// the two meet, the node's own dd from ratio 2 on, linear between.
+//
+// Why not switch to dd as soon as f > s̃²: when every node follows the
+// trend (d0 = 50), the floor wins by chance for 1 node in 185 at 10 + 10
+// runs (from s² = 2.05·s0², P(χ²₁₈ > 18·2.05)) and 1 in 33 at 3 + 3, and
+// such a node lost d0 of its 50 + dd degrees of freedom at once, with the
+// power a node a hair on the other side kept: at 10 + 10 runs of the
+// synthetic ground truth a change of 6.3 standard errors got p = 1.1e-5 on
+// 18 df, 0.37 after the correction, where 3 + 3 runs had found it
+// (BENCHMARKS.md, issue 20). Where the floor wins twice over, the node is
+// erratic beyond doubt and is tested on its own runs as before:
+// TestVarianceFloor's ±10% collector against a 1% trend has ratio 5.
+func floorDF(dd, d0, ratio float64) float64 {
+	return dd + d0*min(1, max(0, 2-ratio))
 }
 
 // A closedTrend is s0 in closed form, for screening a million tests

@@ -86,6 +86,58 @@ func TestVarianceFloor(t *testing.T) {
 	}
 }
 
+// The floor phases the prior out: no jump in the standard error or the
+// degrees of freedom as a node's own spread crosses the trend's bound (a
+// jump of 50 df at once cost 10 + 10 runs a change 3 + 3 had found), and
+// the node's own df once the floor wins twice over. Checked on runs scaled
+// step by step around a mean, so that only their spread changes.
+func TestVarianceFloorIsContinuous(t *testing.T) {
+	pr := &prior{d0: 50, logVStar: -30, c: math.Log(1e-4) - 30} // sd 1% of the value
+	x0 := []float64{-1, 0.2, 0.8, -0.5, 0.5, 1.2, -1.1, 0.1, -0.3, 0.1}
+	y0 := []float64{0.4, -0.9, 1.3, -0.2, 0.6, -1.4, 0.2, 0.3, -0.6, 0.3}
+	const mean = 1e9
+	at := func(sd float64) (se, df, ratio float64) {
+		x, y := make([]float64, len(x0)), make([]float64, len(y0))
+		for i := range x0 {
+			x[i], y[i] = mean+sd*x0[i], mean+sd*y0[i]
+		}
+		_, se, df = pr.moderated(x, y)
+		_, own := pooledStatsFloats(x, y)
+		dd := float64(len(x) + len(y) - 2)
+		st2 := (pr.d0*pr.s0(mean) + dd*own) / (pr.d0 + dd)
+		return se, df, own * varianceFloor(dd) / st2
+	}
+	var lastSE, lastDF float64
+	sawBlend, sawOwn, sawPrior := false, false, false
+	for sd := 0.5e7; sd < 6e7; sd *= 1.001 {
+		se, df, ratio := at(sd)
+		switch {
+		case ratio <= 1:
+			sawPrior = true
+			if df != 68 {
+				t.Fatalf("sd %g: ratio %.3f, df %g; want d0 + dd = 68", sd, ratio, df)
+			}
+		case ratio >= 2:
+			sawOwn = true
+			if df != 18 {
+				t.Fatalf("sd %g: ratio %.3f, df %g; want the node's own 18", sd, ratio, df)
+			}
+		default:
+			sawBlend = true
+			if !(df > 18 && df < 68) {
+				t.Fatalf("sd %g: ratio %.3f, df %g; want between 18 and 68", sd, ratio, df)
+			}
+		}
+		if lastSE > 0 && (math.Abs(se/lastSE-1) > 0.01 || math.Abs(df-lastDF) > 0.5) {
+			t.Fatalf("sd %g: se %g → %g, df %g → %g: a jump", sd, lastSE, se, lastDF, df)
+		}
+		lastSE, lastDF = se, df
+	}
+	if !sawPrior || !sawBlend || !sawOwn {
+		t.Errorf("the sweep missed a regime: prior %v, blend %v, own %v", sawPrior, sawBlend, sawOwn)
+	}
+}
+
 func TestHolm(t *testing.T) {
 	got := holm([]float64{0.01, 0.04, 0.03, 0.005})
 	want := []float64{0.03, 0.06, 0.06, 0.02}
@@ -395,6 +447,21 @@ func TestMoreRunsFindAtLeastAsMuch(t *testing.T) {
 		}
 		if z := (c.New - c.Base) / math.Sqrt(period*(c.Base+c.New)/10); z >= 6 {
 			t.Errorf("10 runs a side miss %q, whose true change (%.0f ms) is %.1f standard errors of 10 runs wide", p, (c.New-c.Base)/1e6, z)
+		}
+	}
+	// And more power is no licence for false alarms: every cause, at every
+	// run count, is on a context whose true time grew (for a spread
+	// cause, one of its contexts).
+	grew := func(path []Frame) bool {
+		c, ok := truth[pathString(path)]
+		return !ok || c.New > c.Base // a path no context of the pair is failed above
+	}
+	for _, k := range []int{3, 10, 30} {
+		for _, c := range res[k].Causes {
+			if grew(c.Path) || c.Spread != nil && slices.ContainsFunc(c.Spread.Contexts, func(x SpreadContext) bool { return grew(x.Path) }) {
+				continue
+			}
+			t.Errorf("%d runs: a cause (%+.0f ms) where the true time did not grow: %q", k, float64(c.Delta)/1e6, pathString(c.Path))
 		}
 	}
 	if len(res[10].Causes) < 2*len(res[3].Causes) || len(res[30].Causes) < 2*len(res[10].Causes) {
