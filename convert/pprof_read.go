@@ -83,6 +83,15 @@ func knownPprofFields(data []byte) (*pprofCounts, bool) {
 	}
 	var n pprofCounts
 	for b := data; len(b) > 0; {
+		if b[0] == 2<<3|2 { // a sample, most of the fields: no call to next
+			l, k := varint(b[1:])
+			if k == 0 || l > uint64(len(b)-1-k) || l > maxPprofField {
+				return nil, false
+			}
+			n.samples++
+			b = b[1+k+int(l):]
+			continue
+		}
 		f, rest, ok := next(b)
 		if !ok || f.num < 1 || f.num > 15 || (f.typ == 2 && (len(f.data) > maxPprofField || (f.num == 6 && len(f.data) > maxNameBytes))) {
 			return nil, false
