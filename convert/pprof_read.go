@@ -141,8 +141,12 @@ func newWholeGzip(r, raw io.Reader, limit int64) *wholeGzip {
 }
 
 // gzBufs pools the compressed bytes of files read whole, as pprofBufs
-// does the decompressed.
+// does the decompressed, those of up to maxPooledGzBuf (a 20,000-stack
+// profile's are 0.4 MB): a diff of one big profile a side gains nothing
+// from keeping its 3 MB beside the trees being built.
 var gzBufs sync.Pool
+
+const maxPooledGzBuf = 1 << 20
 
 // read returns the file decompressed, ok false when it is not read whole
 // (w is nil, it expands too much, or gunzipWhole refuses it): the caller
@@ -159,7 +163,7 @@ func (w *wholeGzip) read() ([]byte, bool) {
 		zb = make([]byte, w.size)
 	}
 	defer func() {
-		if cap(zb) <= maxPooledPprofBuf {
+		if cap(zb) <= maxPooledGzBuf {
 			gzBufs.Put(&zb)
 		}
 	}()
