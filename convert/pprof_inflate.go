@@ -40,7 +40,7 @@ func gunzipWhole(in, out []byte, limit int64) ([]byte, bool) {
 		}
 		in = body[used+8:]
 	}
-	// Literals are not counted as they are written: the total is.
+	// Literals are counted only when they fill out: the total is.
 	return out, int64(len(out)) <= limit
 }
 
@@ -402,6 +402,9 @@ func inflateBlock(br *bitReader, out []byte, start int, limit int64, lit, dist *
 		b >>= n
 		nb -= n
 		if sym < 256 {
+			if len(out) == cap(out) && int64(len(out)) >= limit {
+				return out, false // at the limit: not to grow past it
+			}
 			out = append(out, byte(sym))
 			continue
 		}

@@ -105,6 +105,18 @@ func TestGunzipWhole(t *testing.T) {
 	}
 }
 
+// A trailer that understates the size does not make gunzipWhole grow its
+// buffer past the limit, even for literals only (a 1-bit code each).
+func TestGunzipWholeLiteralsLimit(t *testing.T) {
+	gz := gzipLevel(t, gzip.HuffmanOnly, bytes.Repeat([]byte{'a'}, 1<<20))
+	gz[len(gz)-4] = 0xe8 // 1000
+	gz[len(gz)-3], gz[len(gz)-2], gz[len(gz)-1] = 3, 0, 0
+	out, ok := gunzipWhole(gz, make([]byte, 0, 1000), 1000)
+	if ok || cap(out) > 1000 {
+		t.Fatalf("ok %v with %d bytes of room for a limit of 1000", ok, cap(out))
+	}
+}
+
 func flip(b []byte, i int) []byte {
 	c := bytes.Clone(b)
 	c[i] ^= 0x10
