@@ -102,6 +102,9 @@ type parserInput struct {
 	warnings []string
 	consumed *int64 // decompressed bytes read so far; nil when unknown
 	sizeHint int    // the likely decompressed size, for ReadAll; 0 when unknown
+	// whole, when not nil, is the gzipped file R decompresses, for the
+	// pprof reader to read whole (wholeGzip).
+	whole *wholeGzip
 }
 
 // bytesRead returns how many decompressed bytes were read from the input

@@ -4,9 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"sync"
 	"unicode/utf8"
 )
@@ -34,6 +37,16 @@ const maxPprofField = 32 << 20
 // are the profile's fields counted for the decoder, nil for those.
 func readPprofData(in *parserInput) ([]byte, *pprofCounts, error) {
 	r := in.R
+	if data, ok := in.whole.read(); ok {
+		n := int64(len(data))
+		in.consumed = &n
+		if counts, ok := knownPprofFields(data); ok {
+			return data, counts, nil
+		}
+		// Fields to skip or cut, another layer of gzip, a legacy format:
+		// read as from the file, from the bytes.
+		r = bufio.NewReaderSize(bytes.NewReader(data), 64<<10)
+	}
 	if magic, _ := r.Peek(2); isGzip(magic) {
 		limit := in.Options.MaxDecompressed
 		if limit <= 0 {
@@ -59,6 +72,116 @@ func readPprofData(in *parserInput) ([]byte, *pprofCounts, error) {
 		return data, nil, err
 	}
 	return streamPprofFields(in, r)
+}
+
+// knownPprofFields counts data's top-level fields when streamPprofFields
+// would copy every one as it is: fields pprof reads, none over the limits.
+func knownPprofFields(data []byte) (*pprofCounts, bool) {
+	head := data[:min(len(data), 512)]
+	if len(data) < 2 || isGzip(data[:2]) || looksLikeText(head) || bytes.HasPrefix(head, []byte{0, 0, 0, 0}) {
+		return nil, false
+	}
+	var n pprofCounts
+	for b := data; len(b) > 0; {
+		if b[0] == 2<<3|2 { // a sample, most of the fields: no call to next
+			l, k := varint(b[1:])
+			if k == 0 || l > uint64(len(b)-1-k) || l > maxPprofField {
+				return nil, false
+			}
+			n.samples++
+			b = b[1+k+int(l):]
+			continue
+		}
+		f, rest, ok := next(b)
+		if !ok || f.num < 1 || f.num > 15 || (f.typ == 2 && (len(f.data) > maxPprofField || (f.num == 6 && len(f.data) > maxNameBytes))) {
+			return nil, false
+		}
+		n.add(f.num)
+		b = rest
+	}
+	return &n, true
+}
+
+// A wholeGzip is a gzipped profile in a regular file, which the pprof
+// reader decompresses whole with gunzipWhole rather than through
+// compress/gzip's stream: pprof reads the profile whole anyway.
+type wholeGzip struct {
+	f     io.ReaderAt
+	size  int64
+	raw   io.Reader // the file as read reads it, which a progress bar may count
+	limit int64     // Options.MaxDecompressed
+}
+
+// maxWholeGzip bounds the files read whole; maxWholeRatio bounds how many
+// times its size a file may decompress to, by its trailer: a bigger file,
+// or one that expands more (a gzip bomb, a profile with a giant field to
+// skip), is streamed, so that it takes no more memory than the fields
+// pprof reads.
+const (
+	maxWholeGzip  = 1 << 30
+	maxWholeRatio = 16
+)
+
+// newWholeGzip returns r, the input read reads through raw, as a
+// wholeGzip, or nil when it is not a regular file (or is standard input,
+// which may not be read from its start).
+func newWholeGzip(r, raw io.Reader, limit int64) *wholeGzip {
+	f, ok := r.(interface {
+		Stat() (fs.FileInfo, error)
+		io.ReaderAt
+	})
+	if !ok || r == io.Reader(os.Stdin) {
+		return nil
+	}
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() || st.Size() < 18 || st.Size() > maxWholeGzip {
+		return nil
+	}
+	return &wholeGzip{f: f, size: st.Size(), raw: raw, limit: limit}
+}
+
+// gzBufs pools the compressed bytes of files read whole, as pprofBufs
+// does the decompressed, those of up to maxPooledGzBuf (a 20,000-stack
+// profile's are 0.4 MB): a diff of one big profile a side gains nothing
+// from keeping its 3 MB beside the trees being built.
+var gzBufs sync.Pool
+
+const maxPooledGzBuf = 1 << 20
+
+// read returns the file decompressed, ok false when it is not read whole
+// (w is nil, it expands too much, or gunzipWhole refuses it): the caller
+// then streams it. Once it is read, the rest of raw is read too, for a
+// progress bar that counts it.
+func (w *wholeGzip) read() ([]byte, bool) {
+	if w == nil {
+		return nil, false
+	}
+	var zb []byte
+	if b, ok := gzBufs.Get().(*[]byte); ok && int64(cap(*b)) >= w.size {
+		zb = (*b)[:w.size]
+	} else {
+		zb = make([]byte, w.size)
+	}
+	defer func() {
+		if cap(zb) <= maxPooledGzBuf {
+			gzBufs.Put(&zb)
+		}
+	}()
+	if _, err := w.f.ReadAt(zb, 0); err != nil {
+		return nil, false
+	}
+	size := int64(binary.LittleEndian.Uint32(zb[len(zb)-4:])) // of the last member, mod 4 GiB
+	if size > maxWholeRatio*w.size+64<<10 {
+		return nil, false
+	}
+	out := getPprofBuf(int(size))
+	data, ok := gunzipWhole(zb, out, min(w.limit, size))
+	if !ok {
+		putPprofBuf(data)
+		return nil, false
+	}
+	_, _ = io.Copy(io.Discard, w.raw)
+	return data, true
 }
 
 func isGzip(magic []byte) bool { return len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b }
@@ -190,6 +313,15 @@ func (pr *pprofFieldReader) copyKnown(out []byte) []byte {
 		w, _ := pr.r.Peek(pr.r.Buffered())
 		i := 0
 		for i < len(w) {
+			if w[i] == 2<<3|2 { // a sample, most of the fields: no call to next
+				l, n := varint(w[i+1:])
+				if n == 0 || l > uint64(len(w)-i-1-n) || l > maxPprofField {
+					break
+				}
+				pr.counts.samples++
+				i += 1 + n + int(l)
+				continue
+			}
 			f, rest, ok := next(w[i:])
 			if !ok || f.num < 1 || f.num > 15 || (f.typ == 2 && (len(f.data) > maxPprofField || (f.num == 6 && len(f.data) > maxNameBytes))) {
 				break

@@ -69,9 +69,13 @@ func (d *pprofDecoder) stacks() (*stacks.Samples, bool) {
 			return nil, false
 		}
 		s.Ends[i] = int32(len(s.Locations))
-		th, ts, hasTS, ok := d.threadOf(lbls)
-		if !ok {
-			return nil, false
+		var th stacks.Thread // no labels: no thread, no time
+		var ts int64
+		var hasTS bool
+		if len(lbls) > 0 {
+			if th, ts, hasTS, ok = d.threadOf(lbls); !ok {
+				return nil, false
+			}
 		}
 		// Samples come in runs of one thread: hash only when it changes.
 		if i == 0 || th != last {
@@ -110,9 +114,29 @@ func (d *pprofDecoder) stacks() (*stacks.Samples, bool) {
 
 // sampleInto decodes one Sample message as parseSample does, appending its
 // stack (as location indexes) and values to s directly and returning its
-// labels: the loop that reads most of a profile's bytes.
+// labels: the loop that reads most of a profile's bytes. The packed ids
+// and values that writers put in every sample are read without a call to
+// next.
 func (d *pprofDecoder) sampleInto(s *stacks.Samples, b []byte, lbls []sampleLabel) ([]sampleLabel, bool) {
 	for len(b) > 0 {
+		if k := b[0]; k == 1<<3|2 || k == 2<<3|2 {
+			l, n := varint(b[1:])
+			if n == 0 || l > uint64(len(b)-1-n) {
+				return lbls, false
+			}
+			p := b[1+n : 1+n+int(l)]
+			b = b[1+n+int(l):]
+			var ok bool
+			if k == 1<<3|2 {
+				s.Locations, ok = d.appendIndexes(s.Locations, p)
+			} else {
+				s.Values, ok = packedInt64s(s.Values, p)
+			}
+			if !ok {
+				return lbls, false
+			}
+			continue
+		}
 		f, rest, ok := next(b)
 		if !ok {
 			return lbls, false
@@ -149,23 +173,50 @@ func (d *pprofDecoder) sampleInto(s *stacks.Samples, b []byte, lbls []sampleLabe
 	return lbls, true
 }
 
+// packedInt64s appends the varints of a packed repeated int64 field.
+func packedInt64s(out []int64, p []byte) ([]int64, bool) {
+	for len(p) > 0 {
+		u, n := varint(p)
+		if n == 0 {
+			return out, false
+		}
+		out, p = append(out, int64(u)), p[n:]
+	}
+	return out, true
+}
+
 // appendIndexes appends the indexes of a packed run of location ids: the
-// innermost loop of reading a profile, so the ids' one- and two-byte
-// varints are decoded here by index into p, without a call.
+// innermost loop of reading a profile. Ids are small, one or two bytes as
+// varints, in no predictable mix: each is decoded from its two bytes
+// without a branch on its length (a mispredicted branch per id was half
+// of the loop's time), and longer ones fall to varint.
 func (d *pprofDecoder) appendIndexes(locs []int32, p []byte) ([]int32, bool) {
 	dense := d.dense
-	for i := 0; i < len(p); {
-		var u uint64
-		if c := p[i]; c < 0x80 {
-			u, i = uint64(c), i+1
-		} else if i+1 < len(p) && p[i+1] < 0x80 {
-			u, i = uint64(c&0x7f)|uint64(p[i+1])<<7, i+2
-		} else {
+	i := 0
+	for i+1 < len(p) {
+		c0, c1 := uint64(p[i]), uint64(p[i+1])
+		two := c0 >> 7 // 1 when the id takes two bytes
+		u := c0&0x7f | c1<<7&-two
+		if two&(c1>>7) != 0 { // three bytes or more
 			v, n := varint(p[i:])
 			if n == 0 {
 				return locs, false
 			}
-			u, i = v, i+n
+			u, two = v, uint64(n-1)
+		}
+		i += 1 + int(two)
+		x := int32(u - 1)
+		if u-1 >= dense {
+			if x = d.index(u); x < 0 {
+				return locs, false
+			}
+		}
+		locs = append(locs, x)
+	}
+	if i < len(p) { // a last one-byte id
+		u := uint64(p[i])
+		if u >= 0x80 {
+			return locs, false
 		}
 		x := int32(u - 1)
 		if u-1 >= dense {

@@ -124,7 +124,9 @@ func read(r io.Reader, name string, opts *Options) (*Result, error) {
 	}
 	magic, _ := br.Peek(2)
 	var consumed *int64 // decompressed bytes read so far
+	var whole *wholeGzip
 	if len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		whole = newWholeGzip(r, br, limit)
 		var err error
 		if rs.zr == nil {
 			rs.zr, err = gzip.NewReader(br)
@@ -164,7 +166,7 @@ func read(r io.Reader, name string, opts *Options) (*Result, error) {
 	// pprof's reader reads the input whole before it returns; readers of
 	// other formats may leave goroutines reading it when they fail.
 	reuse = f.Name == "pprof"
-	in := &parserInput{Name: name, R: br, Options: opts, consumed: consumed, sizeHint: sizeHint(r, len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b)}
+	in := &parserInput{Name: name, R: br, Options: opts, consumed: consumed, sizeHint: sizeHint(r, len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b), whole: whole}
 	var src stacks.Source
 	if opts.Stacks && !opts.Aggregate && f.ParseStacks != nil && (f.CompleteStacks || !opts.CompleteStacks) {
 		p, s, err := f.ParseStacks(in)
