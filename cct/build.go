@@ -194,6 +194,8 @@ func (b *Builder) add(src *sampleReader) error {
 		// tenth of building a 20,000-stack run's tree.
 		b.t.frameIdx = make(map[Frame]FrameID, len(p.Location)+8)
 		b.t.frameIdx[b.t.Frames[0]] = 0
+		b.t.Frames = slices.Grow(b.t.Frames, len(p.Location)+8)
+		b.t.FrameInfo = slices.Grow(b.t.FrameInfo, len(p.Location)+8)
 		b.t.DefaultSampleType = p.DefaultSampleType
 		if p.PeriodType != nil {
 			b.t.PeriodType = ValueType{p.PeriodType.Type, p.PeriodType.Unit}
