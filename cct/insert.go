@@ -6,16 +6,18 @@ import (
 )
 
 // batchFrames bounds the frames an inserter holds before it inserts them:
-// 64 MB of frame ids, which holds a profile of 200,000 stacks of depth 40
-// at once. Options.batchFrames overrides it, so tests can force many
-// batches.
-const batchFrames = 1 << 24
+// 128 MB of frame ids, the frames of paths not shared with the path before
+// (inserter.cols), which holds a profile of 1.6 M stacks of depth 30 at
+// once (23 M frames of 48 M): one batch makes its 7.6 M nodes with no
+// lookup in the tree of an earlier batch, where three took 0.6 s of 2.6 s
+// in Tree.Child (cache misses in 300 MB of nodes and child lists).
+// Options.batchFrames overrides it, so tests can force many batches.
+const batchFrames = 1 << 25
 
-// A profile's batches are no larger than the frames its samples hold
-// (a batch holds its frames twice, as paths and as columns), nor smaller
-// than minBatchFrames: a call tree reader's samples share stacks (their
-// frames held once), whose paths would otherwise fill the largest batch
-// from a small file (issue 18).
+// A profile's batches are no larger than the frames its samples hold, nor
+// smaller than minBatchFrames: a call tree reader's samples share stacks
+// (their frames held once), whose paths would otherwise fill the largest
+// batch from a small file (issue 18).
 const minBatchFrames = 1 << 22
 
 // An inserter adds the stacks of one profile to a tree in batches.
@@ -54,14 +56,30 @@ type inserter struct {
 	// batch is the profile's batch size in frames.
 	batch int
 
-	// frames holds the batch's paths below the root (thread frame first),
-	// one per group of consecutive samples with the same path; a group's
-	// path ends at ends[g].
-	frames  []FrameID
-	ends    []int
-	src     *sampleReader
-	samples []int   // the batch's samples (indexes in src), in order
-	group   []int32 // per sample of the batch
+	// The batch's paths below the root (thread frame first), one per group
+	// of consecutive samples with the same path, are held by depth: cols[d]
+	// holds frame d of the paths longer than d, in group order, except
+	// those that share it with the path before: a group's path is glen[g]
+	// frames long, of which the first glcp[g] are those of the path group
+	// before it (the previous group that is not preset; 0 for the first),
+	// which are not stored again. Time-ordered samples share half their
+	// frames with the sample before (51% in the synthetic 1.6 M-stack
+	// profile), so a batch holds its frames about half as large, and once:
+	// it held them twice before, as paths and as columns copied from them,
+	// which took 128 MB for the 16 M frames of the largest batch.
+	// cols[d] is used up to colLen[d]: appending a frame writes no slice
+	// header (a pointer, behind a write barrier while the collector marks).
+	cols       [][]FrameID
+	colLen     []int32
+	glen, glcp []int32
+	// stored counts the frames in cols; path is the path being read and
+	// prev the path of group prevGroup (-1 for none in this batch).
+	stored     int
+	path, prev []FrameID
+	prevGroup  int32
+	src        *sampleReader
+	samples    []int   // the batch's samples (indexes in src), in order
+	group      []int32 // per sample of the batch
 	// paths numbers the paths of keyed samples (sampleReader.pathKey) and
 	// holds their groups in this batch: samples of a shared stack add no
 	// frames. For the profile's keys inserted by earlier batches it holds
@@ -79,31 +97,53 @@ type inserter struct {
 
 	// Per group, after insertion: the end node and the thread node.
 	end, thread []NodeID
-	cols        [][]FrameID // per depth, the frames at that depth (columns)
-	slab        []FrameID   // backs cols
-	alive       []int32     // the groups whose paths are longer than the depth
-	cur         []NodeID    // their nodes at the previous depth
-	at          []int       // where their frames at the depth are in frames
-	level       levelTable
-	claimed     *NodeID // the level table's slot a failed lookup claimed
+	alive       []int32  // the groups whose paths are longer than the depth
+	cur         []NodeID // their nodes at the previous depth
+	// made marks the live paths that made their node at the previous
+	// depth: the first path to reach a node, which it is then the first
+	// to leave, so the node has no children yet (no lookup).
+	made    []bool
+	level   levelTable
+	claimed *NodeID // the level table's slot a failed lookup claimed
 
 	// The new nodes, by temporary id: parent (an id below base is an
-	// existing node, else base + temporary id), frame and first group.
-	// (A node's depth is its parent's plus one, known when it is written.)
+	// existing node, else base + temporary id), frame and next sibling
+	// (kid) and first group.
 	parent []NodeID
-	frame  []FrameID
+	kid    []kidLink
 	first  []int32
 	// A new node's children, while its depth's children are inserted:
 	// head is its first child (-1 for none, wideList once they are in
-	// level), sib a child's next sibling. Temporary ids.
-	head, sib []int32
-	final     []NodeID
-	order     []int32
-	kidAt     []int32
-	count     []int32
+	// level), kid[c].sib a child's next sibling. Temporary ids.
+	head []int32
+	// levels[d] is the first temporary id of depth d (new nodes are made
+	// depth by depth), and after the last depth the number of new nodes.
+	levels []int32
+	// placed holds, by temporary id, a new node's final id and where its
+	// next child goes in its list: one read where the node's first child
+	// in rank order (the first new node of a group, a random access)
+	// reads both.
+	placed []placement
+	order  []int32
+	count  []int32
 	// nodesPerFrame is the new nodes per frame of the last batch, for the
 	// room growNew makes.
 	nodesPerFrame float64
+}
+
+// A kidLink is a new node's frame and its next sibling (-1 for none):
+// a lookup among a new parent's children reads both for each, one cache
+// line where two arrays took two (in a 1.6 M-stack batch, depths of
+// 700,000 nodes do not stay in cache).
+type kidLink struct {
+	frame FrameID
+	sib   int32
+}
+
+// A placement is a new node's final id and where its next child goes.
+type placement struct {
+	id NodeID
+	at int32
 }
 
 // start starts a profile.
@@ -113,17 +153,15 @@ func (in *inserter) start(t *Tree, opts Options, profile int32, src *sampleReade
 	in.done = 0
 	in.batchNo = 1
 	in.reset()
-	// About the frames of the profile's paths (its locations and thread
-	// frames: more with inlining, fewer with pruning).
-	frames := in.pathFrames(src)
+	in.numberPaths(src)
 	limit := batchFrames
 	if opts.batchFrames > 0 {
 		limit = opts.batchFrames
 	}
 	in.batch = min(limit, max(minBatchFrames, heldFrames(src)))
-	in.frames = slices.Grow(in.frames, min(frames, in.batch+in.batch/8))
 	in.samples = slices.Grow(in.samples, min(src.len(), in.batch))
-	in.ends = slices.Grow(in.ends, min(src.len(), in.batch))
+	in.glen = slices.Grow(in.glen, min(src.len(), in.batch))
+	in.glcp = slices.Grow(in.glcp, min(src.len(), in.batch))
 	in.group = slices.Grow(in.group, min(src.len(), in.batch))
 }
 
@@ -144,31 +182,21 @@ func sampleFrames(src *sampleReader) int {
 	return frames
 }
 
-// pathFrames counts the frames of a profile's locations and threads. Of
-// keyed samples it numbers the paths in in.paths.
-func (in *inserter) pathFrames(src *sampleReader) int {
+// numberPaths numbers the paths of a profile's keyed samples in in.paths.
+func (in *inserter) numberPaths(src *sampleReader) {
 	in.paths.reset()
-	if s := src.compact; s != nil && s.Starts == nil {
-		return len(s.Locations) + s.Len()
-	}
 	if _, ok := src.pathKey(0); ok && src.len() > 0 {
-		// Shared stacks are copied once per batch: count each once
-		// (appending to the frames as they come would allocate five times
-		// their size).
-		frames := 0
 		for i := range src.len() {
 			k, _ := src.pathKey(i)
-			if _, isNew := in.paths.index(k); isNew {
-				frames += k.end - k.start + 1
-			}
+			in.paths.index(k)
 		}
-		return frames
 	}
-	return sampleFrames(src)
 }
 
 func (in *inserter) reset() {
-	in.frames, in.ends, in.samples, in.group = in.frames[:0], in.ends[:0], in.samples[:0], in.group[:0]
+	clear(in.colLen)
+	in.glen, in.glcp, in.samples, in.group = in.glen[:0], in.glcp[:0], in.samples[:0], in.group[:0]
+	in.stored, in.prevGroup = 0, -1
 	in.preset, in.presetEnd, in.presetThread = in.preset[:0], in.presetEnd[:0], in.presetThread[:0]
 	in.batchPaths = in.batchPaths[:0]
 }
@@ -186,8 +214,8 @@ func (in *inserter) repeat(key pathKey, s int) bool {
 		if e.end == NoNode {
 			return false
 		}
-		g := int32(len(in.ends))
-		in.ends = append(in.ends, len(in.frames)) // no path
+		g := int32(len(in.glen))
+		in.glen, in.glcp = append(in.glen, 0), append(in.glcp, 0) // no path
 		in.growPreset()
 		in.preset[g], in.presetEnd[g], in.presetThread[g] = true, e.end, e.thread
 		e.group, e.batch = g, in.batchNo
@@ -200,7 +228,7 @@ func (in *inserter) repeat(key pathKey, s int) bool {
 
 // growPreset extends the preset slices to the groups.
 func (in *inserter) growPreset() {
-	for len(in.preset) < len(in.ends) {
+	for len(in.preset) < len(in.glen) {
 		in.preset = append(in.preset, false)
 		in.presetEnd, in.presetThread = append(in.presetEnd, NoNode), append(in.presetThread, NoNode)
 	}
@@ -217,84 +245,68 @@ func (in *inserter) keyed() {
 	in.batchPaths = append(in.batchPaths, in.lastPath)
 }
 
-// columns copies the batch's paths into one column per depth, in one
-// slab: column d holds frame d of the paths longer than d, in group order,
-// which is the order of the live paths at depth d. Reading a column is
-// sequential; reading frame d of every path in the batch is not.
-func (in *inserter) columns(groups int) [][]FrameID {
-	maxLen := 0
-	for g := range groups {
-		maxLen = max(maxLen, in.ends[g]-in.pathStart(g))
-	}
-	in.count = resize(in.count, maxLen+1)
-	clear(in.count)
-	for g := range groups {
-		in.count[in.ends[g]-in.pathStart(g)]++
-	}
-	in.slab = resize(in.slab, len(in.frames))
-	in.cols = resize(in.cols, maxLen)
-	at, longer := 0, groups-int(in.count[0]) // paths longer than d (preset groups have none)
-	for d := range maxLen {
-		in.cols[d] = in.slab[at : at : at+longer]
-		at += longer
-		longer -= int(in.count[d+1])
-	}
-	for g := range groups {
-		for d, f := range in.groupPath(g) {
-			in.cols[d] = append(in.cols[d], f)
-		}
-	}
-	return in.cols
-}
-
-// step records that live path i (group g) reached node id at depth d, and
-// keeps it live at position *next when its path goes deeper.
-func (in *inserter) step(d int, g int32, i int, id NodeID, next *int) {
+// step records that a live path (group g) reached node id at depth d,
+// having made it if made, and keeps it live at position *next when its
+// path goes deeper.
+func (in *inserter) step(d int, g int32, id NodeID, made bool, next *int) {
 	if d == 0 {
 		in.thread[g] = id
 	}
-	if in.at[i]+1 == in.ends[g] {
+	if in.glen[g] == int32(d+1) {
 		in.end[g] = id
 		return
 	}
-	in.alive[*next], in.cur[*next], in.at[*next] = g, id, in.at[i]+1
+	in.alive[*next], in.cur[*next], in.made[*next] = g, id, made
 	*next++
 }
 
-// pathStart returns where group g's path starts in in.frames.
-func (in *inserter) pathStart(g int) int {
-	if g > 0 {
-		return in.ends[g-1]
-	}
-	return 0
-}
-
-// groupPath returns the path of group g.
-func (in *inserter) groupPath(g int) []FrameID {
-	return in.frames[in.pathStart(g):in.ends[g]]
-}
-
 // endSample ends the path of sample s (an index in in.src), which the
-// caller appended to in.frames, and inserts the batch when it is full.
-func (in *inserter) endSample(s int) {
-	g := len(in.ends)
-	if g > 0 {
-		prevEnd := in.ends[g-1]
-		prev := in.groupPath(g - 1)
-		if slices.Equal(prev, in.frames[prevEnd:]) {
-			in.frames = in.frames[:prevEnd]
-			g--
-		} else {
-			in.ends = append(in.ends, len(in.frames))
+// caller read into in.path, its first known frames copied from in.prev,
+// and inserts the batch when it is full.
+func (in *inserter) endSample(s, known int) {
+	g := int32(len(in.glen))
+	path, lcp := in.path, 0
+	if in.prevGroup >= 0 {
+		prev := in.prev
+		lcp = known
+		n := min(len(prev), len(path))
+		for lcp < n && prev[lcp] == path[lcp] {
+			lcp++
 		}
-	} else {
-		in.ends = append(in.ends, len(in.frames))
+		if lcp == len(path) && lcp == len(prev) && in.prevGroup == g-1 {
+			in.samples = append(in.samples, s)
+			in.group = append(in.group, g-1)
+			return
+		}
 	}
+	for len(in.cols) < len(path) {
+		in.cols, in.colLen = append(in.cols, nil), append(in.colLen, 0)
+	}
+	for d := lcp; d < len(path); d++ {
+		n := in.colLen[d]
+		if int(n) == len(in.cols[d]) {
+			in.growColumn(d)
+		}
+		in.cols[d][n] = path[d]
+		in.colLen[d] = n + 1
+	}
+	in.stored += len(path) - lcp
+	in.glen, in.glcp = append(in.glen, int32(len(path))), append(in.glcp, int32(lcp))
+	in.prev, in.path, in.prevGroup = path, in.prev, g
 	in.samples = append(in.samples, s)
-	in.group = append(in.group, int32(g))
-	if len(in.frames) >= in.batch {
+	in.group = append(in.group, g)
+	if in.stored >= in.batch {
 		in.flush()
 	}
+}
+
+// growColumn doubles column d's room: append grows a large column by a
+// quarter, which copied the columns of a 1.6 M-stack batch four times
+// over.
+func (in *inserter) growColumn(d int) {
+	c := make([]FrameID, max(2*len(in.cols[d]), 256))
+	copy(c, in.cols[d][:in.colLen[d]])
+	in.cols[d] = c
 }
 
 // flush inserts the batch into the tree.
@@ -303,17 +315,14 @@ func (in *inserter) flush() {
 		return
 	}
 	t := in.t
-	groups := len(in.ends)
+	groups := len(in.glen)
 	base := NodeID(len(t.Nodes))
-	in.parent, in.frame, in.first = in.parent[:0], in.frame[:0], in.first[:0]
-	in.head, in.sib = in.head[:0], in.sib[:0]
+	in.parent, in.kid, in.first, in.head = in.parent[:0], in.kid[:0], in.first[:0], in.head[:0]
 	in.end = resize(in.end, groups)
 	in.thread = resize(in.thread, groups)
 
-	// Every path starts at depth 0 (it holds its thread); at[i] is where
-	// alive path i's next frame is in in.frames. Reading frame d of every
-	// path walks in.frames forwards, which the hardware prefetches.
-	in.alive, in.cur, in.at = resize(in.alive, groups), resize(in.cur, groups), resize(in.at, groups)
+	// Every path starts at depth 0 (it holds its thread).
+	in.alive, in.cur, in.made = resize(in.alive, groups), resize(in.cur, groups), resize(in.made, groups)
 	live := 0
 	for g := range groups {
 		// preset is as long as the groups up to the last preset one
@@ -322,43 +331,49 @@ func (in *inserter) flush() {
 			in.end[g], in.thread[g] = in.presetEnd[g], in.presetThread[g]
 			continue
 		}
-		in.alive[live], in.cur[live], in.at[live] = int32(g), RootID, in.pathStart(g)
+		in.alive[live], in.cur[live], in.made[live] = int32(g), RootID, false
 		live++
 	}
-	in.alive, in.cur, in.at = in.alive[:live], in.cur[:live], in.at[:live]
-	cols := in.columns(groups)
-	if in.last && 4*cap(in.frames) > maxPooledScratch/2 {
-		// The columns hold the frames now: a large buffer can go while
-		// the nodes are made, which is when a tree's memory peaks. (A
-		// small one is kept for the next profile: scratchPool.)
-		in.frames = nil
-	}
+	in.alive, in.cur, in.made = in.alive[:live], in.cur[:live], in.made[:live]
+	in.levels = in.levels[:0]
 	for d := 0; len(in.alive) > 0; d++ {
+		in.levels = append(in.levels, int32(len(in.parent)))
 		in.level.reset()
-		col := cols[d]
-		next := 0 // alive, cur and at are filtered in place
+		col, c := in.cols[d][:in.colLen[d]], 0
+		next := 0 // alive, cur and made are filtered in place
 		lastParent, lastFrame, lastID := NoNode, FrameID(-1), NoNode
 		for i, g := range in.alive {
-			parent, f := in.cur[i], col[i]
-			// Neighbouring paths often share this step (time-ordered
-			// samples, shallow depths): no lookup then.
-			if parent == lastParent && f == lastFrame {
-				in.step(d, g, i, lastID, &next)
-				continue
+			// A path that shares this depth's frame with the path group
+			// before it (the live path before it, then) reaches its node
+			// (glcp); neighbouring paths often share this step otherwise
+			// too (shallow depths): no lookup then. A path that made its
+			// parent makes the child: a chain of new nodes, most of them,
+			// costs no lookup.
+			made := false
+			if in.glcp[g] <= int32(d) {
+				parent, f := in.cur[i], col[c]
+				c++
+				switch {
+				case in.made[i]:
+					lastID, made = in.addFirst(parent, f, g, base), true
+					lastParent, lastFrame = parent, f
+				case parent != lastParent || f != lastFrame:
+					id, found := in.lookup(parent, f, base)
+					if !found {
+						id, made = in.add(parent, f, g, base), true
+					}
+					lastParent, lastFrame, lastID = parent, f, id
+				}
 			}
-			id, found := in.lookup(parent, f, base)
-			if !found {
-				id = in.add(parent, f, g, base)
-			}
-			lastParent, lastFrame, lastID = parent, f, id
-			in.step(d, g, i, id, &next)
+			in.step(d, g, lastID, made, &next)
 		}
-		in.alive, in.cur, in.at = in.alive[:next], in.cur[:next], in.at[:next]
+		in.alive, in.cur, in.made = in.alive[:next], in.cur[:next], in.made[:next]
 	}
+	in.levels = append(in.levels, int32(len(in.parent)))
 
 	n := len(in.parent)
-	if frames := len(in.slab); frames > 0 {
-		in.nodesPerFrame = float64(n) / float64(frames)
+	if in.stored > 0 {
+		in.nodesPerFrame = float64(n) / float64(in.stored)
 	}
 	// Counting sort by first group, stable: within a group the new nodes
 	// form one path, created depth by depth.
@@ -379,7 +394,7 @@ func (in *inserter) flush() {
 	// The new nodes are written in that order, one after another, their
 	// child lists (of exact length, filled as their children come) in one
 	// slab: a new node's children come after it.
-	nkids := resize(in.count, n) // reuses count: the sort is done
+	nkids := in.first // reuses first: the sort is done
 	clear(nkids)
 	links := 0 // new nodes under existing ones
 	for _, p := range in.parent {
@@ -389,14 +404,21 @@ func (in *inserter) flush() {
 			links++
 		}
 	}
-	in.count = nkids
-	kidAt := resize(in.kidAt, n) // where a new node's next child goes in its list
-	in.kidAt = kidAt
+	// Each new node's depth (head is done with) is its level's: reading
+	// its parent's missed the cache at each new node whose parent another
+	// group made.
+	depth := in.head
+	for d := range len(in.levels) - 1 {
+		lv := depth[in.levels[d]:in.levels[d+1]]
+		for j := range lv {
+			lv[j] = int32(d + 1)
+		}
+	}
+	placed := resize(in.placed, n)
+	in.placed = placed
 	off := int32(0)
-	in.final = resize(in.final, n)
 	for r, i := range order {
-		in.final[i] = base + NodeID(r)
-		kidAt[i] = off
+		placed[i] = placement{base + NodeID(r), off}
 		off += nkids[i]
 	}
 	// The new nodes' lists go at the end of the tree's child array (which
@@ -412,15 +434,15 @@ func (in *inserter) flush() {
 	t.growValues(n)
 	for r, i := range order {
 		id := base + NodeID(r)
-		p, f := in.parent[i], in.frame[i]
+		p, f := in.parent[i], in.kid[i].frame
 		if p >= base {
-			pt := p - base
-			p = in.final[pt]
-			t.kids[kidBase+kidAt[pt]] = id
-			kidAt[pt]++
+			pl := &placed[p-base]
+			p = pl.id
+			t.kids[kidBase+pl.at] = id
+			pl.at++
 		}
 		k := nkids[i]
-		t.Nodes[id] = Node{Frame: f, Parent: p, Depth: t.Nodes[p].Depth + 1, kidOff: kidBase + kidAt[i], kidCap: k, kidLen: k}
+		t.Nodes[id] = Node{Frame: f, Parent: p, Depth: depth[i], kidOff: kidBase + placed[i].at, kidCap: k, kidLen: k}
 		if p < base {
 			t.link(p, id, f)
 		}
@@ -433,10 +455,10 @@ func (in *inserter) flush() {
 
 	for g := range groups {
 		if e := in.end[g]; e >= base {
-			in.end[g] = in.final[e-base]
+			in.end[g] = placed[e-base].id
 		}
 		if th := in.thread[g]; th >= base {
-			in.thread[g] = in.final[th-base]
+			in.thread[g] = placed[th-base].id
 		}
 	}
 	for _, p := range in.batchPaths {
@@ -490,8 +512,8 @@ func (in *inserter) lookup(parent NodeID, f FrameID, base NodeID) (NodeID, bool)
 		pt := parent - base
 		if h := in.head[pt]; h != wideList {
 			hops := 0
-			for c := h; c >= 0; c = in.sib[c] {
-				if in.frame[c] == f {
+			for c := h; c >= 0; c = in.kid[c].sib {
+				if in.kid[c].frame == f {
 					return base + NodeID(c), true
 				}
 				hops++
@@ -523,8 +545,8 @@ const wideList = -2
 
 // widen moves new parent pt's children from its list to the level table.
 func (in *inserter) widen(pt NodeID, base NodeID) {
-	for c := in.head[pt]; c >= 0; c = in.sib[c] {
-		slot, _ := in.level.find(base+pt, in.frame[c])
+	for c := in.head[pt]; c >= 0; c = in.kid[c].sib {
+		slot, _ := in.level.find(base+pt, in.kid[c].frame)
 		*slot = base + NodeID(c)
 		in.level.added()
 	}
@@ -540,19 +562,34 @@ func (in *inserter) add(parent NodeID, f FrameID, g int32, base NodeID) NodeID {
 	tmp := int32(len(in.parent))
 	id := base + NodeID(tmp)
 	in.parent = append(in.parent, parent)
-	in.frame = append(in.frame, f)
 	in.first = append(in.first, g)
 	in.head = append(in.head, -1)
-	in.sib = append(in.sib, -1)
 	if parent >= base && in.head[parent-base] != wideList {
 		pt := parent - base
-		in.sib[tmp], in.head[pt] = in.head[pt], tmp
+		in.kid = append(in.kid, kidLink{f, in.head[pt]})
+		in.head[pt] = tmp
 	} else {
+		in.kid = append(in.kid, kidLink{f, -1})
 		*in.claimed = id
 		in.level.added()
 	}
 	in.claimed = nil
 	return id
+}
+
+// addFirst makes the first child of new node parent, a path's next node
+// after the one it made (inserter.made).
+func (in *inserter) addFirst(parent NodeID, f FrameID, g int32, base NodeID) NodeID {
+	if len(in.parent) == cap(in.parent) {
+		in.growNew()
+	}
+	tmp := int32(len(in.parent))
+	in.parent = append(in.parent, parent)
+	in.kid = append(in.kid, kidLink{f, -1})
+	in.first = append(in.first, g)
+	in.head = append(in.head, -1)
+	in.head[parent-base] = tmp
+	return base + NodeID(tmp)
 }
 
 // growNew doubles the room for new nodes: append grows large slices by a
@@ -568,13 +605,12 @@ func (in *inserter) growNew() {
 		if perFrame == 0 {
 			perFrame = 1.0 / 8
 		}
-		n = max(n, int(float64(len(in.slab))*perFrame*1.1))
+		n = max(n, int(float64(in.stored)*perFrame*1.1))
 	}
 	in.parent = slices.Grow(in.parent, n)
-	in.frame = slices.Grow(in.frame, n)
+	in.kid = slices.Grow(in.kid, n)
 	in.first = slices.Grow(in.first, n)
 	in.head = slices.Grow(in.head, n)
-	in.sib = slices.Grow(in.sib, n)
 }
 
 // resize returns s with length n, reallocated when too small; the contents
@@ -768,16 +804,17 @@ func (pt *pathTable) grow() {
 // allocated, cleared and faulted in 200 times. The tree keeps none of
 // them.
 type scratch struct {
-	ins  inserter
-	locs locationCache
+	ins    inserter
+	locs   locationCache
+	prefix pathPrefix
 }
 
-// scratchPool holds scratches of no more than maxPooledScratch bytes
-// (12 MB for a 20,000-stack profile, 30 MB for 50,000): a larger
-// profile's buffers (121 MB for 200,000 stacks) are garbage once its tree
-// is built, as they were before, so that a pooled one does not add to the
-// memory of the comparison that follows; its build is long enough that
-// fresh buffers are a small part of it.
+// scratchPool holds scratches of no more than maxPooledScratch bytes (8 MB
+// for a 20,000-stack synthetic profile, 12 MB before a batch's paths were
+// held once, by depth): a larger profile's buffers (84 MB for 200,000
+// stacks) are garbage once its tree is built, as they were before, so that
+// a pooled one does not add to the memory of the comparison that follows;
+// its build is long enough that fresh buffers are a small part of it.
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 
 const maxPooledScratch = 32 << 20
@@ -802,13 +839,16 @@ func (b *Builder) release() {
 // bytes is the scratch's buffers' size.
 func (sc *scratch) bytes() int {
 	in := &sc.ins
-	n := 4 * (cap(in.frames) + cap(in.group) + cap(in.batchPaths) + cap(in.presetEnd) + cap(in.presetThread) +
-		cap(in.end) + cap(in.thread) + cap(in.slab) + cap(in.alive) + cap(in.cur) +
-		cap(in.parent) + cap(in.frame) + cap(in.first) + cap(in.head) + cap(in.sib) +
-		cap(in.final) + cap(in.order) + cap(in.kidAt) + cap(in.count) + cap(in.paths.slots) +
-		cap(sc.locs.one) + cap(sc.locs.more) + 2*cap(sc.locs.spans))
-	n += 8 * (cap(in.ends) + cap(in.samples) + cap(in.at))
-	n += 24*cap(in.cols) + cap(in.preset) + 32*cap(in.paths.entries)
+	n := 4 * (cap(in.glen) + cap(in.glcp) + cap(in.path) + cap(in.prev) + cap(in.group) + cap(in.batchPaths) + cap(in.presetEnd) + cap(in.presetThread) +
+		cap(in.end) + cap(in.thread) + cap(in.alive) + cap(in.cur) +
+		cap(in.parent) + 2*cap(in.kid) + cap(in.first) + cap(in.head) +
+		2*cap(in.placed) + cap(in.order) + cap(in.count) + cap(in.paths.slots) + cap(in.levels) +
+		cap(sc.locs.one) + cap(sc.locs.more) + 2*cap(sc.locs.spans) + cap(sc.prefix.stack) + cap(sc.prefix.ends))
+	for _, c := range in.cols {
+		n += 4 * cap(c)
+	}
+	n += 8 * cap(in.samples)
+	n += 24*cap(in.cols) + 4*cap(in.colLen) + cap(in.preset) + cap(in.made) + 32*cap(in.paths.entries)
 	n += 16 * (len(in.level.buf) + len(in.level.spare))
 	return n
 }

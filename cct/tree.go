@@ -426,6 +426,16 @@ func (t *Tree) PreOrder() []NodeID {
 func (t *Tree) ComputeTotals() {
 	copy(t.total, t.self)
 	k := len(t.SampleTypes)
+	if k == 2 { // the common case (samples and time): no inner loop
+		for i := len(t.Nodes) - 1; i > 0; i-- {
+			c, p := 2*i, 2*int(t.Nodes[i].Parent)
+			tc := t.total[c : c+2 : c+2]
+			tp := t.total[p : p+2 : p+2]
+			tp[0] += tc[0]
+			tp[1] += tc[1]
+		}
+		return
+	}
 	for i := len(t.Nodes) - 1; i > 0; i-- {
 		c, p := i*k, int(t.Nodes[i].Parent)*k
 		for j := range k {
