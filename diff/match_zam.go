@@ -26,9 +26,12 @@ type matcher struct {
 	restKB []key
 	// strictOf is strictCommon's match per node of the new run.
 	strictOf []int32
-	// adds and stack are addRun's second pass's.
+	// adds and stack are addRun's second pass's, ordAt and ord the
+	// orders its first pass paired children in.
 	adds  []bool
 	stack []pair
+	ordAt []int32
+	ord   []int32
 }
 
 func newMatcher(mode Matching, budget Budget) *matcher {
@@ -271,8 +274,9 @@ func (m *matcher) matchTrees(a, b *run, mode Matching) []int32 {
 		}
 		pairs := m.siblings(ka, kb, ca, cb, d, mode)
 		if m.renaming(mode, d, len(chA), len(chB), len(pairs)) {
-			lo, ln := leftovers(len(chA), len(chB), pairs)
-			pairs = m.renames(m.runCands(a, chA, lo), m.runCands(b, chB, ln), keysA, keysB, pairs)
+			if lo, ln := m.renameLeftovers(ka, kb, pairs, keysA, keysB); len(lo) > 0 && len(ln) > 0 {
+				pairs = m.renames(m.runCands(a, chA, lo), m.runCands(b, chB, ln), keysA, keysB, pairs)
+			}
 		}
 		for _, q := range pairs {
 			baseOf[chB[q.b]] = int32(chA[q.a])

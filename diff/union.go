@@ -99,6 +99,9 @@ func (u *union) grow(n int) {
 	u.kidOff = slices.Grow(u.kidOff, n)
 	u.kidLen = slices.Grow(u.kidLen, n)
 	u.kidCap = slices.Grow(u.kidCap, n)
+	if u.callSites {
+		u.callSite = slices.Grow(u.callSite, n)
+	}
 }
 
 func (u *union) add(parent int32, k key, callSite, weight int64) int32 {
@@ -115,23 +118,33 @@ func (u *union) add(parent int32, k key, callSite, weight int64) int32 {
 	u.kidLen = append(u.kidLen, 0)
 	u.kidCap = append(u.kidCap, 0)
 	if u.kidLen[parent] == u.kidCap[parent] {
-		n, room := u.kidLen[parent], max(2*u.kidCap[parent], 2)
-		if off := u.kidOff[parent]; int(off+u.kidCap[parent]) == len(u.kids) && n > 0 {
-			// Last in the arrays: grow in place.
-			u.kids = append(u.kids, make([]int32, room-n)...)
-			u.kidKeys = append(u.kidKeys, make([]key, room-n)...)
-		} else {
-			kids, keys := u.children(parent), u.childKeys(parent)
-			u.kidOff[parent] = int32(len(u.kids))
-			u.kids = append(append(u.kids, kids...), make([]int32, room-n)...)
-			u.kidKeys = append(append(u.kidKeys, keys...), make([]key, room-n)...)
-		}
-		u.kidCap[parent] = room
+		u.makeRoom(parent, 1)
 	}
 	at := u.kidOff[parent] + u.kidLen[parent]
 	u.kids[at], u.kidKeys[at] = id, k
 	u.kidLen[parent]++
 	return id
+}
+
+// makeRoom gives node x's child list room for n more children: a full
+// list moves to the end of the arrays with at least twice the room (or
+// grows in place when it is last there).
+func (u *union) makeRoom(x int32, n int) {
+	have, room := u.kidLen[x], max(u.kidLen[x]+int32(n), 2*u.kidCap[x], 2)
+	if have+int32(n) <= u.kidCap[x] {
+		return
+	}
+	if off := u.kidOff[x]; int(off+u.kidCap[x]) == len(u.kids) && u.kidCap[x] > 0 {
+		// Last in the arrays: grow in place.
+		u.kids = append(u.kids, make([]int32, room-u.kidCap[x])...)
+		u.kidKeys = append(u.kidKeys, make([]key, room-u.kidCap[x])...)
+	} else {
+		kids, keys := u.children(x), u.childKeys(x)
+		u.kidOff[x] = int32(len(u.kids))
+		u.kids = append(append(u.kids, kids...), make([]int32, room-have)...)
+		u.kidKeys = append(append(u.kidKeys, keys...), make([]key, room-have)...)
+	}
+	u.kidCap[x] = room
 }
 
 // rekey gives the i-th child of x, c, the key k.
@@ -183,9 +196,19 @@ func (m *matcher) addRun(u *union, r *run, mode Matching) {
 		toU[i] = -1 // not matched (yet)
 	}
 	toU[0] = 0
-	// order holds, for the lists siblings matched (not the same on both
-	// sides), the run's matched children in the order it paired them.
-	var order map[int32][]int32
+	// For the lists siblings matched (not the same on both sides), the
+	// run's matched children in the order it paired them: node rn's are
+	// ord[o+1:o+1+ord[o]] for o = ordAt[rn]-1 (ordAt[rn] == 0: none). A
+	// slice per list in a map cost an allocation and two map accesses per
+	// list, and most lists of an independent pair (gopair) are not the same.
+	ordAt := m.ordAt[:0]
+	if cap(ordAt) >= n {
+		ordAt = ordAt[:n]
+		clear(ordAt)
+	} else {
+		ordAt = make([]int32, n)
+	}
+	ord := m.ord[:0]
 	var cu, cr []int64
 	for rn := range int32(n) {
 		ux := toU[rn]
@@ -212,11 +235,13 @@ func (m *matcher) addRun(u *union, r *run, mode Matching) {
 		}
 		pairs := m.siblings(ku, kr, cu, cr, d, mode)
 		if m.renaming(mode, d, len(chU), len(chR), len(pairs)) {
-			lo, ln := leftovers(len(chU), len(chR), pairs)
-			pairs = m.renames(m.unionCands(u, chU, lo), m.runCands(r, chR, ln), unionKeys, runKeys, pairs)
+			if lo, ln := m.renameLeftovers(ku, kr, pairs, unionKeys, runKeys); len(lo) > 0 && len(ln) > 0 {
+				pairs = m.renames(m.unionCands(u, chU, lo), m.runCands(r, chR, ln), unionKeys, runKeys, pairs)
+			}
 		}
-		ord := make([]int32, len(pairs))
-		for i, q := range pairs {
+		ordAt[rn] = int32(len(ord)) + 1
+		ord = append(ord, int32(len(pairs)))
+		for _, q := range pairs {
 			rc, uc := int32(chR[q.b]), chU[q.a]
 			if k := kr[q.b]; ku[q.a] != k {
 				// Renamed: the node takes the newer name, under which
@@ -224,51 +249,69 @@ func (m *matcher) addRun(u *union, r *run, mode Matching) {
 				u.rekey(ux, int(q.a), uc, k)
 			}
 			toU[rc] = uc
-			ord[i] = rc
+			ord = append(ord, rc)
 		}
-		if order == nil {
-			order = map[int32][]int32{}
-		}
-		order[rn] = ord
 	}
+	m.ordAt, m.ord = ordAt, ord
 
 	// adds[x]: something is added to the union in node x's subtree.
 	adds := resetBools(m.adds, n)
 	m.adds = adds
+	added := 0
 	for rn := n - 1; rn > 0; rn-- {
-		if toU[rn] < 0 || adds[rn] {
+		if toU[rn] < 0 {
+			added++
+			adds[r.parent[rn]] = true
+		} else if adds[rn] {
 			adds[r.parent[rn]] = true
 		}
 	}
 	if !adds[0] {
 		return
 	}
+	// Room for what is added, at once: each node is a child of another.
+	u.grow(added)
+	u.kids = slices.Grow(u.kids, added)
+	u.kidKeys = slices.Grow(u.kidKeys, added)
 	stack := append(m.stack[:0], pair{0, 0}) // (union node, run node)
 	for len(stack) > 0 {
 		p := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		chR := r.children(p.b)
-		if len(chR) == 0 {
+		sr, er := r.kidStart[p.b], r.kidStart[p.b+1]
+		if sr == er {
 			continue
 		}
-		kr := r.kidKeys[r.kidStart[p.b]:r.kidStart[p.b+1]]
+		chR, kr := r.kids[sr:er], r.kidKeys[sr:er]
 		all := u.kidLen[p.a] == 0
 		if all {
 			// Nothing to match against (new subtrees, or a union leaf):
 			// every child is a new union node.
 			u.reserveKids(p.a, len(chR))
-		} else if ord, ok := order[p.b]; ok {
-			for _, rc := range ord {
-				if adds[rc] {
-					stack = append(stack, pair{toU[rc], rc})
-				}
-			}
 		} else {
-			for _, c := range chR {
-				if adds[c] {
-					stack = append(stack, pair{toU[c], int32(c)})
+			more := 0
+			if o := ordAt[p.b]; o > 0 {
+				for _, rc := range ord[o : o+ord[o-1]] {
+					if adds[rc] {
+						stack = append(stack, pair{toU[rc], rc})
+					}
+				}
+				more = len(chR) - int(ord[o-1])
+			} else {
+				for _, c := range chR {
+					if adds[c] {
+						stack = append(stack, pair{toU[c], int32(c)})
+					}
+				}
+				for _, c := range chR {
+					if toU[c] < 0 {
+						more++
+					}
 				}
 			}
+			if more == 0 {
+				continue
+			}
+			u.makeRoom(p.a, more)
 		}
 		for j, c := range chR {
 			rc := int32(c)
@@ -293,13 +336,16 @@ func (m *matcher) addRun(u *union, r *run, mode Matching) {
 // anyway; copying the arrays costs a tenth of walking the tree.
 func (u *union) copyRun(r *run) {
 	n := r.nodes()
+	if u.callSites {
+		u.callSite = make([]int64, 1, n)
+	}
 	u.grow(n - 1)
 	u.parent = u.parent[:n]
 	u.key = u.key[:n]
 	u.depth = u.depth[:n]
 	u.weight = u.weight[:n]
 	if u.callSites {
-		u.callSite = make([]int64, n)
+		u.callSite = u.callSite[:n]
 	}
 	u.kidOff, u.kidLen, u.kidCap = u.kidOff[:n], u.kidLen[:n], u.kidCap[:n]
 	u.kids = make([]int32, len(r.kids))
