@@ -26,12 +26,11 @@ type matcher struct {
 	restKB []key
 	// strictOf is strictCommon's match per node of the new run.
 	strictOf []int32
-	// adds and stack are addRun's second pass's, ordAt and ord the
-	// orders its first pass paired children in.
-	adds  []bool
-	stack []pair
-	ordAt []int32
+	// flags, spans, ord and stack are addRun's.
+	flags []uint8
+	spans []ordSpan
 	ord   []int32
+	stack []pair
 }
 
 func newMatcher(mode Matching, budget Budget) *matcher {
@@ -217,9 +216,9 @@ func (m *matcher) residual(ka, kb []key, out []pair, start int) []pair {
 	return out
 }
 
-func resetBools(b []bool, n int) []bool {
+func resetBools[T bool | uint8](b []T, n int) []T {
 	if cap(b) < n {
-		return make([]bool, n)
+		return make([]T, n)
 	}
 	b = b[:n]
 	clear(b)

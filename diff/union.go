@@ -36,6 +36,9 @@ type union struct {
 	// (release) once every run is added.
 	weight []int64
 	keys   keySet
+	// copied is the run the union was copied from (copyRun), whose toU
+	// is the identity.
+	copied *run
 
 	// Filled by values, after every run is added: per node and run the
 	// inclusive and self values (total[u*runs+r], self[u*runs+r], only
@@ -196,19 +199,19 @@ func (m *matcher) addRun(u *union, r *run, mode Matching) {
 		toU[i] = -1 // not matched (yet)
 	}
 	toU[0] = 0
-	// For the lists siblings matched (not the same on both sides), the
-	// run's matched children in the order it paired them: node rn's are
-	// ord[o+1:o+1+ord[o]] for o = ordAt[rn]-1 (ordAt[rn] == 0: none). A
-	// slice per list in a map cost an allocation and two map accesses per
-	// list, and most lists of an independent pair (gopair) are not the same.
-	ordAt := m.ordAt[:0]
-	if cap(ordAt) >= n {
-		ordAt = ordAt[:n]
-		clear(ordAt)
-	} else {
-		ordAt = make([]int32, n)
-	}
-	ord := m.ord[:0]
+	// flags[rn]: node rn's list was matched by siblings (not the same on
+	// both sides: ordered), and something is added in its subtree (adds).
+	// The run's matched children of an ordered list, in the order siblings
+	// paired them, are ord[s.off:s.off+s.n] for its span s in spans (in
+	// node order), found by binary search for the few nodes the second
+	// pass reaches with one. A slice per list in a map cost an allocation
+	// and two map accesses per list, and most lists of an independent pair
+	// (gopair) are ordered; an offset per node would cost 4 bytes per
+	// node (32 MB at 8M nodes), where the flags share the byte the adds
+	// mark had.
+	flags := resetBools(m.flags, n)
+	m.flags = flags
+	spans, ord := m.spans[:0], m.ord[:0]
 	var cu, cr []int64
 	for rn := range int32(n) {
 		ux := toU[rn]
@@ -239,8 +242,8 @@ func (m *matcher) addRun(u *union, r *run, mode Matching) {
 				pairs = m.renames(m.unionCands(u, chU, lo), m.runCands(r, chR, ln), unionKeys, runKeys, pairs)
 			}
 		}
-		ordAt[rn] = int32(len(ord)) + 1
-		ord = append(ord, int32(len(pairs)))
+		flags[rn] = ordered
+		spans = append(spans, ordSpan{rn, int32(len(ord)), int32(len(pairs))})
 		for _, q := range pairs {
 			rc, uc := int32(chR[q.b]), chU[q.a]
 			if k := kr[q.b]; ku[q.a] != k {
@@ -252,21 +255,18 @@ func (m *matcher) addRun(u *union, r *run, mode Matching) {
 			ord = append(ord, rc)
 		}
 	}
-	m.ordAt, m.ord = ordAt, ord
+	m.spans, m.ord = spans, ord
 
-	// adds[x]: something is added to the union in node x's subtree.
-	adds := resetBools(m.adds, n)
-	m.adds = adds
 	added := 0
 	for rn := n - 1; rn > 0; rn-- {
 		if toU[rn] < 0 {
 			added++
-			adds[r.parent[rn]] = true
-		} else if adds[rn] {
-			adds[r.parent[rn]] = true
+			flags[r.parent[rn]] |= adds
+		} else if flags[rn]&adds != 0 {
+			flags[r.parent[rn]] |= adds
 		}
 	}
-	if !adds[0] {
+	if flags[0]&adds == 0 {
 		return
 	}
 	// Room for what is added, at once: each node is a child of another.
@@ -289,16 +289,18 @@ func (m *matcher) addRun(u *union, r *run, mode Matching) {
 			u.reserveKids(p.a, len(chR))
 		} else {
 			more := 0
-			if o := ordAt[p.b]; o > 0 {
-				for _, rc := range ord[o : o+ord[o-1]] {
-					if adds[rc] {
+			if flags[p.b]&ordered != 0 {
+				i, _ := slices.BinarySearchFunc(spans, p.b, func(s ordSpan, rn int32) int { return int(s.rn - rn) })
+				sp := spans[i]
+				for _, rc := range ord[sp.off : sp.off+sp.n] {
+					if flags[rc]&adds != 0 {
 						stack = append(stack, pair{toU[rc], rc})
 					}
 				}
-				more = len(chR) - int(ord[o-1])
+				more = len(chR) - int(sp.n)
 			} else {
 				for _, c := range chR {
-					if adds[c] {
+					if flags[c]&adds != 0 {
 						stack = append(stack, pair{toU[c], int32(c)})
 					}
 				}
@@ -330,6 +332,16 @@ func (m *matcher) addRun(u *union, r *run, mode Matching) {
 	m.stack = stack
 }
 
+// addRun's flags per run node.
+const (
+	ordered uint8 = 1 << iota // its list was matched by siblings
+	adds                      // something is added in its subtree
+)
+
+// An ordSpan locates the matched children of run node rn's ordered list in
+// addRun's ord.
+type ordSpan struct{ rn, off, n int32 }
+
 // copyRun makes the empty union a copy of the first run, node for node:
 // union node i is the run's node i (cct ids, like union ids, are larger
 // than their parents'). Matching against an empty union adds every node
@@ -348,6 +360,7 @@ func (u *union) copyRun(r *run) {
 		u.callSite = u.callSite[:n]
 	}
 	u.kidOff, u.kidLen, u.kidCap = u.kidOff[:n], u.kidLen[:n], u.kidCap[:n]
+	u.copied = r
 	u.kids = make([]int32, len(r.kids))
 	for i, c := range r.kids {
 		u.kids[i] = int32(c)
@@ -375,17 +388,24 @@ func (u *union) copyRun(r *run) {
 }
 
 // values fills the per-node values from the runs, base runs first. It
-// runs on the comparison's critical path, so the two sides are scattered
-// in parallel (each writes its own arrays and its own runs' slots of
-// total), and then the means are taken on every core.
+// runs on the comparison's critical path.
 //
-// The per-run values (total, self, sample) are only kept when perRun asks
-// for them, as the significance tests of Stats mode do; otherwise the means
-// are summed directly, run by run in the same order, which gives the same
-// sums.
+// It gathers: each node's row (its value in every run, when perRun asks
+// for them, as the significance tests of Stats mode do), its sums per
+// side and its counts of runs are written at once, node after node, on
+// every core, from each run's node for it (fromU, the inverse of toU).
+// Scattering run by run wrote five arrays at the run's union nodes, which
+// are all over the union for a run that adds much (gopair's new run: 1.08M
+// of its 1.39M nodes added, in depth-first order), two of them rows shared
+// by both sides' goroutines; a gather writes every array in order and
+// reads two (the run's total and self) where fromU says. The run the union
+// was copied from (copyRun) is its own inverse. The sums are taken in run
+// order from 0, adding 0 for runs without the node, which gives the sums
+// the scatter gave.
 func (u *union) values(base, nw []*run, perRun bool) {
 	n := u.len()
-	u.runs = len(base) + len(nw)
+	runs := append(base[:len(base):len(base)], nw...)
+	u.runs = len(runs)
 	if perRun {
 		u.total = make([]int64, n*u.runs)
 		u.self = make([]int64, n*u.runs)
@@ -396,48 +416,62 @@ func (u *union) values(base, nw []*run, perRun bool) {
 	u.inNew = make([]int32, n)
 	u.meanBase = make([]float64, n)
 	u.meanNew = make([]float64, n)
-	scatter := func(runs []*run, first int, self, mean []float64, in []int32) {
-		for j, r := range runs {
-			ri := first + j
-			for i, x := range r.toU {
-				if perRun {
-					u.total[int(x)*u.runs+ri] = r.total[i]
-					u.self[int(x)*u.runs+ri] = r.self[i]
-				} else {
-					mean[x] += float64(r.total[i])
-				}
-				self[x] += float64(r.self[i])
-				in[x]++
-			}
-		}
-	}
-	kb, kn := float64(len(base)), float64(len(nw))
-	means := func(from, to int) {
-		for x := from; x < to; x++ {
-			u.selfBase[x] /= kb
-			u.selfNew[x] /= kn
-			if !perRun {
-				u.meanBase[x] /= kb
-				u.meanNew[x] /= kn
-				continue
-			}
-			vals := u.total[x*u.runs : (x+1)*u.runs]
-			var sb, sn float64
-			for ri, v := range vals {
-				if ri < len(base) {
-					sb += float64(v)
-				} else {
-					sn += float64(v)
-				}
-			}
-			u.meanBase[x], u.meanNew[x] = sb/kb, sn/kn
-		}
-	}
+	fromU := make([][]int32, len(runs)) // nil: the identity (copyRun)
 	var wg sync.WaitGroup
-	wg.Go(func() { scatter(base, 0, u.selfBase, u.meanBase, u.inBase) })
-	scatter(nw, len(base), u.selfNew, u.meanNew, u.inNew)
+	for ri, r := range runs {
+		if r == u.copied {
+			continue
+		}
+		wg.Go(func() {
+			f := make([]int32, n)
+			for i := range f {
+				f[i] = -1
+			}
+			for i, x := range r.toU {
+				f[x] = int32(i)
+			}
+			fromU[ri] = f
+		})
+	}
 	wg.Wait()
-	parallel(n, means)
+	nb := len(base)
+	kb, kn := float64(len(base)), float64(len(nw))
+	parallel(n, func(from, to int) {
+		for x := from; x < to; x++ {
+			var tb, tn, sb, sn float64
+			var ib, in int32
+			for ri, r := range runs {
+				i := x
+				if f := fromU[ri]; f != nil {
+					i = int(f[x])
+				} else if x >= len(r.total) {
+					i = -1
+				}
+				var t, s int64
+				if i >= 0 {
+					t, s = r.total[i], r.self[i]
+					if ri < nb {
+						ib++
+					} else {
+						in++
+					}
+				}
+				if perRun {
+					u.total[x*u.runs+ri], u.self[x*u.runs+ri] = t, s
+				}
+				if ri < nb {
+					tb += float64(t)
+					sb += float64(s)
+				} else {
+					tn += float64(t)
+					sn += float64(s)
+				}
+			}
+			u.meanBase[x], u.meanNew[x] = tb/kb, tn/kn
+			u.selfBase[x], u.selfNew[x] = sb/kb, sn/kn
+			u.inBase[x], u.inNew[x] = ib, in
+		}
+	})
 }
 
 // compactMinRuns is the most runs on a side whose per-run values a
