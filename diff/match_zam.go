@@ -26,11 +26,12 @@ type matcher struct {
 	restKB []key
 	// strictOf is strictCommon's match per node of the new run.
 	strictOf []int32
-	// flags, spans, ord and stack are addRun's.
-	flags []uint8
-	spans []ordSpan
-	ord   []int32
-	stack []pair
+	// flags, spans, spanOf, ord and stack are addRun's.
+	flags  []uint8
+	spans  []ordSpan
+	spanOf []int32
+	ord    []int32
+	stack  []pair
 }
 
 func newMatcher(mode Matching, budget Budget) *matcher {

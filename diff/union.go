@@ -129,6 +129,38 @@ func (u *union) add(parent int32, k key, callSite, weight int64) int32 {
 	return id
 }
 
+// addChildren adds the children chR (keys kr) of run r's node as the
+// children of union node x, which has none, and returns the first one's id:
+// theirs are consecutive. It is add for each, in bulk.
+func (u *union) addChildren(x int32, r *run, chR []cct.NodeID, kr []key, callSites bool) int32 {
+	first, m := int32(len(u.parent)), len(chR)
+	u.reserveKids(x, m)
+	o := int(u.kidOff[x])
+	kids, keys := u.kids[o:o+m], u.kidKeys[o:o+m]
+	d := u.depth[x] + 1
+	// A node at a time, not copy and append(make): most lists have one
+	// or two children, and the calls cost more than the copying.
+	for j, c := range chR {
+		k := kr[j]
+		kids[j], keys[j] = first+int32(j), k
+		u.keys.add(k)
+		u.weight = append(u.weight, r.total[c])
+		u.parent = append(u.parent, x)
+		u.key = append(u.key, k)
+		u.depth = append(u.depth, d)
+		u.kidOff = append(u.kidOff, 0)
+		u.kidLen = append(u.kidLen, 0)
+		u.kidCap = append(u.kidCap, 0)
+	}
+	u.kidLen[x] = int32(m)
+	if callSites {
+		for _, c := range chR {
+			u.callSite = append(u.callSite, r.callSite(int32(c)))
+		}
+	}
+	return first
+}
+
 // makeRoom gives node x's child list room for n more children: a full
 // list moves to the end of the arrays with at least twice the room (or
 // grows in place when it is last there).
@@ -142,10 +174,15 @@ func (u *union) makeRoom(x int32, n int) {
 		u.kids = append(u.kids, make([]int32, room-u.kidCap[x])...)
 		u.kidKeys = append(u.kidKeys, make([]key, room-u.kidCap[x])...)
 	} else {
-		kids, keys := u.children(x), u.childKeys(x)
-		u.kidOff[x] = int32(len(u.kids))
-		u.kids = append(append(u.kids, kids...), make([]int32, room-have)...)
-		u.kidKeys = append(append(u.kidKeys, keys...), make([]key, room-have)...)
+		// Copied a child at a time: the lists are short, and copy's
+		// call cost more than the copying (gopair: 87k lists moved).
+		from, to := int(u.kidOff[x]), len(u.kids)
+		u.kids = slices.Grow(u.kids, int(room))[:to+int(room)]
+		u.kidKeys = slices.Grow(u.kidKeys, int(room))[:to+int(room)]
+		for j := range int(have) {
+			u.kids[to+j], u.kidKeys[to+j] = u.kids[from+j], u.kidKeys[from+j]
+		}
+		u.kidOff[x] = int32(to)
 	}
 	u.kidCap[x] = room
 }
@@ -256,23 +293,45 @@ func (m *matcher) addRun(u *union, r *run, mode Matching) {
 		}
 	}
 	m.spans, m.ord = spans, ord
+	// Where many lists are ordered (gopair: 92k of 1.4M nodes), each
+	// node's span is looked up in an array, set for those nodes only
+	// (only they are read); where few are (runs of one program), by
+	// binary search, without the array's 4 bytes per node.
+	var spanOf []int32
+	if len(spans) > n/64 {
+		spanOf = m.spanOf
+		if cap(spanOf) < n {
+			spanOf = make([]int32, n)
+		}
+		spanOf = spanOf[:n]
+		m.spanOf = spanOf
+		for i, sp := range spans {
+			spanOf[sp.rn] = int32(i)
+		}
+	}
 
-	added := 0
+	// What is added, and the children of the union nodes that gain some
+	// (their lists may move: makeRoom), so that the arrays grow about once.
+	added, moved := 0, 0
 	for rn := n - 1; rn > 0; rn-- {
+		p := r.parent[rn]
 		if toU[rn] < 0 {
 			added++
-			flags[r.parent[rn]] |= adds
+			if up := toU[p]; up >= 0 && flags[p]&adds == 0 {
+				moved += int(u.kidLen[up])
+			}
+			flags[p] |= adds
 		} else if flags[rn]&adds != 0 {
-			flags[r.parent[rn]] |= adds
+			flags[p] |= adds
 		}
 	}
 	if flags[0]&adds == 0 {
 		return
 	}
-	// Room for what is added, at once: each node is a child of another.
 	u.grow(added)
-	u.kids = slices.Grow(u.kids, added)
-	u.kidKeys = slices.Grow(u.kidKeys, added)
+	u.kids = slices.Grow(u.kids, added+moved)
+	u.kidKeys = slices.Grow(u.kidKeys, added+moved)
+	old := int32(u.len())                    // the union nodes before this run's
 	stack := append(m.stack[:0], pair{0, 0}) // (union node, run node)
 	for len(stack) > 0 {
 		p := stack[len(stack)-1]
@@ -282,42 +341,50 @@ func (m *matcher) addRun(u *union, r *run, mode Matching) {
 			continue
 		}
 		chR, kr := r.kids[sr:er], r.kidKeys[sr:er]
-		all := u.kidLen[p.a] == 0
-		if all {
+		if p.a >= old || u.kidLen[p.a] == 0 {
 			// Nothing to match against (new subtrees, or a union leaf):
 			// every child is a new union node.
-			u.reserveKids(p.a, len(chR))
-		} else {
-			more := 0
-			if flags[p.b]&ordered != 0 {
-				i, _ := slices.BinarySearchFunc(spans, p.b, func(s ordSpan, rn int32) int { return int(s.rn - rn) })
-				sp := spans[i]
-				for _, rc := range ord[sp.off : sp.off+sp.n] {
-					if flags[rc]&adds != 0 {
-						stack = append(stack, pair{toU[rc], rc})
-					}
-				}
-				more = len(chR) - int(sp.n)
-			} else {
-				for _, c := range chR {
-					if flags[c]&adds != 0 {
-						stack = append(stack, pair{toU[c], int32(c)})
-					}
-				}
-				for _, c := range chR {
-					if toU[c] < 0 {
-						more++
-					}
-				}
+			first := u.addChildren(p.a, r, chR, kr, callSites)
+			for j, c := range chR {
+				toU[c] = first + int32(j)
+				stack = append(stack, pair{first + int32(j), int32(c)})
 			}
-			if more == 0 {
-				continue
-			}
-			u.makeRoom(p.a, more)
+			continue
 		}
+		more := 0
+		if flags[p.b]&ordered != 0 {
+			var i int
+			if spanOf != nil {
+				i = int(spanOf[p.b])
+			} else {
+				i, _ = slices.BinarySearchFunc(spans, p.b, func(s ordSpan, rn int32) int { return int(s.rn - rn) })
+			}
+			sp := spans[i]
+			for _, rc := range ord[sp.off : sp.off+sp.n] {
+				if flags[rc]&adds != 0 {
+					stack = append(stack, pair{toU[rc], rc})
+				}
+			}
+			more = len(chR) - int(sp.n)
+		} else {
+			for _, c := range chR {
+				if flags[c]&adds != 0 {
+					stack = append(stack, pair{toU[c], int32(c)})
+				}
+			}
+			for _, c := range chR {
+				if toU[c] < 0 {
+					more++
+				}
+			}
+		}
+		if more == 0 {
+			continue
+		}
+		u.makeRoom(p.a, more)
 		for j, c := range chR {
 			rc := int32(c)
-			if !all && toU[rc] >= 0 {
+			if toU[rc] >= 0 {
 				continue
 			}
 			cs := int64(0) // only PARCS reads call sites
