@@ -217,14 +217,21 @@ func (r *run) keys(kt *keyTable, s int) {
 	for i, f := range r.frames {
 		r.fkey[i] = kt.intern(f, s)
 	}
+	// The keys per node and per child on every core: runs are keyed one
+	// after another (the key table numbers frames as first seen), and a
+	// run of 8M nodes has 16M keys to write.
 	r.nkey = make([]key, len(r.nframe))
-	for i, f := range r.nframe {
-		r.nkey[i] = r.fkey[f]
-	}
+	parallel(len(r.nframe), func(from, to int) {
+		for i, f := range r.nframe[from:to] {
+			r.nkey[from+i] = r.fkey[f]
+		}
+	})
 	r.kidKeys = make([]key, len(r.kids))
-	for i, c := range r.kids {
-		r.kidKeys[i] = r.nkey[c]
-	}
+	parallel(len(r.kids), func(from, to int) {
+		for i, c := range r.kids[from:to] {
+			r.kidKeys[from+i] = r.nkey[c]
+		}
+	})
 }
 
 // foldTree reads of a tree everything a comparison needs (m's values, the
