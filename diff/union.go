@@ -33,7 +33,7 @@ type union struct {
 	kidKeys                []key
 	// weight is the value of the run node that created the node, and keys
 	// the identities present, for rename matching; both are released
-	// (release) once every run is added.
+	// (release) once every run is added, and so is kidCap.
 	weight []int64
 	keys   keySet
 	// copied is the run the union was copied from (copyRun), whose toU
@@ -195,7 +195,7 @@ func (u *union) rekey(x int32, i int, c int32, k key) {
 }
 
 // release drops what only adding runs needs.
-func (u *union) release() { u.weight, u.keys = nil, nil }
+func (u *union) release() { u.weight, u.keys, u.kidCap = nil, nil, nil }
 
 // addRun matches r onto the union tree and sets r.toU. The union node keeps
 // the call site of the first run that created it (PARCS rule 4 needs one;
