@@ -217,22 +217,34 @@ func (r *run) keys(kt *keyTable, s int) {
 	for i, f := range r.frames {
 		r.fkey[i] = kt.intern(f, s)
 	}
-	// The keys per node and per child on every core: runs are keyed one
-	// after another (the key table numbers frames as first seen), and a
-	// run of 8M nodes has 16M keys to write.
+	// The keys per node and per child, on every core for a large run:
+	// runs are keyed one after another (the key table numbers frames as
+	// first seen), and a run of 8M nodes has 16M keys to write. A small
+	// one is keyed where it is matched next (a stream keys and matches
+	// each run as it arrives, on every core already).
 	r.nkey = make([]key, len(r.nframe))
-	parallel(len(r.nframe), func(from, to int) {
+	r.kidKeys = make([]key, len(r.kids))
+	fill := func(from, to int) {
 		for i, f := range r.nframe[from:to] {
 			r.nkey[from+i] = r.fkey[f]
 		}
-	})
-	r.kidKeys = make([]key, len(r.kids))
-	parallel(len(r.kids), func(from, to int) {
+	}
+	fillKids := func(from, to int) {
 		for i, c := range r.kids[from:to] {
 			r.kidKeys[from+i] = r.nkey[c]
 		}
-	})
+	}
+	if len(r.nframe) < parallelKeys {
+		fill(0, len(r.nframe))
+		fillKids(0, len(r.kids))
+		return
+	}
+	parallel(len(r.nframe), fill)
+	parallel(len(r.kids), fillKids)
 }
+
+// parallelKeys is the least node count of a run keyed on every core.
+const parallelKeys = 1 << 20
 
 // foldTree reads of a tree everything a comparison needs (m's values, the
 // shape, treeInfo), so that the tree can be dropped. marker, when not "",
