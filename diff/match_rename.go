@@ -182,6 +182,37 @@ func leftovers(nOld, nNew int, pairs []pair) (old, nw []int32) {
 	return old, nw
 }
 
+// renameLeftovers is leftovers for rename matching: the positions not
+// covered by pairs of the old children (keys ka) whose identity the new
+// tree lacks, and of the new children (kb) whose identity the old tree
+// lacks, the only ones renames keeps. When either is empty renames would
+// find nothing, and the candidates need not be described: runs of one
+// program share their functions, so most lists with leftovers end here
+// (gopair's independent 200k-stack pair: all 42,666 of them). The slices
+// are the matcher's, reused by the next call.
+func (m *matcher) renameLeftovers(ka, kb []key, pairs []pair, oldKeys, newKeys keySet) (old, nw []int32) {
+	m.usedA = resetBools(m.usedA, len(ka))
+	m.usedB = resetBools(m.usedB, len(kb))
+	for _, p := range pairs {
+		m.usedA[p.a], m.usedB[p.b] = true, true
+	}
+	old, nw = m.restA[:0], m.restB[:0]
+	for i, u := range m.usedA {
+		if !u && !newKeys.has(ka[i]) {
+			old = append(old, int32(i))
+		}
+	}
+	if len(old) > 0 {
+		for j, u := range m.usedB {
+			if !u && !oldKeys.has(kb[j]) {
+				nw = append(nw, int32(j))
+			}
+		}
+	}
+	m.restA, m.restB = old, nw
+	return old, nw
+}
+
 // runCands describes leftover children of a run node for rename matching.
 func (m *matcher) runCands(r *run, ch []cct.NodeID, pos []int32) []renameCand {
 	out := make([]renameCand, len(pos))

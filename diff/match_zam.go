@@ -26,9 +26,12 @@ type matcher struct {
 	restKB []key
 	// strictOf is strictCommon's match per node of the new run.
 	strictOf []int32
-	// adds and stack are addRun's second pass's.
-	adds  []bool
-	stack []pair
+	// flags, spans, spanOf, ord and stack are addRun's.
+	flags  []uint8
+	spans  []ordSpan
+	spanOf []int32
+	ord    []int32
+	stack  []pair
 }
 
 func newMatcher(mode Matching, budget Budget) *matcher {
@@ -214,9 +217,9 @@ func (m *matcher) residual(ka, kb []key, out []pair, start int) []pair {
 	return out
 }
 
-func resetBools(b []bool, n int) []bool {
+func resetBools[T bool | uint8](b []T, n int) []T {
 	if cap(b) < n {
-		return make([]bool, n)
+		return make([]T, n)
 	}
 	b = b[:n]
 	clear(b)
@@ -271,8 +274,9 @@ func (m *matcher) matchTrees(a, b *run, mode Matching) []int32 {
 		}
 		pairs := m.siblings(ka, kb, ca, cb, d, mode)
 		if m.renaming(mode, d, len(chA), len(chB), len(pairs)) {
-			lo, ln := leftovers(len(chA), len(chB), pairs)
-			pairs = m.renames(m.runCands(a, chA, lo), m.runCands(b, chB, ln), keysA, keysB, pairs)
+			if lo, ln := m.renameLeftovers(ka, kb, pairs, keysA, keysB); len(lo) > 0 && len(ln) > 0 {
+				pairs = m.renames(m.runCands(a, chA, lo), m.runCands(b, chB, ln), keysA, keysB, pairs)
+			}
 		}
 		for _, q := range pairs {
 			baseOf[chB[q.b]] = int32(chA[q.a])

@@ -33,9 +33,12 @@ type union struct {
 	kidKeys                []key
 	// weight is the value of the run node that created the node, and keys
 	// the identities present, for rename matching; both are released
-	// (release) once every run is added.
+	// (release) once every run is added, and so is kidCap.
 	weight []int64
 	keys   keySet
+	// copied is the run the union was copied from (copyRun), whose toU
+	// is the identity.
+	copied *run
 
 	// Filled by values, after every run is added: per node and run the
 	// inclusive and self values (total[u*runs+r], self[u*runs+r], only
@@ -99,6 +102,9 @@ func (u *union) grow(n int) {
 	u.kidOff = slices.Grow(u.kidOff, n)
 	u.kidLen = slices.Grow(u.kidLen, n)
 	u.kidCap = slices.Grow(u.kidCap, n)
+	if u.callSites {
+		u.callSite = slices.Grow(u.callSite, n)
+	}
 }
 
 func (u *union) add(parent int32, k key, callSite, weight int64) int32 {
@@ -115,23 +121,70 @@ func (u *union) add(parent int32, k key, callSite, weight int64) int32 {
 	u.kidLen = append(u.kidLen, 0)
 	u.kidCap = append(u.kidCap, 0)
 	if u.kidLen[parent] == u.kidCap[parent] {
-		n, room := u.kidLen[parent], max(2*u.kidCap[parent], 2)
-		if off := u.kidOff[parent]; int(off+u.kidCap[parent]) == len(u.kids) && n > 0 {
-			// Last in the arrays: grow in place.
-			u.kids = append(u.kids, make([]int32, room-n)...)
-			u.kidKeys = append(u.kidKeys, make([]key, room-n)...)
-		} else {
-			kids, keys := u.children(parent), u.childKeys(parent)
-			u.kidOff[parent] = int32(len(u.kids))
-			u.kids = append(append(u.kids, kids...), make([]int32, room-n)...)
-			u.kidKeys = append(append(u.kidKeys, keys...), make([]key, room-n)...)
-		}
-		u.kidCap[parent] = room
+		u.makeRoom(parent, 1)
 	}
 	at := u.kidOff[parent] + u.kidLen[parent]
 	u.kids[at], u.kidKeys[at] = id, k
 	u.kidLen[parent]++
 	return id
+}
+
+// addChildren adds the children chR (keys kr) of run r's node as the
+// children of union node x, which has none, and returns the first one's id:
+// theirs are consecutive. It is add for each, in bulk.
+func (u *union) addChildren(x int32, r *run, chR []cct.NodeID, kr []key, callSites bool) int32 {
+	first, m := int32(len(u.parent)), len(chR)
+	u.reserveKids(x, m)
+	o := int(u.kidOff[x])
+	kids, keys := u.kids[o:o+m], u.kidKeys[o:o+m]
+	d := u.depth[x] + 1
+	// A node at a time, not copy and append(make): most lists have one
+	// or two children, and the calls cost more than the copying.
+	for j, c := range chR {
+		k := kr[j]
+		kids[j], keys[j] = first+int32(j), k
+		u.keys.add(k)
+		u.weight = append(u.weight, r.total[c])
+		u.parent = append(u.parent, x)
+		u.key = append(u.key, k)
+		u.depth = append(u.depth, d)
+		u.kidOff = append(u.kidOff, 0)
+		u.kidLen = append(u.kidLen, 0)
+		u.kidCap = append(u.kidCap, 0)
+	}
+	u.kidLen[x] = int32(m)
+	if callSites {
+		for _, c := range chR {
+			u.callSite = append(u.callSite, r.callSite(int32(c)))
+		}
+	}
+	return first
+}
+
+// makeRoom gives node x's child list room for n more children: a full
+// list moves to the end of the arrays with at least twice the room (or
+// grows in place when it is last there).
+func (u *union) makeRoom(x int32, n int) {
+	have, room := u.kidLen[x], max(u.kidLen[x]+int32(n), 2*u.kidCap[x], 2)
+	if have+int32(n) <= u.kidCap[x] {
+		return
+	}
+	if off := u.kidOff[x]; int(off+u.kidCap[x]) == len(u.kids) && u.kidCap[x] > 0 {
+		// Last in the arrays: grow in place.
+		u.kids = append(u.kids, make([]int32, room-u.kidCap[x])...)
+		u.kidKeys = append(u.kidKeys, make([]key, room-u.kidCap[x])...)
+	} else {
+		// Copied a child at a time: the lists are short, and copy's
+		// call cost more than the copying (gopair: 87k lists moved).
+		from, to := int(u.kidOff[x]), len(u.kids)
+		u.kids = slices.Grow(u.kids, int(room))[:to+int(room)]
+		u.kidKeys = slices.Grow(u.kidKeys, int(room))[:to+int(room)]
+		for j := range int(have) {
+			u.kids[to+j], u.kidKeys[to+j] = u.kids[from+j], u.kidKeys[from+j]
+		}
+		u.kidOff[x] = int32(to)
+	}
+	u.kidCap[x] = room
 }
 
 // rekey gives the i-th child of x, c, the key k.
@@ -142,7 +195,7 @@ func (u *union) rekey(x int32, i int, c int32, k key) {
 }
 
 // release drops what only adding runs needs.
-func (u *union) release() { u.weight, u.keys = nil, nil }
+func (u *union) release() { u.weight, u.keys, u.kidCap = nil, nil, nil }
 
 // addRun matches r onto the union tree and sets r.toU. The union node keeps
 // the call site of the first run that created it (PARCS rule 4 needs one;
@@ -183,9 +236,19 @@ func (m *matcher) addRun(u *union, r *run, mode Matching) {
 		toU[i] = -1 // not matched (yet)
 	}
 	toU[0] = 0
-	// order holds, for the lists siblings matched (not the same on both
-	// sides), the run's matched children in the order it paired them.
-	var order map[int32][]int32
+	// flags[rn]: node rn's list was matched by siblings (not the same on
+	// both sides: ordered), and something is added in its subtree (adds).
+	// The run's matched children of an ordered list, in the order siblings
+	// paired them, are ord[s.off:s.off+s.n] for its span s in spans (in
+	// node order), found by binary search for the few nodes the second
+	// pass reaches with one. A slice per list in a map cost an allocation
+	// and two map accesses per list, and most lists of an independent pair
+	// (gopair) are ordered; an offset per node would cost 4 bytes per
+	// node (32 MB at 8M nodes), where the flags share the byte the adds
+	// mark had.
+	flags := resetBools(m.flags, n)
+	m.flags = flags
+	spans, ord := m.spans[:0], m.ord[:0]
 	var cu, cr []int64
 	for rn := range int32(n) {
 		ux := toU[rn]
@@ -212,11 +275,13 @@ func (m *matcher) addRun(u *union, r *run, mode Matching) {
 		}
 		pairs := m.siblings(ku, kr, cu, cr, d, mode)
 		if m.renaming(mode, d, len(chU), len(chR), len(pairs)) {
-			lo, ln := leftovers(len(chU), len(chR), pairs)
-			pairs = m.renames(m.unionCands(u, chU, lo), m.runCands(r, chR, ln), unionKeys, runKeys, pairs)
+			if lo, ln := m.renameLeftovers(ku, kr, pairs, unionKeys, runKeys); len(lo) > 0 && len(ln) > 0 {
+				pairs = m.renames(m.unionCands(u, chU, lo), m.runCands(r, chR, ln), unionKeys, runKeys, pairs)
+			}
 		}
-		ord := make([]int32, len(pairs))
-		for i, q := range pairs {
+		flags[rn] = ordered
+		spans = append(spans, ordSpan{rn, int32(len(ord)), int32(len(pairs))})
+		for _, q := range pairs {
 			rc, uc := int32(chR[q.b]), chU[q.a]
 			if k := kr[q.b]; ku[q.a] != k {
 				// Renamed: the node takes the newer name, under which
@@ -224,55 +289,102 @@ func (m *matcher) addRun(u *union, r *run, mode Matching) {
 				u.rekey(ux, int(q.a), uc, k)
 			}
 			toU[rc] = uc
-			ord[i] = rc
+			ord = append(ord, rc)
 		}
-		if order == nil {
-			order = map[int32][]int32{}
+	}
+	m.spans, m.ord = spans, ord
+	// Where many lists are ordered (gopair: 92k of 1.4M nodes), each
+	// node's span is looked up in an array, set for those nodes only
+	// (only they are read); where few are (runs of one program), by
+	// binary search, without the array's 4 bytes per node.
+	var spanOf []int32
+	if len(spans) > n/64 {
+		spanOf = m.spanOf
+		if cap(spanOf) < n {
+			spanOf = make([]int32, n)
 		}
-		order[rn] = ord
+		spanOf = spanOf[:n]
+		m.spanOf = spanOf
+		for i, sp := range spans {
+			spanOf[sp.rn] = int32(i)
+		}
 	}
 
-	// adds[x]: something is added to the union in node x's subtree.
-	adds := resetBools(m.adds, n)
-	m.adds = adds
+	// What is added, and the children of the union nodes that gain some
+	// (their lists may move: makeRoom), so that the arrays grow about once.
+	added, moved := 0, 0
 	for rn := n - 1; rn > 0; rn-- {
-		if toU[rn] < 0 || adds[rn] {
-			adds[r.parent[rn]] = true
+		p := r.parent[rn]
+		if toU[rn] < 0 {
+			added++
+			if up := toU[p]; up >= 0 && flags[p]&adds == 0 {
+				moved += int(u.kidLen[up])
+			}
+			flags[p] |= adds
+		} else if flags[rn]&adds != 0 {
+			flags[p] |= adds
 		}
 	}
-	if !adds[0] {
+	if flags[0]&adds == 0 {
 		return
 	}
+	u.grow(added)
+	u.kids = slices.Grow(u.kids, added+moved)
+	u.kidKeys = slices.Grow(u.kidKeys, added+moved)
+	old := int32(u.len())                    // the union nodes before this run's
 	stack := append(m.stack[:0], pair{0, 0}) // (union node, run node)
 	for len(stack) > 0 {
 		p := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		chR := r.children(p.b)
-		if len(chR) == 0 {
+		sr, er := r.kidStart[p.b], r.kidStart[p.b+1]
+		if sr == er {
 			continue
 		}
-		kr := r.kidKeys[r.kidStart[p.b]:r.kidStart[p.b+1]]
-		all := u.kidLen[p.a] == 0
-		if all {
+		chR, kr := r.kids[sr:er], r.kidKeys[sr:er]
+		if p.a >= old || u.kidLen[p.a] == 0 {
 			// Nothing to match against (new subtrees, or a union leaf):
 			// every child is a new union node.
-			u.reserveKids(p.a, len(chR))
-		} else if ord, ok := order[p.b]; ok {
-			for _, rc := range ord {
-				if adds[rc] {
+			first := u.addChildren(p.a, r, chR, kr, callSites)
+			for j, c := range chR {
+				toU[c] = first + int32(j)
+				stack = append(stack, pair{first + int32(j), int32(c)})
+			}
+			continue
+		}
+		more := 0
+		if flags[p.b]&ordered != 0 {
+			var i int
+			if spanOf != nil {
+				i = int(spanOf[p.b])
+			} else {
+				i, _ = slices.BinarySearchFunc(spans, p.b, func(s ordSpan, rn int32) int { return int(s.rn - rn) })
+			}
+			sp := spans[i]
+			for _, rc := range ord[sp.off : sp.off+sp.n] {
+				if flags[rc]&adds != 0 {
 					stack = append(stack, pair{toU[rc], rc})
 				}
 			}
+			more = len(chR) - int(sp.n)
 		} else {
 			for _, c := range chR {
-				if adds[c] {
+				if flags[c]&adds != 0 {
 					stack = append(stack, pair{toU[c], int32(c)})
 				}
 			}
+			for _, c := range chR {
+				if toU[c] < 0 {
+					more++
+				}
+			}
 		}
+		if more == 0 {
+			continue
+		}
+		u.makeRoom(p.a, more)
 		for j, c := range chR {
 			rc := int32(c)
-			if !all && toU[rc] >= 0 {
+			if toU[rc] >= 0 {
 				continue
 			}
 			cs := int64(0) // only PARCS reads call sites
@@ -287,59 +399,92 @@ func (m *matcher) addRun(u *union, r *run, mode Matching) {
 	m.stack = stack
 }
 
+// addRun's flags per run node.
+const (
+	ordered uint8 = 1 << iota // its list was matched by siblings
+	adds                      // something is added in its subtree
+)
+
+// An ordSpan locates the matched children of run node rn's ordered list in
+// addRun's ord.
+type ordSpan struct{ rn, off, n int32 }
+
 // copyRun makes the empty union a copy of the first run, node for node:
 // union node i is the run's node i (cct ids, like union ids, are larger
 // than their parents'). Matching against an empty union adds every node
 // anyway; copying the arrays costs a tenth of walking the tree.
 func (u *union) copyRun(r *run) {
 	n := r.nodes()
+	if u.callSites {
+		u.callSite = make([]int64, 1, n)
+	}
 	u.grow(n - 1)
 	u.parent = u.parent[:n]
 	u.key = u.key[:n]
 	u.depth = u.depth[:n]
 	u.weight = u.weight[:n]
 	if u.callSites {
-		u.callSite = make([]int64, n)
+		u.callSite = u.callSite[:n]
 	}
 	u.kidOff, u.kidLen, u.kidCap = u.kidOff[:n], u.kidLen[:n], u.kidCap[:n]
-	u.kids = make([]int32, len(r.kids))
-	for i, c := range r.kids {
-		u.kids[i] = int32(c)
-	}
-	u.kidKeys = slices.Clone(r.kidKeys)
-	for i := range n {
-		r.toU[i] = int32(i)
-		u.kidOff[i] = r.kidStart[i]
-		u.kidLen[i] = r.kidStart[i+1] - r.kidStart[i]
-		u.kidCap[i] = u.kidLen[i]
-		if i == 0 {
-			continue
+	u.copied = r
+	// Room for what later runs add (a sixteenth): a run of the same
+	// program adds few nodes, and without room the first would copy both
+	// arrays (8M nodes: 70 MB).
+	room := len(r.kids) + len(r.kids)/16
+	u.kids = make([]int32, len(r.kids), room)
+	u.kidKeys = make([]key, len(r.kidKeys), room)
+	// On every core: the union is built on the comparison's critical
+	// path, and a copy of 8M nodes is 300 MB written.
+	parallel(n, func(from, to int) {
+		for i := from; i < to; i++ {
+			r.toU[i] = int32(i)
+			u.kidOff[i] = r.kidStart[i]
+			u.kidLen[i] = r.kidStart[i+1] - r.kidStart[i]
+			u.kidCap[i] = u.kidLen[i]
 		}
-		u.parent[i] = int32(r.parent[i])
-		u.key[i] = r.nkey[i]
-		u.depth[i] = r.depths[i]
+		ks, ke := r.kidStart[from], r.kidStart[to]
+		for i, c := range r.kids[ks:ke] {
+			u.kids[int(ks)+i] = int32(c)
+		}
+		copy(u.kidKeys[ks:ke], r.kidKeys[ks:ke])
+		from = max(from, 1) // the root keeps newUnion's
+		for i := from; i < to; i++ {
+			u.parent[i] = int32(r.parent[i])
+		}
+		copy(u.key[from:to], r.nkey[from:to])
+		copy(u.depth[from:to], r.depths[from:to])
+		copy(u.weight[from:to], r.total[from:to])
 		if u.callSites {
-			u.callSite[i] = r.callSite(int32(i))
+			for i := from; i < to; i++ {
+				u.callSite[i] = r.callSite(int32(i))
+			}
 		}
-		u.weight[i] = r.total[i]
-	}
+	})
 	for _, k := range r.fkey {
 		u.keys.add(k)
 	}
 }
 
 // values fills the per-node values from the runs, base runs first. It
-// runs on the comparison's critical path, so the two sides are scattered
-// in parallel (each writes its own arrays and its own runs' slots of
-// total), and then the means are taken on every core.
+// runs on the comparison's critical path.
 //
-// The per-run values (total, self, sample) are only kept when perRun asks
-// for them, as the significance tests of Stats mode do; otherwise the means
-// are summed directly, run by run in the same order, which gives the same
-// sums.
+// It gathers: each node's row (its value in every run, when perRun asks
+// for them, as the significance tests of Stats mode do), its sums per
+// side and its counts of runs are written at once, node after node, on
+// every core, from each run's node for it (fromU, the inverse of toU).
+// Scattering run by run wrote five arrays at the run's union nodes, which
+// are all over the union for a run that adds much (gopair's new run: 1.08M
+// of its 1.39M nodes added, in depth-first order), two of them rows shared
+// by both sides' goroutines; a gather writes every array in order and
+// reads two (the run's total and self) where fromU says. The run the union
+// was copied from (copyRun) is its own inverse. The sums are taken in run
+// order from 0, adding 0 for runs without the node, which gives the sums
+// the scatter gave.
 func (u *union) values(base, nw []*run, perRun bool) {
 	n := u.len()
-	u.runs = len(base) + len(nw)
+	runs := append(base[:len(base):len(base)], nw...)
+	u.runs = len(runs)
 	if perRun {
 		u.total = make([]int64, n*u.runs)
 		u.self = make([]int64, n*u.runs)
@@ -350,48 +495,62 @@ func (u *union) values(base, nw []*run, perRun bool) {
 	u.inNew = make([]int32, n)
 	u.meanBase = make([]float64, n)
 	u.meanNew = make([]float64, n)
-	scatter := func(runs []*run, first int, self, mean []float64, in []int32) {
-		for j, r := range runs {
-			ri := first + j
-			for i, x := range r.toU {
-				if perRun {
-					u.total[int(x)*u.runs+ri] = r.total[i]
-					u.self[int(x)*u.runs+ri] = r.self[i]
-				} else {
-					mean[x] += float64(r.total[i])
-				}
-				self[x] += float64(r.self[i])
-				in[x]++
-			}
-		}
-	}
-	kb, kn := float64(len(base)), float64(len(nw))
-	means := func(from, to int) {
-		for x := from; x < to; x++ {
-			u.selfBase[x] /= kb
-			u.selfNew[x] /= kn
-			if !perRun {
-				u.meanBase[x] /= kb
-				u.meanNew[x] /= kn
-				continue
-			}
-			vals := u.total[x*u.runs : (x+1)*u.runs]
-			var sb, sn float64
-			for ri, v := range vals {
-				if ri < len(base) {
-					sb += float64(v)
-				} else {
-					sn += float64(v)
-				}
-			}
-			u.meanBase[x], u.meanNew[x] = sb/kb, sn/kn
-		}
-	}
+	fromU := make([][]int32, len(runs)) // nil: the identity (copyRun)
 	var wg sync.WaitGroup
-	wg.Go(func() { scatter(base, 0, u.selfBase, u.meanBase, u.inBase) })
-	scatter(nw, len(base), u.selfNew, u.meanNew, u.inNew)
+	for ri, r := range runs {
+		if r == u.copied {
+			continue
+		}
+		wg.Go(func() {
+			f := make([]int32, n)
+			for i := range f {
+				f[i] = -1
+			}
+			for i, x := range r.toU {
+				f[x] = int32(i)
+			}
+			fromU[ri] = f
+		})
+	}
 	wg.Wait()
-	parallel(n, means)
+	nb := len(base)
+	kb, kn := float64(len(base)), float64(len(nw))
+	parallel(n, func(from, to int) {
+		for x := from; x < to; x++ {
+			var tb, tn, sb, sn float64
+			var ib, in int32
+			for ri, r := range runs {
+				i := x
+				if f := fromU[ri]; f != nil {
+					i = int(f[x])
+				} else if x >= len(r.total) {
+					i = -1
+				}
+				var t, s int64
+				if i >= 0 {
+					t, s = r.total[i], r.self[i]
+					if ri < nb {
+						ib++
+					} else {
+						in++
+					}
+				}
+				if perRun {
+					u.total[x*u.runs+ri], u.self[x*u.runs+ri] = t, s
+				}
+				if ri < nb {
+					tb += float64(t)
+					sb += float64(s)
+				} else {
+					tn += float64(t)
+					sn += float64(s)
+				}
+			}
+			u.meanBase[x], u.meanNew[x] = tb/kb, tn/kn
+			u.selfBase[x], u.selfNew[x] = sb/kb, sn/kn
+			u.inBase[x], u.inNew[x] = ib, in
+		}
+	})
 }
 
 // compactMinRuns is the most runs on a side whose per-run values a

@@ -21,7 +21,8 @@ func TestAddRunTwoPasses(t *testing.T) {
 		trees []*cct.Tree
 	}
 	var cases []runsCase
-	for _, nodes := range []int{300, 3000} {
+	// 30,000 nodes: copyRun copies in parallel ranges of 10,000 or more.
+	for _, nodes := range []int{300, 3000, 30_000} {
 		base, nw := benchRuns(t, nodes, 3)
 		cases = append(cases, runsCase{fmt.Sprintf("evolved-%d", nodes), append(base, nw...)})
 	}
