@@ -797,3 +797,37 @@ func TestAscendingCursor(t *testing.T) {
 		})
 	}
 }
+
+// "(idle)" is no work: however much it grows, Stats mode tests it not,
+// with one run a side or several (its caller, whose inclusive value grew
+// with it, is tested and kept).
+func TestStatsSkipsIdle(t *testing.T) {
+	side := func(work, idle int) string {
+		var b strings.Builder
+		for i := range 40 {
+			fmt.Fprintf(&b, "main;f%02d;g %d\n", i, 100+7*i)
+		}
+		fmt.Fprintf(&b, "main;work %d\nmain;(idle) %d", work, idle)
+		return b.String()
+	}
+	for _, runs := range []int{1, 3} {
+		t.Run(fmt.Sprintf("%d a side", runs), func(t *testing.T) {
+			var base, nw []string
+			for i := range runs {
+				base = append(base, side(1000+i, 5000+i))
+				nw = append(nw, side(3000+i, 90000+i))
+			}
+			res := compare(t, trees(t, base...), trees(t, nw...), Options{Aggregate: Stats, MinDelta: Threshold{Value: 500 * ms}})
+			tested := false
+			for _, n := range res.Graph {
+				if n.Frame.Function == "(idle)" && n.Stats != nil {
+					t.Errorf("(idle) tested: %+v", n)
+				}
+				tested = tested || n.Stats != nil
+			}
+			if !tested {
+				t.Errorf("nothing tested: %v", causeLines(res))
+			}
+		})
+	}
+}
