@@ -350,7 +350,10 @@ func tallyShared(u *union, skip []bool, nk int) ([]contextTally, []bool) {
 			}
 			g := u.meanNew[x] - u.meanBase[x]
 			cg := g
-			if p := u.parent[x]; u.depth[p] >= 2 {
+			// The parent's depth is one less: read in order, where the
+			// parent's was a read out of order for a node in five.
+			if u.depth[x] > 2 {
+				p := u.parent[x]
 				cg = u.meanNew[p] - u.meanBase[p]
 			}
 			pl := u.meanBase[x] + u.meanNew[x]
