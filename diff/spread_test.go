@@ -1,9 +1,12 @@
 package diff
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/ctdiff/ctdiff/internal/benchcpu"
 )
 
 // randomUnion is a union of n nodes under one thread, its keys drawn from
@@ -90,4 +93,35 @@ func TestTallyShared(t *testing.T) {
 			}
 		})
 	}
+}
+
+// BenchmarkSpreadGroups is the spread causes' candidates on the synthetic
+// pair's union, one run a side (the walk on every core) and three (the
+// walk in child order).
+func BenchmarkSpreadGroups(b *testing.B) {
+	for _, runs := range []int{1, 3} {
+		p := prepare(b, runs)
+		skip := make([]bool, p.u.len())
+		b.Run(fmt.Sprintf("%d+%d", runs, runs), func(b *testing.B) {
+			b.ReportAllocs()
+			stop := benchcpu.Start(b)
+			for b.Loop() {
+				spreadGroups(p.u, p.kt, skip, p.nBase, float64(p.mu))
+			}
+			stop()
+		})
+	}
+}
+
+// BenchmarkStatsGraphOneRun is Stats mode's critical graph of the
+// synthetic pair, one run a side (BenchmarkCriticalGraph's stats case has
+// three).
+func BenchmarkStatsGraphOneRun(b *testing.B) {
+	p := prepare(b, 1)
+	b.ReportAllocs()
+	stop := benchcpu.Start(b)
+	for b.Loop() {
+		statsGraph(p.u, p.kt, p.nBase, p.mu, DefaultAlpha, 0, statsChoices{})
+	}
+	stop()
 }
