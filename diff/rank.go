@@ -3,6 +3,8 @@ package diff
 import (
 	"cmp"
 	"slices"
+
+	"github.com/ctdiff/ctdiff/cct"
 )
 
 // rankPaths is IntroPerf's differential path ranking (Algorithm 3,
@@ -37,16 +39,23 @@ func rankPaths(u *union, kt *keyTable, top int) []RankedPath {
 	n := u.len()
 	cost := make([]float64, n)
 	leaf := make([]bool, n)
-	for x := 1; x < n; x++ {
-		if u.depth[x] >= 2 {
-			cost[x] = cost[u.parent[x]] + u.selfNew[x] - u.selfBase[x]
-		}
-		// "(idle)" is no work (isIdle): its paths are not ranked.
-		leaf[x] = u.inNew[x] > 0 && !idle(u, kt, int32(x))
+	// "(idle)" is no work (isIdle): its paths are not ranked. Asked per
+	// key, not per node.
+	idleKey := make([]bool, len(kt.frames))
+	for k, kf := range kt.frames {
+		idleKey[k] = isIdle(cct.Frame{Function: kf.Function, Kind: kf.Kind})
 	}
+	// One pass: a parent's id is below its children's, so its leaf mark
+	// is set before any child clears it, and its cost is read where its
+	// mark is cleared (a 1.6 M-stack union's 7.6 M nodes were read twice).
 	for x := 1; x < n; x++ {
+		p := u.parent[x]
+		if u.depth[x] >= 2 {
+			cost[x] = cost[p] + u.selfNew[x] - u.selfBase[x]
+		}
 		if u.inNew[x] > 0 {
-			leaf[u.parent[x]] = false
+			leaf[x] = !(u.depth[x] >= 2 && idleKey[u.key[x]])
+			leaf[p] = false
 		}
 	}
 	// Higher cost first, then the path that sorts first by name.

@@ -62,6 +62,13 @@ func TestRankPaths(t *testing.T) {
 			new:  "main;a;y 50\nmain;a;x 160\nmain;b 200",
 			want: []string{"1 +60 main(+0 #2);a(+0 #3);x(+60 #1)"},
 		},
+		{
+			// "(idle)" is no work: its paths are not ranked, and c, whose
+			// only callee it is, is no leaf.
+			name: "idle paths are not ranked",
+			new:  "main;a;x 100\nmain;a;y 150\nmain;b 200\nmain;(idle) 500\nmain;c;(idle) 300",
+			want: []string{"1 +100 main(+0 #2);a(+0 #3);y(+100 #1)"},
+		},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			res := compare(t, trees(t, base), trees(t, tt.new), Options{Top: tt.top})

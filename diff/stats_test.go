@@ -749,3 +749,152 @@ func TestPriorFitReadsSamplingNoise(t *testing.T) {
 		}
 	}
 }
+
+// lazyTest leaves a node that did not grow at the bound before computing
+// any variance, where its p-value (≥ ½) is surely above a bound of ¼ or
+// less, and only there.
+func TestLazyTestNoGrowth(t *testing.T) {
+	pr := samplingPrior(1e7)
+	for _, tc := range []struct {
+		name      string
+		x, y      []float64
+		c         float64
+		wantExact bool
+	}{
+		{"one a side, shrank", []float64{2e9}, []float64{1e9}, 0.01, false},
+		{"one a side, equal", []float64{1e9}, []float64{1e9}, 0.01, false},
+		{"one a side, zero", []float64{0}, []float64{0}, 0.01, false},
+		{"three a side, shrank", []float64{2e9, 2.1e9, 1.9e9}, []float64{1e9, 1.1e9, 0.9e9}, 0.01, false},
+		// Without error p = 1, exact, when the bound is above a quarter.
+		{"bound above a quarter", []float64{0}, []float64{0}, 0.3, true},
+		{"grew", []float64{1e9}, []float64{3e9}, 0.01, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := bound{c: tc.c, df: math.NaN()}
+			got, _, _, isExact := b.lazyTest(tc.x, tc.y, pr)
+			want := testFloats(tc.x, tc.y, pr)
+			switch {
+			case isExact != tc.wantExact:
+				t.Fatalf("exact %v, want %v (p %v)", isExact, tc.wantExact, want.P)
+			case isExact && got != want:
+				t.Fatalf("lazyTest = %+v, want %+v", got, want)
+			case !isExact && (got.P != tc.c || want.P < tc.c || got.Name != want.Name):
+				t.Fatalf("lazyTest = %+v (bounded), exact %+v", got, want)
+			}
+		})
+	}
+}
+
+// ascendingExact is ascending where (the reference for treeHolmBounded's
+// ascendingCursor) the p[i] with exact[i] false all hold
+// one value: only the others are sorted, and those merged in index order.
+func ascendingExact(p []float64, exact []bool) []int {
+	if exact == nil {
+		return ascending(p)
+	}
+	var xs []float64
+	var at []int
+	c := math.NaN()
+	var lazy []int
+	for i, v := range p {
+		if exact[i] {
+			xs, at = append(xs, v), append(at, i)
+		} else {
+			c = v
+			lazy = append(lazy, i)
+		}
+	}
+	sorted := ascending(xs)
+	order := make([]int, 0, len(p))
+	k := 0
+	for _, r := range sorted {
+		i := at[r]
+		for k < len(lazy) && (c < p[i] || c == p[i] && lazy[k] < i) {
+			order = append(order, lazy[k])
+			k++
+		}
+		order = append(order, i)
+	}
+	return append(order, lazy[k:]...)
+}
+
+// The cursor reads ascendingExact's order: exact p-values sorted, the
+// bounded ones (all at c) merged in index order, ties with c included.
+func TestAscendingCursor(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	const c = 0.25
+	for _, tc := range []struct {
+		name  string
+		n     int
+		lazy  float64 // share of bounded p-values
+		noExa bool    // exact nil
+	}{
+		{"empty", 0, 0, false},
+		{"all exact", 500, 0, false},
+		{"nil exact", 500, 0, true},
+		{"all bounded", 500, 1, false},
+		{"mixed", 5000, 0.9, false},
+		{"few bounded", 5000, 0.1, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := make([]float64, tc.n)
+			var exact []bool
+			if !tc.noExa {
+				exact = make([]bool, tc.n)
+			}
+			for i := range p {
+				// Values from a few, so that ties (with c too) are common.
+				p[i] = float64(rng.IntN(8)) / 16
+				if exact != nil {
+					if exact[i] = rng.Float64() >= tc.lazy; !exact[i] {
+						p[i] = c
+					}
+				}
+			}
+			want := ascendingExact(p, exact)
+			var got []int
+			cur := newAscendingCursor(p, exact)
+			for i := cur.peek(); i >= 0; i = cur.peek() {
+				got = append(got, i)
+				cur.advance()
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("cursor order differs from ascendingExact's:\n got %v\nwant %v", got[:min(20, len(got))], want[:min(20, len(want))])
+			}
+		})
+	}
+}
+
+// "(idle)" is no work: however much it grows, Stats mode tests it not,
+// with one run a side or several (its caller, whose inclusive value grew
+// with it, is tested and kept).
+func TestStatsSkipsIdle(t *testing.T) {
+	side := func(work, idle int) string {
+		var b strings.Builder
+		for i := range 40 {
+			fmt.Fprintf(&b, "main;f%02d;g %d\n", i, 100+7*i)
+		}
+		fmt.Fprintf(&b, "main;work %d\nmain;(idle) %d", work, idle)
+		return b.String()
+	}
+	for _, runs := range []int{1, 3} {
+		t.Run(fmt.Sprintf("%d a side", runs), func(t *testing.T) {
+			var base, nw []string
+			for i := range runs {
+				base = append(base, side(1000+i, 5000+i))
+				nw = append(nw, side(3000+i, 90000+i))
+			}
+			res := compare(t, trees(t, base...), trees(t, nw...), Options{Aggregate: Stats, MinDelta: Threshold{Value: 500 * ms}})
+			tested := false
+			for _, n := range res.Graph {
+				if n.Frame.Function == "(idle)" && n.Stats != nil {
+					t.Errorf("(idle) tested: %+v", n)
+				}
+				tested = tested || n.Stats != nil
+			}
+			if !tested {
+				t.Errorf("nothing tested: %v", causeLines(res))
+			}
+		})
+	}
+}

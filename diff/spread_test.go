@@ -1,0 +1,127 @@
+package diff
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/ctdiff/ctdiff/internal/benchcpu"
+)
+
+// randomUnion is a union of n nodes under one thread, its keys drawn from
+// keys (few keys: recursion is common), with one run a side whose values
+// are integers, or fractions when frac.
+func randomUnion(seed uint64, n, keys int, frac bool) *union {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	u := newUnion()
+	u.add(0, 0, 0, 0)
+	for u.len() < n {
+		// Mostly a chain below the last node, as stacks are added.
+		p := int32(u.len() - 1)
+		if rng.IntN(4) == 0 {
+			p = int32(1 + rng.IntN(u.len()-1))
+		}
+		u.add(p, key(1+rng.IntN(keys)), 0, 0)
+	}
+	u.runs = 2
+	u.meanBase, u.meanNew = make([]float64, n), make([]float64, n)
+	for x := range n {
+		u.meanBase[x] = float64(rng.IntN(1000))
+		u.meanNew[x] = float64(rng.IntN(1000))
+		if frac {
+			u.meanNew[x] += 0.1
+		}
+	}
+	return u
+}
+
+// TestTallyShared checks the walk on every core against the walk in child
+// order: the same contexts, and tallies equal to the bit where the terms
+// are integers; where they are not, tallyShared declines.
+func TestTallyShared(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		seed     uint64
+		n, keys  int
+		skipEach int // every skipEach-th node skipped, 0 for none
+		frac     bool
+		eager    bool // give work away at every node (tallyEager)
+	}{
+		{"small", 1, 50, 5, 0, false, false},
+		{"recursive", 2, 30_000, 8, 0, false, false},
+		{"many keys", 3, 50_000, 5000, 0, false, false},
+		{"skips", 4, 30_000, 20, 97, false, false},
+		{"fractions", 5, 30_000, 20, 0, true, false},
+		{"shared", 6, 30_000, 8, 0, false, true},
+		{"shared skips", 7, 30_000, 20, 13, false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			u := randomUnion(tc.seed, tc.n, tc.keys, tc.frac)
+			skip := make([]bool, u.len())
+			if tc.skipEach > 0 {
+				for x := tc.skipEach; x < u.len(); x += tc.skipEach {
+					skip[x] = true
+				}
+			}
+			tallyEager = tc.eager
+			defer func() { tallyEager = false }()
+			nk := tc.keys + 1
+			want, wantTop := tallyOrdered(u, skip, 1, nk)
+			got, gotTop := tallyShared(u, skip, nk)
+			if tc.frac {
+				if got != nil {
+					t.Fatal("tallyShared summed fractions")
+				}
+				return
+			}
+			if got == nil {
+				t.Fatal("tallyShared declined integer values")
+			}
+			if !slices.Equal(gotTop, wantTop) {
+				t.Fatal("topmost differs")
+			}
+			contexts := 0
+			for k := range want {
+				if got[k] != want[k] {
+					t.Fatalf("key %d: got %+v, want %+v", k, got[k], want[k])
+				}
+				contexts += int(want[k].count)
+			}
+			if contexts == 0 {
+				t.Fatal("no contexts tallied")
+			}
+		})
+	}
+}
+
+// BenchmarkSpreadGroups is the spread causes' candidates on the synthetic
+// pair's union, one run a side (the walk on every core) and three (the
+// walk in child order).
+func BenchmarkSpreadGroups(b *testing.B) {
+	for _, runs := range []int{1, 3} {
+		p := prepare(b, runs)
+		skip := make([]bool, p.u.len())
+		b.Run(fmt.Sprintf("%d+%d", runs, runs), func(b *testing.B) {
+			b.ReportAllocs()
+			stop := benchcpu.Start(b)
+			for b.Loop() {
+				spreadGroups(p.u, p.kt, skip, p.nBase, float64(p.mu))
+			}
+			stop()
+		})
+	}
+}
+
+// BenchmarkStatsGraphOneRun is Stats mode's critical graph of the
+// synthetic pair, one run a side (BenchmarkCriticalGraph's stats case has
+// three).
+func BenchmarkStatsGraphOneRun(b *testing.B) {
+	p := prepare(b, 1)
+	b.ReportAllocs()
+	stop := benchcpu.Start(b)
+	for b.Loop() {
+		statsGraph(p.u, p.kt, p.nBase, p.mu, DefaultAlpha, 0, statsChoices{})
+	}
+	stop()
+}
