@@ -42,8 +42,33 @@ func WriteSourceUncompressed(w io.Writer, src stacks.Source) error {
 // "timestamp_ns" as "process" < "thread".
 func (e *encoder) stackSamples(p *profile.Profile, s *stacks.Samples) {
 	threads := make([][]byte, len(s.ThreadList))
+	id := func(x int32) uint64 { return p.Location[x].ID }
+	// Samples of a call tree share their stacks (Starts: the readers of
+	// DevTools traces and .cpuprofile files lay each node's stack out
+	// once), and a function that runs for a while is sampled on the same
+	// stack many times in a row: such a sample copies the location ids
+	// its predecessor encoded. Looking every id up (a Location each,
+	// mostly cache misses) was 7.3 s of the 20 s of writing the 28.8 M
+	// samples of a 500 MB DevTools trace, 45% of them repeats. A cache of
+	// every stack (487,000 there) saved 3.7 s rather than 1.3 s, but raised
+	// peak RSS by 180-280 MB over the 1.2 GB of reading: the samples are
+	// live then, and any garbage grows the heap toward twice them.
+	lastStart, lastEnd := -1, int32(-1)
+	var last []byte
+	// The timestamp label's key and unit, interned at the first timed
+	// sample (where pprof interns them): the string table's order is
+	// pprof's.
+	tsKey, tsUnit := int64(-1), int64(-1)
 	for i := range s.Len() {
-		b := appendLocationIDs(e.msg[:0], s.Stack(i), func(x int32) uint64 { return p.Location[x].ID })
+		var b []byte
+		if start := s.Start(i); s.Starts != nil && start == lastStart && s.Ends[i] == lastEnd {
+			b = append(e.msg[:0], last...)
+		} else {
+			b = appendLocationIDs(e.msg[:0], s.Stack(i), id)
+			if s.Starts != nil {
+				lastStart, lastEnd, last = start, s.Ends[i], append(last[:0], b...)
+			}
+		}
 		b = appendRepeated(b, 2, s.Value(i))
 		x := s.SampleThreads[i]
 		if threads[x] == nil {
@@ -51,7 +76,10 @@ func (e *encoder) stackSamples(p *profile.Profile, s *stacks.Samples) {
 		}
 		b = append(b, threads[x]...)
 		if ts, ok := s.Time(i); ok {
-			b = e.numLabel(b, labels.Timestamp, ts, labels.TimestampUnit)
+			if tsKey < 0 {
+				tsKey, tsUnit = e.str(labels.Timestamp), e.str(labels.TimestampUnit)
+			}
+			b = e.numLabelIDs(b, tsKey, ts, tsUnit)
 		}
 		e.msg = b
 		e.emit(2)
@@ -84,6 +112,11 @@ func (e *encoder) numLabel(b []byte, key string, v int64, unit string) []byte {
 	if unit != "" {
 		u = e.str(unit)
 	}
+	return e.numLabelIDs(b, k, v, u)
+}
+
+// numLabelIDs is numLabel with key and unit interned (unit 0 for none).
+func (e *encoder) numLabelIDs(b []byte, k, v, u int64) []byte {
 	sub := appendOpt(e.sub[:0], 1, uint64(k))
 	sub = appendOpt(sub, 3, uint64(v))
 	e.sub = appendOpt(sub, 4, uint64(u))

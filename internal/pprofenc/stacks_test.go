@@ -111,6 +111,38 @@ func TestWriteSourceSameAsWrite(t *testing.T) {
 		p, s := randomStacks(rng, 0, nil)
 		sameStacks(t, p, s)
 	})
+	// Stacks laid out once and shared, as the call tree readers do
+	// (Starts): runs of a stack, stacks that come back, one a tail of
+	// another, an empty one.
+	for _, timed := range []bool{true, false} {
+		t.Run(fmt.Sprintf("shared stacks, timed %v", timed), func(t *testing.T) {
+			p, s := randomStacks(rng, 1000, func(int) bool { return timed })
+			share(rng, s)
+			sameStacks(t, p, s)
+		})
+	}
+}
+
+// share makes s's samples share 40 stacks (Starts), picked at random in
+// runs of 1 to 4 samples; stacks 0-19 are s's first 20, and stack 20+k
+// is stack k's tail, one frame shorter.
+func share(rng *rand.Rand, s *stacks.Samples) {
+	type span struct{ start, end int32 }
+	var pool []span
+	for i := range min(20, s.Len()) {
+		pool = append(pool, span{int32(s.Start(i)), s.Ends[i]})
+	}
+	for k := range len(pool) {
+		pool = append(pool, span{min(pool[k].start+1, pool[k].end), pool[k].end})
+	}
+	s.Starts = make([]int32, s.Len())
+	for i := 0; i < s.Len(); {
+		sp := pool[rng.IntN(len(pool))]
+		for n := 1 + rng.IntN(4); n > 0 && i < s.Len(); n-- {
+			s.Starts[i], s.Ends[i] = sp.start, sp.end
+			i++
+		}
+	}
 }
 
 // sameStacks checks that WriteSource writes what Write writes for the
