@@ -13,7 +13,6 @@ package pprofenc
 
 import (
 	"bufio"
-	"compress/gzip"
 	"io"
 	"iter"
 	"reflect"
@@ -24,17 +23,11 @@ import (
 	"github.com/google/pprof/profile"
 )
 
-// Write writes p gzipped, at gzip.BestSpeed as runtime/pprof does.
+// Write writes p gzipped, at gzip.BestSpeed as runtime/pprof does: one
+// gzip member up to 4 MB of profile.proto, what gzip.Writer writes, and
+// above that members of 4 MB compressed in parallel (gzipWriter).
 func Write(w io.Writer, p *profile.Profile) error {
-	zw, err := gzip.NewWriterLevel(w, gzip.BestSpeed)
-	if err != nil {
-		return err
-	}
-	if err := WriteUncompressed(zw, p); err != nil {
-		_ = zw.Close()
-		return err
-	}
-	return zw.Close()
+	return compressed(w, func(zw io.Writer) error { return WriteUncompressed(zw, p) })
 }
 
 // WriteUncompressed writes p as profile.proto, byte for byte what

@@ -1,7 +1,6 @@
 package pprofenc
 
 import (
-	"compress/gzip"
 	"io"
 	"iter"
 
@@ -18,15 +17,7 @@ import (
 // share one per thread. p's locations and functions are written after the
 // samples, so seq may add to them as it goes.
 func WriteSamples(w io.Writer, p *profile.Profile, seq iter.Seq[*profile.Sample]) error {
-	zw, err := gzip.NewWriterLevel(w, gzip.BestSpeed)
-	if err != nil {
-		return err
-	}
-	if err := WriteSamplesUncompressed(zw, p, seq); err != nil {
-		_ = zw.Close()
-		return err
-	}
-	return zw.Close()
+	return compressed(w, func(zw io.Writer) error { return WriteSamplesUncompressed(zw, p, seq) })
 }
 
 // WriteSamplesUncompressed is WriteSamples without gzip.

@@ -1,7 +1,6 @@
 package pprofenc
 
 import (
-	"compress/gzip"
 	"io"
 
 	"github.com/ctdiff/ctdiff/internal/labels"
@@ -18,15 +17,7 @@ import (
 // timestamp_ns (unit nanoseconds) when timed — without making those
 // samples: for a trace of millions of samples that is gigabytes less.
 func WriteSource(w io.Writer, src stacks.Source) error {
-	zw, err := gzip.NewWriterLevel(w, gzip.BestSpeed)
-	if err != nil {
-		return err
-	}
-	if err := WriteSourceUncompressed(zw, src); err != nil {
-		_ = zw.Close()
-		return err
-	}
-	return zw.Close()
+	return compressed(w, func(zw io.Writer) error { return WriteSourceUncompressed(zw, src) })
 }
 
 // WriteSourceUncompressed is WriteSource without gzip.
@@ -42,7 +33,12 @@ func WriteSourceUncompressed(w io.Writer, src stacks.Source) error {
 // "timestamp_ns" as "process" < "thread".
 func (e *encoder) stackSamples(p *profile.Profile, s *stacks.Samples) {
 	threads := make([][]byte, len(s.ThreadList))
-	id := func(x int32) uint64 { return p.Location[x].ID }
+	// Location ids by index, built once (8 bytes a location): reading
+	// p.Location[x].ID per frame was a cache miss a frame.
+	ids := make([]uint64, len(p.Location))
+	for x, l := range p.Location {
+		ids[x] = l.ID
+	}
 	// Samples of a call tree share their stacks (Starts: the readers of
 	// DevTools traces and .cpuprofile files lay each node's stack out
 	// once), and a function that runs for a while is sampled on the same
@@ -64,7 +60,7 @@ func (e *encoder) stackSamples(p *profile.Profile, s *stacks.Samples) {
 		if start := s.Start(i); s.Starts != nil && start == lastStart && s.Ends[i] == lastEnd {
 			b = append(e.msg[:0], last...)
 		} else {
-			b = appendLocationIDs(e.msg[:0], s.Stack(i), id)
+			b = appendStackIDs(e.msg[:0], s.Stack(i), ids)
 			if s.Starts != nil {
 				lastStart, lastEnd, last = start, s.Ends[i], append(last[:0], b...)
 			}
@@ -121,4 +117,25 @@ func (e *encoder) numLabelIDs(b []byte, k, v, u int64) []byte {
 	sub = appendOpt(sub, 3, uint64(v))
 	e.sub = appendOpt(sub, 4, uint64(u))
 	return appendBytes(b, 3, e.sub)
+}
+
+// appendStackIDs is appendLocationIDs for a stack of location indexes
+// into ids.
+func appendStackIDs(b []byte, stack []int32, ids []uint64) []byte {
+	if len(stack) <= 2 {
+		for _, x := range stack {
+			b = appendField(b, 1, ids[x])
+		}
+		return b
+	}
+	size := 0
+	for _, x := range stack {
+		size += varintLen(ids[x])
+	}
+	b = appendVarint(b, 1<<3|2)
+	b = appendVarint(b, uint64(size))
+	for _, x := range stack {
+		b = appendVarint(b, ids[x])
+	}
+	return b
 }

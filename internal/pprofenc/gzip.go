@@ -1,0 +1,148 @@
+package pprofenc
+
+import (
+	"bytes"
+	"compress/gzip"
+	"io"
+)
+
+// chunkSize is how much uncompressed output a gzip member holds, and
+// maxInFlight how many members are compressed at once while the next
+// fills: at BestSpeed compressing took 10.7 s of the 25 s of converting a
+// 500 MB DevTools trace on one core, and the encoder keeps a second busy
+// for less. The memory is bounded: (maxInFlight+1) chunks, their
+// compressed copies and compressors, about 25 MB.
+const (
+	chunkSize   = 4 << 20
+	maxInFlight = 3
+)
+
+// A gzipWriter compresses what is written to it at gzip.BestSpeed, as
+// gzip members of chunkSize uncompressed bytes compressed in parallel
+// (RFC 1952 §2.2: a gzip file is a series of members, which every gzip
+// reader, compress/gzip's and so profile.Parse's, reads as one stream).
+// An output of at most chunkSize bytes is one member, the bytes one
+// gzip.Writer writes.
+type gzipWriter struct {
+	w     io.Writer
+	cur   *chunk   // filling
+	queue []*chunk // compressing, oldest first
+	free  []*chunk
+	multi bool // a member has gone to compression
+	err   error
+}
+
+// A chunk is one member's input, its compressed bytes and its compressor.
+type chunk struct {
+	in   []byte
+	out  bytes.Buffer
+	zw   *gzip.Writer
+	done chan error
+}
+
+func newGzipWriter(w io.Writer) *gzipWriter {
+	return &gzipWriter{w: w, cur: &chunk{}}
+}
+
+func (g *gzipWriter) Write(b []byte) (int, error) {
+	n := len(b)
+	for len(b) > 0 {
+		if g.err != nil {
+			return n - len(b), g.err
+		}
+		room := chunkSize - len(g.cur.in)
+		if room == 0 {
+			// Only now, with more to come, is the chunk not the last: an
+			// output of exactly chunkSize bytes stays one member.
+			g.submit()
+			continue
+		}
+		if g.cur.in == nil {
+			g.cur.in = make([]byte, 0, min(chunkSize, max(len(b), 64<<10)))
+		}
+		k := min(room, len(b))
+		g.cur.in = append(g.cur.in, b[:k]...)
+		b = b[k:]
+	}
+	return n, g.err
+}
+
+// submit starts compressing the filled chunk, first writing out the oldest
+// member when maxInFlight are in flight.
+func (g *gzipWriter) submit() {
+	if len(g.queue) == maxInFlight {
+		g.retire()
+	}
+	c := g.cur
+	if c.zw == nil {
+		c.zw, _ = gzip.NewWriterLevel(&c.out, gzip.BestSpeed) // a valid level: no error
+		c.done = make(chan error, 1)
+	} else {
+		c.zw.Reset(&c.out)
+	}
+	c.out.Reset()
+	go func() {
+		_, err := c.zw.Write(c.in)
+		if cerr := c.zw.Close(); err == nil {
+			err = cerr
+		}
+		c.done <- err
+	}()
+	g.queue = append(g.queue, c)
+	g.multi = true
+	if n := len(g.free); n > 0 {
+		g.cur, g.free = g.free[n-1], g.free[:n-1]
+	} else {
+		g.cur = &chunk{in: make([]byte, 0, chunkSize)}
+	}
+}
+
+// retire waits for the oldest member and writes it out, keeping the first
+// error.
+func (g *gzipWriter) retire() {
+	c := g.queue[0]
+	g.queue = append(g.queue[:0], g.queue[1:]...)
+	err := <-c.done
+	if g.err == nil {
+		g.err = err
+	}
+	if g.err == nil {
+		_, g.err = g.w.Write(c.out.Bytes())
+	}
+	c.in = c.in[:0]
+	g.free = append(g.free, c)
+}
+
+// Close writes what is left, waiting for every member in flight (even
+// after an error, so that no compressor outlives it), and returns the
+// first error.
+func (g *gzipWriter) Close() error {
+	if !g.multi {
+		if g.err != nil {
+			return g.err
+		}
+		zw, _ := gzip.NewWriterLevel(g.w, gzip.BestSpeed)
+		if _, g.err = zw.Write(g.cur.in); g.err == nil {
+			g.err = zw.Close()
+		}
+		return g.err
+	}
+	if g.err == nil && len(g.cur.in) > 0 {
+		g.submit()
+	}
+	for len(g.queue) > 0 {
+		g.retire()
+	}
+	return g.err
+}
+
+// compressed calls write with a gzipWriter on w and closes it, returning
+// write's error first.
+func compressed(w io.Writer, write func(io.Writer) error) error {
+	zw := newGzipWriter(w)
+	if err := write(zw); err != nil {
+		_ = zw.Close()
+		return err
+	}
+	return zw.Close()
+}
