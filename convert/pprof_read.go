@@ -174,8 +174,15 @@ func (w *wholeGzip) read() ([]byte, bool) {
 	if size > maxWholeRatio*w.size+64<<10 {
 		return nil, false
 	}
+	// A file of several members (pprofenc writes 4 MB ones) records only
+	// the last one's size: the whole is bounded by the ratio, and a size
+	// below the file's is taken for such a last member's (out grows past
+	// a guess that is short).
+	if size < w.size {
+		size = 4 * w.size
+	}
 	out := getPprofBuf(int(size))
-	data, ok := gunzipWhole(zb, out, min(w.limit, size))
+	data, ok := gunzipWhole(zb, out, min(w.limit, maxWholeRatio*w.size+64<<10))
 	if !ok {
 		putPprofBuf(data)
 		return nil, false
