@@ -1,7 +1,9 @@
 package pprofenc
 
 import (
+	"encoding/binary"
 	"io"
+	"slices"
 
 	"github.com/ctdiff/ctdiff/internal/labels"
 	"github.com/ctdiff/ctdiff/stacks"
@@ -33,12 +35,10 @@ func WriteSourceUncompressed(w io.Writer, src stacks.Source) error {
 // "timestamp_ns" as "process" < "thread".
 func (e *encoder) stackSamples(p *profile.Profile, s *stacks.Samples) {
 	threads := make([][]byte, len(s.ThreadList))
-	// Location ids by index, built once (8 bytes a location): reading
-	// p.Location[x].ID per frame was a cache miss a frame.
-	ids := make([]uint64, len(p.Location))
-	for x, l := range p.Location {
-		ids[x] = l.ID
-	}
+	// Location ids by index, built once (8 bytes a location), each as its
+	// varint bytes with their count: reading p.Location[x].ID per frame
+	// was a cache miss a frame, and encoding it a loop a byte.
+	ids := varintTable(p.Location)
 	// Samples of a call tree share their stacks (Starts: the readers of
 	// DevTools traces and .cpuprofile files lay each node's stack out
 	// once), and a function that runs for a while is sampled on the same
@@ -60,7 +60,7 @@ func (e *encoder) stackSamples(p *profile.Profile, s *stacks.Samples) {
 		if start := s.Start(i); s.Starts != nil && start == lastStart && s.Ends[i] == lastEnd {
 			b = append(e.msg[:0], last...)
 		} else {
-			b = appendStackIDs(e.msg[:0], s.Stack(i), ids)
+			b = appendStackIDs(e.msg[:0], s.Stack(i), ids, p)
 			if s.Starts != nil {
 				lastStart, lastEnd, last = start, s.Ends[i], append(last[:0], b...)
 			}
@@ -119,23 +119,44 @@ func (e *encoder) numLabelIDs(b []byte, k, v, u int64) []byte {
 	return appendBytes(b, 3, e.sub)
 }
 
-// appendStackIDs is appendLocationIDs for a stack of location indexes
-// into ids.
-func appendStackIDs(b []byte, stack []int32, ids []uint64) []byte {
-	if len(stack) <= 2 {
-		for _, x := range stack {
-			b = appendField(b, 1, ids[x])
+// varintTable returns each location's id as a varint (protobuf's base
+// 128), little-endian in the low 7 bytes with its length in the top
+// one, for appendStackIDs.
+func varintTable(locs []*profile.Location) []uint64 {
+	t := make([]uint64, len(locs))
+	for x, l := range locs {
+		var buf [10]byte
+		v := appendVarint(buf[:0], l.ID)
+		if len(v) > 7 {
+			return nil // an id of 49 bits or more: appendStackIDs looks ids up
 		}
-		return b
+		var w uint64
+		for i, c := range v {
+			w |= uint64(c) << (8 * i)
+		}
+		t[x] = w | uint64(len(v))<<56
+	}
+	return t
+}
+
+// appendStackIDs is appendLocationIDs for a stack of location indexes
+// into p.Location, with their ids from varintTable (nil: looked up).
+func appendStackIDs(b []byte, stack []int32, ids []uint64, p *profile.Profile) []byte {
+	if ids == nil || len(stack) <= 2 {
+		return appendLocationIDs(b, stack, func(x int32) uint64 { return p.Location[x].ID })
 	}
 	size := 0
 	for _, x := range stack {
-		size += varintLen(ids[x])
+		size += int(ids[x] >> 56)
 	}
 	b = appendVarint(b, 1<<3|2)
 	b = appendVarint(b, uint64(size))
+	b = slices.Grow(b, size+8)
 	for _, x := range stack {
-		b = appendVarint(b, ids[x])
+		v := ids[x]
+		n := len(b)
+		b = binary.LittleEndian.AppendUint64(b, v&(1<<56-1))
+		b = b[:n+int(v>>56)]
 	}
 	return b
 }

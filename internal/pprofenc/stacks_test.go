@@ -196,3 +196,14 @@ func BenchmarkWriteSource(b *testing.B) {
 		}
 	}
 }
+
+// Location ids too big for varintTable's 7 bytes are looked up, to the
+// same bytes.
+func TestWriteSourceBigIDs(t *testing.T) {
+	p, s := randomStacks(rand.New(rand.NewPCG(7, 8)), 2000, func(i int) bool { return i%2 == 0 })
+	p.Location[len(p.Location)/2].ID = 1 << 50
+	if varintTable(p.Location) != nil {
+		t.Fatal("an id of 51 bits in the table")
+	}
+	sameStacks(t, p, s)
+}
