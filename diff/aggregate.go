@@ -2,6 +2,7 @@ package diff
 
 import (
 	"math"
+	"slices"
 
 	"github.com/ctdiff/ctdiff/cct"
 )
@@ -192,7 +193,10 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 	// The family: every hypothesis tested, in node order, inclusive before
 	// self, then the functions' sums (spread.go). testOf and selfOf map a
 	// node to 1 + its hypotheses' index in the family, 0 when untested.
-	var members []hyp
+	// Room for one hypothesis per node, about what a large comparison
+	// tests (1.6 M-stack pair: 5.4 M of 7.6 M nodes): appended from
+	// empty, the slice was copied a dozen times, 233 MB allocated for 43.
+	members := make([]hyp, 0, n)
 	testOf := make([]int32, n)
 	selfOf := make([]int32, n)
 	selfRow := make([]float64, runs)
@@ -238,15 +242,21 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 		p.floor = collectorCV * collectorCV * gc[x] * gc[x]
 		return &p
 	}
-	family := make([]Test, len(members)+len(groups))
+	// The family's tests are held as their p-values (ps) and names, not
+	// as Tests: a 1.6 M-stack pair tests 5.4 M hypotheses, whose 64-byte
+	// Tests took 342 MB to make, clear and fill, where the graph reports
+	// a few thousand (made once the graph is known, below).
+	nFamily := len(members) + len(groups)
+	ps := make([]float64, nFamily)
+	names := make([]testName, nFamily)
 	// With treeHolm, a p-value surely ≥ c is left at c until the
 	// correction or the graph needs it (treeHolmBounded): a million tests
 	// mostly end at adjusted p 1. exact is nil when every p is exact.
 	var exact []bool
 	if st.correct == nil {
-		exact = make([]bool, len(family))
+		exact = make([]bool, nFamily)
 	}
-	c := lazyShare / float64(len(family))
+	c := lazyShare / float64(nFamily)
 	rowOf := func(row []float64, i int) []float64 {
 		if h := members[i]; h.self {
 			return self.row(h.x, row)
@@ -258,11 +268,13 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 		b := bound{c: c, df: math.NaN()}
 		for i := from; i < to; i++ {
 			rowOf(row, i)
+			var t Test
 			if exact == nil {
-				family[i] = testFloats(row[:nBase], row[nBase:], prOf(members[i].x))
-				continue
+				t = testFloats(row[:nBase], row[nBase:], prOf(members[i].x))
+			} else {
+				t, _, _, exact[i] = b.lazyTest(row[:nBase], row[nBase:], prOf(members[i].x))
 			}
-			family[i], _, _, exact[i] = b.lazyTest(row[:nBase], row[nBase:], prOf(members[i].x))
+			ps[i], names[i] = t.P, nameOf(t.Name)
 		}
 	})
 	finish := func(i int) {
@@ -270,33 +282,31 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 			return
 		}
 		row := rowOf(make([]float64, runs), i)
-		family[i].P = testFloats(row[:nBase], row[nBase:], prOf(members[i].x)).P
+		ps[i] = testFloats(row[:nBase], row[nBase:], prOf(members[i].x)).P
 		exact[i] = true
 	}
 	for i := range groups {
 		gr := &groups[i]
-		family[len(members)+i] = testFloats(gr.sums[:nBase], gr.sums[nBase:], pr)
+		t := testFloats(gr.sums[:nBase], gr.sums[nBase:], pr)
+		ps[len(members)+i], names[len(members)+i] = t.P, nameOf(t.Name)
 		gr.test = int32(len(members) + i + 1)
 		if exact != nil {
 			exact[len(members)+i] = true
 		}
 	}
-	ps := make([]float64, len(family))
-	for i := range family {
-		ps[i] = family[i].P
-	}
 	var qs []float64
 	if st.correct != nil {
-		qs = st.correct(ps)
+		// ps stays the tests' p-values: a correction may reorder its input.
+		qs = st.correct(slices.Clone(ps))
 	} else {
-		parent, size := familyTree(u, self, members, testOf, len(family))
+		parent, size := familyTree(u, self, members, testOf, nFamily)
 		for {
 			qs = treeHolmBounded(ps, exact, parent, size)
 			again := false
 			for i, q := range qs {
 				if q < 1 && !exact[i] {
 					finish(i)
-					ps[i], again = family[i].P, true
+					again = true
 				}
 			}
 			if !again {
@@ -304,14 +314,10 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 			}
 		}
 	}
-	for i, q := range qs {
-		family[i].Q = q
-	}
 	passes := func(t int32, delta float64) bool {
-		return t != 0 && delta >= m && family[t-1].Q <= alpha && family[t-1].Name != untested
+		return t != 0 && delta >= m && qs[t-1] <= alpha && names[t-1] != nameUntested
 	}
 	g = newGraph(n)
-	g.tests = family
 	context := func(a int32) gval {
 		return gval{base: u.meanBase[a], new: u.meanNew[a], added: u.inBase[a] == 0, context: true, test: testOf[a]}
 	}
@@ -349,13 +355,37 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 			addContext(g, u.parent[x], context, u.parent)
 		}
 	}
+	// The Tests the graph reports, numbered in the order the graph
+	// first names them: at[i] is 1 + family member i's, 0 until made.
+	at := make([]int32, nFamily)
+	made := func(f int32) {
+		if f == 0 || at[f-1] != 0 {
+			return
+		}
+		i := int(f - 1)
+		finish(i)
+		t := Test{Name: names[i].String(), P: ps[i], Q: qs[i]}
+		switch {
+		case i >= len(members):
+			t.Of = OfFunction
+		case members[i].self:
+			t.Of = OfSelf
+		}
+		g.tests = append(g.tests, t)
+		at[i] = int32(len(g.tests))
+	}
+	for i := range g.vals {
+		made(g.vals[i].test)
+	}
+	for i := range g.spreads {
+		made(g.spreads[i].test)
+	}
 	for i, x := range g.xs {
 		v := &g.vals[i]
-		t := g.test(v)
-		if t == nil {
+		if v.test == 0 {
 			continue
 		}
-		finish(int(v.test - 1))
+		t := &g.tests[at[v.test-1]-1]
 		switch {
 		case v.spread != 0 && v.test == groups[v.spread-1].test:
 			gr := &groups[v.spread-1]
@@ -368,12 +398,15 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 		}
 		t.setIntervalFloats(selfRow[:nBase], selfRow[nBase:], prOf(x))
 	}
-	for i := range family[len(members):] {
-		family[len(members)+i].Of = OfFunction
+	// From the family's numbers to the graph's.
+	for i := range g.vals {
+		if v := &g.vals[i]; v.test != 0 {
+			v.test = at[v.test-1]
+		}
 	}
-	for _, h := range members {
-		if h.self {
-			family[selfOf[h.x]-1].Of = OfSelf
+	for i := range g.spreads {
+		if sp := &g.spreads[i]; sp.test != 0 {
+			sp.test = at[sp.test-1]
 		}
 	}
 	return g, untestedAbove(u, oneRun, m), model
@@ -417,6 +450,33 @@ func familyTree(u *union, self foldedSelf, members []hyp, testOf []int32, n int)
 
 // A hyp is one hypothesis of statsGraph's family on a node: its inclusive
 // value, or its self value.
+// A testName is a Test's Name, a byte per hypothesis of statsGraph's
+// family.
+type testName uint8
+
+const (
+	nameModerated testName = iota
+	nameWelch
+	nameUntested
+)
+
+// nameOf is the testName of a Test's Name.
+func nameOf(s string) testName {
+	switch s {
+	case "moderated-t":
+		return nameModerated
+	case "welch":
+		return nameWelch
+	case untested:
+		return nameUntested
+	}
+	panic("diff: test name " + s)
+}
+
+func (n testName) String() string {
+	return [...]string{nameModerated: "moderated-t", nameWelch: "welch", nameUntested: untested}[n]
+}
+
 type hyp struct {
 	x    int32
 	self bool

@@ -898,3 +898,40 @@ func TestStatsSkipsIdle(t *testing.T) {
 		})
 	}
 }
+
+// TestStatsGraphTests checks the graph's Tests: statsGraph makes only
+// those its nodes and spread causes name, each once, numbered from 1 as
+// gval.test indexes them, and each carries its name, p and q.
+func TestStatsGraphTests(t *testing.T) {
+	for _, runs := range []int{1, 3} {
+		p := prepare(t, runs)
+		g, _, _ := statsGraph(p.u, p.kt, p.nBase, p.mu, DefaultAlpha, 0, statsChoices{})
+		named := make([]int, len(g.tests))
+		name := func(what string, id int32) {
+			if id == 0 {
+				return
+			}
+			if int(id) > len(g.tests) {
+				t.Fatalf("%d+%d: %s names test %d of %d", runs, runs, what, id, len(g.tests))
+			}
+			named[id-1]++
+		}
+		for i := range g.vals {
+			name("a graph node", g.vals[i].test)
+		}
+		for i := range g.spreads {
+			name("a spread cause", g.spreads[i].test)
+		}
+		if len(g.tests) == 0 {
+			t.Fatalf("%d+%d: no tests in the graph", runs, runs)
+		}
+		for i, tt := range g.tests {
+			if named[i] == 0 {
+				t.Errorf("%d+%d: test %d is named by no node", runs, runs, i+1)
+			}
+			if tt.Name == "" || !(tt.P >= 0 && tt.P <= 1) || !(tt.Q >= tt.P && tt.Q <= 1) {
+				t.Errorf("%d+%d: test %d is %+v, want a name and 0 ≤ P ≤ Q ≤ 1", runs, runs, i+1, tt)
+			}
+		}
+	}
+}
