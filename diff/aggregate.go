@@ -334,6 +334,9 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 	}
 	// Spread causes: the contexts of each function whose sum regressed
 	// significantly join the graph as one cause (assemble merges them).
+	// spreadGroup[k] is the group of spread k+1: groups that do not pass
+	// take no spread id, so the two numberings differ.
+	var spreadGroup []int
 	for i := range groups {
 		gr := &groups[i]
 		if !passes(gr.test, gr.delta()) {
@@ -341,6 +344,7 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 		}
 		gr.spread.test = gr.test
 		g.spreads = append(g.spreads, gr.spread)
+		spreadGroup = append(spreadGroup, i)
 		id := int32(len(g.spreads))
 		for _, x := range gr.nodes {
 			if u.meanNew[x] <= u.meanBase[x] {
@@ -387,8 +391,8 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 		}
 		t := &g.tests[at[v.test-1]-1]
 		switch {
-		case v.spread != 0 && v.test == groups[v.spread-1].test:
-			gr := &groups[v.spread-1]
+		case v.spread != 0 && v.test == groups[spreadGroup[v.spread-1]].test:
+			gr := &groups[spreadGroup[v.spread-1]]
 			t.setIntervalFloats(gr.sums[:nBase], gr.sums[nBase:], pr)
 			continue
 		case v.test == selfOf[x]:

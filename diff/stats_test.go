@@ -464,6 +464,16 @@ func TestMoreRunsFindAtLeastAsMuch(t *testing.T) {
 			t.Errorf("%d runs: a cause (%+.0f ms) where the true time did not grow: %q", k, float64(c.Delta)/1e6, pathString(c.Path))
 		}
 	}
+	// A spread cause's interval is its function's: the delta of the
+	// contexts' sums lies in it (it was one context's interval wherever a
+	// function tested before it had failed).
+	for _, k := range []int{3, 10, 30} {
+		for _, c := range res[k].Causes {
+			if st := c.Stats; c.Spread != nil && st != nil && st.Of == OfFunction && !(st.Low <= c.Delta && c.Delta <= st.High) {
+				t.Errorf("%d runs: spread cause of %s, delta %d outside its interval %d..%d", k, c.Spread.Function.Function, c.Delta, st.Low, st.High)
+			}
+		}
+	}
 	if len(res[10].Causes) < 2*len(res[3].Causes) || len(res[30].Causes) < 2*len(res[10].Causes) {
 		t.Errorf("causes at 3, 10, 30 runs: %d, %d, %d; want each at least twice the last", len(res[3].Causes), len(res[10].Causes), len(res[30].Causes))
 	}
