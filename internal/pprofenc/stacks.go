@@ -39,32 +39,12 @@ func (e *encoder) stackSamples(p *profile.Profile, s *stacks.Samples) {
 	// varint bytes with their count: reading p.Location[x].ID per frame
 	// was a cache miss a frame, and encoding it a loop a byte.
 	ids := varintTable(p.Location)
-	// Samples of a call tree share their stacks (Starts: the readers of
-	// DevTools traces and .cpuprofile files lay each node's stack out
-	// once), and a function that runs for a while is sampled on the same
-	// stack many times in a row: such a sample copies the location ids
-	// its predecessor encoded. Looking every id up (a Location each,
-	// mostly cache misses) was 7.3 s of the 20 s of writing the 28.8 M
-	// samples of a 500 MB DevTools trace, 45% of them repeats. A cache of
-	// every stack (487,000 there) saved 3.7 s rather than 1.3 s, but raised
-	// peak RSS by 180-280 MB over the 1.2 GB of reading: the samples are
-	// live then, and any garbage grows the heap toward twice them.
-	lastStart, lastEnd := -1, int32(-1)
-	var last []byte
 	// The timestamp label's key and unit, interned at the first timed
 	// sample (where pprof interns them): the string table's order is
 	// pprof's.
 	tsKey, tsUnit := int64(-1), int64(-1)
 	for i := range s.Len() {
-		var b []byte
-		if start := s.Start(i); s.Starts != nil && start == lastStart && s.Ends[i] == lastEnd {
-			b = append(e.msg[:0], last...)
-		} else {
-			b = appendStackIDs(e.msg[:0], s.Stack(i), ids, p)
-			if s.Starts != nil {
-				lastStart, lastEnd, last = start, s.Ends[i], append(last[:0], b...)
-			}
-		}
+		b := appendStackIDs(e.msg[:0], s.Stack(i), ids, p)
 		b = appendRepeated(b, 2, s.Value(i))
 		x := s.SampleThreads[i]
 		if threads[x] == nil {
