@@ -57,8 +57,11 @@ type pprofStream struct {
 	at      []int32
 	bigIDs  []uint64
 	bigByID map[uint64]int32
-	// table is a hash table of stacks (k+1; 0 is empty) by their keys.
-	table []int32
+	// table is a hash table of stacks by their keys: a slot holds the
+	// high 32 bits of the key's hash and k+1 (0 is empty), so that a probe
+	// reads a key only when the hashes agree (the keys are tens of MB: a
+	// read is a cache miss).
+	table []uint64
 	seed  maphash.Seed
 
 	// Per sample, a record in recs: its stack's number, its label
@@ -106,7 +109,7 @@ type layoutLabel struct {
 }
 
 func newPprofStream() *pprofStream {
-	return &pprofStream{table: make([]int32, 1<<12), seed: maphash.MakeSeed(), nValues: -1, prevLayout: -1,
+	return &pprofStream{table: make([]uint64, 1<<12), seed: maphash.MakeSeed(), nValues: -1, prevLayout: -1,
 		layoutBy: map[string]int32{}, at: []int32{0}, keyAt: []int{0}}
 }
 
@@ -352,13 +355,11 @@ func (ps *pprofStream) stack(key []byte, prev int32, at int64) (int32, error) {
 	}
 	mask := uint64(len(ps.table) - 1)
 	h := maphash.Bytes(ps.seed, key)
-	for j := h & mask; ; j = (j + 1) & mask {
-		k := ps.table[j] - 1
-		if k < 0 {
-			break
-		}
-		if bytes.Equal(key, ps.keys[ps.keyAt[k]:ps.keyAt[k+1]]) {
-			return k, nil
+	for j := h & mask; ps.table[j] != 0; j = (j + 1) & mask {
+		if e := ps.table[j]; e>>32 == h>>32 {
+			if k := int32(uint32(e)) - 1; bytes.Equal(key, ps.keys[ps.keyAt[k]:ps.keyAt[k+1]]) {
+				return k, nil
+			}
 		}
 	}
 	// A new stack: its ids decoded, and checked as pprof checks them.
@@ -405,12 +406,12 @@ func (ps *pprofStream) insert(k int32, h uint64) {
 	for ps.table[j] != 0 {
 		j = (j + 1) & mask
 	}
-	ps.table[j] = k + 1
+	ps.table[j] = h>>32<<32 | uint64(k+1)
 }
 
 // rehash makes a table of size slots holding every stack.
 func (ps *pprofStream) rehash(size int) {
-	ps.table = make([]int32, size)
+	ps.table = make([]uint64, size)
 	for k := range len(ps.at) - 1 {
 		ps.insert(int32(k), maphash.Bytes(ps.seed, ps.keys[ps.keyAt[k]:ps.keyAt[k+1]]))
 	}
@@ -534,6 +535,10 @@ type layoutThread struct {
 	th           stacks.Thread
 	pid, tid, ts int
 	x            int32 // the thread's index when the numbers add nothing, else -1
+	// The pid and tid of its last sample with them, and their thread's
+	// index (-1 before): samples of a thread come in runs.
+	lastPID, lastTID int64
+	lastX            int32
 }
 
 // layoutThreads reads the layouts' labels as threadOf does: the first
@@ -542,7 +547,7 @@ func (ps *pprofStream) layoutThreads(d *pprofDecoder) ([]layoutThread, error) {
 	ok := true
 	lt := make([]layoutThread, len(ps.layouts))
 	for k, lay := range ps.layouts {
-		t := layoutThread{pid: -1, tid: -1, ts: -1, x: -1}
+		t := layoutThread{pid: -1, tid: -1, ts: -1, x: -1, lastX: -1}
 		var hasThread, hasProcess bool
 		num := 0
 		for _, l := range lay.labels {
@@ -636,14 +641,19 @@ func (ps *pprofStream) expand(s *stacks.Samples, types int, lt []layoutThread) {
 				if t.tid >= 0 {
 					id.TID, id.HasTID = num[t.tid], true
 				}
-				var found bool
-				if th, found = threads[id]; !found {
-					th = int32(len(s.ThreadList))
-					s.ThreadList = append(s.ThreadList, id)
-					threads[id] = th
-				}
-				if t.pid < 0 && t.tid < 0 {
-					t.x = th
+				if t.lastX >= 0 && id.PID == t.lastPID && id.TID == t.lastTID {
+					th = t.lastX
+				} else {
+					var found bool
+					if th, found = threads[id]; !found {
+						th = int32(len(s.ThreadList))
+						s.ThreadList = append(s.ThreadList, id)
+						threads[id] = th
+					}
+					if t.pid < 0 && t.tid < 0 {
+						t.x = th
+					}
+					t.lastPID, t.lastTID, t.lastX = id.PID, id.TID, th
 				}
 			}
 			s.SampleThreads[i] = th
