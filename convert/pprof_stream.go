@@ -89,7 +89,7 @@ type pprofStream struct {
 	r              []byte // a record
 }
 
-// recChunk is the size of a chunk of pprofStream.recs.
+// recChunk is the largest chunk of pprofStream.recs.
 const recChunk = 8 << 20
 
 // A pprofLayout is the labels of samples with their numbers left out:
@@ -127,7 +127,7 @@ func parsePprofStream(in *parserInput) (*profile.Profile, *stacks.Samples, error
 	ra := newReadAhead(in.R)
 	defer ra.stop()
 	ps := newPprofStream()
-	pr := &pprofFieldReader{r: bufio.NewReaderSize(ra, readAheadBlock), sample: ps.add}
+	pr := &pprofFieldReader{r: bufio.NewReaderSize(ra, 256<<10), sample: ps.add}
 	meta, counts, err := streamFields(in, pr, nil)
 	if err != nil {
 		return nil, nil, err
@@ -157,12 +157,14 @@ func newReadAhead(r io.Reader) *readAhead {
 	ra := &readAhead{blocks: make(chan readBlock, 2), free: make(chan []byte, 4), done: make(chan struct{}), exited: make(chan struct{})}
 	go func() {
 		defer close(ra.exited)
+		size := 64 << 10 // doubling up to readAheadBlock: a small input takes little
 		for {
 			var b []byte
 			select {
 			case b = <-ra.free:
 			default:
-				b = make([]byte, readAheadBlock)
+				b = make([]byte, size)
+				size = min(2*size, readAheadBlock)
 			}
 			n, err := io.ReadFull(r, b[:cap(b)])
 			if err == io.ErrUnexpectedEOF {
@@ -313,7 +315,8 @@ func (ps *pprofStream) add(b []byte, at int64) error {
 		if len(ps.rec) > 0 {
 			ps.recs = append(ps.recs, ps.rec)
 		}
-		ps.rec = make([]byte, 0, max(recChunk, len(r)))
+		// Chunks double up to recChunk: a small profile takes little.
+		ps.rec = make([]byte, 0, max(min(2*cap(ps.rec), recChunk), 4096, len(r)))
 	}
 	ps.rec, ps.r = append(ps.rec, r...), r
 	ps.n++

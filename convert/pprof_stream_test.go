@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/ctdiff/ctdiff/internal/benchcpu"
+	"github.com/ctdiff/ctdiff/internal/corpus"
 	"github.com/ctdiff/ctdiff/internal/labels"
 	"github.com/ctdiff/ctdiff/internal/synth"
 	"github.com/ctdiff/ctdiff/stacks"
@@ -78,14 +79,21 @@ func threadedProfile(samples int) *profile.Profile {
 // and shares each distinct stack among its samples.
 func TestPprofStreamMatchesPprof(t *testing.T) {
 	tests := []struct {
-		name     string
-		p        *profile.Profile
-		distinct int // distinct stacks laid out, -1 for not checked
+		name string
+		p    *profile.Profile
 	}{
-		{"every field", everyFieldProfile(), 4},
-		{"threaded", threadedProfile(5000), -1},
-		{"synth", synth.Generate(synth.Config{Seed: 2, Stacks: 2000, Functions: 300}).New, -1},
+		{"every field", everyFieldProfile()},
+		{"threaded", threadedProfile(5000)},
+		{"synth", synth.Generate(synth.Config{Seed: 2, Stacks: 2000, Functions: 300}).New},
 	}
+	res, err := ReadFile(corpus.Path(t, "devtools/devtools-web-dev-screenshot-source-ids.json.gz"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests = append(tests, struct {
+		name string
+		p    *profile.Profile
+	}{"converted devtools trace", res.Profile})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			data := encode(t, tt.p)
@@ -151,6 +159,24 @@ func TestPprofStreamRead(t *testing.T) {
 	}
 }
 
+// TestPprofStreamLegacy: what the streaming decoder does not read (a
+// legacy profile) is read as before.
+func TestPprofStreamLegacy(t *testing.T) {
+	path := corpus.Path(t, "pprof/pprof-legacy-go.crc32.cpu")
+	want, err := ReadFile(path, Options{Stacks: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	streamAll(t)
+	got, err := ReadFile(path, Options{Stacks: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Samples.Len() != want.Samples.Len() || got.Samples.Len() == 0 {
+		t.Fatalf("%d samples, want %d", got.Samples.Len(), want.Samples.Len())
+	}
+}
+
 // TestPprofStreamErrors: what the streaming decoder refuses, with where
 // and why.
 func TestPprofStreamErrors(t *testing.T) {
@@ -181,6 +207,25 @@ func TestPprofStreamErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzPprofStream: whenever the streaming decoder takes data, pprof takes
+// it too, with the same samples.
+func FuzzPprofStream(f *testing.F) {
+	f.Add(encode(f, everyFieldProfile()))
+	f.Add(encode(f, threadedProfile(40)))
+	f.Add(encode(f, synth.Generate(synth.Config{Seed: 1, Stacks: 20, Functions: 10}).Base))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, s, err := streamed(data)
+		if err != nil || s == nil {
+			return
+		}
+		want, err := profile.ParseData(data)
+		if err != nil {
+			t.Fatalf("the streaming decoder took data pprof refuses: %v", err)
+		}
+		matchStacks(t, p, s, want)
+	})
 }
 
 // TestPprofStreamMemory: a profile of many samples of a few deep stacks
