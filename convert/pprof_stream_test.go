@@ -265,27 +265,33 @@ func TestPprofStreamMemory(t *testing.T) {
 	runtime.KeepAlive(s)
 }
 
-// BenchmarkPprofStream reads a profile of 200,000 threaded samples
-// streamed, and whole, for comparison.
+// BenchmarkPprofStream reads, streamed and whole for comparison, a
+// profile of 200,000 threaded samples of a few stacks ("threaded") and
+// synth's 200,000 distinct stacks ("synth").
 func BenchmarkPprofStream(b *testing.B) {
-	data := encode(b, threadedProfile(200_000))
-	for _, bc := range []struct {
-		name   string
-		stream bool
-	}{{"stream", true}, {"whole", false}} {
-		b.Run(bc.name, func(b *testing.B) {
-			if bc.stream {
-				streamAll(b)
-			}
-			b.SetBytes(int64(len(data)))
-			b.ReportAllocs()
-			stop := benchcpu.Start(b)
-			for b.Loop() {
-				if _, err := Read(bytes.NewReader(data), "x.pb", Options{Stacks: true}); err != nil {
-					b.Fatal(err)
+	for _, in := range []struct {
+		name string
+		p    *profile.Profile
+	}{{"threaded", threadedProfile(200_000)}, {"synth", synth.Generate(synth.Config{Seed: 1}).Base}} {
+		data := encode(b, in.p)
+		for _, bc := range []struct {
+			name   string
+			stream bool
+		}{{"stream", true}, {"whole", false}} {
+			b.Run(in.name+"/"+bc.name, func(b *testing.B) {
+				if bc.stream {
+					streamAll(b)
 				}
-			}
-			stop()
-		})
+				b.SetBytes(int64(len(data)))
+				b.ReportAllocs()
+				stop := benchcpu.Start(b)
+				for b.Loop() {
+					if _, err := Read(bytes.NewReader(data), "x.pb", Options{Stacks: true}); err != nil {
+						b.Fatal(err)
+					}
+				}
+				stop()
+			})
+		}
 	}
 }
