@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"testing"
@@ -155,6 +156,30 @@ func TestPprofStreamRead(t *testing.T) {
 			if ts != wts || ok != wok {
 				t.Fatalf("gzip %v: sample %d: time %d %v, want %d %v", gz, i, ts, ok, wts, wok)
 			}
+		}
+	}
+}
+
+// TestPprofStreamSelects: --thread keeps the same samples streamed.
+func TestPprofStreamSelects(t *testing.T) {
+	data := encode(t, threadedProfile(3000))
+	opts := Options{Stacks: true, Thread: regexp.MustCompile("worker-2$")}
+	want, err := Read(bytes.NewReader(data), "x.pb", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	streamAll(t)
+	got, err := Read(bytes.NewReader(data), "x.pb", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, w := compact(got), compact(want)
+	if s == nil || s.Starts == nil || s.Len() != w.Len() || s.Len() != 1000 {
+		t.Fatalf("kept %d samples, want %d (1000)", got.Samples.Len(), want.Samples.Len())
+	}
+	for i := range w.Len() {
+		if !slices.Equal(s.Stack(i), w.Stack(i)) || s.Times[i] != w.Times[i] || s.Threads()[s.Thread(i)].Thread != "worker-2" {
+			t.Fatalf("sample %d differs", i)
 		}
 	}
 }
