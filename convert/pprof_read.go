@@ -134,7 +134,7 @@ func newWholeGzip(r, raw io.Reader, limit int64) *wholeGzip {
 		return nil
 	}
 	st, err := f.Stat()
-	if err != nil || !st.Mode().IsRegular() || st.Size() < 18 || st.Size() > maxWholeGzip {
+	if err != nil || !st.Mode().IsRegular() || st.Size() < 18 {
 		return nil
 	}
 	return &wholeGzip{f: f, size: st.Size(), raw: raw, limit: limit}
@@ -153,7 +153,7 @@ const maxPooledGzBuf = 1 << 20
 // then streams it. Once it is read, the rest of raw is read too, for a
 // progress bar that counts it.
 func (w *wholeGzip) read() ([]byte, bool) {
-	if w == nil {
+	if w == nil || w.size > maxWholeGzip { // (a bigger one is kept for its size: pprofStreams)
 		return nil, false
 	}
 	var zb []byte
