@@ -48,6 +48,15 @@ func sniffPprof(head []byte) bool {
 // what the fast decoder does not take comes back with its samples in the
 // profile.
 func parsePprofStacks(in *parserInput) (*profile.Profile, *stacks.Samples, error) {
+	if pprofStreams(in) {
+		return parsePprofStream(in)
+	}
+	return parsePprofWhole(in)
+}
+
+// parsePprofWhole is parsePprofStacks decoding the profile from its bytes
+// read whole.
+func parsePprofWhole(in *parserInput) (*profile.Profile, *stacks.Samples, error) {
 	data, counts, err := readPprofData(in)
 	if err != nil {
 		return nil, nil, err

@@ -134,7 +134,7 @@ func newWholeGzip(r, raw io.Reader, limit int64) *wholeGzip {
 		return nil
 	}
 	st, err := f.Stat()
-	if err != nil || !st.Mode().IsRegular() || st.Size() < 18 || st.Size() > maxWholeGzip {
+	if err != nil || !st.Mode().IsRegular() || st.Size() < 18 {
 		return nil
 	}
 	return &wholeGzip{f: f, size: st.Size(), raw: raw, limit: limit}
@@ -153,7 +153,7 @@ const maxPooledGzBuf = 1 << 20
 // then streams it. Once it is read, the rest of raw is read too, for a
 // progress bar that counts it.
 func (w *wholeGzip) read() ([]byte, bool) {
-	if w == nil {
+	if w == nil || w.size > maxWholeGzip { // (a bigger one is kept for its size: pprofStreams)
 		return nil, false
 	}
 	var zb []byte
@@ -207,11 +207,18 @@ func looksLikeText(head []byte) bool {
 // streamPprofFields copies the top-level fields of a profile.proto that
 // pprof reads, as they are, and skips the others.
 func streamPprofFields(in *parserInput, r *bufio.Reader) ([]byte, *pprofCounts, error) {
-	pr := &pprofFieldReader{r: r}
-	out := getPprofBuf(in.sizeHint)
+	return streamFields(in, &pprofFieldReader{r: r}, getPprofBuf(in.sizeHint))
+}
+
+// streamFields is streamPprofFields reading with pr, into out; the
+// samples go to pr.sample instead when it is set.
+func streamFields(in *parserInput, pr *pprofFieldReader, out []byte) ([]byte, *pprofCounts, error) {
 	cut := 0
 	for {
 		out = pr.copyKnown(out)
+		if pr.err != nil {
+			return nil, nil, pr.err
+		}
 		// The field copyKnown stopped at: one to skip or cut, one that
 		// crosses the end of the buffer, or the end of the input.
 		at, start := pr.off, len(out)
@@ -246,6 +253,13 @@ func streamPprofFields(in *parserInput, r *bufio.Reader) ([]byte, *pprofCounts, 
 			case size > maxPprofField:
 				return nil, nil, errAtOffset(at, "field %d (%s) is %d bytes, more than the limit of %d for one; not a profile ctdiff can read",
 					num, pprofFieldName(num), size, maxPprofField)
+			case num == 2 && pr.sample != nil:
+				if pr.buf, err = pr.read(pr.buf[:0], int(size)); err == nil {
+					if err = pr.sample(pr.buf, at); err != nil {
+						return nil, nil, err
+					}
+				}
+				known = false // not in out
 			default:
 				out = append(out, lenBytes...)
 				out, err = pr.read(out, int(size))
@@ -305,6 +319,11 @@ type pprofFieldReader struct {
 	r      *bufio.Reader
 	off    int64
 	counts pprofCounts // of the fields copied
+	// sample, when not nil, takes each Sample message (valid only during
+	// the call) and its offset instead of out; err is its error.
+	sample func(b []byte, at int64) error
+	err    error
+	buf    []byte // a sample that crosses the end of r's buffer
 }
 
 // copyKnown appends the fields pprof reads that lie whole in r's buffer,
@@ -318,15 +337,24 @@ func (pr *pprofFieldReader) copyKnown(out []byte) []byte {
 			}
 		}
 		w, _ := pr.r.Peek(pr.r.Buffered())
-		i := 0
+		i, from := 0, 0 // w[from:i] is still to copy
 		for i < len(w) {
 			if w[i] == 2<<3|2 { // a sample, most of the fields: no call to next
 				l, n := varint(w[i+1:])
 				if n == 0 || l > uint64(len(w)-i-1-n) || l > maxPprofField {
 					break
 				}
-				pr.counts.samples++
-				i += 1 + n + int(l)
+				end := i + 1 + n + int(l)
+				if pr.sample == nil {
+					pr.counts.samples++
+				} else {
+					out = append(out, w[from:i]...)
+					if pr.err = pr.sample(w[i+1+n:end], pr.off+int64(i)); pr.err != nil {
+						return out
+					}
+					from = end
+				}
+				i = end
 				continue
 			}
 			f, rest, ok := next(w[i:])
@@ -339,7 +367,7 @@ func (pr *pprofFieldReader) copyKnown(out []byte) []byte {
 		if i == 0 {
 			return out
 		}
-		out = append(out, w[:i]...)
+		out = append(out, w[from:i]...)
 		pr.r.Discard(i)
 		pr.off += int64(i)
 	}
