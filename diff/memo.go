@@ -19,6 +19,8 @@ type shapeMemo struct {
 	frames       []cct.Frame
 	nframe       []cct.FrameID
 	parent, kids []cct.NodeID
+	depths       []int32
+	kidStart     []int32
 	fkey, nkey   []key
 	kidKeys      []key
 	toU          []int32
@@ -30,16 +32,50 @@ type shapeMemo struct {
 	counts        MatcherCounts
 }
 
-// sameShape reports whether run r has the memo's shape.
+// sameShape reports whether run r has the memo's shape. A run folded
+// with a memo's arrays (foldTreeLike) has it without comparing: the
+// arrays are shared only by runs whose trees had their owner's shape,
+// frames included.
 func (p *shapeMemo) sameShape(r *run) bool {
-	return p != nil && len(p.nframe) == len(r.nframe) && len(p.frames) == len(r.frames) &&
-		slices.Equal(p.parent, r.parent) && slices.Equal(p.kids, r.kids) &&
+	if p == nil || len(p.nframe) != len(r.nframe) || len(p.kids) != len(r.kids) || len(p.frames) != len(r.frames) {
+		return false
+	}
+	if &p.nframe[0] == &r.nframe[0] && &p.parent[0] == &r.parent[0] && (len(p.kids) == 0 || &p.kids[0] == &r.kids[0]) {
+		return true
+	}
+	return slices.Equal(p.parent, r.parent) && slices.Equal(p.kids, r.kids) &&
 		slices.Equal(p.nframe, r.nframe) && slices.Equal(p.frames, r.frames)
+}
+
+// hasShapeOf reports whether tree t has the memo's shape: the same frames,
+// and node for node the same frame, parent, depth and children.
+func (p *shapeMemo) hasShapeOf(t *cct.Tree) bool {
+	if p == nil || len(p.nframe) != len(t.Nodes) || !slices.Equal(p.frames, t.Frames) {
+		return false
+	}
+	for i := range t.Nodes {
+		nd := &t.Nodes[i]
+		if nd.Frame != p.nframe[i] || nd.Parent != p.parent[i] || nd.Depth != p.depths[i] {
+			return false
+		}
+		kids := p.kids[p.kidStart[i]:p.kidStart[i+1]]
+		ch := t.Children(cct.NodeID(i))
+		if len(ch) != len(kids) {
+			return false
+		}
+		for j, c := range ch {
+			if c != kids[j] {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // shapeOf is the memo of run r, just added to the union.
 func (st *stream) shapeOf(r *run, clean bool, counts MatcherCounts) *shapeMemo {
 	return &shapeMemo{frames: r.frames, nframe: r.nframe, parent: r.parent, kids: r.kids,
+		depths: r.depths, kidStart: r.kidStart,
 		fkey: r.fkey, nkey: r.nkey, kidKeys: r.kidKeys, toU: r.toU,
 		uLen: st.u.len(), uRekeys: st.u.rekeys, clean: clean, counts: counts}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
 )
 
 // streamMinRuns is the most runs per side a Fold keeps until Compare. With
@@ -64,6 +65,9 @@ type stream struct {
 	// run): what depends on the shape alone is computed once per streak
 	// (memo.go's shapeMemo), not once per run.
 	shapes [2]*shapeMemo // the last run taken of each side
+	// latest is shapes for Fold.fold, which runs beside take: a tree
+	// of its shape is folded on its arrays (foldTreeLike).
+	latest [2]atomic.Pointer[shapeMemo]
 	// same[s] says the run of side s taken last has the shape of the one
 	// before it; prevSame is same[0] as it was for the base run before.
 	same     [2]bool
@@ -178,6 +182,7 @@ func (st *stream) take(f *Fold, si int) {
 	}
 	clean, counts := st.addRun(r, prev, same)
 	st.shapes[side] = st.shapeOf(r, clean, counts)
+	st.latest[side].Store(st.shapes[side])
 	if !isNew {
 		st.prevSame, st.same[0] = st.same[0], same
 	} else {
