@@ -134,6 +134,10 @@ func (f *Fold) fold(t *cct.Tree, side int) foldSlot {
 		}
 	} else if m.Total == nil || m.Self == nil {
 		return s // Compare says so
+	} else {
+		// The caller's metric: its Total and Self may not be the
+		// sample type SampleMetric read, whatever it was made from.
+		m.col = 0
 	}
 	var like *shapeMemo
 	if f.st != nil && !f.st.noMemo {

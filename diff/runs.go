@@ -261,10 +261,18 @@ func foldTreeLike(t *cct.Tree, m Metric, marker string, like *shapeMemo) *run {
 	r := &run{frames: t.Frames}
 	r.total = make([]int64, n)
 	r.self = make([]int64, n)
-	for i := range t.Nodes {
-		id := cct.NodeID(i)
-		r.total[i] = m.Total(t, id)
-		r.self[i] = m.Self(t, id)
+	if k := m.col - 1; k >= 0 {
+		for i := range t.Nodes {
+			id := cct.NodeID(i)
+			r.total[i] = t.Total(id)[k] * m.scale
+			r.self[i] = t.Self(id)[k] * m.scale
+		}
+	} else {
+		for i := range t.Nodes {
+			id := cct.NodeID(i)
+			r.total[i] = m.Total(t, id)
+			r.self[i] = m.Self(t, id)
+		}
 	}
 	if like.hasShapeOf(t) {
 		r.nframe, r.parent, r.depths, r.kidStart, r.kids = like.nframe, like.parent, like.depths, like.kidStart, like.kids
