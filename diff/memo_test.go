@@ -41,22 +41,26 @@ func TestStreamMemo(t *testing.T) {
 		// otherwise than with every run kept (stream.go), so the result
 		// is not compared with the kept runs'.
 		renames bool
+		// memoMax, when not 0, is the largest run memoized.
+		memoMax int
 	}{
 		// b0 is copied (the union changes), b1 matched, then every run
 		// takes its predecessor's; the first pair and the first two base
 		// pairs are matched.
-		{"one shape", nb, nn, oneShapeRuns(nb, "a", 1), oneShapeRuns(nn, "a", 1.6), [3]int{nb - 2 + nn - 1, nb - 1, nb - 2}, false},
-		{"one shape, compact", cb, cn, oneShapeRuns(cb, "a", 1), oneShapeRuns(cn, "a", 1.6), [3]int{cb - 2 + cn - 1, cb - 1, cb - 2}, false},
+		{"one shape", nb, nn, oneShapeRuns(nb, "a", 1), oneShapeRuns(nn, "a", 1.6), [3]int{nb - 2 + nn - 1, nb - 1, nb - 2}, false, 0},
+		{"one shape, compact", cb, cn, oneShapeRuns(cb, "a", 1), oneShapeRuns(cn, "a", 1.6), [3]int{cb - 2 + cn - 1, cb - 1, cb - 2}, false, 0},
+		// Runs larger than memoMaxNodes are not memoized.
+		{"one shape, runs too large", nb, nn, oneShapeRuns(nb, "a", 1), oneShapeRuns(nn, "a", 1.6), [3]int{}, false, 3},
 		// n0 renames a to r in the union; b1 then adds a again (its key
 		// is the union's already: no rename) and n1 and b2 are the first
 		// to change nothing. Every pair's matching renames a to r, which
 		// reads weights: no pair is reused; base pairs are.
-		{"renamed", nb, nn, oneShapeRuns(nb, "a", 1), oneShapeRuns(nn, "r", 1.6), [3]int{nb - 3 + nn - 2, 0, nb - 2}, true},
+		{"renamed", nb, nn, oneShapeRuns(nb, "a", 1), oneShapeRuns(nn, "r", 1.6), [3]int{nb - 3 + nn - 2, 0, nb - 2}, true, 0},
 		// A run in three has another shape (y): a memo applies only
 		// between two runs of the shape without y (i%3 = 1, 2), so to
 		// runs 2, 5, 8 and 11 of each side and their pairs, and never to
 		// a base pair (its predecessor pair has a run with y).
-		{"shapes alternate", nb, nn, streamRuns(nb, false), streamRuns(nn, true), [3]int{8, 4, 0}, false},
+		{"shapes alternate", nb, nn, streamRuns(nb, false), streamRuns(nn, true), [3]int{8, 4, 0}, false, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			opts := Options{Tree: true}
@@ -64,6 +68,9 @@ func TestStreamMemo(t *testing.T) {
 			for i, noMemo := range []bool{true, false} {
 				f := NewFold(tt.nb, tt.nn, opts)
 				f.st.noMemo = noMemo
+				if tt.memoMax > 0 {
+					f.st.memoMax = tt.memoMax
+				}
 				addAll(f, trees(t, tt.base...), trees(t, tt.nw...), f.Order(), false)
 				var want [3]int
 				if !noMemo {

@@ -80,7 +80,15 @@ type stream struct {
 	// turns the memos off (tests).
 	reused [3]int
 	noMemo bool
+	// memoMax is memoMaxNodes but in tests.
+	memoMax int
 }
+
+// memoMaxNodes is the most nodes of a run whose shape a stream keeps once
+// the run is released (shapeMemo): 32 bytes a node, held until the next
+// run of its side arrives, which is worth it for runs of moderate size
+// and many runs, not for 8M-node runs (256 MB).
+const memoMaxNodes = 1 << 22
 
 // newStream returns the stream of a Fold of nBase and nNew runs, or nil
 // when the Fold keeps its runs (few runs, or options a stream cannot
@@ -95,7 +103,7 @@ func newStream(nBase, nNew int, opts Options, minRuns int) *stream {
 	if err != nil || o.Aggregate != Stats {
 		return nil
 	}
-	st := &stream{o: o}
+	st := &stream{o: o, memoMax: memoMaxNodes}
 	pairs := min(nBase, nNew)
 	for i := range pairs {
 		st.order = append(st.order, i, nBase+i)
@@ -181,7 +189,10 @@ func (st *stream) take(f *Fold, si int) {
 		r.keys(st.kt, side)
 	}
 	clean, counts := st.addRun(r, prev, same)
-	st.shapes[side] = st.shapeOf(r, clean, counts)
+	st.shapes[side] = nil
+	if r.nodes() <= st.memoMax {
+		st.shapes[side] = st.shapeOf(r, clean, counts)
+	}
 	st.latest[side].Store(st.shapes[side])
 	if !isNew {
 		st.prevSame, st.same[0] = st.same[0], same
