@@ -103,14 +103,18 @@ func (f *Fold) Add(isNew bool, i int, t *cct.Tree) {
 		if s.added {
 			panic(fmt.Sprintf("diff: Fold.Add: run %d added twice", i))
 		}
-		*s = f.fold(t)
+		*s = f.fold(t, 0)
 		return
 	}
-	f.st.put(f, i, f.fold(t))
+	side := 0
+	if isNew {
+		side = 1
+	}
+	f.st.put(f, i, f.fold(t, side))
 }
 
-// fold is Add's slot for tree t.
-func (f *Fold) fold(t *cct.Tree) foldSlot {
+// fold is Add's slot for tree t, of side 0 (base) or 1 (new).
+func (f *Fold) fold(t *cct.Tree, side int) foldSlot {
 	s := foldSlot{added: true}
 	if t == nil || len(t.Nodes) == 0 {
 		s.empty = true
@@ -130,8 +134,16 @@ func (f *Fold) fold(t *cct.Tree) foldSlot {
 		}
 	} else if m.Total == nil || m.Self == nil {
 		return s // Compare says so
+	} else {
+		// The caller's metric: its Total and Self may not be the
+		// sample type SampleMetric read, whatever it was made from.
+		m.col = 0
 	}
-	s.r = foldTree(t, m, f.marker)
+	var like *shapeMemo
+	if f.st != nil && !f.st.noMemo {
+		like = f.st.latest[side].Load()
+	}
+	s.r = foldTreeLike(t, m, f.marker, like)
 	return s
 }
 

@@ -97,3 +97,42 @@ func TestFoldErrors(t *testing.T) {
 		})
 	}
 }
+
+// A Fold reads a tree's values through the metric's functions, or, for a
+// sample type it resolved itself (SampleMetric), straight from the tree:
+// the same values. A caller's metric made by SampleMetric and then given
+// other functions is read through them.
+func TestFoldReadsMetric(t *testing.T) {
+	tr := tree(t, "m;a;x 100", "m;b 50")
+	sm, err := SampleMetric("", tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doubled := sm
+	doubled.Total = func(t *cct.Tree, id cct.NodeID) int64 { return 2 * sm.Total(t, id) }
+	doubled.Self = func(t *cct.Tree, id cct.NodeID) int64 { return 2 * sm.Self(t, id) }
+	var want []int64
+	for i := range tr.Nodes {
+		want = append(want, sm.Total(tr, cct.NodeID(i)))
+	}
+	for _, tt := range []struct {
+		name   string
+		metric Metric
+		factor int64
+	}{
+		{"resolved by the Fold", Metric{}, 1},
+		{"SampleMetric's", sm, 1},
+		{"SampleMetric's, functions replaced", doubled, 2},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := NewFold(1, 1, Options{Metric: tt.metric})
+			f.Add(false, 0, tr)
+			got := f.slots[0].r.total
+			for i, v := range want {
+				if got[i] != tt.factor*v {
+					t.Fatalf("node %d: total %d, want %d", i, got[i], tt.factor*v)
+				}
+			}
+		})
+	}
+}

@@ -13,6 +13,10 @@ type matcher struct {
 	// renameMin is the least weight of a rename without shared callees.
 	kt        *keyTable
 	renameMin int64
+	// weighed counts the sibling lists whose renames read weights: a
+	// matching that read none depends on the trees' shapes alone
+	// (memo.go).
+	weighed int
 
 	lcs    lcsScratch
 	pairs  []pair
@@ -275,6 +279,7 @@ func (m *matcher) matchTrees(a, b *run, mode Matching) []int32 {
 		pairs := m.siblings(ka, kb, ca, cb, d, mode)
 		if m.renaming(mode, d, len(chA), len(chB), len(pairs)) {
 			if lo, ln := m.renameLeftovers(ka, kb, pairs, keysA, keysB); len(lo) > 0 && len(ln) > 0 {
+				m.weighed++
 				pairs = m.renames(m.runCands(a, chA, lo), m.runCands(b, chB, ln), keysA, keysB, pairs)
 			}
 		}

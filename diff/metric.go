@@ -20,6 +20,12 @@ type Metric struct {
 	// is the top-down normalized own latency (IntroPerf Section 3.4.1),
 	// computed on totals.
 	Self func(t *cct.Tree, id cct.NodeID) int64
+	// col, when not 0, says Total and Self read sample type col-1 of
+	// every tree times scale (SampleMetric): foldTree reads it without
+	// two calls per node. Fold.fold clears it in a caller's metric,
+	// whose functions may have been replaced.
+	col   int
+	scale int64
 }
 
 func (m Metric) isZero() bool { return m.Total == nil && m.Self == nil }
@@ -62,6 +68,7 @@ func SampleMetric(name string, trees ...*cct.Tree) (Metric, error) {
 		k := firstIdx
 		m.Total = func(t *cct.Tree, id cct.NodeID) int64 { return t.Total(id)[k] * scale }
 		m.Self = func(t *cct.Tree, id cct.NodeID) int64 { return t.Self(id)[k] * scale }
+		m.col, m.scale = k+1, scale
 		return m, nil
 	}
 	// Positions differ between trees: look the index up per tree. Compare

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
 )
 
 // streamMinRuns is the most runs per side a Fold keeps until Compare. With
@@ -58,7 +59,36 @@ type stream struct {
 	prevBase       *run
 	acc            *parcsAcc
 	noise          []float64
+
+	// Runs of one program repeat their shape (synth's 20,000-stack runs:
+	// every base run is node for node the one before, and so is every new
+	// run): what depends on the shape alone is computed once per streak
+	// (memo.go's shapeMemo), not once per run.
+	shapes [2]*shapeMemo // the last run taken of each side
+	// latest is shapes for Fold.fold, which runs beside take: a tree
+	// of its shape is folded on its arrays (foldTreeLike).
+	latest [2]atomic.Pointer[shapeMemo]
+	// same[s] says the run of side s taken last has the shape of the one
+	// before it; prevSame is same[0] as it was for the base run before.
+	same     [2]bool
+	prevSame bool
+	// pairMemo and noiseMemo are the last pair's and the last two base
+	// runs' matchings.
+	pairMemo, noiseMemo matchMemo
+	// reused counts the runs whose union matching, the pairs and the
+	// base pairs whose matching a memo gave (tests read it); noMemo
+	// turns the memos off (tests).
+	reused [3]int
+	noMemo bool
+	// memoMax is memoMaxNodes but in tests.
+	memoMax int
 }
+
+// memoMaxNodes is the most nodes of a run whose shape a stream keeps once
+// the run is released (shapeMemo): 32 bytes a node, held until the next
+// run of its side arrives, which is worth it for runs of moderate size
+// and many runs, not for 8M-node runs (256 MB).
+const memoMaxNodes = 1 << 22
 
 // newStream returns the stream of a Fold of nBase and nNew runs, or nil
 // when the Fold keeps its runs (few runs, or options a stream cannot
@@ -73,7 +103,7 @@ func newStream(nBase, nNew int, opts Options, minRuns int) *stream {
 	if err != nil || o.Aggregate != Stats {
 		return nil
 	}
-	st := &stream{o: o}
+	st := &stream{o: o, memoMax: memoMaxNodes}
 	pairs := min(nBase, nNew)
 	for i := range pairs {
 		st.order = append(st.order, i, nBase+i)
@@ -151,12 +181,30 @@ func (st *stream) take(f *Fold, si int) {
 	if isNew {
 		j, side = si-f.nBase, 1
 	}
-	r.keys(st.kt, side)
-	st.um.addRun(st.u, r, st.o.Match)
+	prev := st.shapes[side]
+	same := !st.noMemo && prev.sameShape(r)
+	if same {
+		r.fkey, r.nkey, r.kidKeys = prev.fkey, prev.nkey, prev.kidKeys
+	} else {
+		r.keys(st.kt, side)
+	}
+	clean, counts := st.addRun(r, prev, same)
+	st.shapes[side] = nil
+	if r.nodes() <= st.memoMax {
+		st.shapes[side] = st.shapeOf(r, clean, counts)
+	}
+	st.latest[side].Store(st.shapes[side])
+	if !isNew {
+		st.prevSame, st.same[0] = st.same[0], same
+	} else {
+		st.same[1] = same
+	}
 	st.u.scatter(r, si, isNew)
 	if !isNew {
 		if b := st.prevBase; b != nil {
-			ov, _ := overlapOf(pweightsOf(b), pweightsOf(r), st.nm.matchTrees(b, r, st.o.Match))
+			// Base runs j-1 and j: the memo holds j-2 and j-1.
+			baseOf, _ := st.noiseMemo.match(st.nm, b, r, st.o.Match, st.prevSame && same, nil, &st.reused[2])
+			ov, _ := overlapOf(pweightsOf(b), pweightsOf(r), baseOf)
 			st.noise = append(st.noise, ov)
 			b.release()
 		}
@@ -165,8 +213,9 @@ func (st *stream) take(f *Fold, si int) {
 	}
 	if j < f.nBase {
 		b := st.prevBase // base run j, taken just before
-		p := pairResult{a: b, b: r, baseOf: st.pm.matchTrees(b, r, st.o.Match)}
-		st.acc.add(j, p, st.sm.strictCommon(b, r), st.u.len())
+		baseOf, common := st.pairMemo.match(st.pm, b, r, st.o.Match, st.same[0] && same, st.sm, &st.reused[1])
+		p := pairResult{a: b, b: r, baseOf: baseOf}
+		st.acc.add(j, p, common, st.u.len())
 	}
 	r.release()
 }

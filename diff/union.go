@@ -39,6 +39,9 @@ type union struct {
 	// copied is the run the union was copied from (copyRun), whose toU
 	// is the identity.
 	copied *run
+	// rekeys counts the renames (rekey): with the node count, it tells a
+	// stream whether the union changed (memo.go).
+	rekeys int
 
 	// Filled by values, after every run is added: per node and run the
 	// inclusive and self values (total[u*runs+r], self[u*runs+r], only
@@ -46,6 +49,9 @@ type union struct {
 	// of each side the node occurs.
 	runs        int
 	total, self []int64
+	// rowsAreMeans says total and self are not kept: with one run a
+	// side, totalRow and selfRow read the means (values).
+	rowsAreMeans bool
 	// cv holds the per-run values instead of total and self when a
 	// stream compares many runs (compactMinRuns): the tests read them
 	// through totalRow and selfRow either way.
@@ -192,6 +198,7 @@ func (u *union) rekey(x int32, i int, c int32, k key) {
 	u.key[c] = k
 	u.kidKeys[int(u.kidOff[x])+i] = k
 	u.keys.add(k)
+	u.rekeys++
 }
 
 // release drops what only adding runs needs.
@@ -276,6 +283,7 @@ func (m *matcher) addRun(u *union, r *run, mode Matching) {
 		pairs := m.siblings(ku, kr, cu, cr, d, mode)
 		if m.renaming(mode, d, len(chU), len(chR), len(pairs)) {
 			if lo, ln := m.renameLeftovers(ku, kr, pairs, unionKeys, runKeys); len(lo) > 0 && len(ln) > 0 {
+				m.weighed++
 				pairs = m.renames(m.unionCands(u, chU, lo), m.runCands(r, chR, ln), unionKeys, runKeys, pairs)
 			}
 		}
@@ -485,10 +493,16 @@ func (u *union) values(base, nw []*run, perRun bool) {
 	n := u.len()
 	runs := append(base[:len(base):len(base)], nw...)
 	u.runs = len(runs)
-	if perRun {
+	// With one run a side a node's row is its two means (a value over
+	// one run, exact: values are integers far below 2⁵³), which
+	// totalRow and selfRow read instead: at gopair's 2.5M union nodes the
+	// rows were 80 MB, live at the comparison's peak.
+	u.rowsAreMeans = perRun && len(base) == 1 && len(nw) == 1
+	if perRun && !u.rowsAreMeans {
 		u.total = make([]int64, n*u.runs)
 		u.self = make([]int64, n*u.runs)
 	}
+	perRun = perRun && !u.rowsAreMeans
 	u.selfBase = make([]float64, n)
 	u.selfNew = make([]float64, n)
 	u.inBase = make([]int32, n)
@@ -614,6 +628,10 @@ func (c *compactRuns) selfOf(x int32, add bool) []float32 {
 // totalRow fills dst (of length u.runs) with node x's inclusive values,
 // one per run, base runs first, and returns it.
 func (u *union) totalRow(x int32, dst []float64) []float64 {
+	if u.rowsAreMeans {
+		dst[0], dst[1] = u.meanBase[x], u.meanNew[x]
+		return dst
+	}
 	if u.cv == nil {
 		return floatsInto(dst, u.total[int(x)*u.runs:int(x+1)*u.runs])
 	}
@@ -625,6 +643,10 @@ func (u *union) totalRow(x int32, dst []float64) []float64 {
 
 // selfRow is totalRow for self values.
 func (u *union) selfRow(x int32, dst []float64) []float64 {
+	if u.rowsAreMeans {
+		dst[0], dst[1] = u.selfBase[x], u.selfNew[x]
+		return dst
+	}
 	if u.selfAt != nil {
 		i := int(u.selfAt[x])
 		if i == 0 {
@@ -702,7 +724,20 @@ func (u *union) scatter(r *run, ri int, isNew bool) {
 		u.flush(b)
 	}
 	if b.n == 0 {
-		b.first = ri
+		b.first, b.toU, b.side = ri, r.toU, side
+	}
+	if b.toU != nil && (b.n == 0 || slices.Equal(b.toU, r.toU)) {
+		// Runs of one shape share their toU (stream.addRun): their
+		// values are written from the runs' own arrays, which the block
+		// keeps instead of copies.
+		b.total[b.n], b.self[b.n] = r.total, r.self
+		if b.n++; b.n == scatterBlock {
+			u.flush(b)
+		}
+		return
+	}
+	if b.toU != nil {
+		u.unshare(b)
 	}
 	tot := growZeroed(b.total[b.n][:0], n) // zeroed: growZeroed clears
 	self := growZeroed(b.self[b.n][:0], n)
@@ -717,6 +752,27 @@ func (u *union) scatter(r *run, ri int, isNew bool) {
 	if b.n++; b.n == scatterBlock {
 		u.flush(b)
 	}
+}
+
+// unshare turns the runs a block holds by their own arrays (they share
+// b.toU) into arrays indexed by union node, as scatter writes them for
+// runs that share nothing.
+func (u *union) unshare(b *scatterPending) {
+	n := u.len()
+	in := u.inBase
+	if b.side == 1 {
+		in = u.inNew
+	}
+	for k := range b.n {
+		tot := make([]int64, n, n+n/4)
+		self := make([]int64, n, n+n/4)
+		for i, x := range b.toU {
+			tot[x], self[x] = b.total[k][i], b.self[k][i]
+			in[x]++
+		}
+		b.total[k], b.self[k] = tot, self
+	}
+	b.toU = nil
 }
 
 // scatterBlock is how many runs of a side scatter holds in a
@@ -737,6 +793,10 @@ const scatterBlock = 8
 type scatterPending struct {
 	first, n    int
 	total, self [scatterBlock][]int64
+	// toU, when not nil, is the toU all n runs share, and total and self
+	// are their own arrays (indexed by run node, not union node).
+	toU  []int32
+	side int // 0 base, 1 new
 }
 
 // flush writes the runs b holds to the union's per-run arrays.
@@ -745,6 +805,10 @@ func (u *union) flush(b *scatterPending) {
 		return
 	}
 	n := u.len()
+	if b.toU != nil {
+		u.flushShared(b)
+		return
+	}
 	for k := range b.n {
 		b.total[k] = growZeroed(b.total[k], n)
 		b.self[k] = growZeroed(b.self[k], n)
@@ -768,6 +832,18 @@ func (u *union) flush(b *scatterPending) {
 	}
 	u.total = growZeroed(u.total, n*u.runs)
 	u.selfAt = growZeroed(u.selfAt, n)
+	if len(u.selfRows) == 0 {
+		rows := 0
+		for x := range n {
+			for k := range b.n {
+				if self[k][x] != 0 {
+					rows++
+					break
+				}
+			}
+		}
+		u.reserveSelfRows(rows)
+	}
 	for x := range n {
 		o := x*u.runs + b.first
 		dt := u.total[o : o+b.n]
@@ -783,6 +859,63 @@ func (u *union) flush(b *scatterPending) {
 	b.n = 0
 }
 
+// flushShared is flush for runs that share b.toU: each run node's values
+// go to its union node's row, the block's runs side by side. Union nodes
+// the runs lack keep the zeros the arrays were grown with.
+func (u *union) flushShared(b *scatterPending) {
+	n := u.len()
+	in := u.inBase
+	if b.side == 1 {
+		in = u.inNew
+	}
+	tot, self := b.total[:b.n], b.self[:b.n]
+	if u.cv != nil {
+		u.cv.grow(n)
+	} else {
+		u.total = growZeroed(u.total, n*u.runs)
+		u.selfAt = growZeroed(u.selfAt, n)
+		if len(u.selfRows) == 0 {
+			rows := 0
+			for i := range b.toU {
+				for k := range b.n {
+					if self[k][i] != 0 {
+						rows++
+						break
+					}
+				}
+			}
+			u.reserveSelfRows(rows)
+		}
+	}
+	for i, x := range b.toU {
+		in[x] += int32(b.n)
+		if u.cv != nil {
+			row := u.cv.totalOf(x)[b.first : b.first+b.n]
+			for k := range row {
+				row[k] = float32(tot[k][i])
+			}
+			for k := range row {
+				if v := self[k][i]; v != 0 {
+					u.cv.selfOf(x, true)[b.first+k] = float32(v)
+				}
+			}
+			continue
+		}
+		o := int(x)*u.runs + b.first
+		dt := u.total[o : o+b.n]
+		for k := range dt {
+			dt[k] = tot[k][i]
+		}
+		for k := range dt {
+			if v := self[k][i]; v != 0 {
+				u.selfRowOf(x)[b.first+k] = v
+			}
+		}
+	}
+	// The runs' arrays are theirs: the block's own are made anew.
+	*b = scatterPending{side: b.side}
+}
+
 // selfRowOf returns node x's row of selfRows, giving it one first.
 func (u *union) selfRowOf(x int32) []int64 {
 	i := int(u.selfAt[x])
@@ -792,6 +925,13 @@ func (u *union) selfRowOf(x int32) []int64 {
 		u.selfRows = growZeroed(u.selfRows, i*u.runs)
 	}
 	return u.selfRows[(i-1)*u.runs : i*u.runs]
+}
+
+// reserveSelfRows makes room for n rows of selfRows before the first block
+// is written, which gives most nodes theirs: grown a row at a time, the
+// array was copied some forty times (100 + 100 runs: 20,001 rows of 1.6 kB).
+func (u *union) reserveSelfRows(n int) {
+	u.selfRows = slices.Grow(u.selfRows, n*u.runs)
 }
 
 // growZeroed returns s with length n, the new elements zero.

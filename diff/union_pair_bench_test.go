@@ -71,4 +71,15 @@ func BenchmarkUnionPair(b *testing.B) {
 		}
 		stop()
 	})
+	// PARCS's sums of the pair, subtrees included: most of gopair's nodes
+	// are in one run only.
+	p := pairResult{a: c.bRuns[0], b: c.nRuns[0], baseOf: pairFromUnion(c.bRuns[0], c.nRuns[0])}
+	b.Run("parcsAdd", func(b *testing.B) {
+		b.ReportAllocs()
+		stop := benchcpu.Start(b)
+		for b.Loop() {
+			newParcsAcc(1, u.len()).add(0, p, 0, u.len())
+		}
+		stop()
+	})
 }

@@ -8,10 +8,23 @@ import (
 	"github.com/ctdiff/ctdiff/cct"
 )
 
+// rows returns every node's row as read returns it, nil without rows.
+func (u *union) rows(perRun bool, read func(x int32, dst []float64) []float64) []float64 {
+	if !perRun {
+		return nil
+	}
+	var out []float64
+	for x := range int32(u.len()) {
+		out = append(out, read(x, make([]float64, u.runs))...)
+	}
+	return out
+}
+
 // values gathers each node's values from the runs (fromU) where it
 // scattered each run's values to its union nodes: every array must be the
 // scatter's, bit for bit (the sums in the same order), with and without
-// the per-run rows, one run a side (the base run copied: its own inverse)
+// the per-run rows (read as the tests read them: one run a side, they are
+// the means), one run a side (the base run copied: its own inverse)
 // or several, runs that add nodes to the union, and a side whose runs
 // lack nodes the other side has.
 func TestValuesGather(t *testing.T) {
@@ -55,7 +68,7 @@ func TestValuesGather(t *testing.T) {
 				want.valuesScatter(runs[:c.nBase], runs[c.nBase:], perRun)
 				u.values(runs[:c.nBase], runs[c.nBase:], perRun)
 				for name, f := range map[string]func(u *union) any{
-					"total": func(u *union) any { return u.total }, "self": func(u *union) any { return u.self },
+					"total": func(u *union) any { return u.rows(perRun, u.totalRow) }, "self": func(u *union) any { return u.rows(perRun, u.selfRow) },
 					"selfBase": func(u *union) any { return u.selfBase }, "selfNew": func(u *union) any { return u.selfNew },
 					"meanBase": func(u *union) any { return u.meanBase }, "meanNew": func(u *union) any { return u.meanNew },
 					"inBase": func(u *union) any { return u.inBase }, "inNew": func(u *union) any { return u.inNew },
@@ -63,6 +76,9 @@ func TestValuesGather(t *testing.T) {
 					if !reflect.DeepEqual(f(u), f(&want)) {
 						t.Errorf("%s differs from the scatter's", name)
 					}
+				}
+				if oneEach := c.nBase == 1 && c.nNew == 1; (u.total != nil || u.self != nil) != (perRun && !oneEach) {
+					t.Errorf("rows kept: %v, want %v", u.total != nil || u.self != nil, perRun && !oneEach)
 				}
 				if u.runs != want.runs {
 					t.Errorf("runs %d, want %d", u.runs, want.runs)
