@@ -40,7 +40,7 @@ type Builder struct {
 	// between profiles.
 	sc *scratch
 	// nodesPerFrame is the new nodes per frame of the last batch inserted,
-	// for the room the next profile's first batch makes (inserter.growNew).
+	// for the room the next profile's first batch makes (inserter.roomFor).
 	nodesPerFrame float64
 	// starts is knownStarts of the profile being added, made when a frame
 	// without a position needs it.

@@ -126,7 +126,7 @@ type inserter struct {
 	order  []int32
 	count  []int32
 	// nodesPerFrame is the new nodes per frame of the last batch, for the
-	// room growNew makes.
+	// first room roomFor makes.
 	nodesPerFrame float64
 }
 
@@ -334,6 +334,15 @@ func (c *column) next() {
 	c.cur, c.off = c.chunks[c.ci], 0
 }
 
+// len returns the number of frames in the column.
+func (c *column) len() int {
+	n := c.off
+	for _, ch := range c.chunks[:max(c.ci, 0)] {
+		n += len(ch)
+	}
+	return n
+}
+
 // reset empties the column, keeping its chunks.
 func (c *column) reset() { c.cur, c.ci, c.off = nil, -1, 0 }
 
@@ -383,6 +392,7 @@ func (in *inserter) flush() {
 	in.levels = in.levels[:0]
 	for d := 0; len(in.alive) > 0; d++ {
 		in.levels = append(in.levels, int32(len(in.parent)))
+		in.roomFor(d)
 		in.level.reset()
 		col := columnReader{chunks: in.cols[d].chunks}
 		next := 0 // alive, cur and made are filtered in place
@@ -600,9 +610,6 @@ func (in *inserter) widen(pt NodeID, base NodeID) {
 // add makes a new node, child of parent with frame f, first reached by
 // group g, after a lookup that did not find it.
 func (in *inserter) add(parent NodeID, f FrameID, g int32, base NodeID) NodeID {
-	if len(in.parent) == cap(in.parent) {
-		in.growNew()
-	}
 	tmp := int32(len(in.parent))
 	id := base + NodeID(tmp)
 	in.parent = append(in.parent, parent)
@@ -624,9 +631,6 @@ func (in *inserter) add(parent NodeID, f FrameID, g int32, base NodeID) NodeID {
 // addFirst makes the first child of new node parent, a path's next node
 // after the one it made (inserter.made).
 func (in *inserter) addFirst(parent NodeID, f FrameID, g int32, base NodeID) NodeID {
-	if len(in.parent) == cap(in.parent) {
-		in.growNew()
-	}
 	tmp := int32(len(in.parent))
 	in.parent = append(in.parent, parent)
 	in.kid = append(in.kid, kidLink{f, -1})
@@ -636,25 +640,39 @@ func (in *inserter) addFirst(parent NodeID, f FrameID, g int32, base NodeID) Nod
 	return base + NodeID(tmp)
 }
 
-// growNew doubles the room for new nodes: append grows large slices by a
-// quarter, which for a million new nodes allocated the arrays five
-// times over. The first room of a batch is its frames times the new
-// nodes per frame of the batch before (this profile's or the tree's
-// before), at least 1/8: a 200,000-stack profile of 6 M frames makes 1 M
-// nodes, which doubling from 4,096 allocated twice over.
-func (in *inserter) growNew() {
-	n := max(len(in.parent), 1<<12)
-	if len(in.parent) == 0 {
+// roomFor makes room for the new nodes of depth d, at most one per frame
+// of its column, before they are made (add and addFirst do not check).
+// Room, when it must grow, is made for every frame of the batch's deeper
+// columns, so a batch grows its arrays at most once after the first room:
+// its frames times the new nodes per frame of the batch before (this
+// profile's or the tree's before), at least 1/8. Doubling from 4,096
+// allocated a 200,000-stack profile's arrays twice over; doubling from the
+// first room allocated a 1.6 M-stack profile's 7.6 M nodes' room for 11 M
+// and copied 3.2 M.
+func (in *inserter) roomFor(d int) {
+	if d == 0 && len(in.parent) == 0 {
 		perFrame := in.nodesPerFrame
 		if perFrame == 0 {
 			perFrame = 1.0 / 8
 		}
-		n = max(n, int(float64(in.stored)*perFrame*1.1))
+		in.growNew(max(1<<12, int(float64(in.stored)*perFrame*1.1)))
 	}
-	in.parent = slices.Grow(in.parent, n)
-	in.kid = slices.Grow(in.kid, n)
-	in.first = slices.Grow(in.first, n)
-	in.head = slices.Grow(in.head, n)
+	if cap(in.parent)-len(in.parent) >= in.cols[d].len() {
+		return
+	}
+	rest := 0
+	for e := d; e < len(in.cols); e++ {
+		rest += in.cols[e].len()
+	}
+	in.growNew(len(in.parent) + rest)
+}
+
+// growNew makes room for n new nodes.
+func (in *inserter) growNew(n int) {
+	in.parent = slices.Grow(in.parent, n-len(in.parent))
+	in.kid = slices.Grow(in.kid, n-len(in.kid))
+	in.first = slices.Grow(in.first, n-len(in.first))
+	in.head = slices.Grow(in.head, n-len(in.head))
 }
 
 // resize returns s with length n, reallocated when too small; the contents
