@@ -458,16 +458,6 @@ func (in *inserter) flush() {
 			links++
 		}
 	}
-	// Each new node's depth (head is done with) is its level's: reading
-	// its parent's missed the cache at each new node whose parent another
-	// group made.
-	depth := in.head
-	for d := range len(in.levels) - 1 {
-		lv := depth[in.levels[d]:in.levels[d+1]]
-		for j := range lv {
-			lv[j] = int32(d + 1)
-		}
-	}
 	placed := resize(in.placed, n)
 	in.placed = placed
 	off := int32(0)
@@ -486,19 +476,28 @@ func (in *inserter) flush() {
 	t.reserve(n, more)
 	t.Nodes = t.Nodes[:int(base)+n]
 	t.growValues(n)
-	for r, i := range order {
-		id := base + NodeID(r)
-		p, f := in.parent[i], in.kid[i].frame
-		if p >= base {
-			pl := &placed[p-base]
-			p = pl.id
-			t.kids[kidBase+pl.at] = id
-			pl.at++
-		}
-		k := nkids[i]
-		t.Nodes[id] = Node{Frame: f, Parent: p, Depth: depth[i], kidOff: kidBase + placed[i].at, kidCap: k, kidLen: k}
-		if p < base {
-			t.link(p, id, f)
+	// The nodes are written in temporary order, depth by depth, which
+	// reads the new-node arrays in order (in rank order each node read
+	// five of them at random) and gives each node its level's depth. A
+	// parent's children come in rank order still: they are of one depth,
+	// whose temporary order is the order of their first groups. Only the
+	// node and its parent's child list are written at random.
+	for d := range len(in.levels) - 1 {
+		depth := int32(d + 1)
+		for i := in.levels[d]; i < in.levels[d+1]; i++ {
+			pi := placed[i]
+			p, f := in.parent[i], in.kid[i].frame
+			if p >= base {
+				pl := &placed[p-base]
+				p = pl.id
+				t.kids[kidBase+pl.at] = pi.id
+				pl.at++
+			}
+			k := nkids[i]
+			t.Nodes[pi.id] = Node{Frame: f, Parent: p, Depth: depth, kidOff: kidBase + pi.at, kidCap: k, kidLen: k}
+			if p < base {
+				t.link(p, pi.id, f)
+			}
 		}
 	}
 	for r, i := range order {
