@@ -119,9 +119,8 @@ type inserter struct {
 	// depth by depth), and after the last depth the number of new nodes.
 	levels []int32
 	// placed holds, by temporary id, a new node's final id and where its
-	// next child goes in its list: one read where the node's first child
-	// in rank order (the first new node of a group, a random access)
-	// reads both.
+	// next child goes in its list: a child reads both of its parent's in
+	// one random access.
 	placed []placement
 	order  []int32
 	count  []int32
