@@ -222,7 +222,7 @@ func (b *Builder) add(src *sampleReader) error {
 	}
 	threads := threadFrames{t: t, ids: map[stacks.Thread]FrameID{}, ordinals: map[[2]string]int32{}}
 	if b.opts.Timeline {
-		t.Timeline = slices.Grow(t.Timeline, src.len())
+		t.Timeline = withRoom(t.Timeline, len(t.Timeline)+src.len())
 	}
 	firstTimed := len(t.Timeline)
 	ins := &b.sc.ins
