@@ -122,7 +122,6 @@ type inserter struct {
 	// next child goes in its list: a child reads both of its parent's in
 	// one random access.
 	placed []placement
-	order  []int32
 	count  []int32
 	// nodesPerFrame is the new nodes per frame of the last batch, for the
 	// first room roomFor makes.
@@ -438,12 +437,14 @@ func (in *inserter) flush() {
 	for g := 1; g <= groups; g++ {
 		in.count[g] += in.count[g-1]
 	}
-	order := resize(in.order, n) // order[rank] = temporary id
+	// order[rank] = temporary id, in head, which the lookups are done
+	// with: an array of its own was 30 MB more of fresh memory at 7.6 M
+	// nodes.
+	order := in.head[:n]
 	for i, g := range in.first {
 		order[in.count[g]] = int32(i)
 		in.count[g]++
 	}
-	in.order = order
 	// The new nodes are written in that order, one after another, their
 	// child lists (of exact length, filled as their children come) in one
 	// slab: a new node's children come after it.
@@ -924,7 +925,7 @@ func (sc *scratch) bytes() int {
 	n := 4 * (cap(in.glen) + cap(in.glcp) + cap(in.path) + cap(in.prev) + cap(in.group) + cap(in.batchPaths) + cap(in.presetEnd) + cap(in.presetThread) +
 		cap(in.end) + cap(in.thread) + cap(in.alive) + cap(in.cur) +
 		cap(in.parent) + 2*cap(in.kid) + cap(in.first) + cap(in.head) +
-		2*cap(in.placed) + cap(in.order) + cap(in.count) + cap(in.paths.slots) + cap(in.levels) +
+		2*cap(in.placed) + cap(in.count) + cap(in.paths.slots) + cap(in.levels) +
 		cap(sc.locs.one) + cap(sc.locs.more) + 2*cap(sc.locs.spans) + cap(sc.prefix.stack) + cap(sc.prefix.ends))
 	for _, c := range in.cols {
 		for _, ch := range c.chunks {
