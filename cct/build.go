@@ -47,6 +47,9 @@ type Builder struct {
 	starts map[[2]string][2]int64
 	// sums are the totals of the profiles added so far, per sample type.
 	sums []int64
+	// finished says Finish computed the tree's totals: a Finish after
+	// more profiles must clear them first.
+	finished bool
 }
 
 // NewBuilder returns a builder; the first profile added fixes the sample
@@ -286,7 +289,12 @@ func (b *Builder) Finish() *Tree {
 	if b.t == nil {
 		b.t = New(nil)
 	}
-	b.t.ComputeTotals()
+	if b.finished {
+		b.t.ComputeTotals()
+	} else {
+		b.t.addTotals() // no total was set since the arrays were made
+		b.finished = true
+	}
 	return b.t
 }
 
