@@ -36,9 +36,10 @@ type Options struct {
 type Builder struct {
 	opts Options
 	t    *Tree
-	// sc holds the buffers of the profile being added (scratchPool), nil
-	// between profiles.
-	sc *scratch
+	// sc holds the buffers of the profile being added (scratchPool or
+	// buf), nil between profiles.
+	sc  *scratch
+	buf *Buffers
 	// nodesPerFrame is the new nodes per frame of the last batch inserted,
 	// for the room the next profile's first batch makes (inserter.roomFor).
 	nodesPerFrame float64
@@ -213,7 +214,7 @@ func (b *Builder) add(src *sampleReader) error {
 	t := b.t
 	t.Profiles++
 	if b.sc == nil { // (a test may give its own, kept after)
-		b.sc = getScratch()
+		b.sc = b.scratch()
 		defer b.release()
 	}
 	b.sc.locs.reset(p)
