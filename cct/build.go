@@ -36,17 +36,21 @@ type Options struct {
 type Builder struct {
 	opts Options
 	t    *Tree
-	// sc holds the buffers of the profile being added (scratchPool), nil
-	// between profiles.
-	sc *scratch
+	// sc holds the buffers of the profile being added (scratchPool or
+	// buf), nil between profiles.
+	sc  *scratch
+	buf *Buffers
 	// nodesPerFrame is the new nodes per frame of the last batch inserted,
-	// for the room the next profile's first batch makes (inserter.growNew).
+	// for the room the next profile's first batch makes (inserter.roomFor).
 	nodesPerFrame float64
 	// starts is knownStarts of the profile being added, made when a frame
 	// without a position needs it.
 	starts map[[2]string][2]int64
 	// sums are the totals of the profiles added so far, per sample type.
 	sums []int64
+	// finished says Finish computed the tree's totals: a Finish after
+	// more profiles must clear them first.
+	finished bool
 }
 
 // NewBuilder returns a builder; the first profile added fixes the sample
@@ -210,7 +214,7 @@ func (b *Builder) add(src *sampleReader) error {
 	t := b.t
 	t.Profiles++
 	if b.sc == nil { // (a test may give its own, kept after)
-		b.sc = getScratch()
+		b.sc = b.scratch()
 		defer b.release()
 	}
 	b.sc.locs.reset(p)
@@ -222,7 +226,7 @@ func (b *Builder) add(src *sampleReader) error {
 	}
 	threads := threadFrames{t: t, ids: map[stacks.Thread]FrameID{}, ordinals: map[[2]string]int32{}}
 	if b.opts.Timeline {
-		t.Timeline = slices.Grow(t.Timeline, src.len())
+		t.Timeline = withRoom(t.Timeline, len(t.Timeline)+src.len())
 	}
 	firstTimed := len(t.Timeline)
 	ins := &b.sc.ins
@@ -286,7 +290,12 @@ func (b *Builder) Finish() *Tree {
 	if b.t == nil {
 		b.t = New(nil)
 	}
-	b.t.ComputeTotals()
+	if b.finished {
+		b.t.ComputeTotals()
+	} else {
+		b.t.addTotals() // no total was set since the arrays were made
+		b.finished = true
+	}
 	return b.t
 }
 

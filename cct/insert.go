@@ -67,10 +67,9 @@ type inserter struct {
 	// profile), so a batch holds its frames about half as large, and once:
 	// it held them twice before, as paths and as columns copied from them,
 	// which took 128 MB for the 16 M frames of the largest batch.
-	// cols[d] is used up to colLen[d]: appending a frame writes no slice
-	// header (a pointer, behind a write barrier while the collector marks).
-	cols       [][]FrameID
-	colLen     []int32
+	// A column is a list of chunks (column), so that it grows without
+	// being copied and touches no more memory than it holds.
+	cols       []column
 	glen, glcp []int32
 	// stored counts the frames in cols; path is the path being read and
 	// prev the path of group prevGroup (-1 for none in this batch).
@@ -120,14 +119,12 @@ type inserter struct {
 	// depth by depth), and after the last depth the number of new nodes.
 	levels []int32
 	// placed holds, by temporary id, a new node's final id and where its
-	// next child goes in its list: one read where the node's first child
-	// in rank order (the first new node of a group, a random access)
-	// reads both.
+	// next child goes in its list: a child reads both of its parent's in
+	// one random access.
 	placed []placement
-	order  []int32
 	count  []int32
 	// nodesPerFrame is the new nodes per frame of the last batch, for the
-	// room growNew makes.
+	// first room roomFor makes.
 	nodesPerFrame float64
 }
 
@@ -159,10 +156,10 @@ func (in *inserter) start(t *Tree, opts Options, profile int32, src *sampleReade
 		limit = opts.batchFrames
 	}
 	in.batch = min(limit, max(minBatchFrames, heldFrames(src)))
-	in.samples = slices.Grow(in.samples, min(src.len(), in.batch))
-	in.glen = slices.Grow(in.glen, min(src.len(), in.batch))
-	in.glcp = slices.Grow(in.glcp, min(src.len(), in.batch))
-	in.group = slices.Grow(in.group, min(src.len(), in.batch))
+	in.samples = withRoom(in.samples, min(src.len(), in.batch))
+	in.glen = withRoom(in.glen, min(src.len(), in.batch))
+	in.glcp = withRoom(in.glcp, min(src.len(), in.batch))
+	in.group = withRoom(in.group, min(src.len(), in.batch))
 }
 
 // heldFrames counts the frames a profile's samples hold in memory.
@@ -194,7 +191,9 @@ func (in *inserter) numberPaths(src *sampleReader) {
 }
 
 func (in *inserter) reset() {
-	clear(in.colLen)
+	for d := range in.cols {
+		in.cols[d].reset()
+	}
 	in.glen, in.glcp, in.samples, in.group = in.glen[:0], in.glcp[:0], in.samples[:0], in.group[:0]
 	in.stored, in.prevGroup = 0, -1
 	in.preset, in.presetEnd, in.presetThread = in.preset[:0], in.presetEnd[:0], in.presetThread[:0]
@@ -280,15 +279,15 @@ func (in *inserter) endSample(s, known int) {
 		}
 	}
 	for len(in.cols) < len(path) {
-		in.cols, in.colLen = append(in.cols, nil), append(in.colLen, 0)
+		in.cols = append(in.cols, column{ci: -1})
 	}
 	for d := lcp; d < len(path); d++ {
-		n := in.colLen[d]
-		if int(n) == len(in.cols[d]) {
-			in.growColumn(d)
+		col := &in.cols[d]
+		if col.off == len(col.cur) {
+			col.next()
 		}
-		in.cols[d][n] = path[d]
-		in.colLen[d] = n + 1
+		col.cur[col.off] = path[d]
+		col.off++
 	}
 	in.stored += len(path) - lcp
 	in.glen, in.glcp = append(in.glen, int32(len(path))), append(in.glcp, int32(lcp))
@@ -300,13 +299,66 @@ func (in *inserter) endSample(s, known int) {
 	}
 }
 
-// growColumn doubles column d's room: append grows a large column by a
-// quarter, which copied the columns of a 1.6 M-stack batch four times
-// over.
-func (in *inserter) growColumn(d int) {
-	c := make([]FrameID, max(2*len(in.cols[d]), 256))
-	copy(c, in.cols[d][:in.colLen[d]])
-	in.cols[d] = c
+// A column holds frame d of a batch's paths (inserter.cols) in chunks:
+// chunks[ci] is being written (cur, up to off). A chunk is as large as the
+// column before it, from minChunk to maxChunk frames, so that a column
+// grows without copying what it holds: doubling one array at a time
+// allocated 290 MB for the 92 MB of frames of a 1.6 M-stack profile, most
+// of it touched for the first time. A column keeps its chunks for the
+// next batch or profile (scratchPool).
+type column struct {
+	chunks [][]FrameID
+	cur    []FrameID
+	ci     int
+	off    int
+}
+
+const (
+	minChunk = 1 << 10
+	maxChunk = 1 << 16
+)
+
+// next makes the next chunk current, allocating it when the column has no
+// spare one.
+func (c *column) next() {
+	c.ci++
+	if c.ci == len(c.chunks) {
+		held := 0
+		for _, ch := range c.chunks {
+			held += len(ch)
+		}
+		c.chunks = append(c.chunks, make([]FrameID, min(maxChunk, max(minChunk, held))))
+	}
+	c.cur, c.off = c.chunks[c.ci], 0
+}
+
+// len returns the number of frames in the column.
+func (c *column) len() int {
+	n := c.off
+	for _, ch := range c.chunks[:max(c.ci, 0)] {
+		n += len(ch)
+	}
+	return n
+}
+
+// reset empties the column, keeping its chunks.
+func (c *column) reset() { c.cur, c.ci, c.off = nil, -1, 0 }
+
+// A columnReader reads a column's frames in order.
+type columnReader struct {
+	chunks [][]FrameID
+	cur    []FrameID
+	ci, i  int
+}
+
+// read returns the next frame.
+func (r *columnReader) read() FrameID {
+	if r.i == len(r.cur) {
+		r.cur, r.ci, r.i = r.chunks[r.ci], r.ci+1, 0
+	}
+	f := r.cur[r.i]
+	r.i++
+	return f
 }
 
 // flush inserts the batch into the tree.
@@ -338,8 +390,9 @@ func (in *inserter) flush() {
 	in.levels = in.levels[:0]
 	for d := 0; len(in.alive) > 0; d++ {
 		in.levels = append(in.levels, int32(len(in.parent)))
+		in.roomFor(d)
 		in.level.reset()
-		col, c := in.cols[d][:in.colLen[d]], 0
+		col := columnReader{chunks: in.cols[d].chunks}
 		next := 0 // alive, cur and made are filtered in place
 		lastParent, lastFrame, lastID := NoNode, FrameID(-1), NoNode
 		for i, g := range in.alive {
@@ -351,8 +404,7 @@ func (in *inserter) flush() {
 			// costs no lookup.
 			made := false
 			if in.glcp[g] <= int32(d) {
-				parent, f := in.cur[i], col[c]
-				c++
+				parent, f := in.cur[i], col.read()
 				switch {
 				case in.made[i]:
 					lastID, made = in.addFirst(parent, f, g, base), true
@@ -385,12 +437,14 @@ func (in *inserter) flush() {
 	for g := 1; g <= groups; g++ {
 		in.count[g] += in.count[g-1]
 	}
-	order := resize(in.order, n) // order[rank] = temporary id
+	// order[rank] = temporary id, in head, which the lookups are done
+	// with: an array of its own was 30 MB more of fresh memory at 7.6 M
+	// nodes.
+	order := in.head[:n]
 	for i, g := range in.first {
 		order[in.count[g]] = int32(i)
 		in.count[g]++
 	}
-	in.order = order
 	// The new nodes are written in that order, one after another, their
 	// child lists (of exact length, filled as their children come) in one
 	// slab: a new node's children come after it.
@@ -402,16 +456,6 @@ func (in *inserter) flush() {
 			nkids[p-base]++
 		} else {
 			links++
-		}
-	}
-	// Each new node's depth (head is done with) is its level's: reading
-	// its parent's missed the cache at each new node whose parent another
-	// group made.
-	depth := in.head
-	for d := range len(in.levels) - 1 {
-		lv := depth[in.levels[d]:in.levels[d+1]]
-		for j := range lv {
-			lv[j] = int32(d + 1)
 		}
 	}
 	placed := resize(in.placed, n)
@@ -432,19 +476,28 @@ func (in *inserter) flush() {
 	t.reserve(n, more)
 	t.Nodes = t.Nodes[:int(base)+n]
 	t.growValues(n)
-	for r, i := range order {
-		id := base + NodeID(r)
-		p, f := in.parent[i], in.kid[i].frame
-		if p >= base {
-			pl := &placed[p-base]
-			p = pl.id
-			t.kids[kidBase+pl.at] = id
-			pl.at++
-		}
-		k := nkids[i]
-		t.Nodes[id] = Node{Frame: f, Parent: p, Depth: depth[i], kidOff: kidBase + placed[i].at, kidCap: k, kidLen: k}
-		if p < base {
-			t.link(p, id, f)
+	// The nodes are written in temporary order, depth by depth, which
+	// reads the new-node arrays in order (in rank order each node read
+	// five of them at random) and gives each node its level's depth. A
+	// parent's children come in rank order still: they are of one depth,
+	// whose temporary order is the order of their first groups. Only the
+	// node and its parent's child list are written at random.
+	for d := range len(in.levels) - 1 {
+		depth := int32(d + 1)
+		for i := in.levels[d]; i < in.levels[d+1]; i++ {
+			pi := placed[i]
+			p, f := in.parent[i], in.kid[i].frame
+			if p >= base {
+				pl := &placed[p-base]
+				p = pl.id
+				t.kids[kidBase+pl.at] = pi.id
+				pl.at++
+			}
+			k := nkids[i]
+			t.Nodes[pi.id] = Node{Frame: f, Parent: p, Depth: depth, kidOff: kidBase + pi.at, kidCap: k, kidLen: k}
+			if p < base {
+				t.link(p, pi.id, f)
+			}
 		}
 	}
 	for r, i := range order {
@@ -505,15 +558,23 @@ func (in *inserter) more(n int) int {
 // nodes have one or two children, and the list's reads stay in the arrays
 // of the current and the previous depth, where a table of a whole depth's
 // nodes, a hundred thousand at the widest, misses the cache on most
-// lookups. A parent whose list grows longer than wideChildren has its
+// lookups. A child found moves to the front of its list: the paths after
+// it often take the same step (100 runs of 20,000 stacks built 3-6%
+// faster). A parent whose list grows longer than wideChildren has its
 // children moved to the level table, as have existing parents always.
 func (in *inserter) lookup(parent NodeID, f FrameID, base NodeID) (NodeID, bool) {
 	if parent >= base {
 		pt := parent - base
 		if h := in.head[pt]; h != wideList {
 			hops := 0
-			for c := h; c >= 0; c = in.kid[c].sib {
+			prev := int32(-1)
+			for c := h; c >= 0; prev, c = c, in.kid[c].sib {
 				if in.kid[c].frame == f {
+					if prev >= 0 {
+						in.kid[prev].sib = in.kid[c].sib
+						in.kid[c].sib = h
+						in.head[pt] = c
+					}
 					return base + NodeID(c), true
 				}
 				hops++
@@ -556,9 +617,6 @@ func (in *inserter) widen(pt NodeID, base NodeID) {
 // add makes a new node, child of parent with frame f, first reached by
 // group g, after a lookup that did not find it.
 func (in *inserter) add(parent NodeID, f FrameID, g int32, base NodeID) NodeID {
-	if len(in.parent) == cap(in.parent) {
-		in.growNew()
-	}
 	tmp := int32(len(in.parent))
 	id := base + NodeID(tmp)
 	in.parent = append(in.parent, parent)
@@ -580,9 +638,6 @@ func (in *inserter) add(parent NodeID, f FrameID, g int32, base NodeID) NodeID {
 // addFirst makes the first child of new node parent, a path's next node
 // after the one it made (inserter.made).
 func (in *inserter) addFirst(parent NodeID, f FrameID, g int32, base NodeID) NodeID {
-	if len(in.parent) == cap(in.parent) {
-		in.growNew()
-	}
 	tmp := int32(len(in.parent))
 	in.parent = append(in.parent, parent)
 	in.kid = append(in.kid, kidLink{f, -1})
@@ -592,25 +647,62 @@ func (in *inserter) addFirst(parent NodeID, f FrameID, g int32, base NodeID) Nod
 	return base + NodeID(tmp)
 }
 
-// growNew doubles the room for new nodes: append grows large slices by a
-// quarter, which for a million new nodes allocated the arrays five
-// times over. The first room of a batch is its frames times the new
-// nodes per frame of the batch before (this profile's or the tree's
-// before), at least 1/8: a 200,000-stack profile of 6 M frames makes 1 M
-// nodes, which doubling from 4,096 allocated twice over.
-func (in *inserter) growNew() {
-	n := max(len(in.parent), 1<<12)
-	if len(in.parent) == 0 {
+// roomFor makes room for the new nodes of depth d, at most one per frame
+// of its column, before they are made (add and addFirst do not check).
+// Room, when it must grow, is made for every frame of the batch's deeper
+// columns, so a batch grows its arrays at most once after the first room:
+// its frames times the new nodes per frame of the batch before (this
+// profile's or the tree's before), or firstNodesPerFrame. Doubling from
+// 4,096 allocated a 200,000-stack profile's arrays twice over; doubling
+// from the first room allocated a 1.6 M-stack profile's 7.6 M nodes' room
+// for 11 M and copied 3.2 M.
+func (in *inserter) roomFor(d int) {
+	if d == 0 && len(in.parent) == 0 {
 		perFrame := in.nodesPerFrame
 		if perFrame == 0 {
-			perFrame = 1.0 / 8
+			perFrame = firstNodesPerFrame
 		}
-		n = max(n, int(float64(in.stored)*perFrame*1.1))
+		in.growNew(max(1<<12, int(float64(in.stored)*perFrame*1.1)))
 	}
-	in.parent = slices.Grow(in.parent, n)
-	in.kid = slices.Grow(in.kid, n)
-	in.first = slices.Grow(in.first, n)
-	in.head = slices.Grow(in.head, n)
+	if cap(in.parent)-len(in.parent) >= in.cols[d].len() {
+		return
+	}
+	rest := 0
+	for e := d; e < len(in.cols); e++ {
+		rest += in.cols[e].len()
+	}
+	in.growNew(len(in.parent) + rest)
+}
+
+// firstNodesPerFrame is the new nodes per stored frame (inserter.cols)
+// roomFor expects of a profile's first batch: 0.27-0.41 in the synthetic
+// profiles of 20,000 to 1.6 M stacks and gopair's. At 1/8 (nodes per frame
+// of a whole path, before a path's prefix shared with the path before was
+// stored once) the first room of a 1.6 M-stack profile was 3.2 M nodes,
+// 64 MB touched and copied when it grew; room beyond what is made is
+// fresh memory never touched.
+const firstNodesPerFrame = 0.4
+
+// growNew makes room for n new nodes.
+func (in *inserter) growNew(n int) {
+	in.parent = withRoom(in.parent, n)
+	in.kid = withRoom(in.kid, n)
+	in.first = withRoom(in.first, n)
+	in.head = withRoom(in.head, n)
+}
+
+// withRoom returns s with room for n elements in all, its contents kept.
+// slices.Grow clears the room it adds, which touched, and faulted in, the
+// pages of room that is written later or never (a fifth of the new-node
+// arrays of a 1.6 M-stack profile); make clears only reused memory, not
+// fresh pages from the system.
+func withRoom[T any](s []T, n int) []T {
+	if cap(s) >= n {
+		return s
+	}
+	out := make([]T, len(s), n)
+	copy(out, s)
+	return out
 }
 
 // resize returns s with length n, reallocated when too small; the contents
@@ -821,8 +913,34 @@ const maxPooledScratch = 32 << 20
 
 func getScratch() *scratch { return scratchPool.Get().(*scratch) }
 
-// release returns the builder's scratch to the pool, keeping no reference
-// to the tree, the profile or its samples.
+// Buffers keep a builder's working buffers (a scratch no larger than
+// maxPooledScratch) from one tree to the next that one goroutine builds,
+// as cmd/ctdiff's goroutines build the runs of a diff one after another.
+// scratchPool does too, but a garbage collection empties it, and a diff of
+// 100 + 100 runs, at its GOGC of 25, collects every few runs: 35 of its 200
+// builds took a new scratch. The zero value is ready to use; Buffers are
+// not for concurrent use.
+type Buffers struct {
+	sc *scratch
+}
+
+// UseBuffers makes the builder take its working buffers from buf, and
+// leave them there, instead of a shared pool.
+func (b *Builder) UseBuffers(buf *Buffers) { b.buf = buf }
+
+// scratch returns a scratch from the builder's Buffers, or else from the
+// pool.
+func (b *Builder) scratch() *scratch {
+	if b.buf != nil && b.buf.sc != nil {
+		sc := b.buf.sc
+		b.buf.sc = nil
+		return sc
+	}
+	return getScratch()
+}
+
+// release returns the builder's scratch to its Buffers or the pool,
+// keeping no reference to the tree, the profile or its samples.
 func (b *Builder) release() {
 	sc := b.sc
 	b.sc = nil
@@ -831,7 +949,12 @@ func (b *Builder) release() {
 	}
 	sc.ins.t, sc.ins.src, sc.ins.claimed = nil, nil, nil
 	sc.locs.p = nil
-	if sc.bytes() <= maxPooledScratch {
+	if sc.bytes() > maxPooledScratch {
+		return
+	}
+	if b.buf != nil {
+		b.buf.sc = sc
+	} else {
 		scratchPool.Put(sc)
 	}
 }
@@ -842,13 +965,16 @@ func (sc *scratch) bytes() int {
 	n := 4 * (cap(in.glen) + cap(in.glcp) + cap(in.path) + cap(in.prev) + cap(in.group) + cap(in.batchPaths) + cap(in.presetEnd) + cap(in.presetThread) +
 		cap(in.end) + cap(in.thread) + cap(in.alive) + cap(in.cur) +
 		cap(in.parent) + 2*cap(in.kid) + cap(in.first) + cap(in.head) +
-		2*cap(in.placed) + cap(in.order) + cap(in.count) + cap(in.paths.slots) + cap(in.levels) +
+		2*cap(in.placed) + cap(in.count) + cap(in.paths.slots) + cap(in.levels) +
 		cap(sc.locs.one) + cap(sc.locs.more) + 2*cap(sc.locs.spans) + cap(sc.prefix.stack) + cap(sc.prefix.ends))
 	for _, c := range in.cols {
-		n += 4 * cap(c)
+		for _, ch := range c.chunks {
+			n += 4 * cap(ch)
+		}
+		n += 24 * cap(c.chunks)
 	}
 	n += 8 * cap(in.samples)
-	n += 24*cap(in.cols) + 4*cap(in.colLen) + cap(in.preset) + cap(in.made) + 32*cap(in.paths.entries)
+	n += 64*cap(in.cols) + cap(in.preset) + cap(in.made) + 32*cap(in.paths.entries)
 	n += 16 * (len(in.level.buf) + len(in.level.spare))
 	return n
 }

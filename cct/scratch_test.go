@@ -93,3 +93,32 @@ func TestScratchReleased(t *testing.T) {
 		t.Error("a used scratch counts no bytes")
 	}
 }
+
+// Builders that share Buffers build one after another with one scratch,
+// left in the Buffers after each tree, and build the trees fresh buffers
+// build.
+func TestBuffersReused(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	var buf Buffers
+	var first *scratch
+	for k, p := range []*profile.Profile{randomProfile(rng, 300, "ordered"), randomProfile(rng, 100, "none"), randomProfile(rng, 300, "shuffled")} {
+		got, want := NewBuilder(Options{}), NewBuilder(Options{})
+		got.UseBuffers(&buf)
+		if err := got.Add(p); err != nil {
+			t.Fatal(err)
+		}
+		referenceAdd(want, p)
+		sameTree(t, got.Finish(), want.Finish())
+		if buf.sc == nil {
+			t.Fatalf("build %d left no scratch in its Buffers", k)
+		}
+		if first == nil {
+			first = buf.sc
+		} else if buf.sc != first {
+			t.Errorf("build %d used another scratch than the first", k)
+		}
+		if buf.sc.ins.t != nil || buf.sc.locs.p != nil {
+			t.Errorf("build %d left its tree or profile in the Buffers' scratch", k)
+		}
+	}
+}

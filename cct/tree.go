@@ -424,20 +424,44 @@ func (t *Tree) PreOrder() []NodeID {
 // totals. Children always have larger ids than their parents, so one
 // backward pass suffices.
 func (t *Tree) ComputeTotals() {
-	copy(t.total, t.self)
+	clear(t.total)
+	t.addTotals()
+}
+
+// addTotals adds every node's Self and its children's totals to its Total,
+// all zero before (ComputeTotals). A new tree's are (zeroed when the
+// arrays were allocated): Builder.Finish does not clear them again, and
+// the pass writes each node's total as it reads its Self, where copying
+// the Self values first wrote every total twice (121 MB at 7.6 M nodes).
+func (t *Tree) addTotals() {
 	k := len(t.SampleTypes)
 	if k == 2 { // the common case (samples and time): no inner loop
+		total, self := t.total, t.self
 		for i := len(t.Nodes) - 1; i > 0; i-- {
 			c, p := 2*i, 2*int(t.Nodes[i].Parent)
-			tc := t.total[c : c+2 : c+2]
-			tp := t.total[p : p+2 : p+2]
+			sc := self[c : c+2 : c+2]
+			tc := total[c : c+2 : c+2]
+			tc[0] += sc[0]
+			tc[1] += sc[1]
+			tp := total[p : p+2 : p+2]
 			tp[0] += tc[0]
 			tp[1] += tc[1]
 		}
+		if len(t.Nodes) > 0 {
+			total[0] += self[0]
+			total[1] += self[1]
+		}
 		return
 	}
-	for i := len(t.Nodes) - 1; i > 0; i-- {
-		c, p := i*k, int(t.Nodes[i].Parent)*k
+	for i := len(t.Nodes) - 1; i >= 0; i-- {
+		c := i * k
+		for j := range k {
+			t.total[c+j] += t.self[c+j]
+		}
+		if i == 0 {
+			break
+		}
+		p := int(t.Nodes[i].Parent) * k
 		for j := range k {
 			t.total[p+j] += t.total[c+j]
 		}

@@ -45,6 +45,7 @@ func buildEach(s *streams, paths []string, order []int, opts convert.Options, co
 	s.progress.countRuns(len(paths))
 	for range min(len(paths), runtime.GOMAXPROCS(0)) {
 		wg.Go(func() {
+			var buf cct.Buffers // this goroutine's build buffers, tree after tree
 			for !failed.Load() {
 				i := int(next.Add(1)) - 1
 				if i >= len(paths) {
@@ -53,7 +54,7 @@ func buildEach(s *streams, paths []string, order []int, opts convert.Options, co
 				if order != nil {
 					i = order[i]
 				}
-				if out[i], errs[i] = buildTree(s, paths[i], opts, copts); errs[i] != nil {
+				if out[i], errs[i] = buildTree(s, paths[i], opts, copts, &buf); errs[i] != nil {
 					failed.Store(true)
 				} else if built != nil {
 					built(i, &out[i])
@@ -85,7 +86,7 @@ func buildEach(s *streams, paths []string, order []int, opts convert.Options, co
 	return out, nil
 }
 
-func buildTree(s *streams, path string, opts convert.Options, copts cct.Options) (builtTree, error) {
+func buildTree(s *streams, path string, opts convert.Options, copts cct.Options, buf *cct.Buffers) (builtTree, error) {
 	// Only the tree is needed: readers that can return the samples
 	// compactly (pprof) do so, which takes a third of the memory.
 	opts.Stacks = true
@@ -95,6 +96,7 @@ func buildTree(s *streams, path string, opts convert.Options, copts cct.Options)
 	}
 	s.progress.describe("building the tree of " + filepath.Base(path))
 	b := cct.NewBuilder(copts)
+	b.UseBuffers(buf)
 	isTimed := stacks.AllTimed(res.Samples)
 	// Nothing here refers to the samples while the builder reads them, so
 	// it can let compact stacks go (Builder.AddSamples).
