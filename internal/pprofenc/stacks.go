@@ -121,22 +121,34 @@ func varintTable(locs []*profile.Location) []uint64 {
 
 // appendStackIDs is appendLocationIDs for a stack of location indexes
 // into p.Location, with their ids from varintTable (nil: looked up).
+//
+// The ids are written in one pass, 8 bytes at a time, after room for the
+// field's tag and a length of up to 3 bytes, and then moved up to the
+// tag and length written in front of them: cheaper than summing their
+// lengths first (28.8 M stacks of 30-60 frames in a 500 MB trace).
 func appendStackIDs(b []byte, stack []int32, ids []uint64, p *profile.Profile) []byte {
 	if ids == nil || len(stack) <= 2 {
 		return appendLocationIDs(b, stack, func(x int32) uint64 { return p.Location[x].ID })
 	}
-	size := 0
-	for _, x := range stack {
-		size += int(ids[x] >> 56)
-	}
-	b = appendVarint(b, 1<<3|2)
-	b = appendVarint(b, uint64(size))
-	b = slices.Grow(b, size+8)
+	const room = 4 // the tag and a length below 2^21
+	n := len(b)
+	b = slices.Grow(b, room+7*len(stack)+8)
+	buf := b[n : n+room+7*len(stack)+8]
+	pos := room
 	for _, x := range stack {
 		v := ids[x]
-		n := len(b)
-		b = binary.LittleEndian.AppendUint64(b, v&(1<<56-1))
-		b = b[:n+int(v>>56)]
+		// The top byte (the length) lands past the id, where the next
+		// id or nothing goes.
+		binary.LittleEndian.PutUint64(buf[pos:pos+8], v)
+		pos += int(v >> 56)
 	}
-	return b
+	size := pos - room
+	if size >= 1<<21 {
+		return appendLocationIDs(b[:n], stack, func(x int32) uint64 { return p.Location[x].ID })
+	}
+	start := room - 1 - varintLen(uint64(size))
+	buf[start] = 1<<3 | 2
+	appendVarint(buf[start+1:start+1], uint64(size))
+	copy(buf, buf[start:pos])
+	return b[:n+pos-start]
 }
