@@ -45,7 +45,7 @@ func TestDevtoolsPipelineErrors(t *testing.T) {
 	}
 	// Without errors, every event is decoded: a Profile far into the
 	// trace is found.
-	in := `[` + filler(3*many)[1:] + `,` + profile + `,{"name":"ProfileChunk","id":"0x1","pid":1,"tid":1,"ts":1,"args":{"data":{"cpuProfile":{"nodes":[{"id":1,"callFrame":{"functionName":"f","url":"","scriptId":"0","lineNumber":0,"columnNumber":0}}],"samples":[1,1]},"timeDeltas":[1,2]}}}]`
+	in := `[` + filler(3 * many)[1:] + `,` + profile + `,{"name":"ProfileChunk","id":"0x1","pid":1,"tid":1,"ts":1,"args":{"data":{"cpuProfile":{"nodes":[{"id":1,"callFrame":{"functionName":"f","url":"","scriptId":"0","lineNumber":0,"columnNumber":0}}],"samples":[1,1]},"timeDeltas":[1,2]}}}]`
 	res, err := Read(strings.NewReader(in), "t.json", Options{From: "devtools"})
 	if err != nil {
 		t.Fatal(err)
