@@ -3,6 +3,7 @@ package pprofenc
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/binary"
 	"io"
 
 	kgzip "github.com/klauspost/compress/gzip"
@@ -78,6 +79,19 @@ func (g *gzipWriter) Write(b []byte) (int, error) {
 		b = b[k:]
 	}
 	return n, g.err
+}
+
+// appendField appends a length-delimited field holding msg to the chunk
+// filling, as a Write of its tag and length and one of msg would, when
+// it fits; it reports whether it did.
+func (g *gzipWriter) appendField(tag int, msg []byte) bool {
+	c := g.cur.in
+	if g.err != nil || c == nil || len(msg)+2*binary.MaxVarintLen64 >= chunkSize-len(c) {
+		return false
+	}
+	c = appendVarint(appendVarint(c, uint64(tag)<<3|2), uint64(len(msg)))
+	g.cur.in = append(c, msg...)
+	return true
 }
 
 // submit starts compressing the filled chunk, first writing out the oldest

@@ -42,7 +42,7 @@ func (e *encoder) stackSamples(p *profile.Profile, s *stacks.Samples) {
 	// The timestamp label's key and unit, interned at the first timed
 	// sample (where pprof interns them): the string table's order is
 	// pprof's.
-	tsKey, tsUnit := int64(-1), int64(-1)
+	var tsKey, tsUnit []byte // their fields, encoded
 	for i := range s.Len() {
 		b := appendStackIDs(e.msg[:0], s.Stack(i), ids, p)
 		b = appendRepeated(b, 2, s.Value(i))
@@ -52,10 +52,11 @@ func (e *encoder) stackSamples(p *profile.Profile, s *stacks.Samples) {
 		}
 		b = append(b, threads[x]...)
 		if ts, ok := s.Time(i); ok {
-			if tsKey < 0 {
-				tsKey, tsUnit = e.str(labels.Timestamp), e.str(labels.TimestampUnit)
+			if tsKey == nil {
+				tsKey = appendOpt(nil, 1, uint64(e.str(labels.Timestamp)))
+				tsUnit = appendOpt(nil, 4, uint64(e.str(labels.TimestampUnit)))
 			}
-			b = e.numLabelIDs(b, tsKey, ts, tsUnit)
+			b = appendTimestamp(b, tsKey, ts, tsUnit)
 		}
 		e.msg = b
 		e.emit(2)
@@ -97,6 +98,20 @@ func (e *encoder) numLabelIDs(b []byte, k, v, u int64) []byte {
 	sub = appendOpt(sub, 3, uint64(v))
 	e.sub = appendOpt(sub, 4, uint64(u))
 	return appendBytes(b, 3, e.sub)
+}
+
+// appendTimestamp appends a timestamp label, what numLabelIDs appends,
+// with its key's and unit's fields given: the label is at most 33 bytes,
+// so its length is one.
+func appendTimestamp(b, key []byte, ts int64, unit []byte) []byte {
+	n := len(key) + len(unit)
+	if ts != 0 {
+		n += 1 + varintLen(uint64(ts))
+	}
+	b = append(b, 3<<3|2, byte(n))
+	b = append(b, key...)
+	b = appendOpt(b, 3, uint64(ts))
+	return append(b, unit...)
 }
 
 // varintTable returns each location's id as a varint (protobuf's base

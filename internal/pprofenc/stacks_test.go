@@ -274,3 +274,18 @@ func BenchmarkAppendStackIDs(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*frames), "ns/frame")
 }
+
+// appendTimestamp writes what numLabelIDs writes, for times that take no
+// field, one byte and ten, and for keys and units of one to three bytes.
+func TestAppendTimestamp(t *testing.T) {
+	e := &encoder{}
+	for _, ids := range [][2]int64{{1, 2}, {127, 128}, {300, 1 << 20}} {
+		for _, ts := range []int64{0, 1, 127, 128, -1, 1 << 62} {
+			want := e.numLabelIDs([]byte{9}, ids[0], ts, ids[1])
+			got := appendTimestamp([]byte{9}, appendOpt(nil, 1, uint64(ids[0])), ts, appendOpt(nil, 4, uint64(ids[1])))
+			if !bytes.Equal(got, want) {
+				t.Errorf("key %d, unit %d, time %d: % x, want % x", ids[0], ids[1], ts, got, want)
+			}
+		}
+	}
+}
