@@ -81,3 +81,44 @@ func TestDevtoolsProfilesErrorOrder(t *testing.T) {
 		})
 	}
 }
+
+// The stack budget is charged profile by profile in order, though the
+// trees are walked in parallel (layout): the profile named is the first
+// whose samples overdraw it (at least 2^27 frames).
+func TestDevtoolsBudgetOrder(t *testing.T) {
+	// chain is a Profile and a ProfileChunk of a chain of n nodes whose
+	// deepest is sampled reps times: reps*n frames and more.
+	chain := func(id string, tid, n, reps int) string {
+		var b strings.Builder
+		fmt.Fprintf(&b, `{"name":"Profile","id":"%s","pid":1,"tid":%d,"ts":0},`, id, tid)
+		fmt.Fprintf(&b, `{"name":"ProfileChunk","id":"%s","pid":1,"tid":%d,"ts":1,"args":{"data":{"cpuProfile":{"nodes":[`, id, tid)
+		for k := 1; k <= n; k++ {
+			if k > 1 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `{"id":%d,"parent":%d,"callFrame":{"functionName":"f%d","url":"","scriptId":"0","lineNumber":0,"columnNumber":0}}`, k, k-1, k)
+		}
+		b.WriteString(`],"samples":[`)
+		b.WriteString(strings.TrimSuffix(strings.Repeat(fmt.Sprint(n)+",", reps), ","))
+		b.WriteString(`]},"timeDeltas":[` + strings.TrimSuffix(strings.Repeat("10,", reps), ",") + `]}}}`)
+		return b.String()
+	}
+	const over = "stack frames exceed the limit: the stacks hold more than"
+	for _, tt := range []struct{ name, in, want string }{
+		{"the first overdraws", `[` + chain("0x1", 1, 2000, 70_000) + `,` + chain("0x2", 2, 10, 10) + `]`, "profile 0x1 of pid 1 (Profile event 0): " + over},
+		{"the second overdraws", `[` + chain("0x1", 1, 10, 10) + `,` + chain("0x2", 2, 2000, 70_000) + `]`, "profile 0x2 of pid 1 (Profile event 2): " + over},
+		{"both overdraw", `[` + chain("0x1", 1, 2000, 70_000) + `,` + chain("0x2", 2, 2000, 70_000) + `]`, "profile 0x1 of pid 1 (Profile event 0): " + over},
+		{"together", `[` + chain("0x1", 1, 2000, 40_000) + `,` + chain("0x2", 2, 2000, 40_000) + `]`, "profile 0x2 of pid 1 (Profile event 2): " + over},
+		{"too deep", `[` + chain("0x1", 1, 10, 10) + `,` + chain("0x2", 2, MaxStackDepth+1, 1) + `]`, "profile 0x2 of pid 1 (Profile event 2): stack frames exceed the limit: a stack of"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if testing.Short() && tt.name == "too deep" {
+				t.Skip("a million nodes: 5 s")
+			}
+			_, err := Read(strings.NewReader(tt.in), "t.json", Options{From: "devtools"})
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %v, want one containing %q", err, tt.want)
+			}
+		})
+	}
+}

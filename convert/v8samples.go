@@ -160,63 +160,122 @@ func (e *v8Emitter) layout() (samples int, err error) {
 	budget := e.in.stackBudget()
 	pool := e.in.newStackPool()
 	e.b.usePool(pool)
-	sampled := map[*v8Tree][]int32{}
+	// The profiles in order, and their trees in the order they first
+	// appear.
+	var profiles []*v8Profile
 	var trees []*v8Tree
-	listed := map[*v8Tree]bool{}
-	// depth[t][n] is node n's stack depth once it is sampled, 0 before:
-	// looked up per sample in a small array rather than walked up to in
-	// the nodes (28.8 M samples of 645,636 nodes in a 500 MB trace).
-	depth := map[*v8Tree][]int32{}
+	byTree := map[*v8Tree][]int{}
 	for _, th := range e.threads {
 		for _, p := range th.profiles {
-			t := p.tree
-			if p.nodes == nil && p.packed == nil {
-				p.nodes = make([]int32, len(p.ids))
-				for k, id := range p.ids {
-					p.nodes[k] = t.resolve(id)
+			if _, ok := byTree[p.tree]; !ok {
+				trees = append(trees, p.tree)
+			}
+			byTree[p.tree] = append(byTree[p.tree], len(profiles))
+			profiles = append(profiles, p)
+		}
+	}
+	// Each tree's profiles are walked in order, the trees in parallel
+	// (0.8 s of one core for the 8 of a 515 MB trace): a sample's node
+	// gets its depth and joins the tree's sampled nodes the first time it
+	// is seen, and each profile sums its stacks' depths.
+	sampled := make([][]int32, len(trees))
+	walks := make([]stackWalk, len(profiles))
+	var wg sync.WaitGroup
+	var next atomic.Int64
+	for range min(runtime.GOMAXPROCS(0), len(trees)) {
+		wg.Go(func() {
+			for {
+				k := int(next.Add(1)) - 1
+				if k >= len(trees) {
+					return
+				}
+				t := trees[k]
+				// depth[n] is node n's stack depth once it is sampled, 0
+				// before: looked up per sample in a small array rather than
+				// walked up to in the nodes (28.8 M samples of 645,636 nodes
+				// in a 500 MB trace).
+				var depth []int32
+				for _, x := range byTree[t] {
+					p := profiles[x]
+					if p.nodes == nil && p.packed == nil {
+						p.nodes = make([]int32, len(p.ids))
+						for k, id := range p.ids {
+							p.nodes[k] = t.resolve(id)
+						}
+					}
+					if len(depth) < len(t.nodes) {
+						depth = append(depth, make([]int32, len(t.nodes)-len(depth))...)
+					}
+					w := &walks[x]
+					w.depth = depth
+					visit := func(n int32) {
+						if depth[n] == 0 {
+							depth[n] = int32(t.stackDepth(n)) // at most the nodes: fits
+							sampled[k] = append(sampled[k], n)
+						}
+						w.sum += int64(depth[n])
+						w.deep = w.deep || depth[n] > MaxStackDepth
+					}
+					if pk := p.packed; pk != nil {
+						pk.each(t, func(n int32, _ int64) { visit(n) })
+					} else {
+						for _, n := range p.nodes {
+							visit(n)
+						}
+					}
 				}
 			}
-			if len(depth[t]) < len(t.nodes) {
-				depth[t] = append(depth[t], make([]int32, len(t.nodes)-len(depth[t]))...)
-			}
-			d := depth[t]
-			if !listed[t] { // a tree is laid out once
-				listed[t] = true
-				trees = append(trees, t)
-			}
+		})
+	}
+	wg.Wait()
+	// The budget is charged in the profiles' order; a profile that
+	// overdraws it is charged again sample by sample for the error that
+	// charging samples one at a time meets.
+	for x, p := range profiles {
+		w := &walks[x]
+		if w.deep || budget.used+w.sum > budget.limit {
 			var err error
-			visit := func(n int32) {
-				if d[n] == 0 {
-					d[n] = int32(t.stackDepth(n)) // at most the nodes: fits
-					sampled[t] = append(sampled[t], n)
-				}
+			charge := func(n int32) {
 				if err == nil {
-					err = budget.take(int(d[n]))
+					err = budget.take(int(w.depth[n]))
 				}
 			}
 			if pk := p.packed; pk != nil {
-				pk.each(t, func(n int32, _ int64) { visit(n) })
+				pk.each(p.tree, func(n int32, _ int64) { charge(n) })
 			} else {
 				for _, n := range p.nodes {
-					if visit(n); err != nil {
+					if charge(n); err != nil {
 						break
 					}
 				}
 			}
-			if err != nil {
+			if err != nil { // always: the sum overdraws
 				return 0, fmt.Errorf("%s: %w", p.name, err)
 			}
 			samples += p.len()
 			p.ids = nil
+			continue
 		}
+		budget.used += w.sum
+		samples += p.len()
+		p.ids = nil
 	}
-	for _, t := range trees {
-		if err := t.layout(pool, e.b, sampled[t]); err != nil {
+	for k, t := range trees {
+		if err := t.layout(pool, e.b, sampled[k]); err != nil {
 			return 0, err
 		}
 		t.release()
 	}
 	return samples, nil
+}
+
+// A stackWalk is what layout's walk found of one profile: its tree's
+// stack depths by node, their sum over its samples, and whether one is
+// over MaxStackDepth.
+type stackWalk struct {
+	depth []int32
+	sum   int64
+	deep  bool
 }
 
 // bigSamples is the number of samples (36 bytes each as stacks.Samples)
