@@ -82,7 +82,7 @@ func (tr *traceReader) event(i int, off int64, raw []byte) error {
 	}
 	if bytes.Contains(raw, []byte(`"ProfileChunk"`)) {
 		if f, ok := scanChunkInto(raw, &tr.lists); ok && f.name == "ProfileChunk" {
-			return tr.addChunk(i, off, &f)
+			return tr.addChunk(i, off, &f, nil, nil)
 		}
 	}
 	var h struct {
@@ -202,7 +202,7 @@ func (tr *traceReader) chunkEvent(i int, off int64, raw []byte) error {
 	if err != nil {
 		return err
 	}
-	return tr.addChunk(i, off, f)
+	return tr.addChunk(i, off, f, nil, nil)
 }
 
 // decodeChunk decodes a ProfileChunk event with encoding/json.
@@ -245,17 +245,33 @@ func decodeChunk(i int, off int64, raw []byte) (*chunkFields, error) {
 }
 
 // addChunk keeps a decoded ProfileChunk event.
-func (tr *traceReader) addChunk(i int, off int64, f *chunkFields) error {
+// chunkSamples returns a chunk's sample ids and their time deltas.
+func chunkSamples(f *chunkFields) (ids, deltas []int64) {
+	if !f.hasData {
+		return nil, nil
+	}
+	deltas = f.deltas
+	if f.hasCPU {
+		ids = f.samples
+		if deltas == nil {
+			deltas = f.cpDeltas
+		}
+	}
+	return ids, deltas
+}
+
+// addChunk adds a ProfileChunk event. packedIDs and packedDeltas,
+// when not nil, are its samples packed already (eventBatch.scan):
+// then only the lengths of f's lists are read.
+func (tr *traceReader) addChunk(i int, off int64, f *chunkFields, packedIDs, packedDeltas []byte) error {
 	ns, err := traceTS(i, off, f.ts)
 	if err != nil {
 		return err
 	}
 	ch := &traceChunk{ts: ns, event: i}
 	if f.hasData {
-		deltas := f.deltas
-		var ids []int64
+		ids, deltas := chunkSamples(f)
 		if f.hasCPU {
-			ids = f.samples
 			if len(f.nodes) > 0 {
 				ch.nodes = make([]v8TreeNode, len(f.nodes))
 			}
@@ -264,15 +280,15 @@ func (tr *traceReader) addChunk(i int, off int64, f *chunkFields) error {
 					return eventError(i, off, "ProfileChunk event: %v", err)
 				}
 			}
-			if deltas == nil {
-				deltas = f.cpDeltas
-			}
 		}
 		if len(ids) != len(deltas) {
 			// DevTools gives up on the whole profile ("Failed to parse CPU profile.").
 			return eventError(i, off, "ProfileChunk event: %d samples but %d timeDeltas; they must pair up", len(ids), len(deltas))
 		}
-		if ch.n = len(ids); ch.n > 0 {
+		if ch.n = len(ids); ch.n > 0 && packedIDs != nil {
+			ch.ids = tr.arena.store(packedIDs)
+			ch.deltas = tr.arena.store(packedDeltas)
+		} else if ch.n > 0 {
 			tr.pack = packIDs(tr.pack[:0], ids)
 			ch.ids = tr.arena.store(tr.pack)
 			tr.pack = packDeltas(tr.pack[:0], deltas)

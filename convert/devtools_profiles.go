@@ -3,9 +3,12 @@ package convert
 import (
 	"cmp"
 	"fmt"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/ctdiff/ctdiff/stacks"
 	"github.com/google/pprof/profile"
@@ -53,6 +56,7 @@ func (tr *traceReader) threads() ([]*v8Thread, error) {
 	}
 	var orphanChunks, orphanSamples int
 	var orphanKeys []string
+	var jobs []profileJob
 	for _, k := range tr.keys {
 		starts := tr.starts[k]
 		slices.SortStableFunc(starts, func(a, b traceProfileStart) int { return cmp.Compare(a.ts, b.ts) })
@@ -73,13 +77,16 @@ func (tr *traceReader) threads() ([]*v8Thread, error) {
 			orphanKeys = append(orphanKeys, fmt.Sprintf("%s of pid %d", k.id, k.pid))
 		}
 		for j, st := range starts {
-			p, err := chunkProfile(k, st, groups[j])
-			if err != nil {
-				return nil, err
-			}
-			th := thread(threadID{k.pid, st.tid})
-			th.profiles = append(th.profiles, p)
+			jobs = append(jobs, profileJob{k: k, st: st, chunks: groups[j]})
 		}
+	}
+	assembleProfiles(jobs)
+	for _, j := range jobs {
+		if j.err != nil {
+			return nil, j.err
+		}
+		th := thread(threadID{j.k.pid, j.st.tid})
+		th.profiles = append(th.profiles, j.p)
 	}
 	if orphanChunks > 0 {
 		tr.in.Warnf("skipped %d samples in %d ProfileChunk events that no Profile event precedes (profiles %s began before tracing did; DevTools skips them too)",
@@ -97,6 +104,38 @@ func (tr *traceReader) threads() ([]*v8Thread, error) {
 		slices.SortStableFunc(th.profiles, func(a, b *v8Profile) int { return cmp.Compare(a.start, b.start) })
 	}
 	return out, nil
+}
+
+// A profileJob is one Profile event's chunks, assembled by chunkProfile.
+type profileJob struct {
+	k      profileKey
+	st     traceProfileStart
+	chunks []*traceChunk
+	p      *v8Profile
+	err    error
+}
+
+// assembleProfiles runs chunkProfile on every job, on as many goroutines
+// as there are processors: profiles share nothing, and a trace of a
+// browser's threads has several large ones (0.9 s for the 8 of a 515 MB
+// trace on one core). The caller reports the first job's error in order,
+// as assembling them one by one would.
+func assembleProfiles(jobs []profileJob) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(jobs)) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(jobs) {
+					return
+				}
+				j := &jobs[i]
+				j.p, j.err = chunkProfile(j.k, j.st, j.chunks)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // chunkProfile assembles one Profile's chunks: nodes accumulate across

@@ -42,7 +42,7 @@ func (e *encoder) stackSamples(p *profile.Profile, s *stacks.Samples) {
 	// The timestamp label's key and unit, interned at the first timed
 	// sample (where pprof interns them): the string table's order is
 	// pprof's.
-	tsKey, tsUnit := int64(-1), int64(-1)
+	var tsKey, tsUnit []byte // their fields, encoded
 	for i := range s.Len() {
 		b := appendStackIDs(e.msg[:0], s.Stack(i), ids, p)
 		b = appendRepeated(b, 2, s.Value(i))
@@ -52,10 +52,11 @@ func (e *encoder) stackSamples(p *profile.Profile, s *stacks.Samples) {
 		}
 		b = append(b, threads[x]...)
 		if ts, ok := s.Time(i); ok {
-			if tsKey < 0 {
-				tsKey, tsUnit = e.str(labels.Timestamp), e.str(labels.TimestampUnit)
+			if tsKey == nil {
+				tsKey = appendOpt(nil, 1, uint64(e.str(labels.Timestamp)))
+				tsUnit = appendOpt(nil, 4, uint64(e.str(labels.TimestampUnit)))
 			}
-			b = e.numLabelIDs(b, tsKey, ts, tsUnit)
+			b = appendTimestamp(b, tsKey, ts, tsUnit)
 		}
 		e.msg = b
 		e.emit(2)
@@ -99,6 +100,20 @@ func (e *encoder) numLabelIDs(b []byte, k, v, u int64) []byte {
 	return appendBytes(b, 3, e.sub)
 }
 
+// appendTimestamp appends a timestamp label, what numLabelIDs appends,
+// with its key's and unit's fields given: the label is at most 33 bytes,
+// so its length is one.
+func appendTimestamp(b, key []byte, ts int64, unit []byte) []byte {
+	n := len(key) + len(unit)
+	if ts != 0 {
+		n += 1 + varintLen(uint64(ts))
+	}
+	b = append(b, 3<<3|2, byte(n))
+	b = append(b, key...)
+	b = appendOpt(b, 3, uint64(ts))
+	return append(b, unit...)
+}
+
 // varintTable returns each location's id as a varint (protobuf's base
 // 128), little-endian in the low 7 bytes with its length in the top
 // one, for appendStackIDs.
@@ -121,22 +136,34 @@ func varintTable(locs []*profile.Location) []uint64 {
 
 // appendStackIDs is appendLocationIDs for a stack of location indexes
 // into p.Location, with their ids from varintTable (nil: looked up).
+//
+// The ids are written in one pass, 8 bytes at a time, after room for the
+// field's tag and a length of up to 3 bytes, and then moved up to the
+// tag and length written in front of them: cheaper than summing their
+// lengths first (28.8 M stacks of 30-60 frames in a 500 MB trace).
 func appendStackIDs(b []byte, stack []int32, ids []uint64, p *profile.Profile) []byte {
 	if ids == nil || len(stack) <= 2 {
 		return appendLocationIDs(b, stack, func(x int32) uint64 { return p.Location[x].ID })
 	}
-	size := 0
-	for _, x := range stack {
-		size += int(ids[x] >> 56)
-	}
-	b = appendVarint(b, 1<<3|2)
-	b = appendVarint(b, uint64(size))
-	b = slices.Grow(b, size+8)
+	const room = 4 // the tag and a length below 2^21
+	n := len(b)
+	b = slices.Grow(b, room+7*len(stack)+8)
+	buf := b[n : n+room+7*len(stack)+8]
+	pos := room
 	for _, x := range stack {
 		v := ids[x]
-		n := len(b)
-		b = binary.LittleEndian.AppendUint64(b, v&(1<<56-1))
-		b = b[:n+int(v>>56)]
+		// The top byte (the length) lands past the id, where the next
+		// id or nothing goes.
+		binary.LittleEndian.PutUint64(buf[pos:pos+8], v)
+		pos += int(v >> 56)
 	}
-	return b
+	size := pos - room
+	if size >= 1<<21 {
+		return appendLocationIDs(b[:n], stack, func(x int32) uint64 { return p.Location[x].ID })
+	}
+	start := room - 1 - varintLen(uint64(size))
+	buf[start] = 1<<3 | 2
+	appendVarint(buf[start+1:start+1], uint64(size))
+	copy(buf, buf[start:pos])
+	return b[:n+pos-start]
 }

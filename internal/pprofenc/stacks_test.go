@@ -207,3 +207,85 @@ func TestWriteSourceBigIDs(t *testing.T) {
 	}
 	sameStacks(t, p, s)
 }
+
+// appendStackIDs writes what appendLocationIDs writes, at the lengths
+// where the field's length takes one, two and three bytes, after bytes
+// already in the buffer.
+func TestAppendStackIDs(t *testing.T) {
+	p := &profile.Profile{}
+	for _, id := range []uint64{1, 127, 128, 300, 16383, 16384, 1 << 21, 1<<49 - 1} {
+		p.Location = append(p.Location, &profile.Location{ID: id})
+	}
+	ids := varintTable(p.Location)
+	for _, tc := range []struct {
+		name   string
+		frames int
+		loc    int32 // every frame's location index, or -1 for all in turn
+	}{
+		{"three one-byte ids", 3, 0},
+		{"127 bytes", 127, 0},
+		{"128 bytes", 128, 0},
+		{"two-byte ids, 16382 bytes", 8191, 3},
+		{"two-byte ids, 16384 bytes", 8192, 3},
+		{"seven-byte ids", 10, 7},
+		{"every length", 200, -1},
+		{"2^21 bytes and more", 1<<21/7 + 1, 7},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			stack := make([]int32, tc.frames)
+			for i := range stack {
+				if stack[i] = tc.loc; tc.loc < 0 {
+					stack[i] = int32(i % len(p.Location))
+				}
+			}
+			prefix := []byte{0x0a, 0x01, 0x02}
+			want := appendLocationIDs(bytes.Clone(prefix), stack, func(x int32) uint64 { return p.Location[x].ID })
+			got := appendStackIDs(bytes.Clone(prefix), stack, ids, p)
+			if !bytes.Equal(got, want) {
+				t.Fatalf("%d bytes, differing from appendLocationIDs' %d", len(got), len(want))
+			}
+		})
+	}
+}
+
+// BenchmarkAppendStackIDs encodes stacks of 30-60 frames of 100,000
+// locations, as a converted 500 MB trace's samples are.
+func BenchmarkAppendStackIDs(b *testing.B) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	p := &profile.Profile{}
+	for i := range 100_000 {
+		p.Location = append(p.Location, &profile.Location{ID: uint64(i + 1)})
+	}
+	ids := varintTable(p.Location)
+	stacks := make([][]int32, 1000)
+	frames := 0
+	for i := range stacks {
+		for range 30 + rng.IntN(31) {
+			stacks[i] = append(stacks[i], int32(rng.IntN(len(p.Location))))
+		}
+		frames += len(stacks[i])
+	}
+	var buf []byte
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, s := range stacks {
+			buf = appendStackIDs(buf[:0], s, ids, p)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*frames), "ns/frame")
+}
+
+// appendTimestamp writes what numLabelIDs writes, for times that take no
+// field, one byte and ten, and for keys and units of one to three bytes.
+func TestAppendTimestamp(t *testing.T) {
+	e := &encoder{}
+	for _, ids := range [][2]int64{{1, 2}, {127, 128}, {300, 1 << 20}} {
+		for _, ts := range []int64{0, 1, 127, 128, -1, 1 << 62} {
+			want := e.numLabelIDs([]byte{9}, ids[0], ts, ids[1])
+			got := appendTimestamp([]byte{9}, appendOpt(nil, 1, uint64(ids[0])), ts, appendOpt(nil, 4, uint64(ids[1])))
+			if !bytes.Equal(got, want) {
+				t.Errorf("key %d, unit %d, time %d: % x, want % x", ids[0], ids[1], ts, got, want)
+			}
+		}
+	}
+}
