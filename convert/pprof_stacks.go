@@ -88,26 +88,7 @@ func (d *pprofDecoder) stacks() (*stacks.Samples, bool) {
 			last = th
 		}
 		s.SampleThreads[i] = lastX
-		// Timed only when some samples have a time and others not
-		// (stacks.Samples.Times).
-		switch {
-		case hasTS && s.Times == nil:
-			s.Times = make([]int64, n)
-			if i > 0 {
-				s.Timed = make([]bool, n)
-			}
-		case !hasTS && s.Times != nil && s.Timed == nil:
-			s.Timed = make([]bool, n)
-			for j := range i {
-				s.Timed[j] = true
-			}
-		}
-		if hasTS {
-			s.Times[i] = ts
-		}
-		if s.Timed != nil {
-			s.Timed[i] = hasTS
-		}
+		setSampleTime(s, i, n, ts, hasTS)
 	}
 	return s, true
 }
@@ -317,4 +298,28 @@ func (d *pprofDecoder) threadOf(lbls []sampleLabel) (th stacks.Thread, ts int64,
 		}
 	}
 	return th, ts, hasTS, ok
+}
+
+// setSampleTime records sample i's timestamp, of n samples read in order:
+// Samples.Times is made at the first timed sample, and Samples.Timed only
+// when some samples have a time and others not (stacks.Samples.Times).
+func setSampleTime(s *stacks.Samples, i, n int, ts int64, hasTS bool) {
+	switch {
+	case hasTS && s.Times == nil:
+		s.Times = make([]int64, n)
+		if i > 0 {
+			s.Timed = make([]bool, n)
+		}
+	case !hasTS && s.Times != nil && s.Timed == nil:
+		s.Timed = make([]bool, n)
+		for j := range i {
+			s.Timed[j] = true
+		}
+	}
+	if hasTS {
+		s.Times[i] = ts
+	}
+	if s.Timed != nil {
+		s.Timed[i] = hasTS
+	}
 }

@@ -664,27 +664,12 @@ func (ps *pprofStream) expand(s *stacks.Samples, types int, lt []layoutThread) {
 				}
 			}
 			s.SampleThreads[i] = th
-			// Timed only when some samples have a time and others not
-			// (stacks.Samples.Times), as decodePprofStacks makes them.
-			hasTS := t.ts >= 0
-			switch {
-			case hasTS && s.Times == nil:
-				s.Times = make([]int64, n)
-				if i > 0 {
-					s.Timed = make([]bool, n)
-				}
-			case !hasTS && s.Times != nil && s.Timed == nil:
-				s.Timed = make([]bool, n)
-				for j := range i {
-					s.Timed[j] = true
-				}
+			// As decodePprofStacks records them.
+			var ts int64
+			if t.ts >= 0 {
+				ts = num[t.ts]
 			}
-			if hasTS {
-				s.Times[i] = num[t.ts]
-			}
-			if s.Timed != nil {
-				s.Timed[i] = hasTS
-			}
+			setSampleTime(s, i, n, ts, t.ts >= 0)
 			i++
 		}
 	}
