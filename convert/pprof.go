@@ -61,7 +61,7 @@ func parsePprofWhole(in *parserInput) (*profile.Profile, *stacks.Samples, error)
 	if err != nil {
 		return nil, nil, err
 	}
-	if p, s, ok := decodePprofStacksCounted(data, counts); ok && p.CheckValid() == nil {
+	if p, s, ok := decodePprofStacksCounted(data, counts, in.Options.Buffers); ok && p.CheckValid() == nil {
 		putPprofBuf(data)
 		return p, s, nil
 	}

@@ -45,7 +45,8 @@ func buildEach(s *streams, paths []string, order []int, opts convert.Options, co
 	s.progress.countRuns(len(paths))
 	for range min(len(paths), runtime.GOMAXPROCS(0)) {
 		wg.Go(func() {
-			var buf cct.Buffers // this goroutine's build buffers, tree after tree
+			var buf cct.Buffers      // this goroutine's build buffers, tree after tree
+			var rbuf convert.Buffers // and its reading buffers
 			for !failed.Load() {
 				i := int(next.Add(1)) - 1
 				if i >= len(paths) {
@@ -54,7 +55,7 @@ func buildEach(s *streams, paths []string, order []int, opts convert.Options, co
 				if order != nil {
 					i = order[i]
 				}
-				if out[i], errs[i] = buildTree(s, paths[i], opts, copts, &buf); errs[i] != nil {
+				if out[i], errs[i] = buildTree(s, paths[i], opts, copts, &buf, &rbuf); errs[i] != nil {
 					failed.Store(true)
 				} else if built != nil {
 					built(i, &out[i])
@@ -86,10 +87,11 @@ func buildEach(s *streams, paths []string, order []int, opts convert.Options, co
 	return out, nil
 }
 
-func buildTree(s *streams, path string, opts convert.Options, copts cct.Options, buf *cct.Buffers) (builtTree, error) {
+func buildTree(s *streams, path string, opts convert.Options, copts cct.Options, buf *cct.Buffers, rbuf *convert.Buffers) (builtTree, error) {
 	// Only the tree is needed: readers that can return the samples
-	// compactly (pprof) do so, which takes a third of the memory.
-	opts.Stacks = true
+	// compactly (pprof) do so, which takes a third of the memory, in
+	// arrays given back after the tree is built.
+	opts.Stacks, opts.Buffers = true, rbuf
 	res, err := readInput(path, opts, s.progress)
 	if err != nil {
 		return builtTree{}, err
@@ -105,6 +107,11 @@ func buildTree(s *streams, path string, opts convert.Options, copts cct.Options,
 	err = b.AddSamples(src)
 	if err != nil {
 		return builtTree{}, fmt.Errorf("%s: %w", path, err)
+	}
+	// The tree holds nothing of the samples: their arrays can take the
+	// next profile's.
+	if c, ok := src.(*stacks.Samples); ok {
+		rbuf.Keep(c)
 	}
 	s.progress.describe("reading")
 	return builtTree{tree: b.Finish(), timed: isTimed, warnings: res.Warnings}, nil
