@@ -26,7 +26,11 @@ import (
 // Not for concurrent use; the zero value is empty.
 type Buffers struct {
 	arrays stackArrays
-	tables *pprofTables
+	// tables are the last profile's that were valid (Profile.CheckValid),
+	// pending the tables of the profile being read, until it is found
+	// valid (commitTables); reused says that profile shares tables.
+	tables, pending *pprofTables
+	reused          bool
 }
 
 // stackArrays are the arrays of compact samples.
@@ -106,11 +110,23 @@ func isTable(num int) bool { return num >= 3 && num <= 6 }
 // sameTables returns the tables b holds when data's table fields are
 // byte for byte the fields they were decoded from, else nil.
 func (b *Buffers) sameTables(data []byte) *pprofTables {
-	if b == nil || b.tables == nil {
+	if b == nil {
+		return nil
+	}
+	b.pending, b.reused = nil, false
+	if b.tables == nil {
 		return nil
 	}
 	raw := b.tables.raw
 	for rest := data; len(rest) > 0; {
+		if rest[0] == 2<<3|2 { // a sample, most of the fields: skipped
+			l, n := varint(rest[1:])
+			if n == 0 || l > uint64(len(rest)-1-n) {
+				return nil
+			}
+			rest = rest[1+n+int(l):]
+			continue
+		}
 		f, after, ok := next(rest)
 		if !ok {
 			return nil
@@ -127,20 +143,40 @@ func (b *Buffers) sameTables(data []byte) *pprofTables {
 	if len(raw) > 0 {
 		return nil
 	}
+	b.reused = true
 	return b.tables
 }
 
-// keepTables records the tables d decoded and linked from data, for the
-// next profile (sameTables).
+// reusedTables says the profile just decoded shares the tables of one
+// read before, which were found valid then.
+func (b *Buffers) reusedTables() bool { return b != nil && b.reused }
+
+// commitTables keeps the tables of the profile just decoded, found valid,
+// for the next one.
+func (b *Buffers) commitTables() {
+	if b != nil && b.pending != nil {
+		b.tables, b.pending = b.pending, nil
+	}
+}
+
+// keepTables records the tables d decoded and linked from data, to be
+// kept for the next profile (sameTables) once found valid.
 func (b *Buffers) keepTables(d *pprofDecoder, data []byte) {
 	if b == nil {
 		return
 	}
 	var raw []byte
 	for rest := data; len(rest) > 0; {
+		if rest[0] == 2<<3|2 {
+			l, n := varint(rest[1:])
+			if n == 0 || l > uint64(len(rest)-1-n) {
+				return
+			}
+			rest = rest[1+n+int(l):]
+			continue
+		}
 		f, after, ok := next(rest)
 		if !ok {
-			b.tables = nil
 			return
 		}
 		if isTable(f.num) {
@@ -149,7 +185,7 @@ func (b *Buffers) keepTables(d *pprofDecoder, data []byte) {
 		rest = after
 	}
 	p := d.p
-	b.tables = &pprofTables{
+	b.pending = &pprofTables{
 		raw:      raw,
 		strings:  slices.Clone(d.strings),
 		mapping:  slices.Clone(p.Mapping),

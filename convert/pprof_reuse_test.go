@@ -9,7 +9,8 @@ import (
 	"github.com/google/pprof/profile"
 )
 
-// Profiles read one after another with Buffers decode as they do alone;
+// Profiles read one after another with Buffers (Options.Buffers) decode
+// as they do alone;
 // the tables of one whose table fields repeat the previous profile's are
 // shared, and the arrays given back hold the next profile's samples.
 func TestBuffersReuse(t *testing.T) {
@@ -43,9 +44,14 @@ func TestBuffersReuse(t *testing.T) {
 			var prevS *stacks.Samples
 			for i, run := range tt.runs {
 				data := encode(t, run)
-				p, s, ok := decodePprofStacksCounted(data, nil, &bufs)
+				res, err := Read(bytes.NewReader(data), "run.pb", Options{Stacks: true, Buffers: &bufs})
+				if err != nil {
+					t.Fatalf("run %d: %v", i, err)
+				}
+				p := res.Profile
+				s, ok := res.Samples.(*stacks.Samples)
 				if !ok {
-					t.Fatalf("run %d: refused a valid profile", i)
+					t.Fatalf("run %d: samples %T, want *stacks.Samples", i, res.Samples)
 				}
 				if prevP != nil {
 					if shared := &p.Location[0] != &prevP.Location[0] && p.Location[0] == prevP.Location[0]; shared != tt.share[i] {
@@ -69,26 +75,5 @@ func TestBuffersReuse(t *testing.T) {
 				prevP, prevS = p, s
 			}
 		})
-	}
-}
-
-// Read takes Options.Buffers: a profile read twice shares its tables.
-func TestReadBuffers(t *testing.T) {
-	t.Parallel()
-	data := encode(t, synth.Generate(synth.Config{Seed: 5, Stacks: 200, Functions: 40}).Base)
-	var bufs Buffers
-	var locs []*profile.Location
-	for i := range 2 {
-		res, err := Read(bytes.NewReader(data), "run.pb", Options{Stacks: true, Buffers: &bufs})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, ok := res.Samples.(*stacks.Samples); !ok {
-			t.Fatalf("run %d: samples %T, want *stacks.Samples", i, res.Samples)
-		}
-		locs = append(locs, res.Profile.Location[0])
-	}
-	if locs[0] != locs[1] {
-		t.Error("the second read decoded its tables again")
 	}
 }
