@@ -42,16 +42,20 @@ func decodePprofStacksCounted(data []byte, counts *pprofCounts, bufs *Buffers) (
 func (d *pprofDecoder) stacks() (*stacks.Samples, bool) {
 	n, types := len(d.sampleAt), len(d.p.SampleType)
 	s := stacks.New(d.p)
-	frames := 0
-	for i := range d.sampleAt {
-		frames += locationCount(d.sample(i))
+	// Every element of Ends and SampleThreads is written below, and
+	// Values and Locations are appended to: lent arrays need no clearing.
+	// Lent locations are not counted first: runs of one program are of
+	// about one size, and one that holds more grows the array once.
+	a := d.bufs.takeArrays()
+	frames := cap(a.locs)
+	if frames == 0 {
+		for i := range d.sampleAt {
+			frames += locationCount(d.sample(i))
+		}
 	}
 	if frames > stacks.MaxLocations {
 		return nil, false // the general path reads it
 	}
-	// Every element of Ends and SampleThreads is written below, and
-	// Values and Locations are appended to: lent arrays need no clearing.
-	a := d.bufs.takeArrays()
 	s.Ends, s.SampleThreads = lend(a.ends, n), lend(a.threads, n)
 	s.Values, s.Locations = lend(a.values, n*types)[:0], lend(a.locs, frames)[:0]
 	// Writers number locations 1, 2, 3... in order, so that the index is
@@ -70,6 +74,9 @@ func (d *pprofDecoder) stacks() (*stacks.Samples, bool) {
 	for i := range d.sampleAt {
 		var ok bool
 		if lbls, ok = d.sampleInto(s, d.sample(i), lbls[:0]); !ok || len(s.Values) != (i+1)*types {
+			return nil, false
+		}
+		if len(s.Locations) > stacks.MaxLocations {
 			return nil, false
 		}
 		s.Ends[i] = int32(len(s.Locations))
