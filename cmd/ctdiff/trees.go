@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"weak"
 
 	"github.com/ctdiff/ctdiff/cct"
 	"github.com/ctdiff/ctdiff/convert"
@@ -101,18 +102,22 @@ func buildTree(s *streams, path string, opts convert.Options, copts cct.Options,
 	b.UseBuffers(buf)
 	isTimed := stacks.AllTimed(res.Samples)
 	// Nothing here refers to the samples while the builder reads them, so
-	// it can let compact stacks go (Builder.AddSamples).
+	// it can let compact stacks go (Builder.AddSamples). Their arrays,
+	// unless a collection took them meanwhile, can take the next
+	// profile's: a weak pointer does not keep them (a strong one kept the
+	// 545 MB of a 1.6 M-stack profile's stacks to the end of its build,
+	// 200-400 MB more peak RSS, where the next profile takes none).
+	var weakSrc weak.Pointer[stacks.Samples]
+	if c, ok := res.Samples.(*stacks.Samples); ok {
+		weakSrc = weak.Make(c)
+	}
 	src := res.Samples
 	res.Samples = nil
 	err = b.AddSamples(src)
 	if err != nil {
 		return builtTree{}, fmt.Errorf("%s: %w", path, err)
 	}
-	// The tree holds nothing of the samples: their arrays can take the
-	// next profile's.
-	if c, ok := src.(*stacks.Samples); ok {
-		rbuf.Keep(c)
-	}
+	rbuf.Keep(weakSrc.Value()) // the tree holds nothing of them
 	s.progress.describe("reading")
 	return builtTree{tree: b.Finish(), timed: isTimed, warnings: res.Warnings}, nil
 }
