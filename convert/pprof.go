@@ -61,7 +61,11 @@ func parsePprofWhole(in *parserInput) (*profile.Profile, *stacks.Samples, error)
 	if err != nil {
 		return nil, nil, err
 	}
-	if p, s, ok := decodePprofStacksCounted(data, counts); ok && p.CheckValid() == nil {
+	// Tables shared with a profile read before were checked then; what
+	// CheckValid checks of a profile without samples is its tables.
+	bufs := in.Options.Buffers
+	if p, s, ok := decodePprofStacksCounted(data, counts, bufs); ok && (bufs.reusedTables() || p.CheckValid() == nil) {
+		bufs.commitTables()
 		putPprofBuf(data)
 		return p, s, nil
 	}

@@ -1,6 +1,7 @@
 package convert
 
 import (
+	"slices"
 	"strings"
 	"sync"
 	"unsafe"
@@ -38,7 +39,13 @@ func decodePprofCounted(data []byte, counts *pprofCounts) (p *profile.Profile, o
 }
 
 type pprofDecoder struct {
-	p       *profile.Profile
+	p *profile.Profile
+	// bufs lend stacks() its arrays and keep the tables of the profile
+	// decoded before; known, when not nil, are those tables, which data's
+	// are (byte for byte): resolve takes them and top skips their fields.
+	bufs    *Buffers
+	known   *pprofTables
+	own     ownTables
 	strings []string
 
 	sampleTypes []valueTypeX
@@ -101,6 +108,9 @@ func (d *pprofDecoder) release() {
 		return
 	}
 	d.scratch = nil
+	if d.own.set { // the known tables are not the scratch's
+		d.strings, d.locByID, d.idxByID = d.own.strings, sc.locByID, sc.idxByID
+	}
 	size := cap(d.sampleAt)*8 + cap(d.locations)*int(unsafe.Sizeof(locationX{})) + cap(d.lines)*int(unsafe.Sizeof(lineX{})) +
 		cap(d.functions)*int(unsafe.Sizeof(functionX{})) + cap(d.strings)*16 + cap(d.idxByID)*4 + cap(d.locByID)*8
 	if size > maxPooledScratch {
@@ -271,6 +281,9 @@ func (d *pprofDecoder) top(data []byte) bool {
 
 // topField decodes a top-level field of a Profile message.
 func (d *pprofDecoder) topField(f field) bool {
+	if d.known != nil && isTable(f.num) {
+		return true // decoded before (pprofDecoder.known)
+	}
 	switch f.num {
 	case 1:
 		var vt valueTypeX
@@ -517,6 +530,25 @@ func (d *pprofDecoder) str(x int64, ok *bool) string {
 // resolve links mappings, functions and locations as postDecode does: by
 // id, the last of equal ids winning, unknown ids giving nil.
 func (d *pprofDecoder) resolve() bool {
+	if k := d.known; k != nil {
+		d.own = ownTables{strings: d.strings, set: true}
+		d.strings, d.locByID, d.locByX, d.idxByID, d.idxByX = k.strings, k.locByID, k.locByX, k.idxByID, k.idxByX
+		p := d.p
+		p.Mapping, p.Function, p.Location = slices.Clone(k.mapping), slices.Clone(k.function), slices.Clone(k.location)
+		return d.resolveRest()
+	}
+	if !d.resolveTables() {
+		return false
+	}
+	ok := d.resolveRest()
+	if ok {
+		d.bufs.keepTables(d, d.data)
+	}
+	return ok
+}
+
+// resolveTables links the tables.
+func (d *pprofDecoder) resolveTables() bool {
 	p, ok := d.p, true
 	mappings := make([]profile.Mapping, len(d.mappings))
 	mapByID := make([]*profile.Mapping, len(d.mappings)+1)
@@ -597,6 +629,13 @@ func (d *pprofDecoder) resolve() bool {
 		}
 		p.Location[i] = l
 	}
+	return ok
+}
+
+// resolveRest makes what the profile holds besides its tables and
+// samples.
+func (d *pprofDecoder) resolveRest() bool {
+	p, ok := d.p, true
 	p.SampleType = make([]*profile.ValueType, len(d.sampleTypes))
 	types := make([]profile.ValueType, len(d.sampleTypes))
 	for i, vt := range d.sampleTypes {

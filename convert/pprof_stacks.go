@@ -17,17 +17,18 @@ import (
 // for a location id no location has or a sample whose values do not match
 // the sample types (which CheckValid rejects).
 func decodePprofStacks(data []byte) (*profile.Profile, *stacks.Samples, bool) {
-	return decodePprofStacksCounted(data, nil)
+	return decodePprofStacksCounted(data, nil, nil)
 }
 
 // decodePprofStacksCounted is decodePprofStacks given data's fields
-// counted, or nil.
-func decodePprofStacksCounted(data []byte, counts *pprofCounts) (*profile.Profile, *stacks.Samples, bool) {
+// counted, or nil, reusing what bufs hold when not nil.
+func decodePprofStacksCounted(data []byte, counts *pprofCounts, bufs *Buffers) (*profile.Profile, *stacks.Samples, bool) {
 	if len(data) == 0 {
 		return nil, nil, false
 	}
-	d := pprofDecoder{p: &profile.Profile{}, scratch: pprofScratches.Get().(*pprofScratch), counts: counts}
+	d := pprofDecoder{p: &profile.Profile{}, scratch: pprofScratches.Get().(*pprofScratch), counts: counts, bufs: bufs}
 	defer d.release()
+	d.known = bufs.sameTables(data)
 	if !d.top(data) || !d.resolve() {
 		return nil, nil, false
 	}
@@ -41,15 +42,22 @@ func decodePprofStacksCounted(data []byte, counts *pprofCounts) (*profile.Profil
 func (d *pprofDecoder) stacks() (*stacks.Samples, bool) {
 	n, types := len(d.sampleAt), len(d.p.SampleType)
 	s := stacks.New(d.p)
-	s.Ends, s.Values, s.SampleThreads = make([]int32, n), make([]int64, 0, n*types), make([]int32, n)
-	frames := 0
-	for i := range d.sampleAt {
-		frames += locationCount(d.sample(i))
+	// Every element of Ends and SampleThreads is written below, and
+	// Values and Locations are appended to: lent arrays need no clearing.
+	// Lent locations are not counted first: runs of one program are of
+	// about one size, and one that holds more grows the array once.
+	a := d.bufs.takeArrays()
+	frames := cap(a.locs)
+	if frames == 0 {
+		for i := range d.sampleAt {
+			frames += locationCount(d.sample(i))
+		}
 	}
 	if frames > stacks.MaxLocations {
 		return nil, false // the general path reads it
 	}
-	s.Locations = make([]int32, 0, frames)
+	s.Ends, s.SampleThreads = lend(a.ends, n), lend(a.threads, n)
+	s.Values, s.Locations = lend(a.values, n*types)[:0], lend(a.locs, frames)[:0]
 	// Writers number locations 1, 2, 3... in order, so that the index is
 	// the id - 1: ids 1 to d.dense are read so.
 	d.dense = uint64(len(d.idxByID) - 1)
@@ -66,6 +74,9 @@ func (d *pprofDecoder) stacks() (*stacks.Samples, bool) {
 	for i := range d.sampleAt {
 		var ok bool
 		if lbls, ok = d.sampleInto(s, d.sample(i), lbls[:0]); !ok || len(s.Values) != (i+1)*types {
+			return nil, false
+		}
+		if len(s.Locations) > stacks.MaxLocations {
 			return nil, false
 		}
 		s.Ends[i] = int32(len(s.Locations))

@@ -51,6 +51,9 @@ type Options struct {
 	// read, with one warning that counts them, instead of failing at the
 	// first one.
 	SkipInvalidLines bool
+	// Buffers, when not nil, keep what the pprof reader can reuse from
+	// one profile to the next that the caller reads (Buffers).
+	Buffers *Buffers
 }
 
 // A Result is a converted profile with what the converter had to say.
