@@ -78,11 +78,11 @@ func (b *Builder) Add(p *profile.Profile) error {
 // than the values and times once every stack is read: a caller that keeps
 // no other reference lets the stacks be collected while the tree is built.
 //
-// The stacks are collected first, as frame ids, and inserted into the tree
-// in batches (insert.go): sorted, so that a stack shares its path with the
-// one before it and finds or creates its nodes without a lookup, then
-// renumbered so the tree is exactly the one inserting the samples one by
-// one in order would give.
+// The stacks are collected first, as frame ids, in sample order, and
+// inserted into the tree in batches, one depth at a time (insert.go): a
+// stack shares the prefix of its path with the one before it, and the new
+// nodes are renumbered so the tree is exactly the one inserting the
+// samples one by one in order would give.
 func (b *Builder) AddSamples(src stacks.Source) error {
 	r := &sampleReader{src: src}
 	r.compact, _ = src.(*stacks.Samples)
