@@ -108,10 +108,14 @@ func runCCT(s *streams, o *cctOptions, args []string) error {
 	samples := make([]int, len(results))
 	for i, r := range results {
 		samples[i] = r.Samples.Len()
-		if err := b.AddSamples(r.Samples); err != nil {
+		// Nothing here refers to the samples while the builder reads
+		// them, so it can let compact stacks go (Builder.AddSamples), as
+		// buildTree does for a diff.
+		src := r.Samples
+		r.Samples, results[i] = nil, nil
+		if err := b.AddSamples(src); err != nil {
 			return fmt.Errorf("%s: %w", paths[i], err)
 		}
-		results[i] = nil // the tree has what it needs
 	}
 	t := b.Finish()
 	var mode cct.LatencyMode
