@@ -51,6 +51,26 @@ func everyFieldProfile() *profile.Profile {
 	}
 }
 
+// repeatedLabelsProfile has samples whose thread labels (thread,
+// process, pid, tid, timestamp) have two values each: the first counts,
+// as in the labels profile.ParseData makes.
+func repeatedLabelsProfile() *profile.Profile {
+	f := &profile.Function{ID: 1, Name: "main.main"}
+	l := &profile.Location{ID: 1, Line: []profile.Line{{Function: f}}}
+	sample := func(th, proc string, tid, ts int64) *profile.Sample {
+		return &profile.Sample{Location: []*profile.Location{l}, Value: []int64{1},
+			Label:    map[string][]string{labels.Thread: {th, "second"}, labels.Process: {proc, "second"}},
+			NumLabel: map[string][]int64{labels.PID: {1, 2}, labels.TID: {tid, 99}, labels.Timestamp: {ts, 1}},
+			NumUnit:  map[string][]string{labels.Timestamp: {labels.TimestampUnit, labels.TimestampUnit}}}
+	}
+	return &profile.Profile{
+		SampleType: []*profile.ValueType{{Type: "samples", Unit: "count"}},
+		Function:   []*profile.Function{f},
+		Location:   []*profile.Location{l},
+		Sample:     []*profile.Sample{sample("a", "p", 7, 100), sample("b", "q", 8, 200), sample("a", "p", 7, 300)},
+	}
+}
+
 func encode(tb testing.TB, p *profile.Profile) []byte {
 	tb.Helper()
 	var b bytes.Buffer

@@ -282,18 +282,12 @@ func varintEnds(b []byte) int {
 // give, as the labels profile.ParseData makes of them would.
 func (d *pprofDecoder) threadOf(lbls []sampleLabel) (th stacks.Thread, ts int64, hasTS, ok bool) {
 	ok = true
-	var hasThread, hasProcess bool
+	var names threadNames
 	for _, l := range lbls {
 		key := d.str(l.key, &ok)
 		switch {
 		case l.str != 0:
-			v := d.str(l.str, &ok)
-			switch {
-			case key == labels.Thread && !hasThread:
-				th.Thread, hasThread = v, true
-			case key == labels.Process && !hasProcess:
-				th.Process, hasProcess = v, true
-			}
+			names.set(&th, key, d.str(l.str, &ok))
 		case l.num != 0 || l.unit != 0:
 			if l.unit != 0 {
 				d.str(l.unit, &ok)
@@ -309,6 +303,20 @@ func (d *pprofDecoder) threadOf(lbls []sampleLabel) (th stacks.Thread, ts int64,
 		}
 	}
 	return th, ts, hasTS, ok
+}
+
+// threadNames applies a sample's string labels that name its thread and
+// process to a stacks.Thread: the first value of a key counts, as in the
+// labels profile.ParseData makes. Both pprof decoders read them so.
+type threadNames struct{ hasThread, hasProcess bool }
+
+func (n *threadNames) set(th *stacks.Thread, key, v string) {
+	switch {
+	case key == labels.Thread && !n.hasThread:
+		th.Thread, n.hasThread = v, true
+	case key == labels.Process && !n.hasProcess:
+		th.Process, n.hasProcess = v, true
+	}
 }
 
 // setSampleTime records sample i's timestamp, of n samples read in order:

@@ -81,6 +81,7 @@ func matchStacks(t *testing.T, p *profile.Profile, s *stacks.Samples, want *prof
 
 func TestDecodePprofStacksMatchesPprof(t *testing.T) {
 	t.Run("every field", func(t *testing.T) { sameStacks(t, encode(t, everyFieldProfile())) })
+	t.Run("repeated thread labels", func(t *testing.T) { sameStacks(t, encode(t, repeatedLabelsProfile())) })
 	t.Run("synth", func(t *testing.T) {
 		sameStacks(t, encode(t, synth.Generate(synth.Config{Seed: 2, Stacks: 2000, Functions: 300}).New))
 	})

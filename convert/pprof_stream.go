@@ -555,19 +555,13 @@ func (ps *pprofStream) layoutThreads(d *pprofDecoder) ([]layoutThread, error) {
 	lt := make([]layoutThread, len(ps.layouts))
 	for k, lay := range ps.layouts {
 		t := layoutThread{pid: -1, tid: -1, ts: -1, x: -1, lastX: -1}
-		var hasThread, hasProcess bool
+		var names threadNames
 		num := 0
 		for _, l := range lay.labels {
 			key := d.str(l.key, &ok)
 			switch {
 			case l.str != 0:
-				v := d.str(l.str, &ok)
-				switch {
-				case key == labels.Thread && !hasThread:
-					t.th.Thread, hasThread = v, true
-				case key == labels.Process && !hasProcess:
-					t.th.Process, hasProcess = v, true
-				}
+				names.set(&t.th, key, d.str(l.str, &ok))
 			case l.num:
 				if l.unit != 0 {
 					d.str(l.unit, &ok)

@@ -84,6 +84,7 @@ func TestPprofStreamMatchesPprof(t *testing.T) {
 		p    *profile.Profile
 	}{
 		{"every field", everyFieldProfile()},
+		{"repeated thread labels", repeatedLabelsProfile()},
 		{"threaded", threadedProfile(5000)},
 		{"synth", synth.Generate(synth.Config{Seed: 2, Stacks: 2000, Functions: 300}).New},
 	}
