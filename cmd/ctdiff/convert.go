@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/ctdiff/ctdiff/convert"
 	"github.com/ctdiff/ctdiff/internal/pprofenc"
@@ -46,14 +48,25 @@ func runConvert(s *streams, o *convertOptions, args []string) error {
 	if err != nil {
 		return err
 	}
+	var results []*convert.Result
+	if len(paths) == 1 {
+		// A big pprof input (or one on standard input, whose size is not
+		// known) is written again as it was read: its samples never
+		// become profile.Samples (convert.PprofStream).
+		var done bool
+		if done, results, err = convertPprofStream(s, o, paths[0], copts); done || err != nil {
+			return err
+		}
+	}
 	// A single input is written as it is read: readers that return their
 	// samples as complete stacks (DevTools, .cpuprofile) then need no
 	// profile.Sample per sample, which for a trace of millions of samples
 	// is gigabytes. Several inputs are merged as profiles.
 	copts.Stacks, copts.CompleteStacks = len(paths) == 1, true
-	results, err := readProfiles(s, paths, copts)
-	if err != nil {
-		return err
+	if results == nil {
+		if results, err = readProfiles(s, paths, copts); err != nil {
+			return err
+		}
 	}
 	if len(results) == 1 {
 		write := func(w io.Writer) error { return pprofenc.WriteSource(w, results[0].Samples) }
@@ -84,4 +97,56 @@ func runConvert(s *streams, o *convertOptions, args []string) error {
 	return writeOutput(s, o.output, true, bufferOutput(func(w io.Writer) error {
 		return pprofenc.Write(w, p)
 	}))
+}
+
+// convertPprofStream converts path when it is a pprof input that
+// convert.ReadPprofStream takes, and reports whether it did. Standard
+// input that it does not take is read here, as readProfiles would,
+// since it cannot be read again: its results are returned.
+func convertPprofStream(s *streams, o *convertOptions, path string, copts convert.Options) (bool, []*convert.Result, error) {
+	var r io.Reader = os.Stdin
+	size := int64(-1)
+	var prog *progress
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return false, nil, nil // readProfiles says what is wrong
+		}
+		defer f.Close()
+		st, err := f.Stat()
+		if err != nil || !st.Mode().IsRegular() {
+			return false, nil, nil
+		}
+		size = st.Size()
+		prog = startProgress(s, "reading", size)
+		defer prog.finish()
+		r = prog.reader(f)
+	}
+	br := bufio.NewReaderSize(r, 64<<10)
+	x, err := convert.ReadPprofStream(br, path, size, copts)
+	if err != nil {
+		prog.clear()
+		return false, nil, err
+	}
+	if x == nil {
+		if path != "-" {
+			return false, nil, nil
+		}
+		copts.Stacks, copts.CompleteStacks = true, true
+		res, err := convert.Read(br, path, copts)
+		if err != nil {
+			return false, nil, err
+		}
+		for _, w := range res.Warnings {
+			printLine(s.Err, "ctdiff: %s: warning: %s", path, w)
+		}
+		return false, []*convert.Result{res}, nil
+	}
+	prog.clear()
+	for _, w := range x.Warnings {
+		printLine(s.Err, "ctdiff: %s: warning: %s", path, w)
+	}
+	// Written straight to stdout too: ReadPprofStream checked the
+	// samples, so only the writer can fail.
+	return true, nil, writeOutput(s, o.output, true, x.Write)
 }

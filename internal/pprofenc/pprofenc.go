@@ -44,6 +44,18 @@ func write(w io.Writer, p *profile.Profile, s *stacks.Samples) error {
 // encode writes p with the samples of s and seq (when not nil) before
 // p.Sample.
 func encode(w io.Writer, p *profile.Profile, s *stacks.Samples, seq iter.Seq[*profile.Sample]) error {
+	return encodeWith(w, p, func(e *encoder) {
+		if s != nil {
+			e.stackSamples(p, s)
+		}
+		if seq != nil {
+			e.seqSamples(seq)
+		}
+	})
+}
+
+// encodeWith writes p with the samples samples encodes before p.Sample.
+func encodeWith(w io.Writer, p *profile.Profile, samples func(e *encoder)) error {
 	e := &encoder{w: w, strings: map[string]int64{"": 0}, table: []string{""}}
 	// A gzipWriter buffers what it is written: through a bufio.Writer
 	// every byte would be copied once more (3.3 GB for a 500 MB trace).
@@ -54,7 +66,7 @@ func encode(w io.Writer, p *profile.Profile, s *stacks.Samples, seq iter.Seq[*pr
 		bw = bufio.NewWriterSize(w, 64<<10)
 		e.w = bw
 	}
-	e.profile(p, s, seq)
+	e.profile(p, samples)
 	if e.err != nil || bw == nil {
 		return e.err
 	}
@@ -168,20 +180,15 @@ func (e *encoder) valueType(tag int, vt *profile.ValueType) {
 	e.emit(tag)
 }
 
-// profile encodes p, with the samples s and seq when not nil, in pprof's
+// profile encodes p, with the samples samples encodes first, in pprof's
 // field order, interning strings in pprof's order (preEncode): sample types,
 // sample labels, mappings, functions, drop and keep frames, period type,
 // comments, default sample type, doc URL.
-func (e *encoder) profile(p *profile.Profile, s *stacks.Samples, seq iter.Seq[*profile.Sample]) {
+func (e *encoder) profile(p *profile.Profile, samples func(e *encoder)) {
 	for _, st := range p.SampleType {
 		e.valueType(1, st)
 	}
-	if s != nil {
-		e.stackSamples(p, s)
-	}
-	if seq != nil {
-		e.seqSamples(seq)
-	}
+	samples(e)
 	for _, s := range p.Sample {
 		e.sample(s)
 	}

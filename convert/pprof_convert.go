@@ -1,0 +1,463 @@
+package convert
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+
+	"github.com/ctdiff/ctdiff/internal/pprofenc"
+	"github.com/google/pprof/profile"
+)
+
+// A PprofStream is one big pprof profile read to be written out again
+// whole (ctdiff convert of one input): its samples as pprofStream keeps
+// them, each distinct stack once and a record of a few bytes a sample,
+// not as a profile.Sample each. Read whole, the 3.5 GB profile.proto of a
+// 515 MB DevTools trace (28.8 M samples) took 15 GB; this takes what
+// ctdiff cct's reading of it takes (BENCHMARKS.md, issue 20, helper m2).
+//
+// What it writes is what Read and pprofenc.Write write for the same
+// input, byte for byte: the profile as profile.Parse reads it (labels
+// sorted by key, strings interned in pprof's order) and pprof writes it.
+type PprofStream struct {
+	// Warnings are the reader's, as Result.Warnings.
+	Warnings []string
+
+	p    *profile.Profile // without samples
+	ps   *pprofStream
+	strs []string // the input's string table, which the labels index
+}
+
+// ReadPprofStream reads r, the input name, when it is a pprof profile
+// to stream: one of at least the size parsePprofStacks streams (size is
+// the file's, gzipped or not), or standard input (size < 0), whose size
+// is not known before it is read. It returns nil and no error for any
+// other input, having only peeked at r (the caller reads r with Read,
+// which takes a *bufio.Reader of 64 KB or more as it is), and for
+// options that select or merge samples, which Read applies.
+func ReadPprofStream(r *bufio.Reader, name string, size int64, opts Options) (*PprofStream, error) {
+	if opts.Thread != nil || len(opts.PIDs) > 0 || opts.Aggregate || (opts.From != "" && opts.From != "pprof") {
+		return nil, nil
+	}
+	magic, _ := r.Peek(2)
+	gzipped := isGzip(magic)
+	if size >= 0 && !(gzipped && size >= pprofStreamGzip) && !(!gzipped && size >= pprofStreamRaw) {
+		return nil, nil
+	}
+	head := peekHead(r, gzipped)
+	if len(head) < 2 || isGzip(head[:2]) || looksLikeText(head[:min(len(head), 512)]) || bytes.HasPrefix(head, []byte{0, 0, 0, 0}) {
+		return nil, nil // empty, gzipped twice or a legacy format: Read decides
+	}
+	if f := sniff(head); opts.From == "" && (f == nil || f.Name != "pprof") {
+		return nil, nil
+	}
+	x, err := readPprofStream(r, name, gzipped, &opts)
+	if err != nil {
+		var se *SyntaxError
+		if errors.As(err, &se) {
+			if se.File == "" {
+				se.File = name
+			}
+		} else {
+			err = fmt.Errorf("%s: %w", name, err)
+		}
+		return nil, oneLineError(err)
+	}
+	for i, w := range x.Warnings {
+		x.Warnings[i] = escapeControls(w)
+	}
+	return x, nil
+}
+
+// peekHead returns the first sniffSize bytes of the input r holds,
+// decompressed from what r buffers when it is gzipped (fewer when those
+// do not hold them), without reading r.
+func peekHead(r *bufio.Reader, gzipped bool) []byte {
+	b, _ := r.Peek(min(r.Size(), 64<<10))
+	if !gzipped {
+		return b[:min(len(b), sniffSize)]
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return nil
+	}
+	head := make([]byte, sniffSize)
+	n, _ := io.ReadFull(zr, head)
+	return head[:n]
+}
+
+func readPprofStream(r *bufio.Reader, name string, gzipped bool, opts *Options) (*PprofStream, error) {
+	limit := opts.MaxDecompressed
+	if limit <= 0 {
+		limit = DefaultMaxDecompressed
+	}
+	var dec io.Reader
+	var consumed *int64
+	if gzipped {
+		zr, err := gzip.NewReader(r)
+		if err != nil {
+			return nil, fmt.Errorf("gzip: %w", err)
+		}
+		zr.Multistream(true)
+		g := &gzipReader{zr: zr, limit: limit}
+		dec, consumed = g, &g.n
+	} else {
+		l := &limitReader{r: r, limit: limit}
+		dec, consumed = l, &l.n
+	}
+	in := &parserInput{Name: name, Options: opts, consumed: consumed}
+	// As parsePprofStream reads: another goroutine decompresses ahead.
+	ra := newReadAhead(dec)
+	defer ra.stop()
+	ps := newPprofStream()
+	pr := &pprofFieldReader{r: bufio.NewReaderSize(ra, 256<<10), sample: ps.add}
+	meta, _, err := streamFields(in, pr, nil)
+	if err != nil {
+		return nil, err
+	}
+	ra.stop() // before bytesRead is read: the goroutine counts it
+	p, strs, err := pprofStreamMeta(meta)
+	if err != nil {
+		return nil, err
+	}
+	x := &PprofStream{Warnings: in.warnings, p: p, ps: ps, strs: strs}
+	if err := x.check(in.bytesRead()); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// pprofStreamMeta decodes the profile's fields but its samples, as the
+// fast decoder does where it can and pprof does where it cannot, and
+// returns them with the string table the samples' labels index.
+func pprofStreamMeta(meta []byte) (*profile.Profile, []string, error) {
+	p, ok := decodePprof(meta)
+	if ok {
+		if err := p.CheckValid(); err != nil {
+			return nil, nil, fmt.Errorf("not a valid pprof profile: %w", err)
+		}
+	} else {
+		var err error
+		if p, err = parsePprofData(meta); err != nil {
+			return nil, nil, err
+		}
+	}
+	var strs []string
+	for b := meta; len(b) > 0; {
+		f, rest, ok := next(b)
+		if !ok {
+			return nil, nil, errors.New("not a valid pprof profile: its fields are malformed")
+		}
+		if f.num == 6 {
+			strs = append(strs, string(f.data))
+		}
+		b = rest
+	}
+	return p, strs, nil
+}
+
+// check checks the samples as pprof and Read (checkSamples) check them,
+// so that writing them cannot fail but for the writer: every sample has a
+// value per sample type, names locations the profile has and strings its
+// table has, and its values are counts that add up within an int64.
+func (x *PprofStream) check(inputBytes int64) error {
+	ps, p := x.ps, x.p
+	types := len(p.SampleType)
+	if ps.badValues > 0 || (ps.n > 0 && ps.nValues != types) {
+		return fmt.Errorf("not a valid pprof profile: sample %d has a number of values other than its %d sample types", max(ps.badValues-1, 0), types)
+	}
+	known := map[uint64]bool{}
+	for _, l := range p.Location {
+		known[l.ID] = true
+	}
+	for _, id := range ps.ids {
+		u := uint64(id)
+		if id < 0 {
+			u = ps.bigIDs[-1-id]
+		}
+		if !known[u] {
+			return fmt.Errorf("not a valid pprof profile: a sample names location id %d, which no location has", u)
+		}
+	}
+	// The keys become pprof's encoding of the ids when one is not (a
+	// varint of more bytes than it needs): the samples' field copies them.
+	canonical := true
+	for k := range len(ps.at) - 1 {
+		n := 0
+		for _, id := range ps.ids[ps.at[k]:ps.at[k+1]] {
+			n += varintLen(ps.id(id))
+		}
+		canonical = canonical && n == ps.keyAt[k+1]-ps.keyAt[k]
+	}
+	if !canonical {
+		keys := make([]byte, 0, len(ps.keys))
+		for k := range len(ps.at) - 1 {
+			for _, id := range ps.ids[ps.at[k]:ps.at[k+1]] {
+				keys = appendVarintBytes(keys, ps.id(id))
+			}
+			ps.keyAt[k+1] = len(keys)
+		}
+		ps.keys = keys
+	}
+	ps.ids, ps.table, ps.bigByID, ps.layoutBy = nil, nil, nil, nil
+	for _, lay := range ps.layouts {
+		for _, l := range lay.labels {
+			// As postDecode reads them: a unit only of a numeric label.
+			n := uint64(len(x.strs))
+			if uint64(l.key) >= n || uint64(l.str) >= n || (l.num && uint64(l.unit) >= n) {
+				return errors.New("not a valid pprof profile: a sample's label names a string the string table does not hold")
+			}
+		}
+	}
+	budget := &stackBudget{limit: stackFrameLimit(inputBytes)}
+	sums := make([]int64, types)
+	var err error
+	x.each(func(i int, k int32, _ int32, vals, _ []int64) bool {
+		if err = budget.take(int(ps.at[k+1] - ps.at[k])); err != nil {
+			err = fmt.Errorf("sample %d: %w", i, err)
+			return false
+		}
+		for j, v := range vals {
+			if v < 0 {
+				err = fmt.Errorf("sample %d: %w: %s is %d; ctdiff needs counts and times "+
+					"(a profile of differences, such as pprof -diff_base writes, cannot be read: pass the two profiles instead)",
+					i, errNegativeValue, sampleTypeName(p, j), v)
+				return false
+			}
+			if sums[j] += v; sums[j] < 0 {
+				err = fmt.Errorf("sample %d: the %s values add up to more than %d", i, sampleTypeName(p, j), int64(math.MaxInt64))
+				return false
+			}
+		}
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	if ps.n == 0 {
+		return fmt.Errorf("%w: the pprof input holds no samples", errNoSamples)
+	}
+	return nil
+}
+
+// id is the location id of an entry of ids.
+func (ps *pprofStream) id(id int32) uint64 {
+	if id < 0 {
+		return ps.bigIDs[-1-id]
+	}
+	return uint64(id)
+}
+
+func varintLen(u uint64) int {
+	n := 1
+	for ; u >= 0x80; u >>= 7 {
+		n++
+	}
+	return n
+}
+
+// each calls fn with each sample in order: its number, its stack's and
+// its layout's, its values and its layout's numbers (valid during the
+// call), until fn returns false.
+func (x *PprofStream) each(fn func(i int, k, lay int32, vals, nums []int64) bool) {
+	ps := x.ps
+	vals := make([]int64, max(ps.nValues, 0))
+	clear(ps.lastValue)
+	for _, lay := range ps.layouts {
+		clear(lay.last)
+	}
+	i := 0
+	for _, r := range append(ps.recs[:len(ps.recs):len(ps.recs)], ps.rec) {
+		for len(r) > 0 {
+			k, w := binary.Uvarint(r)
+			r = r[w:]
+			lay, w := binary.Uvarint(r)
+			r = r[w:]
+			for j := range vals {
+				v, w := binary.Varint(r)
+				r = r[w:]
+				ps.lastValue[j] += v
+				vals[j] = ps.lastValue[j]
+			}
+			last := ps.layouts[lay].last
+			for j := range last {
+				v, w := binary.Varint(r)
+				r = r[w:]
+				last[j] += v
+			}
+			if !fn(i, int32(k), int32(lay), vals, last) {
+				return
+			}
+			i++
+		}
+	}
+}
+
+// Profile returns the profile without its samples.
+func (x *PprofStream) Profile() *profile.Profile { return x.p }
+
+// Len returns the number of samples.
+func (x *PprofStream) Len() int { return x.ps.n }
+
+// Write writes the profile gzipped, as pprofenc.Write writes the profile
+// Read returns for the input.
+func (x *PprofStream) Write(w io.Writer) error {
+	labels, layouts := x.labelStrings()
+	return pprofenc.WriteEncoded(w, x.p, labels, func(ids []int64, emit func([]byte) error) error {
+		for i := range layouts {
+			layouts[i].encode(ids)
+		}
+		ps := x.ps
+		var b, sub []byte
+		var err error
+		x.each(func(_ int, k, lay int32, vals, nums []int64) bool {
+			b = b[:0]
+			// The location ids, as pprof's encodeUint64s writes them:
+			// packed from three (the key as it is), else a field each.
+			key := ps.keys[ps.keyAt[k]:ps.keyAt[k+1]]
+			if ps.at[k+1]-ps.at[k] > 2 {
+				b = appendVarintBytes(append(b, 1<<3|2), uint64(len(key)))
+				b = append(b, key...)
+			} else {
+				for len(key) > 0 {
+					u, w := varint(key)
+					key = key[w:]
+					b = appendVarintBytes(append(b, 1<<3), u)
+				}
+			}
+			b = appendValues(b, vals)
+			l := &layouts[lay]
+			b = append(b, l.strs...)
+			for _, n := range l.nums {
+				sub = appendOptVarint(sub[:0], 1, uint64(n.key))
+				sub = appendOptVarint(sub, 3, uint64(nums[n.j]))
+				sub = appendOptVarint(sub, 4, uint64(n.unit))
+				b = append(appendVarintBytes(append(b, 3<<3|2), uint64(len(sub))), sub...)
+			}
+			err = emit(b)
+			return err == nil
+		})
+		return err
+	})
+}
+
+// A labelLayout is a layout's labels as pprof writes them: its string
+// labels, sorted by key, then its numeric ones, sorted by key (stable:
+// the values of a key keep their order, as in pprof's Label maps).
+type labelLayout struct {
+	str  []labelAt // the string labels, in order
+	nums []numAt   // the numeric ones, in order
+	strs []byte    // the string labels encoded (encode)
+}
+
+// labelAt is a string label: the places of its key and value in the
+// strings labelStrings returns.
+type labelAt struct{ key, value int }
+
+// numAt is a numeric label: the places of its key and unit in the strings
+// labelStrings returns (made ids by encode), and the index of its value
+// in its layout's numbers.
+type numAt struct {
+	keyAt, unitAt int
+	key, unit     int64
+	j             int
+}
+
+// labelStrings returns the strings of the samples' labels in the order
+// pprof interns them (preEncode): a layout's at its first sample, and
+// layouts are numbered in the order of their first samples; and each
+// layout's labels in the order pprof writes them.
+func (x *PprofStream) labelStrings() ([]string, []labelLayout) {
+	var out []string
+	layouts := make([]labelLayout, len(x.ps.layouts))
+	for i, lay := range x.ps.layouts {
+		type numLabel struct {
+			l layoutLabel
+			j int
+		}
+		var strLabels []layoutLabel
+		var numLabels []numLabel
+		j := 0
+		for _, l := range lay.labels {
+			switch {
+			case l.str != 0:
+				strLabels = append(strLabels, l)
+			case l.num:
+				numLabels = append(numLabels, numLabel{l, j})
+				j++
+			}
+		}
+		slices.SortStableFunc(strLabels, func(a, b layoutLabel) int { return cmpStrings(x.strs[a.key], x.strs[b.key]) })
+		slices.SortStableFunc(numLabels, func(a, b numLabel) int { return cmpStrings(x.strs[a.l.key], x.strs[b.l.key]) })
+		ll := &layouts[i]
+		for _, l := range strLabels {
+			ll.str = append(ll.str, labelAt{len(out), len(out) + 1})
+			out = append(out, x.strs[l.key], x.strs[l.str])
+		}
+		for _, n := range numLabels {
+			// A label without a unit has none written, as pprof pads a
+			// key's units with "": "" is string 0.
+			ll.nums = append(ll.nums, numAt{keyAt: len(out), unitAt: len(out) + 1, j: n.j})
+			out = append(out, x.strs[n.l.key], x.strs[n.l.unit])
+		}
+	}
+	return out, layouts
+}
+
+func cmpStrings(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// encode makes l's labels' bytes and ids from the strings' ids.
+func (l *labelLayout) encode(ids []int64) {
+	var sub []byte
+	for _, s := range l.str {
+		sub = appendOptVarint(appendOptVarint(sub[:0], 1, uint64(ids[s.key])), 2, uint64(ids[s.value]))
+		l.strs = append(appendVarintBytes(append(l.strs, 3<<3|2), uint64(len(sub))), sub...)
+	}
+	for j := range l.nums {
+		n := &l.nums[j]
+		n.key, n.unit = ids[n.keyAt], ids[n.unitAt]
+	}
+}
+
+// appendOptVarint appends a varint field unless it is 0, as pprof's
+// encodeUint64Opt.
+func appendOptVarint(b []byte, tag int, u uint64) []byte {
+	if u == 0 {
+		return b
+	}
+	return appendVarintBytes(appendVarintBytes(b, uint64(tag)<<3), u)
+}
+
+// appendValues appends a sample's values as pprof's encodeInt64s: packed
+// from three, else a field each.
+func appendValues(b []byte, vals []int64) []byte {
+	if len(vals) <= 2 {
+		for _, v := range vals {
+			b = appendVarintBytes(append(b, 2<<3), uint64(v))
+		}
+		return b
+	}
+	n := 0
+	for _, v := range vals {
+		n += varintLen(uint64(v))
+	}
+	b = appendVarintBytes(append(b, 2<<3|2), uint64(n))
+	for _, v := range vals {
+		b = appendVarintBytes(b, uint64(v))
+	}
+	return b
+}
