@@ -12,6 +12,7 @@ import (
 	"slices"
 
 	"github.com/ctdiff/ctdiff/internal/pprofenc"
+	"github.com/ctdiff/ctdiff/stacks"
 	"github.com/google/pprof/profile"
 )
 
@@ -32,6 +33,12 @@ type PprofStream struct {
 	p    *profile.Profile // without samples
 	ps   *pprofStream
 	strs []string // the input's string table, which the labels index
+	// With --thread or --pid, the samples kept (a bit each), how many,
+	// and the layouts of their labels in the order of the first kept
+	// sample of each (those of no kept sample left out).
+	keep  []uint64
+	kept  int
+	order []int32
 }
 
 // ReadPprofStream reads r, the input name, when it is a pprof profile
@@ -39,10 +46,11 @@ type PprofStream struct {
 // the file's, gzipped or not), or standard input (size < 0), whose size
 // is not known before it is read. It returns nil and no error for any
 // other input, having only peeked at r (the caller reads r with Read,
-// which takes a *bufio.Reader of 64 KB or more as it is), and for
-// options that select or merge samples, which Read applies.
+// which takes a *bufio.Reader of 64 KB or more as it is), and with
+// Options.Aggregate, which Read applies. Options.Thread and PIDs select
+// samples as Read does.
 func ReadPprofStream(r *bufio.Reader, name string, size int64, opts Options) (*PprofStream, error) {
-	if opts.Thread != nil || len(opts.PIDs) > 0 || opts.Aggregate || (opts.From != "" && opts.From != "pprof") {
+	if opts.Aggregate || (opts.From != "" && opts.From != "pprof") {
 		return nil, nil
 	}
 	magic, _ := r.Peek(2)
@@ -129,6 +137,11 @@ func readPprofStream(r *bufio.Reader, name string, gzipped bool, opts *Options) 
 	x := &PprofStream{Warnings: in.warnings, p: p, ps: ps, strs: strs}
 	if err := x.check(in.bytesRead()); err != nil {
 		return nil, err
+	}
+	if opts.Thread != nil || len(opts.PIDs) > 0 {
+		if err := x.selectThreads(opts); err != nil {
+			return nil, err
+		}
 	}
 	return x, nil
 }
@@ -302,8 +315,57 @@ func (x *PprofStream) each(fn func(i int, k, lay int32, vals, nums []int64) bool
 // Profile returns the profile without its samples.
 func (x *PprofStream) Profile() *profile.Profile { return x.p }
 
-// Len returns the number of samples.
-func (x *PprofStream) Len() int { return x.ps.n }
+// Len returns the number of samples (kept).
+func (x *PprofStream) Len() int {
+	if x.keep != nil {
+		return x.kept
+	}
+	return x.ps.n
+}
+
+// selectThreads keeps the samples of the threads opts select, as
+// selectSamples does: each sample's thread as layoutThreads and expand
+// make it, a thread's samples all kept or all dropped.
+func (x *PprofStream) selectThreads(opts *Options) error {
+	lt, err := x.ps.layoutThreads(&pprofDecoder{strings: x.strs})
+	if err != nil {
+		return err
+	}
+	keepThread := map[stacks.Thread]bool{}
+	seen := map[string]bool{}
+	first := make([]int, len(lt)) // each layout's first kept sample, plus one
+	x.keep = make([]uint64, (x.ps.n+63)/64)
+	x.each(func(i int, _, lay int32, _, nums []int64) bool {
+		t := &lt[lay]
+		id := t.th
+		if t.pid >= 0 {
+			id.PID, id.HasPID = nums[t.pid], true
+		}
+		if t.tid >= 0 {
+			id.TID, id.HasTID = nums[t.tid], true
+		}
+		keep, known := keepThread[id]
+		if !known {
+			seen[id.Name()] = true
+			keep = (opts.Thread == nil || opts.Thread.MatchString(id.Name())) &&
+				(len(opts.PIDs) == 0 || (id.HasPID && slices.Contains(opts.PIDs, id.PID)))
+			keepThread[id] = keep
+		}
+		if keep {
+			x.keep[i>>6] |= 1 << (i & 63)
+			x.kept++
+			if first[lay] == 0 {
+				first[lay] = i + 1
+				x.order = append(x.order, lay)
+			}
+		}
+		return true
+	})
+	if x.kept == 0 {
+		return noSelected(seen)
+	}
+	return nil
+}
 
 // Write writes the profile gzipped, as pprofenc.Write writes the profile
 // Read returns for the input.
@@ -316,7 +378,10 @@ func (x *PprofStream) Write(w io.Writer) error {
 		ps := x.ps
 		var b, sub []byte
 		var err error
-		x.each(func(_ int, k, lay int32, vals, nums []int64) bool {
+		x.each(func(i int, k, lay int32, vals, nums []int64) bool {
+			if x.keep != nil && x.keep[i>>6]&(1<<(i&63)) == 0 {
+				return true
+			}
 			b = b[:0]
 			// The location ids, as pprof's encodeUint64s writes them:
 			// packed from three (the key as it is), else a field each.
@@ -371,12 +436,20 @@ type numAt struct {
 
 // labelStrings returns the strings of the samples' labels in the order
 // pprof interns them (preEncode): a layout's at its first sample, and
-// layouts are numbered in the order of their first samples; and each
-// layout's labels in the order pprof writes them.
+// layouts are numbered in the order of their first samples (of those
+// kept: x.order); and each layout's labels in the order pprof writes them.
 func (x *PprofStream) labelStrings() ([]string, []labelLayout) {
 	var out []string
 	layouts := make([]labelLayout, len(x.ps.layouts))
-	for i, lay := range x.ps.layouts {
+	order := x.order
+	if x.keep == nil {
+		order = make([]int32, len(x.ps.layouts))
+		for i := range order {
+			order[i] = int32(i)
+		}
+	}
+	for _, i := range order {
+		lay := x.ps.layouts[i]
 		type numLabel struct {
 			l layoutLabel
 			j int

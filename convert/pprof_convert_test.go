@@ -21,8 +21,8 @@ import (
 // reencoded is what ctdiff convert writes of data through ReadPprofStream
 // (as of standard input, whose size is unknown); taken is false when it
 // leaves data to Read.
-func reencoded(data []byte, name string) (out []byte, taken bool, err error) {
-	x, err := ReadPprofStream(bufio.NewReaderSize(bytes.NewReader(data), 64<<10), name, -1, Options{})
+func reencoded(data []byte, name string, opts Options) (out []byte, taken bool, err error) {
+	x, err := ReadPprofStream(bufio.NewReaderSize(bytes.NewReader(data), 64<<10), name, -1, opts)
 	if x == nil || err != nil {
 		return nil, x != nil, err
 	}
@@ -35,8 +35,9 @@ func reencoded(data []byte, name string) (out []byte, taken bool, err error) {
 
 // convertedWhole is what ctdiff convert writes of data read whole: Read,
 // then pprofenc.WriteSource (cmd/ctdiff/convert.go).
-func convertedWhole(data []byte) ([]byte, error) {
-	res, err := Read(bytes.NewReader(data), "x.pb", Options{Stacks: true, CompleteStacks: true})
+func convertedWhole(data []byte, opts Options) ([]byte, error) {
+	opts.Stacks, opts.CompleteStacks = true, true
+	res, err := Read(bytes.NewReader(data), "x.pb", opts)
 	if err != nil {
 		return nil, err
 	}
@@ -151,11 +152,11 @@ func TestPprofStreamConvert(t *testing.T) {
 				if gz {
 					data = generated(t, true, func(w io.Writer) error { _, err := w.Write(tt.data); return err })
 				}
-				want, err := convertedWhole(data)
+				want, err := convertedWhole(data, Options{})
 				if err != nil {
 					t.Fatal(err)
 				}
-				got, taken, err := reencoded(data, "x.pb")
+				got, taken, err := reencoded(data, "x.pb", Options{})
 				if err != nil || !taken {
 					t.Fatalf("taken %v, error %v", taken, err)
 				}
@@ -169,9 +170,62 @@ func TestPprofStreamConvert(t *testing.T) {
 	}
 }
 
+// TestPprofStreamConvertSelects: with --thread and --pid, the samples
+// written again are those Read keeps, and the string table holds what
+// theirs need, in the order pprof makes it, byte for byte.
+func TestPprofStreamConvertSelects(t *testing.T) {
+	threaded := encode(t, threadedProfile(3000))
+	every := encode(t, everyFieldProfile())
+	tests := []struct {
+		name string
+		data []byte
+		opts Options
+		err  string
+	}{
+		{"--thread, one of three", threaded, Options{Thread: regexp.MustCompile("worker-2")}, ""},
+		{"--thread, two of three", threaded, Options{Thread: regexp.MustCompile("worker-[13]")}, ""},
+		{"--pid", threaded, Options{PIDs: []int64{42}}, ""},
+		// The thread of the first sample goes: the labels' strings come
+		// in another order.
+		{"--thread, not the first", every, Options{Thread: regexp.MustCompile("other")}, ""},
+		{"--thread, none", threaded, Options{Thread: regexp.MustCompile("nothing")},
+			`x.pb: no samples: no sample matches the thread/pid selection; threads present: "renderer/worker-1", "renderer/worker-2", "renderer/worker-3"`},
+		{"--pid, none", every, Options{PIDs: []int64{7}},
+			`x.pb: no samples: no sample matches the thread/pid selection; threads present: "", "main", "other"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			want, werr := convertedWhole(tt.data, tt.opts)
+			got, taken, err := reencoded(tt.data, "x.pb", tt.opts)
+			if tt.err != "" {
+				if err == nil || err.Error() != tt.err || werr == nil || werr.Error() != tt.err {
+					t.Fatalf("error %v (read whole: %v), want %q", err, werr, tt.err)
+				}
+				return
+			}
+			if werr != nil {
+				t.Fatal(werr)
+			}
+			if err != nil || !taken {
+				t.Fatalf("taken %v, error %v", taken, err)
+			}
+			if !bytes.Equal(got, want) {
+				g, _ := profile.ParseData(got)
+				w, _ := profile.ParseData(want)
+				t.Fatalf("written again: %d bytes, read whole: %d bytes\n%v\nwant\n%v", len(got), len(want), g, w)
+			}
+			p, _ := profile.ParseData(got)
+			all, _ := profile.ParseData(tt.data)
+			if len(p.Sample) == 0 || (strings.HasPrefix(tt.name, "--thread") && len(p.Sample) >= len(all.Sample)) {
+				t.Fatalf("%d samples of %d kept", len(p.Sample), len(all.Sample))
+			}
+		})
+	}
+}
+
 // TestPprofStreamConvertLeaves: inputs ReadPprofStream leaves to Read,
 // having read nothing of them: other formats, legacy pprof, options that
-// select samples, files below the size it streams from.
+// merge samples, files below the size it streams from.
 func TestPprofStreamConvertLeaves(t *testing.T) {
 	good := encode(t, everyFieldProfile())
 	tests := []struct {
@@ -183,8 +237,6 @@ func TestPprofStreamConvertLeaves(t *testing.T) {
 		{"folded stacks", []byte("a;b 1\n"), -1, Options{}},
 		{"legacy text", []byte("--- contention:\ncycles/second=1\n"), -1, Options{}},
 		{"gzipped twice", generated(t, true, func(w io.Writer) error { return hostile.NestedGzipPprof(w, 1<<10) }), -1, Options{}},
-		{"--thread", good, -1, Options{Thread: regexp.MustCompile("main")}},
-		{"--pid", good, -1, Options{PIDs: []int64{1}}},
 		{"--aggregate", good, -1, Options{Aggregate: true}},
 		{"--from collapsed", good, -1, Options{From: "collapsed"}},
 		{"a small file", good, int64(len(good)), Options{}},
@@ -251,7 +303,7 @@ func TestPprofStreamConvertErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, taken, err := reencoded(tt.data, "big.pb.gz")
+			_, taken, err := reencoded(tt.data, "big.pb.gz", Options{})
 			if err == nil || taken {
 				t.Fatalf("taken %v, error %v", taken, err)
 			}
@@ -266,7 +318,7 @@ func TestPprofStreamConvertErrors(t *testing.T) {
 				t.Fatalf("error %q, want %q", err, tt.want)
 			}
 			// Read refuses it too, with the same words.
-			if _, werr := convertedWhole(tt.data); werr == nil {
+			if _, werr := convertedWhole(tt.data, Options{}); werr == nil {
 				t.Fatalf("read whole, it is taken")
 			}
 		})
@@ -339,11 +391,11 @@ func FuzzPprofStreamConvert(f *testing.F) {
 	f.Add(encode(f, repeatedLabelsProfile()))
 	f.Add(encode(f, synth.Generate(synth.Config{Seed: 1, Stacks: 20, Functions: 10}).Base))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		got, taken, err := reencoded(data, "x.pb")
+		got, taken, err := reencoded(data, "x.pb", Options{})
 		if !taken {
 			return
 		}
-		want, werr := convertedWhole(data)
+		want, werr := convertedWhole(data, Options{})
 		switch {
 		case err == nil && werr != nil:
 			t.Fatalf("taken streamed, refused whole: %v", werr)
