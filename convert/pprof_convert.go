@@ -41,30 +41,16 @@ type PprofStream struct {
 	order []int32
 }
 
-// ReadPprofStream reads r, the input name, when it is a pprof profile
-// to stream: one of at least the size parsePprofStacks streams (size is
-// the file's, gzipped or not), or standard input (size < 0), whose size
-// is not known before it is read. It returns nil and no error for any
-// other input, having only peeked at r (the caller reads r with Read,
-// which takes a *bufio.Reader of 64 KB or more as it is), and with
-// Options.Aggregate, which Read applies. Options.Thread and PIDs select
-// samples as Read does.
+// ReadPprofStream reads r, the input name, when PprofStreams takes it.
+// It returns nil and no error for any other input, having only peeked at
+// r: the caller reads r with Read, which takes a *bufio.Reader of 64 KB or
+// more as it is. Options.Thread and PIDs select samples as Read does.
 func ReadPprofStream(r *bufio.Reader, name string, size int64, opts Options) (*PprofStream, error) {
-	if opts.Aggregate || (opts.From != "" && opts.From != "pprof") {
+	if !PprofStreams(r, size, opts) {
 		return nil, nil
 	}
 	magic, _ := r.Peek(2)
 	gzipped := isGzip(magic)
-	if size >= 0 && !(gzipped && size >= pprofStreamGzip) && !(!gzipped && size >= pprofStreamRaw) {
-		return nil, nil
-	}
-	head := peekHead(r, gzipped)
-	if len(head) < 2 || isGzip(head[:2]) || looksLikeText(head[:min(len(head), 512)]) || bytes.HasPrefix(head, []byte{0, 0, 0, 0}) {
-		return nil, nil // empty, gzipped twice or a legacy format: Read decides
-	}
-	if f := sniff(head); opts.From == "" && (f == nil || f.Name != "pprof") {
-		return nil, nil
-	}
 	x, err := readPprofStream(r, name, gzipped, &opts)
 	if err != nil {
 		var se *SyntaxError
@@ -81,6 +67,28 @@ func ReadPprofStream(r *bufio.Reader, name string, size int64, opts Options) (*P
 		x.Warnings[i] = escapeControls(w)
 	}
 	return x, nil
+}
+
+// PprofStreams reports whether ReadPprofStream reads r, peeking at it: a
+// pprof profile of at least the size parsePprofStacks streams (size is
+// the file's, gzipped or not), or on standard input (size < 0), whose
+// size is not known before it is read; without Options.Aggregate, which
+// Read applies.
+func PprofStreams(r *bufio.Reader, size int64, opts Options) bool {
+	if opts.Aggregate || (opts.From != "" && opts.From != "pprof") {
+		return false
+	}
+	magic, _ := r.Peek(2)
+	gzipped := isGzip(magic)
+	if size >= 0 && !(gzipped && size >= pprofStreamGzip) && !(!gzipped && size >= pprofStreamRaw) {
+		return false
+	}
+	head := peekHead(r, gzipped)
+	if len(head) < 2 || isGzip(head[:2]) || looksLikeText(head[:min(len(head), 512)]) || bytes.HasPrefix(head, []byte{0, 0, 0, 0}) {
+		return false // empty, gzipped twice or a legacy format: Read decides
+	}
+	f := sniff(head)
+	return opts.From != "" || (f != nil && f.Name == "pprof")
 }
 
 // peekHead returns the first sniffSize bytes of the input r holds,

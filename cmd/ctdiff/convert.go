@@ -104,12 +104,12 @@ func runConvert(s *streams, o *convertOptions, args []string) error {
 // input that it does not take is read here, as readProfiles would,
 // since it cannot be read again: its results are returned.
 func convertPprofStream(s *streams, o *convertOptions, path string, copts convert.Options) (bool, []*convert.Result, error) {
-	var r io.Reader = os.Stdin
+	in := &switchReader{r: os.Stdin}
 	size := int64(-1)
-	var prog *progress
+	var f *os.File
 	if path != "-" {
-		f, err := os.Open(path)
-		if err != nil {
+		var err error
+		if f, err = os.Open(path); err != nil {
 			return false, nil, nil // readProfiles says what is wrong
 		}
 		defer f.Close()
@@ -117,19 +117,11 @@ func convertPprofStream(s *streams, o *convertOptions, path string, copts conver
 		if err != nil || !st.Mode().IsRegular() {
 			return false, nil, nil
 		}
-		size = st.Size()
-		prog = startProgress(s, "reading", size)
-		defer prog.finish()
-		r = prog.reader(f)
+		size, in.r = st.Size(), f
 	}
-	br := bufio.NewReaderSize(r, 64<<10)
-	x, err := convert.ReadPprofStream(br, path, size, copts)
-	if err != nil {
-		prog.clear()
-		return false, nil, err
-	}
-	if x == nil {
-		if path != "-" {
+	br := bufio.NewReaderSize(in, 64<<10)
+	if !convert.PprofStreams(br, size, copts) {
+		if f != nil {
 			return false, nil, nil
 		}
 		copts.Stacks, copts.CompleteStacks = true, true
@@ -142,7 +134,18 @@ func convertPprofStream(s *streams, o *convertOptions, path string, copts conver
 		}
 		return false, []*convert.Result{res}, nil
 	}
+	// Only now is there a bar: a file left to readProfiles gets its own.
+	var prog *progress
+	if f != nil {
+		prog = startProgress(s, "reading", size)
+		defer prog.finish()
+		in.r = prog.reader(f)
+	}
+	x, err := convert.ReadPprofStream(br, path, size, copts)
 	prog.clear()
+	if err != nil {
+		return false, nil, err
+	}
 	for _, w := range x.Warnings {
 		printLine(s.Err, "ctdiff: %s: warning: %s", path, w)
 	}
@@ -150,3 +153,8 @@ func convertPprofStream(s *streams, o *convertOptions, path string, copts conver
 	// samples, so only the writer can fail.
 	return true, nil, writeOutput(s, o.output, true, x.Write)
 }
+
+// A switchReader reads r, which may change between reads.
+type switchReader struct{ r io.Reader }
+
+func (s *switchReader) Read(b []byte) (int, error) { return s.r.Read(b) }
