@@ -190,6 +190,9 @@ func pprofStreamMeta(meta []byte) (*profile.Profile, []string, error) {
 func (x *PprofStream) check(inputBytes int64) error {
 	ps, p := x.ps, x.p
 	types := len(p.SampleType)
+	if ps.n > 0 && types == 0 {
+		return errNoSampleTypes
+	}
 	if ps.badValues > 0 || (ps.n > 0 && ps.nValues != types) {
 		return fmt.Errorf("not a valid pprof profile: sample %d has a number of values other than its %d sample types", max(ps.badValues-1, 0), types)
 	}

@@ -274,6 +274,11 @@ func TestPprofStreamConvertErrors(t *testing.T) {
 	overflow.Sample[1].Value[0], overflow.Sample[3].Value[0] = 1<<62, 1<<62
 	empty := everyFieldProfile()
 	empty.Sample = nil
+	untyped := everyFieldProfile()
+	untyped.SampleType, untyped.DefaultSampleType = nil, ""
+	for _, s := range untyped.Sample {
+		s.Value = nil
+	}
 	big := encode(t, threadedProfile(20000))
 	gzipped := generated(t, true, func(w io.Writer) error { _, err := w.Write(big); return err })
 	tests := []struct {
@@ -300,6 +305,8 @@ func TestPprofStreamConvertErrors(t *testing.T) {
 		{"values over an int64", encode(t, overflow),
 			"big.pb.gz: sample 3: the samples/count values add up to more than 9223372036854775807"},
 		{"no samples", encode(t, empty), "big.pb.gz: no samples: the pprof input holds no samples"},
+		{"samples without sample types", encode(t, untyped),
+			"big.pb.gz: not a valid pprof profile: malformed profile: missing sample type information"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -39,6 +39,10 @@ var (
 	pprofStreamRaw  int64 = 512 << 20
 )
 
+// errNoSampleTypes is pprof's error (CheckValid's) for samples without
+// sample types, which a profile checked without its samples passes.
+var errNoSampleTypes = errors.New("not a valid pprof profile: malformed profile: missing sample type information")
+
 // pprofStreams reports whether to stream this input (parsePprofStream).
 func pprofStreams(in *parserInput) bool {
 	if w := in.whole; w != nil {
@@ -481,6 +485,9 @@ func (ps *pprofStream) samples(meta []byte, counts *pprofCounts) (*profile.Profi
 		return nil, nil, fmt.Errorf("not a valid pprof profile: %w", err)
 	}
 	n, types := ps.n, len(p.SampleType)
+	if n > 0 && types == 0 {
+		return nil, nil, errNoSampleTypes
+	}
 	if ps.badValues > 0 || (n > 0 && ps.nValues != types) {
 		i := max(ps.badValues-1, 0)
 		return nil, nil, fmt.Errorf("not a valid pprof profile: sample %d has a number of values other than its %d sample types", i, types)

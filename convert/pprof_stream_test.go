@@ -209,6 +209,11 @@ func TestPprofStreamErrors(t *testing.T) {
 	good := encode(t, everyFieldProfile())
 	badValues := everyFieldProfile()
 	badValues.Sample[2].Value = []int64{3}
+	untyped := everyFieldProfile()
+	untyped.SampleType, untyped.DefaultSampleType = nil, ""
+	for _, s := range untyped.Sample {
+		s.Value = nil
+	}
 	tests := []struct {
 		name string
 		data []byte
@@ -216,6 +221,8 @@ func TestPprofStreamErrors(t *testing.T) {
 	}{
 		{"values short of the sample types", encode(t, badValues),
 			"not a valid pprof profile: sample 2 has a number of values other than its 2 sample types"},
+		{"samples without sample types", encode(t, untyped),
+			"not a valid pprof profile: malformed profile: missing sample type information"},
 		{"unknown location id", append(bytes.Clone(good), 2<<3|2, 6, 1<<3, 99, 2<<3, 1, 2<<3, 1),
 			"not a valid pprof profile: a sample names location id 99, which no location has"},
 		{"cut-off location id", append(bytes.Clone(good), 2<<3|2, 3, 1<<3|2, 1, 0x80),
