@@ -20,8 +20,9 @@ import (
 // whole (ctdiff convert of one input): its samples as pprofStream keeps
 // them, each distinct stack once and a record of a few bytes a sample,
 // not as a profile.Sample each. Read whole, the 3.5 GB profile.proto of a
-// 515 MB DevTools trace (28.8 M samples) took 15 GB; this takes what
-// ctdiff cct's reading of it takes (BENCHMARKS.md, issue 20, helper m2).
+// 515 MB DevTools trace (28.8 M samples) ran out of memory at 18 GB; read
+// so and written again it takes 0.80 GB (BENCHMARKS.md, issue 20, helper
+// m2).
 //
 // What it writes is what Read and pprofenc.Write write for the same
 // input, byte for byte: the profile as profile.Parse reads it (labels
@@ -108,6 +109,8 @@ func peekHead(r *bufio.Reader, gzipped bool) []byte {
 	return head[:n]
 }
 
+// readPprofStream is ReadPprofStream once the input is known to be one
+// to stream: decompressed within the size limit as read does.
 func readPprofStream(r *bufio.Reader, name string, gzipped bool, opts *Options) (*PprofStream, error) {
 	limit := opts.MaxDecompressed
 	if limit <= 0 {
@@ -159,12 +162,8 @@ func readPprofStream(r *bufio.Reader, name string, gzipped bool, opts *Options) 
 // returns them with the string table the samples' labels index.
 func pprofStreamMeta(meta []byte) (*profile.Profile, []string, error) {
 	p, ok := decodePprof(meta)
-	if ok {
-		if err := p.CheckValid(); err != nil {
-			return nil, nil, fmt.Errorf("not a valid pprof profile: %w", err)
-		}
-	} else {
-		var err error
+	if !ok || p.CheckValid() != nil {
+		var err error // pprof's words, as parsePprof gives them
 		if p, err = parsePprofData(meta); err != nil {
 			return nil, nil, err
 		}

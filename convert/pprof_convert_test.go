@@ -332,6 +332,32 @@ func TestPprofStreamConvertErrors(t *testing.T) {
 	}
 }
 
+// TestPprofStreamConvertTableErrors: a profile whose tables pprof
+// refuses is refused with pprof's words, as Read gives them.
+func TestPprofStreamConvertTableErrors(t *testing.T) {
+	dupMapping := everyFieldProfile()
+	dupMapping.Mapping[1].ID = 1
+	zeroLocation := everyFieldProfile()
+	zeroLocation.Location[2].ID = 0
+	for _, tc := range []struct {
+		name string
+		p    *profile.Profile
+		want string
+	}{
+		{"two mappings of one id", dupMapping, "x.pb: not a valid pprof profile: malformed profile: multiple mappings with same id: 1"},
+		{"a location of id 0", zeroLocation, "x.pb: not a valid pprof profile: malformed profile: found location with reserved id=0"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data := encode(t, tc.p)
+			_, werr := convertedWhole(data, Options{})
+			_, taken, err := reencoded(data, "x.pb", Options{})
+			if taken || err == nil || werr == nil || err.Error() != tc.want || werr.Error() != tc.want {
+				t.Fatalf("taken %v, error %v (read whole: %v), want %q", taken, err, werr, tc.want)
+			}
+		})
+	}
+}
+
 // TestPprofStreamConvertMemory: a profile of many samples of a few deep
 // stacks, with a timestamp each, takes memory for its distinct stacks and
 // a few bytes a sample, not a profile.Sample with its frames and labels
