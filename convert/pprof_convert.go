@@ -135,6 +135,7 @@ func readPprofStream(r *bufio.Reader, name string, gzipped bool, opts *Options) 
 	ra := newReadAhead(dec)
 	defer ra.stop()
 	ps := newPprofStream()
+	ps.keysOnly = true
 	pr := &pprofFieldReader{r: bufio.NewReaderSize(ra, 256<<10), sample: ps.add}
 	meta, _, err := streamFields(in, pr, nil)
 	if err != nil {
@@ -199,32 +200,33 @@ func (x *PprofStream) check(inputBytes int64) error {
 	for _, l := range p.Location {
 		known[l.ID] = true
 	}
-	for _, id := range ps.ids {
-		u := uint64(id)
-		if id < 0 {
-			u = ps.bigIDs[-1-id]
-		}
-		if !known[u] {
-			return fmt.Errorf("not a valid pprof profile: a sample names location id %d, which no location has", u)
-		}
-	}
-	// The keys become pprof's encoding of the ids when one is not (a
-	// varint of more bytes than it needs): the samples' field copies them.
+	// The keys are whole varints (stack checked them). They become
+	// pprof's encoding of the ids when one is not (a varint of more
+	// bytes than it needs): the samples' field copies them.
 	canonical := true
-	for k := range len(ps.at) - 1 {
-		n := 0
-		for _, id := range ps.ids[ps.at[k]:ps.at[k+1]] {
-			n += varintLen(ps.id(id))
+	for k := range len(ps.keyAt) - 1 {
+		for key := ps.keys[ps.keyAt[k]:ps.keyAt[k+1]]; len(key) > 0; {
+			u, w := varint(key)
+			if w == 0 {
+				return errors.New("not a valid pprof profile: a sample's location ids hold a malformed varint")
+			}
+			key = key[w:]
+			if !known[u] {
+				return fmt.Errorf("not a valid pprof profile: a sample names location id %d, which no location has", u)
+			}
+			canonical = canonical && w == varintLen(u)
 		}
-		canonical = canonical && n == ps.keyAt[k+1]-ps.keyAt[k]
 	}
 	if !canonical {
 		keys := make([]byte, 0, len(ps.keys))
-		for k := range len(ps.at) - 1 {
-			for _, id := range ps.ids[ps.at[k]:ps.at[k+1]] {
-				keys = appendVarintBytes(keys, ps.id(id))
+		from := 0 // stack k's key in ps.keys, keyAt[k] before it changed
+		for k := range len(ps.keyAt) - 1 {
+			for key := ps.keys[from:ps.keyAt[k+1]]; len(key) > 0; {
+				u, w := varint(key)
+				key = key[w:]
+				keys = appendVarintBytes(keys, u)
 			}
-			ps.keyAt[k+1] = len(keys)
+			from, ps.keyAt[k+1] = ps.keyAt[k+1], len(keys)
 		}
 		ps.keys = keys
 	}
@@ -267,14 +269,6 @@ func (x *PprofStream) check(inputBytes int64) error {
 		return fmt.Errorf("%w: the pprof input holds no samples", errNoSamples)
 	}
 	return nil
-}
-
-// id is the location id of an entry of ids.
-func (ps *pprofStream) id(id int32) uint64 {
-	if id < 0 {
-		return ps.bigIDs[-1-id]
-	}
-	return uint64(id)
 }
 
 func varintLen(u uint64) int {

@@ -65,6 +65,11 @@ type pprofStream struct {
 	at      []int32
 	bigIDs  []uint64
 	bigByID map[uint64]int32
+	// keysOnly leaves ids empty, at counting the ids each key holds: a
+	// profile written again (PprofStream) needs only the keys, and the
+	// ids of 18.5 M frames were 74 MB, and 470 MB allocated growing.
+	keysOnly bool
+	frames   int // the ids the keys hold
 	// table is a hash table of stacks by their keys: a slot holds the
 	// high 32 bits of the key's hash and k+1 (0 is empty), so that a probe
 	// reads a key only when the hashes agree (the keys are tens of MB: a
@@ -380,6 +385,10 @@ func (ps *pprofStream) stack(key []byte, prev int32, at int64) (int32, error) {
 			return 0, errAtOffset(at, "not a valid pprof profile: a sample's location ids hold a malformed varint")
 		}
 		p = p[w:]
+		ps.frames++
+		if ps.keysOnly {
+			continue
+		}
 		if u < math.MaxInt32 {
 			ps.ids = append(ps.ids, int32(u))
 			continue
@@ -395,13 +404,13 @@ func (ps *pprofStream) stack(key []byte, prev int32, at int64) (int32, error) {
 		}
 		ps.ids = append(ps.ids, -1-j)
 	}
-	if len(ps.ids) > stacks.MaxLocations {
+	if ps.frames > stacks.MaxLocations {
 		return 0, errAtOffset(at, "the samples' distinct stacks hold more than %d frames, the most the compact samples can address", stacks.MaxLocations)
 	}
 	k := int32(len(ps.at) - 1)
 	ps.keys = append(ps.keys, key...)
 	ps.keyAt = append(ps.keyAt, len(ps.keys))
-	ps.at = append(ps.at, int32(len(ps.ids)))
+	ps.at = append(ps.at, int32(ps.frames))
 	if 2*(int(k)+1) > len(ps.table) { // at most half full
 		ps.rehash(2 * len(ps.table))
 	} else {
