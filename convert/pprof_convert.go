@@ -21,7 +21,7 @@ import (
 // them, each distinct stack once and a record of a few bytes a sample,
 // not as a profile.Sample each. Read whole, the 3.5 GB profile.proto of a
 // 515 MB DevTools trace (28.8 M samples) ran out of memory at 18 GB; read
-// so and written again it takes 0.80 GB (BENCHMARKS.md, issue 20, helper
+// so and written again it takes 0.5 GB (BENCHMARKS.md, issue 20, helper
 // m2).
 //
 // What it writes is what Read and pprofenc.Write write for the same
