@@ -97,7 +97,7 @@ func testFoldStreamsN(t *testing.T, nb, nn int, norm NormalizeMode, exact bool) 
 			}
 
 			addAll(f, trees(t, bRuns...), trees(t, nRuns...), tt.order(f), tt.async)
-			if compact := f.st.u.cv != nil; compact != (nb > compactMinRuns) {
+			if _, compact := f.st.u.pv.(*runValues[float32]); compact != (nb > compactMinRuns) {
 				t.Errorf("compact per-run values: %v with %d base runs", compact, nb)
 			}
 			got, err := f.Compare(opts)
