@@ -36,7 +36,7 @@ type runStore interface {
 	// flush writes the block's runs; u's in counts are the store's to
 	// update.
 	flush(u *union, b *scatterPending)
-	// finish scales every run's values by its factor and fills the
+	// finish scales every run's values by its factor and sets the
 	// union's means per side.
 	finish(u *union, nBase int, factors []float64)
 	totalRow(x int32, dst []float64) []float64
@@ -45,18 +45,19 @@ type runStore interface {
 
 // runValues is a runStore. Node x's inclusive values are row totalAt[x]
 // of total when it has one (totalAt[x] > 0), and its self values then row
-// selfAt[x] of self, or zeros when it has no self value (most nodes of a
-// CPU profile: synth's 20,000-stack profile has self time in 20,001 of
-// its 107,755). A node without a row has its values in the log until
-// finish, then in sparse[sparseAt[x]:sparseAt[x+1]], in run order.
+// selfAt[totalAt[x]] of self, or zeros when it has no self value (most
+// nodes of a CPU profile: synth's 20,000-stack profile has self time in
+// 20,001 of its 107,755). A node without a row has its values in the log
+// until finish, then in sparse[sparseAt[x]:sparseAt[x+1]], in run order.
 type runValues[T int64 | float32] struct {
-	runs            int
-	written         int // runs flushed so far
-	totalAt, selfAt []int32
-	total, self     rowChunks[T]
-	log             [][]logged[T] // in chunks of logChunk: no copies as it grows
-	sparseAt        []int32
-	sparse          []sparseValue[T]
+	runs        int
+	written     int     // runs flushed so far
+	totalAt     []int32 // by node
+	selfAt      []int32 // by row of total (0 is no row)
+	total, self rowChunks[T]
+	log         [][]logged[T] // in chunks of logChunk: no copies as it grows
+	sparseAt    []int32
+	sparse      []sparseValue[T]
 }
 
 // A logged value is node x's in run ri.
@@ -74,7 +75,7 @@ type sparseValue[T int64 | float32] struct {
 const logChunk = 1 << 16
 
 func newRunValues[T int64 | float32](runs int) *runValues[T] {
-	return &runValues[T]{runs: runs, total: rowChunks[T]{width: runs}, self: rowChunks[T]{width: runs}}
+	return &runValues[T]{runs: runs, selfAt: []int32{0}, total: rowChunks[T]{width: runs}, self: rowChunks[T]{width: runs}}
 }
 
 // rowChunks are rows of width values, 1-based (0 is no row), in chunks of
@@ -103,17 +104,16 @@ func (c *rowChunks[T]) row(i int32) []T {
 	return c.chunks[i/chunkRows][o : o+c.width : o+c.width]
 }
 
-func (v *runValues[T]) grow(n int) {
-	v.totalAt = growZeroed(v.totalAt, n)
-	v.selfAt = growZeroed(v.selfAt, n)
-}
+func (v *runValues[T]) grow(n int) { v.totalAt = growZeroed(v.totalAt, n) }
 
-// selfRowOf returns node x's self row, giving it one first.
+// selfRowOf returns the self row of node x, which has a row of total,
+// giving it one first.
 func (v *runValues[T]) selfRowOf(x int32) []T {
-	if v.selfAt[x] == 0 {
-		v.selfAt[x] = v.self.add()
+	r := v.totalAt[x]
+	if v.selfAt[r] == 0 {
+		v.selfAt[r] = v.self.add()
 	}
-	return v.self.row(v.selfAt[x])
+	return v.self.row(v.selfAt[r])
 }
 
 // dense reports whether node x has a row, giving it one when it is in
@@ -126,6 +126,7 @@ func (v *runValues[T]) dense(x int32, u *union) bool {
 		return false
 	}
 	v.totalAt[x] = v.total.add()
+	v.selfAt = append(v.selfAt, 0)
 	return true
 }
 
@@ -249,14 +250,16 @@ func (v *runValues[T]) group(n int) {
 // node added 0, which changes no sum).
 func (v *runValues[T]) finish(u *union, nBase int, factors []float64) {
 	n := u.len()
-	v.group(n)
+	v.group(n) // before the means: the log's chunks are garbage then
+	u.meanBase, u.meanNew = make([]float64, n), make([]float64, n)
+	u.selfBase, u.selfNew = make([]float64, n), make([]float64, n)
 	kb, kn := float64(nBase), float64(u.runs-nBase)
 	parallel(n, func(from, to int) {
 		for x := int32(from); x < int32(to); x++ {
 			var sums [4]float64 // base and new inclusive, then self
 			if r := v.totalAt[x]; r > 0 {
 				var self []T // none: every value 0
-				if s := v.selfAt[x]; s > 0 {
+				if s := v.selfAt[r]; s > 0 {
 					self = v.self.row(s)
 				}
 				for k, row := range [2][]T{v.total.row(r), self} {
@@ -302,7 +305,7 @@ func (v *runValues[T]) totalRow(x int32, dst []float64) []float64 {
 }
 
 func (v *runValues[T]) selfRow(x int32, dst []float64) []float64 {
-	if s := v.selfAt[x]; s > 0 {
+	if s := v.selfAt[v.totalAt[x]]; s > 0 {
 		for ri, val := range v.self.row(s) {
 			dst[ri] = float64(val)
 		}
@@ -410,9 +413,5 @@ func (u *union) finishValues(nBase int, factors []float64) {
 	n := u.len()
 	u.inBase = growZeroed(u.inBase, n)
 	u.inNew = growZeroed(u.inNew, n)
-	u.selfBase = make([]float64, n)
-	u.selfNew = make([]float64, n)
-	u.meanBase = make([]float64, n)
-	u.meanNew = make([]float64, n)
 	u.pv.finish(u, nBase, factors)
 }
