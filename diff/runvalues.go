@@ -56,8 +56,10 @@ type runValues[T int64 | float32] struct {
 	selfAt      []int32 // by row of total (0 is no row)
 	total, self rowChunks[T]
 	log         [][]logged[T] // in chunks of logChunk: no copies as it grows
-	sparseAt    []int32
-	sparse      []sparseValue[T]
+	// stage and stageSelf are flush's, scatterBlock values a row.
+	stage, stageSelf []T
+	sparseAt         []int32
+	sparse           []sparseValue[T]
 }
 
 // A logged value is node x's in run ri.
@@ -108,8 +110,10 @@ func (v *runValues[T]) grow(n int) { v.totalAt = growZeroed(v.totalAt, n) }
 
 // selfRowOf returns the self row of node x, which has a row of total,
 // giving it one first.
-func (v *runValues[T]) selfRowOf(x int32) []T {
-	r := v.totalAt[x]
+func (v *runValues[T]) selfRowOf(x int32) []T { return v.selfRowOfRow(v.totalAt[x]) }
+
+// selfRowOfRow is selfRowOf for row r of total.
+func (v *runValues[T]) selfRowOfRow(r int32) []T {
 	if v.selfAt[r] == 0 {
 		v.selfAt[r] = v.self.add()
 	}
@@ -183,6 +187,11 @@ func (v *runValues[T]) flush(u *union, b *scatterPending) {
 			in[x]++
 		}
 	}
+	// Runs of one program whose shapes differ: their values go to a
+	// stage by row, run by run (a run's nodes map to the union in about
+	// their own order, so the stage is written nearly in order), and
+	// from there to the rows, a row's block of values at a time.
+	stage, stageSelf := v.stage, v.stageSelf
 	for k := range b.n {
 		ri := b.first + k
 		for i, x := range b.toU[k] {
@@ -191,18 +200,34 @@ func (v *runValues[T]) flush(u *union, b *scatterPending) {
 				v.logValue(x, ri, t, s)
 				continue
 			}
-			v.total.row(v.totalAt[x])[ri] = T(t)
+			o := int(v.totalAt[x]-1)*scatterBlock + k
+			if o >= len(stage) {
+				stage = growZeroed(stage, int(v.total.n)*scatterBlock)
+				stageSelf = growZeroed(stageSelf, int(v.total.n)*scatterBlock)
+			}
+			stage[o], stageSelf[o] = T(t), T(s)
+		}
+	}
+	for r := int32(1); r <= v.total.n && int(r)*scatterBlock <= len(stage); r++ {
+		o := int(r-1) * scatterBlock
+		st, ss := stage[o:o+b.n], stageSelf[o:o+b.n]
+		copy(v.total.row(r)[b.first:], st)
+		clear(st)
+		for k, s := range ss {
 			if s != 0 {
-				v.selfRowOf(x)[ri] = T(s)
+				v.selfRowOfRow(r)[b.first+k] = s
+				ss[k] = 0
 			}
 		}
 	}
+	v.stage, v.stageSelf = stage, stageSelf
 }
 
 // group moves the logged values of nodes that got a row to it and groups
 // the others by node, in run order, dropping the log chunk by chunk.
 func (v *runValues[T]) group(n int) {
 	v.grow(n)
+	v.stage, v.stageSelf = nil, nil
 	at := make([]int32, n+1)
 	for _, c := range v.log {
 		for _, e := range c {
