@@ -69,7 +69,7 @@ func testFoldStreams(t *testing.T, norm NormalizeMode, exact bool) {
 }
 
 // Beyond compactMinRuns a side, the stream keeps the per-run values as
-// float32 (compactRuns): these runs' values (integer milliseconds in
+// float32 (runValues[float32]): these runs' values (integer milliseconds in
 // nanoseconds) are exact in float32, so nothing changes either.
 func TestFoldStreamsCompact(t *testing.T) {
 	testFoldStreamsN(t, compactMinRuns+1, compactMinRuns+3, NormalizeNone, true)
