@@ -29,7 +29,7 @@ func oneShapeRuns(n int, fn string, grow float64) []string {
 func TestStreamMemo(t *testing.T) {
 	const nb, nn = 12, 12
 	// Beyond compactMinRuns a side the values are kept compactly
-	// (compactRuns), where runs that share their toU are written alike.
+	// (float32 runValues), where runs that share their toU are written alike.
 	const cb, cn = compactMinRuns + 1, compactMinRuns + 2
 	for _, tt := range []struct {
 		name     string

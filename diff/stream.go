@@ -50,6 +50,7 @@ type stream struct {
 
 	mu       sync.Mutex
 	next     int  // position in order of the next run to take
+	taken    int  // runs taken
 	draining bool // a goroutine is taking runs
 	failed   bool // a run could not be folded: Compare reports why
 
@@ -200,6 +201,11 @@ func (st *stream) take(f *Fold, si int) {
 		st.same[1] = same
 	}
 	st.u.scatter(r, si, isNew)
+	if st.taken++; st.taken == len(st.order) {
+		// scatter holds the runs' own arrays, and the last base run is
+		// not released before Compare normalizes it in place.
+		st.u.flushPending()
+	}
 	if !isNew {
 		if b := st.prevBase; b != nil {
 			// Base runs j-1 and j: the memo holds j-2 and j-1.
@@ -229,7 +235,9 @@ func (st *stream) setup(f *Fold) {
 	st.u = newUnion()
 	st.u.runs = len(f.slots)
 	if max(f.nBase, f.nNew) > compactMinRuns {
-		st.u.cv = &compactRuns{runs: st.u.runs}
+		st.u.pv = newRunValues[float32](st.u.runs)
+	} else {
+		st.u.pv = newRunValues[int64](st.u.runs)
 	}
 	renameMin := st.renameMin(f, b0, n0)
 	st.um = newMatcher(st.o.Match, st.o.LCS)

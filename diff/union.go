@@ -52,21 +52,13 @@ type union struct {
 	// rowsAreMeans says total and self are not kept: with one run a
 	// side, totalRow and selfRow read the means (values).
 	rowsAreMeans bool
-	// cv holds the per-run values instead of total and self when a
-	// stream compares many runs (compactMinRuns): the tests read them
+	// pv holds the per-run values instead of total and self when a
+	// stream builds the union (runvalues.go): the tests read them
 	// through totalRow and selfRow either way.
-	cv *compactRuns
+	pv runStore
 	// pending are the runs of each side (base, new) scatter has not yet
-	// written to total and selfRows (scatterBlock).
-	pending [2]scatterPending
-	// selfAt and selfRows hold the self values instead of self when a
-	// stream keeps them exactly: node x's are row selfAt[x]-1 of
-	// selfRows (runs wide), and a node without any (selfAt[x] == 0) has
-	// no row. Most nodes of a CPU profile have no self time (synth's
-	// 20,000-stack profile: 20,001 of 107,755), and 100 + 100 runs of it
-	// kept 172 MB of self values, 138 MB of them zeros.
-	selfAt            []int32
-	selfRows          []int64
+	// written to pv (scatterBlock).
+	pending           [2]scatterPending
 	selfBase          []float64
 	selfNew           []float64
 	inBase, inNew     []int32
@@ -567,106 +559,29 @@ func (u *union) values(base, nw []*run, perRun bool) {
 	})
 }
 
-// compactMinRuns is the most runs on a side whose per-run values a
-// stream keeps exactly, as int64 (16 B per node and run: 4.3 GB for the
-// 107,755 nodes of synth's 20,000-stack profile at 1,000 + 1,000 runs).
-// Beyond, compactRuns keeps them as float32 (24 bits of mantissa: a
-// relative error under 6e-8, far below any run-to-run noise, so p-values
-// move in their 7th digit), in chunks that need no room to spare and no
-// copy when the union grows, and self values only for the nodes that
-// have any (the leaves, mostly: a fifth of a CPU profile's nodes).
-// Every test reads values through totalRow and selfRow.
-const compactMinRuns = 100
-
-// compactRuns are a union's per-run values stored compactly (see
-// compactMinRuns): node x's inclusive values are
-// total[x/chunkNodes][(x%chunkNodes)*runs:][:runs], and its self values,
-// when any run has one, row selfAt[x] of self, chunked alike.
-type compactRuns struct {
-	runs   int
-	total  [][]float32
-	selfAt []int32
-	self   [][]float32
-	nSelf  int32
-}
-
-// chunkNodes is how many nodes' values a chunk of compactRuns holds.
-const chunkNodes = 1024
-
-func (c *compactRuns) grow(n int) {
-	for len(c.total)*chunkNodes < n {
-		c.total = append(c.total, make([]float32, chunkNodes*c.runs))
-	}
-	for len(c.selfAt) < n {
-		c.selfAt = append(c.selfAt, -1)
-	}
-}
-
-func (c *compactRuns) totalOf(x int32) []float32 {
-	o := int(x%chunkNodes) * c.runs
-	return c.total[x/chunkNodes][o : o+c.runs]
-}
-
-// selfOf returns node x's self values, nil when it has none; with add, it
-// gives the node a row first.
-func (c *compactRuns) selfOf(x int32, add bool) []float32 {
-	i := c.selfAt[x]
-	if i < 0 {
-		if !add {
-			return nil
-		}
-		if int(c.nSelf) == len(c.self)*chunkNodes {
-			c.self = append(c.self, make([]float32, chunkNodes*c.runs))
-		}
-		i, c.nSelf = c.nSelf, c.nSelf+1
-		c.selfAt[x] = i
-	}
-	o := int(i%chunkNodes) * c.runs
-	return c.self[i/chunkNodes][o : o+c.runs]
-}
-
 // totalRow fills dst (of length u.runs) with node x's inclusive values,
 // one per run, base runs first, and returns it.
 func (u *union) totalRow(x int32, dst []float64) []float64 {
-	if u.rowsAreMeans {
+	switch {
+	case u.rowsAreMeans:
 		dst[0], dst[1] = u.meanBase[x], u.meanNew[x]
 		return dst
+	case u.pv != nil:
+		return u.pv.totalRow(x, dst)
 	}
-	if u.cv == nil {
-		return floatsInto(dst, u.total[int(x)*u.runs:int(x+1)*u.runs])
-	}
-	for r, v := range u.cv.totalOf(x) {
-		dst[r] = float64(v)
-	}
-	return dst
+	return floatsInto(dst, u.total[int(x)*u.runs:int(x+1)*u.runs])
 }
 
 // selfRow is totalRow for self values.
 func (u *union) selfRow(x int32, dst []float64) []float64 {
-	if u.rowsAreMeans {
+	switch {
+	case u.rowsAreMeans:
 		dst[0], dst[1] = u.selfBase[x], u.selfNew[x]
 		return dst
+	case u.pv != nil:
+		return u.pv.selfRow(x, dst)
 	}
-	if u.selfAt != nil {
-		i := int(u.selfAt[x])
-		if i == 0 {
-			clear(dst)
-			return dst
-		}
-		return floatsInto(dst, u.selfRows[(i-1)*u.runs:i*u.runs])
-	}
-	if u.cv == nil {
-		return floatsInto(dst, u.self[int(x)*u.runs:int(x+1)*u.runs])
-	}
-	row := u.cv.selfOf(x, false)
-	if row == nil {
-		clear(dst)
-		return dst
-	}
-	for r, v := range row {
-		dst[r] = float64(v)
-	}
-	return dst
+	return floatsInto(dst, u.self[int(x)*u.runs:int(x+1)*u.runs])
 }
 
 // foldedSelf are the union's self values with the artifacts' inclusive
@@ -698,327 +613,6 @@ func (fs *foldedSelf) row(x int32, dst []float64) []float64 {
 		return append(dst[:0], ps...)
 	}
 	return fs.u.selfRow(x, dst)
-}
-
-// scatter stores run r's raw values as run ri (base runs first) of a
-// union a stream builds as runs arrive (stream.go). The per-run arrays
-// have a quarter of room to spare: a union grows by few nodes per run once
-// the first run is in (synth's 20,000-stack profile: 107,754 nodes, one
-// more over 200 runs), and a copy holds the old and the new array at once
-// (sized exactly, that one node made 100 + 100 runs peak at 0.80 GB, not
-// 0.52 GB).
-func (u *union) scatter(r *run, ri int, isNew bool) {
-	n := u.len()
-	u.inBase = growZeroed(u.inBase, n)
-	u.inNew = growZeroed(u.inNew, n)
-	in := u.inBase
-	if isNew {
-		in = u.inNew
-	}
-	side := 0
-	if isNew {
-		side = 1
-	}
-	b := &u.pending[side]
-	if b.n > 0 && ri != b.first+b.n {
-		u.flush(b)
-	}
-	if b.n == 0 {
-		b.first, b.toU, b.side = ri, r.toU, side
-	}
-	if b.toU != nil && (b.n == 0 || slices.Equal(b.toU, r.toU)) {
-		// Runs of one shape share their toU (stream.addRun): their
-		// values are written from the runs' own arrays, which the block
-		// keeps instead of copies.
-		b.total[b.n], b.self[b.n] = r.total, r.self
-		if b.n++; b.n == scatterBlock {
-			u.flush(b)
-		}
-		return
-	}
-	if b.toU != nil {
-		u.unshare(b)
-	}
-	tot := growZeroed(b.total[b.n][:0], n) // zeroed: growZeroed clears
-	self := growZeroed(b.self[b.n][:0], n)
-	for i, x := range r.toU {
-		tot[x] = r.total[i]
-		if v := r.self[i]; v != 0 { // self is zeroed
-			self[x] = v
-		}
-		in[x]++
-	}
-	b.total[b.n], b.self[b.n] = tot, self
-	if b.n++; b.n == scatterBlock {
-		u.flush(b)
-	}
-}
-
-// unshare turns the runs a block holds by their own arrays (they share
-// b.toU) into arrays indexed by union node, as scatter writes them for
-// runs that share nothing.
-func (u *union) unshare(b *scatterPending) {
-	n := u.len()
-	in := u.inBase
-	if b.side == 1 {
-		in = u.inNew
-	}
-	for k := range b.n {
-		tot := make([]int64, n, n+n/4)
-		self := make([]int64, n, n+n/4)
-		for i, x := range b.toU {
-			tot[x], self[x] = b.total[k][i], b.self[k][i]
-			in[x]++
-		}
-		b.total[k], b.self[k] = tot, self
-	}
-	b.toU = nil
-}
-
-// scatterBlock is how many runs of a side scatter holds in a
-// scatterPending before writing them to the per-run arrays. Run ri's values
-// go to column ri of rows runs wide (total[x*runs+ri]): written a run at a
-// time, every node's value is a write to its own cache line, 200 runs of
-// 108k nodes 43 million writes that each miss the cache (0.9 s of a 100 +
-// 100 diff's 11 s). Held in arrays indexed by union node (written nearly in
-// order: a run's nodes map to the union in about their own order) and
-// written 8 runs at a time, a node's 8 values share a line or two. The
-// same holds for compactRuns' float32 rows (more than 100 runs a side).
-const scatterBlock = 8
-
-// A scatterPending holds runs first..first+n-1 of one side, scattered but
-// not yet written to the union's per-run arrays: their values indexed by
-// union node (shorter arrays for runs scattered before the union grew:
-// the nodes beyond are 0).
-type scatterPending struct {
-	first, n    int
-	total, self [scatterBlock][]int64
-	// toU, when not nil, is the toU all n runs share, and total and self
-	// are their own arrays (indexed by run node, not union node).
-	toU  []int32
-	side int // 0 base, 1 new
-}
-
-// flush writes the runs b holds to the union's per-run arrays.
-func (u *union) flush(b *scatterPending) {
-	if b.n == 0 {
-		return
-	}
-	n := u.len()
-	if b.toU != nil {
-		u.flushShared(b)
-		return
-	}
-	for k := range b.n {
-		b.total[k] = growZeroed(b.total[k], n)
-		b.self[k] = growZeroed(b.self[k], n)
-	}
-	tot, self := b.total[:b.n], b.self[:b.n]
-	if u.cv != nil {
-		u.cv.grow(n)
-		for x := range int32(n) {
-			row := u.cv.totalOf(x)[b.first : b.first+b.n]
-			for k := range row {
-				row[k] = float32(tot[k][x])
-			}
-			for k := range row {
-				if v := self[k][x]; v != 0 {
-					u.cv.selfOf(x, true)[b.first+k] = float32(v)
-				}
-			}
-		}
-		b.n = 0
-		return
-	}
-	u.total = growZeroed(u.total, n*u.runs)
-	u.selfAt = growZeroed(u.selfAt, n)
-	if len(u.selfRows) == 0 {
-		rows := 0
-		for x := range n {
-			for k := range b.n {
-				if self[k][x] != 0 {
-					rows++
-					break
-				}
-			}
-		}
-		u.reserveSelfRows(rows)
-	}
-	for x := range n {
-		o := x*u.runs + b.first
-		dt := u.total[o : o+b.n]
-		for k := range dt {
-			dt[k] = tot[k][x]
-		}
-		for k := range dt {
-			if v := self[k][x]; v != 0 {
-				u.selfRowOf(int32(x))[b.first+k] = v
-			}
-		}
-	}
-	b.n = 0
-}
-
-// flushShared is flush for runs that share b.toU: each run node's values
-// go to its union node's row, the block's runs side by side. Union nodes
-// the runs lack keep the zeros the arrays were grown with.
-func (u *union) flushShared(b *scatterPending) {
-	n := u.len()
-	in := u.inBase
-	if b.side == 1 {
-		in = u.inNew
-	}
-	tot, self := b.total[:b.n], b.self[:b.n]
-	if u.cv != nil {
-		u.cv.grow(n)
-	} else {
-		u.total = growZeroed(u.total, n*u.runs)
-		u.selfAt = growZeroed(u.selfAt, n)
-		if len(u.selfRows) == 0 {
-			rows := 0
-			for i := range b.toU {
-				for k := range b.n {
-					if self[k][i] != 0 {
-						rows++
-						break
-					}
-				}
-			}
-			u.reserveSelfRows(rows)
-		}
-	}
-	for i, x := range b.toU {
-		in[x] += int32(b.n)
-		if u.cv != nil {
-			row := u.cv.totalOf(x)[b.first : b.first+b.n]
-			for k := range row {
-				row[k] = float32(tot[k][i])
-			}
-			for k := range row {
-				if v := self[k][i]; v != 0 {
-					u.cv.selfOf(x, true)[b.first+k] = float32(v)
-				}
-			}
-			continue
-		}
-		o := int(x)*u.runs + b.first
-		dt := u.total[o : o+b.n]
-		for k := range dt {
-			dt[k] = tot[k][i]
-		}
-		for k := range dt {
-			if v := self[k][i]; v != 0 {
-				u.selfRowOf(x)[b.first+k] = v
-			}
-		}
-	}
-	// The runs' arrays are theirs: the block's own are made anew.
-	*b = scatterPending{side: b.side}
-}
-
-// selfRowOf returns node x's row of selfRows, giving it one first.
-func (u *union) selfRowOf(x int32) []int64 {
-	i := int(u.selfAt[x])
-	if i == 0 {
-		i = len(u.selfRows)/u.runs + 1
-		u.selfAt[x] = int32(i)
-		u.selfRows = growZeroed(u.selfRows, i*u.runs)
-	}
-	return u.selfRows[(i-1)*u.runs : i*u.runs]
-}
-
-// reserveSelfRows makes room for n rows of selfRows before the first block
-// is written, which gives most nodes theirs: grown a row at a time, the
-// array was copied some forty times (100 + 100 runs: 20,001 rows of 1.6 kB).
-func (u *union) reserveSelfRows(n int) {
-	u.selfRows = slices.Grow(u.selfRows, n*u.runs)
-}
-
-// growZeroed returns s with length n, the new elements zero.
-func growZeroed[T any](s []T, n int) []T {
-	if n <= len(s) {
-		return s
-	}
-	if n <= cap(s) {
-		old := len(s)
-		s = s[:n]
-		clear(s[old:])
-		return s
-	}
-	out := make([]T, n, n+n/4)
-	copy(out, s)
-	return out
-}
-
-// finishValues is values for a union scatter filled: it scales each run's
-// values by its factor (base runs first), as run.scale would have before
-// matching, and takes the means, on every core.
-func (u *union) finishValues(nBase int, factors []float64) {
-	for i := range u.pending {
-		u.flush(&u.pending[i])
-		u.pending[i] = scatterPending{}
-	}
-	n := u.len()
-	u.selfBase = make([]float64, n)
-	u.selfNew = make([]float64, n)
-	u.meanBase = make([]float64, n)
-	u.meanNew = make([]float64, n)
-	kb, kn := float64(nBase), float64(u.runs-nBase)
-	if u.cv != nil {
-		u.cv.grow(n)
-		parallel(n, func(from, to int) {
-			for x := int32(from); x < int32(to); x++ {
-				var sums [4]float64 // base and new inclusive, then self
-				for k, row := range [2][]float32{u.cv.totalOf(x), u.cv.selfOf(x, false)} {
-					for ri, v := range row {
-						if f := factors[ri]; f != 1 {
-							v = float32(round(float64(v) * f))
-							row[ri] = v
-						}
-						sums[2*k+min(ri/nBase, 1)] += float64(v)
-					}
-				}
-				u.meanBase[x], u.meanNew[x] = sums[0]/kb, sums[1]/kn
-				u.selfBase[x], u.selfNew[x] = sums[2]/kb, sums[3]/kn
-			}
-		})
-		return
-	}
-	u.total = growZeroed(u.total, n*u.runs)[: n*u.runs : n*u.runs]
-	u.selfAt = growZeroed(u.selfAt, n)
-	parallel(n, func(from, to int) {
-		for x := from; x < to; x++ {
-			tot := u.total[x*u.runs : (x+1)*u.runs]
-			var self []int64 // none: every value 0
-			if i := int(u.selfAt[x]); i > 0 {
-				self = u.selfRows[(i-1)*u.runs : i*u.runs]
-			}
-			var sb, sn, tb, tn float64
-			for ri, f := range factors {
-				if f != 1 {
-					tot[ri] = round(float64(tot[ri]) * f)
-				}
-				if ri < nBase {
-					tb += float64(tot[ri])
-				} else {
-					tn += float64(tot[ri])
-				}
-			}
-			for ri, v := range self {
-				if f := factors[ri]; f != 1 {
-					v = round(float64(v) * f)
-					self[ri] = v
-				}
-				if ri < nBase {
-					sb += float64(v)
-				} else {
-					sn += float64(v)
-				}
-			}
-			u.meanBase[x], u.meanNew[x] = tb/kb, tn/kn
-			u.selfBase[x], u.selfNew[x] = sb/kb, sn/kn
-		}
-	})
 }
 
 // describe returns the thread label and the root-first function frames of
