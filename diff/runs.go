@@ -243,8 +243,11 @@ func (r *run) keys(kt *keyTable, s int) {
 	parallel(len(r.kids), fillKids)
 }
 
-// parallelKeys is the least node count of a run keyed on every core.
-const parallelKeys = 1 << 20
+// parallelKeys is the least node count of a run keyed on every core: a
+// 200k-stack profile's run (1 M nodes, keyed on the critical path after
+// the last tree is built) is, a stream's run of 100 + 100 (100 k nodes)
+// is not.
+const parallelKeys = 1 << 18
 
 // foldTree reads of a tree everything a comparison needs (m's values, the
 // shape, treeInfo), so that the tree can be dropped. marker, when not "",
