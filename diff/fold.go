@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/ctdiff/ctdiff/cct"
 )
@@ -29,6 +30,9 @@ type Fold struct {
 	// marker is the function per=FUNC normalization counts, "" otherwise.
 	marker string
 	slots  []foldSlot
+	// unstarted counts the runs whose Add has not started: the last run
+	// is folded on every core (foldTreeLike's wide).
+	unstarted atomic.Int64
 	// st, when not nil, builds the comparison as runs are added
 	// (stream.go); otherwise the runs are kept until Compare.
 	st *stream
@@ -58,6 +62,7 @@ func NewFold(nBase, nNew int, opts Options) *Fold {
 // newFold is NewFold streaming from more than minRuns runs on a side.
 func newFold(nBase, nNew int, opts Options, minRuns int) *Fold {
 	f := &Fold{nBase: nBase, nNew: nNew, metric: opts.Metric, metricName: opts.SampleType, slots: make([]foldSlot, max(nBase, 0)+max(nNew, 0))}
+	f.unstarted.Store(int64(len(f.slots)))
 	if opts.Normalize.Mode == NormalizePer {
 		f.marker = opts.Normalize.Func
 	}
@@ -98,23 +103,25 @@ func (f *Fold) Add(isNew bool, i int, t *cct.Tree) {
 	if i < 0 || i >= len(f.slots) || isNew && i < f.nBase || !isNew && i >= n {
 		panic(fmt.Sprintf("diff: Fold.Add: run %d of %d", i, n))
 	}
+	last := f.unstarted.Add(-1) == 0
 	if f.st == nil {
 		s := &f.slots[i]
 		if s.added {
 			panic(fmt.Sprintf("diff: Fold.Add: run %d added twice", i))
 		}
-		*s = f.fold(t, 0)
+		*s = f.fold(t, 0, last)
 		return
 	}
 	side := 0
 	if isNew {
 		side = 1
 	}
-	f.st.put(f, i, f.fold(t, side))
+	f.st.put(f, i, f.fold(t, side, last))
 }
 
-// fold is Add's slot for tree t, of side 0 (base) or 1 (new).
-func (f *Fold) fold(t *cct.Tree, side int) foldSlot {
+// fold is Add's slot for tree t, of side 0 (base) or 1 (new); last says
+// that no other run is still to be added.
+func (f *Fold) fold(t *cct.Tree, side int, last bool) foldSlot {
 	s := foldSlot{added: true}
 	if t == nil || len(t.Nodes) == 0 {
 		s.empty = true
@@ -143,7 +150,7 @@ func (f *Fold) fold(t *cct.Tree, side int) foldSlot {
 	if f.st != nil && !f.st.noMemo {
 		like = f.st.latest[side].Load()
 	}
-	s.r = foldTreeLike(t, m, f.marker, like)
+	s.r = foldTreeLike(t, m, f.marker, like, last)
 	return s
 }
 

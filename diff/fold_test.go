@@ -2,10 +2,12 @@ package diff
 
 import (
 	"reflect"
+	"runtime"
 	"sync"
 	"testing"
 
 	"github.com/ctdiff/ctdiff/cct"
+	"github.com/ctdiff/ctdiff/internal/synth"
 )
 
 // A Fold gives Compare's result whatever the order in which the runs are
@@ -134,5 +136,38 @@ func TestFoldReadsMetric(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The last tree of a Fold is folded on every core (wide): in ranges of
+// nodes, the child lists written at offsets counted per range. The run
+// must be the one a fold on one goroutine makes, array for array.
+func TestFoldWide(t *testing.T) {
+	pair := synth.Generate(synth.Config{Seed: 2, Stacks: 20000, Runs: 1})
+	tr, err := cct.FromProfile(pair.BaseRuns[0], cct.Options{Prune: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if parallelCount(len(tr.Nodes)) < 2 && runtime.GOMAXPROCS(0) > 1 {
+		t.Fatalf("%d nodes are folded in one range: the case tests nothing", len(tr.Nodes))
+	}
+	m, err := SampleMetric("", tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := foldTreeLike(tr, m, "", nil, false)
+	got := foldTreeLike(tr, m, "", nil, true)
+	if !reflect.DeepEqual(got, want) {
+		for name, f := range map[string]func(r *run) any{
+			"total": func(r *run) any { return r.total }, "self": func(r *run) any { return r.self },
+			"nframe": func(r *run) any { return r.nframe }, "parent": func(r *run) any { return r.parent },
+			"depths": func(r *run) any { return r.depths }, "kidStart": func(r *run) any { return r.kidStart },
+			"kids": func(r *run) any { return r.kids },
+		} {
+			if !reflect.DeepEqual(f(got), f(want)) {
+				t.Errorf("the wide fold's %s differs", name)
+			}
+		}
+		t.Fatal("the wide fold differs")
 	}
 }

@@ -243,31 +243,49 @@ func (r *run) keys(kt *keyTable, s int) {
 	parallel(len(r.kids), fillKids)
 }
 
-// parallelKeys is the least node count of a run keyed on every core.
-const parallelKeys = 1 << 20
+// parallelKeys is the least node count of a run keyed on every core: a
+// 200k-stack profile's run (1 M nodes, keyed on the critical path after
+// the last tree is built) is, a stream's run of 100 + 100 (100 k nodes)
+// is not.
+const parallelKeys = 1 << 18
 
 // foldTree reads of a tree everything a comparison needs (m's values, the
 // shape, treeInfo), so that the tree can be dropped. marker, when not "",
 // is the function Options.Normalize counts per run.
-func foldTree(t *cct.Tree, m Metric, marker string) *run { return foldTreeLike(t, m, marker, nil) }
+func foldTree(t *cct.Tree, m Metric, marker string) *run {
+	return foldTreeLike(t, m, marker, nil, false)
+}
 
 // foldTreeLike is foldTree that shares like's shape arrays (read only)
 // when the tree has its shape, instead of copying the tree's: a stream's
 // runs of one program mostly do (memo.go), and each copy was 20 bytes a
 // node allocated and written (100 + 100 runs of synth's 20,000-stack
 // profile: 430 MB).
-func foldTreeLike(t *cct.Tree, m Metric, marker string, like *shapeMemo) *run {
+//
+// wide folds a large tree on every core: the last tree of a comparison is
+// folded on its critical path, while the cores that built the others wait
+// (200k-stack pair: 1 M nodes, 30-45 ms on one core). An earlier tree is
+// folded on one, beside the builds still running, which would wait for it.
+func foldTreeLike(t *cct.Tree, m Metric, marker string, like *shapeMemo, wide bool) *run {
 	n := len(t.Nodes)
 	r := &run{frames: t.Frames}
 	r.total = make([]int64, n)
 	r.self = make([]int64, n)
+	parts := 1
+	if wide {
+		parts = parallelCount(n)
+	}
 	if k := m.col - 1; k >= 0 {
-		for i := range t.Nodes {
-			id := cct.NodeID(i)
-			r.total[i] = t.Total(id)[k] * m.scale
-			r.self[i] = t.Self(id)[k] * m.scale
-		}
+		parallelParts(n, parts, func(_, from, to int) {
+			for i := from; i < to; i++ {
+				id := cct.NodeID(i)
+				r.total[i] = t.Total(id)[k] * m.scale
+				r.self[i] = t.Self(id)[k] * m.scale
+			}
+		})
 	} else {
+		// The caller's functions: not known to be safe on several
+		// goroutines.
 		for i := range t.Nodes {
 			id := cct.NodeID(i)
 			r.total[i] = m.Total(t, id)
@@ -277,7 +295,7 @@ func foldTreeLike(t *cct.Tree, m Metric, marker string, like *shapeMemo) *run {
 	if like.hasShapeOf(t) {
 		r.nframe, r.parent, r.depths, r.kidStart, r.kids = like.nframe, like.parent, like.depths, like.kidStart, like.kids
 	} else {
-		r.copyShape(t)
+		r.copyShape(t, parts)
 	}
 	r.period = samplePeriod(t, r.total[cct.RootID])
 	r.info = treeInfo{sampleTypes: t.SampleTypes, periodType: t.PeriodType, periodValue: t.Period, durationNanos: t.DurationNanos}
@@ -303,32 +321,44 @@ func foldTreeLike(t *cct.Tree, m Metric, marker string, like *shapeMemo) *run {
 }
 
 // copyShape copies t's shape: each node's frame, parent and depth, and
-// the child lists.
-func (r *run) copyShape(t *cct.Tree) {
+// the child lists. It works in parts ranges of nodes, each on its own
+// goroutine (foldTreeLike's wide): a first pass copies the nodes and
+// counts each range's children, a second writes the child lists at the
+// offsets those counts give.
+func (r *run) copyShape(t *cct.Tree, parts int) {
 	n := len(t.Nodes)
 	r.nframe = make([]cct.FrameID, n)
 	r.parent = make([]cct.NodeID, n)
 	r.depths = make([]int32, n)
-	edges := 0
-	for i := range t.Nodes {
-		nd := &t.Nodes[i]
-		r.nframe[i], r.parent[i], r.depths[i] = nd.Frame, nd.Parent, nd.Depth
-		edges += len(t.Children(cct.NodeID(i)))
+	edges := make([]int, parts+1) // edges[k+1]: part k's children
+	parallelParts(n, parts, func(k, from, to int) {
+		e := 0
+		for i := from; i < to; i++ {
+			nd := &t.Nodes[i]
+			r.nframe[i], r.parent[i], r.depths[i] = nd.Frame, nd.Parent, nd.Depth
+			e += len(t.Children(cct.NodeID(i)))
+		}
+		edges[k+1] = e
+	})
+	for k := range parts {
+		edges[k+1] += edges[k]
 	}
 	r.kidStart = make([]int32, n+1)
-	r.kids = make([]cct.NodeID, edges)
+	r.kids = make([]cct.NodeID, edges[parts])
 	// A child at a time: most nodes have one or two children, and a copy
 	// per node cost more in calls than in copying (0.15 s of 100 + 100
 	// runs' 10 s).
-	k := 0
-	for i := range t.Nodes {
-		r.kidStart[i] = int32(k)
-		for _, c := range t.Children(cct.NodeID(i)) {
-			r.kids[k] = c
-			k++
+	parallelParts(n, parts, func(part, from, to int) {
+		k := edges[part]
+		for i := from; i < to; i++ {
+			r.kidStart[i] = int32(k)
+			for _, c := range t.Children(cct.NodeID(i)) {
+				r.kids[k] = c
+				k++
+			}
 		}
-	}
-	r.kidStart[n] = int32(k)
+	})
+	r.kidStart[n] = int32(edges[parts])
 }
 
 // nodes is the run's node count, the root included.

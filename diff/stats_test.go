@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -943,5 +944,79 @@ func TestStatsGraphTests(t *testing.T) {
 				t.Errorf("%d+%d: test %d is %+v, want a name and 0 ≤ P ≤ Q ≤ 1", runs, runs, i+1, tt)
 			}
 		}
+	}
+}
+
+// With one run a side fitNodePrior reads the union's means as arrays
+// (rowsAreMeans) and, for a union that keeps rows, copies them into arrays
+// first: both must fit what the rows give, value for value, in node order
+// (a fit on other values, or on the same in another order, differs in its
+// last bits: fitPrior's median and sums are order-dependent).
+func TestPairPriorReadsTheRows(t *testing.T) {
+	pair := synth.Generate(synth.Config{Seed: 3, Stacks: 5000, Functions: 1250, Runs: 1})
+	var all []*cct.Tree
+	for _, p := range append(pair.BaseRuns, pair.NewRuns...) {
+		tr, err := cct.FromProfile(p, cct.Options{Prune: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, tr)
+	}
+	m, err := SampleMetric("", all...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const mu = 5e6
+	for _, kind := range []string{"means", "rows"} {
+		t.Run(kind, func(t *testing.T) {
+			kt := newKeyTable(all[:1], all[1:])
+			rs := newRuns(all, 1, kt, m)
+			um := newMatcher(ZAM, DefaultBudget)
+			um.kt, um.renameMin = kt, 1
+			u := newUnion()
+			for _, r := range rs {
+				um.addRun(u, r, ZAM)
+			}
+			u.release()
+			u.values(rs[:1], rs[1:], true)
+			if !u.rowsAreMeans {
+				t.Fatal("a 1+1 union keeps means: the case tests nothing")
+			}
+			if kind == "rows" {
+				// The same values as rows of two runs.
+				n := u.len()
+				u.total, u.self = make([]int64, 2*n), make([]int64, 2*n)
+				for x := range n {
+					u.total[2*x], u.total[2*x+1] = int64(u.meanBase[x]), int64(u.meanNew[x])
+					u.self[2*x], u.self[2*x+1] = int64(u.selfBase[x]), int64(u.selfNew[x])
+				}
+				u.rowsAreMeans = false
+			}
+			// What the fit reads, row by row (the former fitNodePrior).
+			row := make([]float64, 2)
+			fit := func(rowOf func(x int32, dst []float64) []float64) *prior {
+				var means, vars []float64
+				for x := int32(1); int(x) < u.len(); x++ {
+					rowOf(x, row)
+					if mean := (row[0] + row[1]) / 2; mean >= mu/10 {
+						d := row[1] - row[0]
+						means, vars = append(means, mean), append(vars, d*d/2)
+					}
+				}
+				pr := fitPrior(means, vars, 1)
+				if pr != nil {
+					pr.capJitter(maxPairJitter)
+				}
+				return pr
+			}
+			want, self := fit(u.totalRow), fit(u.selfRow)
+			if want == nil || self == nil {
+				t.Fatal("no prior fitted: the case tests nothing")
+			}
+			want.alt, want.d0 = self, min(want.d0, self.d0)
+			if got := fitNodePrior(u, 1, mu, 0); !reflect.DeepEqual(got, want) {
+				t.Errorf("prior %+v (alt %+v), want %+v (alt %+v)", *got, *got.alt, *want, *want.alt)
+			}
+		})
 	}
 }

@@ -91,19 +91,43 @@ func (u *union) reserveKids(x int32, n int) {
 	u.kidKeys = slices.Grow(u.kidKeys, n)[:len(u.kidKeys)+n]
 }
 
-// grow makes room for n more nodes.
-func (u *union) grow(n int) {
-	u.weight = slices.Grow(u.weight, n)
-	u.parent = slices.Grow(u.parent, n)
-	u.key = slices.Grow(u.key, n)
-	u.depth = slices.Grow(u.depth, n)
-	u.kidOff = slices.Grow(u.kidOff, n)
-	u.kidLen = slices.Grow(u.kidLen, n)
-	u.kidCap = slices.Grow(u.kidCap, n)
-	if u.callSites {
-		u.callSite = slices.Grow(u.callSite, n)
+// grow makes room for n more nodes, and for kids more children.
+//
+// A large union's arrays are copied on two goroutines, a half of the bytes
+// each: growing is on the comparison's critical path, and a run that adds
+// much to a large union copies it all (gopair's new run adds 1.08 M nodes
+// to the base's 1.41 M: 26-31 ms on one core).
+func (u *union) grow(n, kids int) {
+	nodes := func() {
+		u.weight = slices.Grow(u.weight, n)
+		u.parent = slices.Grow(u.parent, n)
+		u.key = slices.Grow(u.key, n)
+		if u.callSites {
+			u.callSite = slices.Grow(u.callSite, n)
+		}
 	}
+	lists := func() {
+		u.depth = slices.Grow(u.depth, n)
+		u.kidOff = slices.Grow(u.kidOff, n)
+		u.kidLen = slices.Grow(u.kidLen, n)
+		u.kidCap = slices.Grow(u.kidCap, n)
+		u.kids = slices.Grow(u.kids, kids)
+		u.kidKeys = slices.Grow(u.kidKeys, kids)
+	}
+	if len(u.parent)+n < parallelGrow {
+		nodes()
+		lists()
+		return
+	}
+	var wg sync.WaitGroup
+	wg.Go(nodes)
+	lists()
+	wg.Wait()
 }
+
+// parallelGrow is the least node count of a union grown on two
+// goroutines.
+const parallelGrow = 1 << 18
 
 func (u *union) add(parent int32, k key, callSite, weight int64) int32 {
 	id := int32(len(u.parent))
@@ -328,9 +352,7 @@ func (m *matcher) addRun(u *union, r *run, mode Matching) {
 	if flags[0]&adds == 0 {
 		return
 	}
-	u.grow(added)
-	u.kids = slices.Grow(u.kids, added+moved)
-	u.kidKeys = slices.Grow(u.kidKeys, added+moved)
+	u.grow(added, added+moved)
 	old := int32(u.len())                    // the union nodes before this run's
 	stack := append(m.stack[:0], pair{0, 0}) // (union node, run node)
 	for len(stack) > 0 {
@@ -418,7 +440,7 @@ func (u *union) copyRun(r *run) {
 	if u.callSites {
 		u.callSite = make([]int64, 1, n)
 	}
-	u.grow(n - 1)
+	u.grow(n-1, 0)
 	u.parent = u.parent[:n]
 	u.key = u.key[:n]
 	u.depth = u.depth[:n]

@@ -2,7 +2,9 @@ package main
 
 import (
 	"os"
+	"runtime"
 	"runtime/debug"
+	"sync/atomic"
 
 	"github.com/ctdiff/ctdiff/cct"
 	"github.com/ctdiff/ctdiff/convert"
@@ -35,7 +37,19 @@ func foldTrees(s *streams, f *diff.Fold, nBase int, paths []string, opts convert
 	}
 	// In the Fold's order, a streaming Fold releases each run soon after
 	// it is added (diff.Fold.Order).
+	var unfolded atomic.Int64
+	unfolded.Store(int64(len(paths)))
 	return buildEach(s, paths, f.Order(), opts, copts, func(i int, bt *builtTree) {
+		if unfolded.Add(-1) == 0 && len(paths) > 1 {
+			// The last tree: the others (folded) and the other
+			// goroutines' reading and building buffers are garbage
+			// now. Collected, they give this fold (on the critical
+			// path: every build is done) memory already faulted in,
+			// where the heap grew by fresh pages, a fault each: the
+			// 200k-stack pair's fold writes 36 MB. Peak RSS, 6 rounds
+			// interleaved: 309-370 MB (mean 330) against 344-404 (362).
+			runtime.GC()
+		}
 		isNew, j := i >= nBase, i
 		if isNew {
 			j -= nBase
