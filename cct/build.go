@@ -30,6 +30,9 @@ type Options struct {
 	// batchFrames, when positive, replaces the inserter's batch limit
 	// (insert.go), so tests can force many batches.
 	batchFrames int
+	// byDepth makes the inserter insert every batch depth by depth, also
+	// those insertByGroup would (insert.go), so tests can check both.
+	byDepth bool
 }
 
 // A Builder merges profiles into one tree.
