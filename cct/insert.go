@@ -72,6 +72,11 @@ type inserter struct {
 	// being copied and touches no more memory than it holds.
 	cols       []column
 	glen, glcp []int32
+	// byGroup says the batch goes to insertByGroup, which reads the
+	// paths in group order: their stored frames are then in flat, in
+	// that order, instead of cols.
+	byGroup bool
+	flat    []FrameID
 	// stored counts the frames in cols; path is the path being read and
 	// prev the path of group prevGroup (-1 for none in this batch).
 	stored     int
@@ -124,8 +129,6 @@ type inserter struct {
 	// one random access.
 	placed []placement
 	count  []int32
-	// readers read the columns, one per depth (insertByGroup).
-	readers []columnReader
 	// nodesPerFrame is the new nodes per frame of the last batch, for the
 	// first room roomFor makes.
 	nodesPerFrame float64
@@ -158,7 +161,9 @@ func (in *inserter) start(t *Tree, opts Options, profile int32, src *sampleReade
 	if opts.batchFrames > 0 {
 		limit = opts.batchFrames
 	}
-	in.batch = min(limit, max(minBatchFrames, heldFrames(src)))
+	held := heldFrames(src)
+	in.batch = min(limit, max(minBatchFrames, held))
+	in.byGroup = len(t.Nodes) == 1 && held <= maxByGroupFrames && !in.byDepth
 	in.samples = withRoom(in.samples, min(src.len(), in.batch))
 	in.glen = withRoom(in.glen, min(src.len(), in.batch))
 	in.glcp = withRoom(in.glcp, min(src.len(), in.batch))
@@ -199,6 +204,7 @@ func (in *inserter) reset() {
 	}
 	in.glen, in.glcp, in.samples, in.group = in.glen[:0], in.glcp[:0], in.samples[:0], in.group[:0]
 	in.stored, in.prevGroup = 0, -1
+	in.flat = in.flat[:0]
 	in.preset, in.presetEnd, in.presetThread = in.preset[:0], in.presetEnd[:0], in.presetThread[:0]
 	in.batchPaths = in.batchPaths[:0]
 }
@@ -281,16 +287,20 @@ func (in *inserter) endSample(s, known int) {
 			return
 		}
 	}
-	for len(in.cols) < len(path) {
-		in.cols = append(in.cols, column{ci: -1})
-	}
-	for d := lcp; d < len(path); d++ {
-		col := &in.cols[d]
-		if col.off == len(col.cur) {
-			col.next()
+	if in.byGroup {
+		in.flat = append(in.flat, path[lcp:]...)
+	} else {
+		for len(in.cols) < len(path) {
+			in.cols = append(in.cols, column{ci: -1})
 		}
-		col.cur[col.off] = path[d]
-		col.off++
+		for d := lcp; d < len(path); d++ {
+			col := &in.cols[d]
+			if col.off == len(col.cur) {
+				col.next()
+			}
+			col.cur[col.off] = path[d]
+			col.off++
+		}
 	}
 	in.stored += len(path) - lcp
 	in.glen, in.glcp = append(in.glen, int32(len(path))), append(in.glcp, int32(lcp))
@@ -376,10 +386,11 @@ func (in *inserter) flush() {
 	in.end = resize(in.end, groups)
 	in.thread = resize(in.thread, groups)
 
-	if base == RootID+1 && in.stored <= maxByGroupFrames && !in.byDepth {
+	if in.byGroup {
 		in.insertByGroup(base, groups)
 		in.writeInOrder(base)
 		in.finishBatch(base, groups)
+		in.byGroup = false // the tree holds more than its root now
 		return
 	}
 
@@ -555,13 +566,14 @@ func (in *inserter) finishBatch(base NodeID, groups int) {
 	in.reset()
 }
 
-// maxByGroupFrames is the most frames a batch may store (inserter.cols)
-// for insertByGroup to insert it: a 20,000-stack run stores 265,000 and
-// makes 108,000 nodes, whose child lists and level table stay in the
-// processor's caches, where a depth at a time pays for every path alive at
-// each depth (611,000 steps for the 265,000 stored frames) and a sort.
-// Larger batches go depth by depth, for the locality the inserter's
-// comment describes.
+// maxByGroupFrames is the most frames a profile's samples may hold
+// (heldFrames) for its first batch into a fresh tree to go to
+// insertByGroup: a 20,000-stack run holds 611,000, stores 265,000 and
+// makes 108,000 nodes, whose child lists stay in the processor's caches,
+// where a depth at a time paid for every path alive at each depth (611,000
+// steps) and a sort into rank order. Larger profiles go depth by depth,
+// for the locality the inserter's comment describes (a 200,000-stack
+// profile built no faster by group).
 const maxByGroupFrames = 1 << 20
 
 // insertByGroup inserts a batch into a tree that holds only its root, path
@@ -574,13 +586,13 @@ const maxByGroupFrames = 1 << 20
 func (in *inserter) insertByGroup(base NodeID, groups int) {
 	in.growNew(in.stored) // at most a node per stored frame
 	in.level.reset()
-	rd := in.readers[:0]
-	for d := range in.cols {
-		rd = append(rd, columnReader{chunks: in.cols[d].chunks})
+	depth := 0
+	for _, n := range in.glen {
+		depth = max(depth, int(n))
 	}
-	in.readers = rd
-	cur := resize(in.cur, len(in.cols))
+	cur := resize(in.cur, depth)
 	in.cur = cur
+	flat, k := in.flat, 0
 	for g := range groups {
 		if g < len(in.preset) && in.preset[g] {
 			in.end[g], in.thread[g] = in.presetEnd[g], in.presetThread[g]
@@ -589,7 +601,8 @@ func (in *inserter) insertByGroup(base NodeID, groups int) {
 		n := int(in.glen[g])
 		made := false // the path made its node at the depth before
 		for d := int(in.glcp[g]); d < n; d++ {
-			f := rd[d].read()
+			f := flat[k]
+			k++
 			parent := RootID
 			if d > 0 {
 				parent = cur[d-1]
@@ -1087,7 +1100,7 @@ func (b *Builder) release() {
 // bytes is the scratch's buffers' size.
 func (sc *scratch) bytes() int {
 	in := &sc.ins
-	n := 4 * (cap(in.glen) + cap(in.glcp) + cap(in.path) + cap(in.prev) + cap(in.group) + cap(in.batchPaths) + cap(in.presetEnd) + cap(in.presetThread) +
+	n := 4 * (cap(in.flat) + cap(in.glen) + cap(in.glcp) + cap(in.path) + cap(in.prev) + cap(in.group) + cap(in.batchPaths) + cap(in.presetEnd) + cap(in.presetThread) +
 		cap(in.end) + cap(in.thread) + cap(in.alive) + cap(in.cur) +
 		cap(in.parent) + 2*cap(in.kid) + cap(in.first) + cap(in.head) +
 		2*cap(in.placed) + cap(in.count) + cap(in.paths.slots) + cap(in.levels) +
