@@ -3,6 +3,7 @@ package cct
 import (
 	"slices"
 	"sync"
+	"unsafe"
 )
 
 // batchFrames bounds the frames an inserter holds before it inserts them:
@@ -1078,7 +1079,8 @@ func (b *Builder) scratch() *scratch {
 }
 
 // release returns the builder's scratch to its Buffers or the pool,
-// keeping no reference to the tree, the profile or its samples.
+// keeping no reference to the tree, the profile or its samples, but for
+// the locations of a profile of at most maxKeptLocations (keptFrames).
 func (b *Builder) release() {
 	sc := b.sc
 	b.sc = nil
@@ -1114,5 +1116,7 @@ func (sc *scratch) bytes() int {
 	n += 8 * cap(in.samples)
 	n += 64*cap(in.cols) + cap(in.preset) + cap(in.made) + 32*cap(in.paths.entries)
 	n += 16 * (len(in.level.buf) + len(in.level.spare))
+	k := &sc.locs.kept
+	n += 8*cap(k.locs) + 8*cap(k.span) + 40*cap(k.entries) + int(unsafe.Sizeof(Frame{}))*cap(k.frames) + 4*cap(sc.locs.ids)
 	return n
 }
