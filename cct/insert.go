@@ -606,24 +606,28 @@ func (in *inserter) insertByGroup(base NodeID, groups int) {
 			continue
 		}
 		n := int(in.glen[g])
-		made := false // the path made its node at the depth before
-		for d := int(in.glcp[g]); d < n; d++ {
+		d := int(in.glcp[g])
+		parent := RootID
+		if d > 0 {
+			parent = cur[d-1]
+		}
+		for ; d < n; d++ {
 			f := flat[k]
 			k++
-			parent := RootID
-			if d > 0 {
-				parent = cur[d-1]
-			}
-			var id NodeID
-			if made {
-				id = in.addFirst(parent, f, int32(g), base)
-			} else {
-				var found bool
-				if id, found = in.lookup(parent, f, base); !found {
-					id, made = in.add(parent, f, int32(g), base), true
+			id, found := in.lookup(parent, f, base)
+			if !found {
+				id = in.add(parent, f, int32(g), base)
+				cur[d], parent = id, id
+				// The rest of the path is new: each node the first
+				// child of the one before, made without a lookup.
+				for d++; d < n; d++ {
+					id = in.addFirst(parent, flat[k], int32(g), base)
+					k++
+					cur[d], parent = id, id
 				}
+				break
 			}
-			cur[d] = id
+			cur[d], parent = id, id
 		}
 		in.thread[g], in.end[g] = cur[0], cur[n-1]
 	}
