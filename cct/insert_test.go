@@ -152,11 +152,12 @@ func TestInsertMatchesReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, batch := range []int{1, 7, 100, 1 << 23} {
 		for _, timed := range []string{"ordered", "shuffled", "some", "none"} {
-			for _, opts := range []Options{{}, {Prune: true}, {CallSites: true}, {Timeline: true}} {
+			for _, opts := range []Options{{}, {Prune: true}, {CallSites: true}, {Timeline: true}, {byDepth: true}, {Timeline: true, byDepth: true}} {
 				name := fmt.Sprintf("batch=%d/%s/%+v", batch, timed, opts)
 				t.Run(name, func(t *testing.T) {
 					o := opts
 					o.batchFrames = batch
+					opts.byDepth = false
 					profiles := []*profile.Profile{randomProfile(rng, 300, timed), randomProfile(rng, 200, timed)}
 					got, want := NewBuilder(o), NewBuilder(opts)
 					for _, p := range profiles {
@@ -179,10 +180,11 @@ func TestInsertMatchesReference(t *testing.T) {
 func TestInsertMatchesReferenceSynth(t *testing.T) {
 	t.Parallel()
 	pair := synth.Generate(synth.Config{Seed: 3, Stacks: 3000, Functions: 300})
-	for _, opts := range []Options{{Prune: true}, {CallSites: true}} {
+	for _, opts := range []Options{{Prune: true}, {CallSites: true}, {Prune: true, byDepth: true}} {
 		for _, batch := range []int{1000, 1 << 23} {
 			o := opts
 			o.batchFrames = batch
+			opts.byDepth = false
 			got, want := NewBuilder(o), NewBuilder(opts)
 			for _, p := range []*profile.Profile{pair.Base, pair.New} {
 				if err := got.Add(p); err != nil {
@@ -449,34 +451,36 @@ func TestInsertWideParents(t *testing.T) {
 	t.Parallel()
 	for _, fanout := range []int{wideChildren - 1, wideChildren, wideChildren + 1, 50} {
 		for _, batch := range []int{5, 1 << 23} {
-			t.Run(fmt.Sprintf("fanout=%d/batch=%d", fanout, batch), func(t *testing.T) {
-				t.Parallel()
-				rng := rand.New(rand.NewPCG(uint64(fanout), 7))
-				p := &profile.Profile{SampleType: []*profile.ValueType{{Type: "samples", Unit: "count"}}}
-				for i := range fanout + 1 {
-					fn := &profile.Function{ID: uint64(i + 1), Name: fmt.Sprintf("f%d", i)}
-					p.Function = append(p.Function, fn)
-					p.Location = append(p.Location, &profile.Location{ID: uint64(i + 1), Line: []profile.Line{{Function: fn}}})
-				}
-				// Stacks f0 → fi → fj: f0 and every fi have fanout children.
-				for range 20 * fanout {
-					i, j := 1+rng.IntN(fanout), 1+rng.IntN(fanout)
-					p.Sample = append(p.Sample, &profile.Sample{
-						Location: []*profile.Location{p.Location[j], p.Location[i], p.Location[0]},
-						Value:    []int64{1},
-					})
-				}
-				got, want := NewBuilder(Options{batchFrames: batch}), NewBuilder(Options{})
-				if err := got.Add(p); err != nil {
-					t.Fatal(err)
-				}
-				referenceAdd(want, p)
-				tr := got.Finish()
-				sameTree(t, tr, want.Finish())
-				if f0 := tr.Children(tr.Children(RootID)[0])[0]; len(tr.Children(f0)) != fanout {
-					t.Errorf("f0 has %d children, want %d", len(tr.Children(f0)), fanout)
-				}
-			})
+			for _, byDepth := range []bool{false, true} {
+				t.Run(fmt.Sprintf("fanout=%d/batch=%d/byDepth=%v", fanout, batch, byDepth), func(t *testing.T) {
+					t.Parallel()
+					rng := rand.New(rand.NewPCG(uint64(fanout), 7))
+					p := &profile.Profile{SampleType: []*profile.ValueType{{Type: "samples", Unit: "count"}}}
+					for i := range fanout + 1 {
+						fn := &profile.Function{ID: uint64(i + 1), Name: fmt.Sprintf("f%d", i)}
+						p.Function = append(p.Function, fn)
+						p.Location = append(p.Location, &profile.Location{ID: uint64(i + 1), Line: []profile.Line{{Function: fn}}})
+					}
+					// Stacks f0 → fi → fj: f0 and every fi have fanout children.
+					for range 20 * fanout {
+						i, j := 1+rng.IntN(fanout), 1+rng.IntN(fanout)
+						p.Sample = append(p.Sample, &profile.Sample{
+							Location: []*profile.Location{p.Location[j], p.Location[i], p.Location[0]},
+							Value:    []int64{1},
+						})
+					}
+					got, want := NewBuilder(Options{batchFrames: batch, byDepth: byDepth}), NewBuilder(Options{})
+					if err := got.Add(p); err != nil {
+						t.Fatal(err)
+					}
+					referenceAdd(want, p)
+					tr := got.Finish()
+					sameTree(t, tr, want.Finish())
+					if f0 := tr.Children(tr.Children(RootID)[0])[0]; len(tr.Children(f0)) != fanout {
+						t.Errorf("f0 has %d children, want %d", len(tr.Children(f0)), fanout)
+					}
+				})
+			}
 		}
 	}
 }

@@ -122,3 +122,61 @@ func TestBuffersReused(t *testing.T) {
 		}
 	}
 }
+
+// Runs whose tables are the same objects (convert.Buffers shares them when
+// their bytes repeat) take their locations' frames from the kept frames of
+// the run before (keptFrames): into fresh trees and into the same tree,
+// with other samples, with a location a source adds of its own, and with
+// the options that change a location's frames, every tree is the one the
+// reference builds.
+func TestKeptFrames(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	p1 := randomProfile(rng, 300, "ordered")
+	// p2 has other samples over p1's very tables; randomProfile's tables
+	// are the same each time, in the same order.
+	p2 := randomProfile(rng, 200, "none")
+	for _, s := range p2.Sample {
+		for j, l := range s.Location {
+			s.Location[j] = p1.Location[l.ID-1]
+		}
+	}
+	p2.Location, p2.Function = p1.Location, p1.Function
+	// p3 lists p1's locations in another order: not the kept ones.
+	p3 := &profile.Profile{SampleType: p2.SampleType, Sample: p2.Sample, Function: p2.Function, Location: slices.Clone(p1.Location)}
+	slices.Reverse(p3.Location)
+	type build struct {
+		profiles []*profile.Profile // into one tree
+		opts     Options
+		use      bool // the last profile takes the kept frames
+	}
+	builds := []build{
+		{[]*profile.Profile{p1}, Options{}, false},
+		{[]*profile.Profile{p2}, Options{}, true},
+		{[]*profile.Profile{p1}, Options{}, true},
+		{[]*profile.Profile{p2, p1}, Options{}, true},
+		{[]*profile.Profile{p1}, Options{Prune: true}, false},
+		{[]*profile.Profile{p2}, Options{Prune: true, Timeline: true}, true},
+		{[]*profile.Profile{p2}, Options{CallSites: true}, false},
+		{[]*profile.Profile{p2}, Options{}, false},
+		{[]*profile.Profile{p1, p3}, Options{}, false},
+		{[]*profile.Profile{p2}, Options{}, false},
+		{[]*profile.Profile{p1}, Options{}, true},
+	}
+	var buf Buffers
+	for i, bd := range builds {
+		t.Run(fmt.Sprintf("%d", i), func(t *testing.T) {
+			got, want := NewBuilder(bd.opts), NewBuilder(bd.opts)
+			got.UseBuffers(&buf)
+			for _, p := range bd.profiles {
+				if err := got.Add(p); err != nil {
+					t.Fatal(err)
+				}
+				referenceAdd(want, p)
+			}
+			sameTree(t, got.Finish(), want.Finish())
+			if buf.sc.locs.use != bd.use {
+				t.Errorf("the last profile took kept frames: %v, want %v", buf.sc.locs.use, bd.use)
+			}
+		})
+	}
+}

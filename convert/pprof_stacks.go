@@ -107,8 +107,10 @@ func (d *pprofDecoder) stacks() (*stacks.Samples, bool) {
 // sampleInto decodes one Sample message as parseSample does, appending its
 // stack (as location indexes) and values to s directly and returning its
 // labels: the loop that reads most of a profile's bytes. The packed ids
-// and values that writers put in every sample are read without a call to
-// next.
+// and values that writers put in every sample, and values unpacked (both
+// runtime/pprof and profile.Write pack a repeated field only when it holds
+// more than two: a CPU profile's two values are two fields), are read
+// without a call to next.
 func (d *pprofDecoder) sampleInto(s *stacks.Samples, b []byte, lbls []sampleLabel) ([]sampleLabel, bool) {
 	for len(b) > 0 {
 		if k := b[0]; k == 1<<3|2 || k == 2<<3|2 {
@@ -127,6 +129,14 @@ func (d *pprofDecoder) sampleInto(s *stacks.Samples, b []byte, lbls []sampleLabe
 			if !ok {
 				return lbls, false
 			}
+			continue
+		}
+		if b[0] == 2<<3 { // a value unpacked, as writers put two or fewer
+			u, n := varint(b[1:])
+			if n == 0 {
+				return lbls, false
+			}
+			s.Values, b = append(s.Values, int64(u)), b[1+n:]
 			continue
 		}
 		f, rest, ok := next(b)
