@@ -10,6 +10,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/ctdiff/ctdiff/internal/pprofenc"
 	"github.com/ctdiff/ctdiff/stacks"
@@ -54,15 +55,7 @@ func ReadPprofStream(r *bufio.Reader, name string, size int64, opts Options) (*P
 	gzipped := isGzip(magic)
 	x, err := readPprofStream(r, name, gzipped, &opts)
 	if err != nil {
-		var se *SyntaxError
-		if errors.As(err, &se) {
-			if se.File == "" {
-				se.File = name
-			}
-		} else {
-			err = fmt.Errorf("%s: %w", name, err)
-		}
-		return nil, oneLineError(err)
+		return nil, inputError(err, name)
 	}
 	for i, w := range x.Warnings {
 		x.Warnings[i] = escapeControls(w)
@@ -470,8 +463,8 @@ func (x *PprofStream) labelStrings() ([]string, []labelLayout) {
 				j++
 			}
 		}
-		slices.SortStableFunc(strLabels, func(a, b layoutLabel) int { return cmpStrings(x.strs[a.key], x.strs[b.key]) })
-		slices.SortStableFunc(numLabels, func(a, b numLabel) int { return cmpStrings(x.strs[a.l.key], x.strs[b.l.key]) })
+		slices.SortStableFunc(strLabels, func(a, b layoutLabel) int { return strings.Compare(x.strs[a.key], x.strs[b.key]) })
+		slices.SortStableFunc(numLabels, func(a, b numLabel) int { return strings.Compare(x.strs[a.l.key], x.strs[b.l.key]) })
 		ll := &layouts[i]
 		for _, l := range strLabels {
 			ll.str = append(ll.str, labelAt{len(out), len(out) + 1})
@@ -485,16 +478,6 @@ func (x *PprofStream) labelStrings() ([]string, []labelLayout) {
 		}
 	}
 	return out, layouts
-}
-
-func cmpStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // encode makes l's labels' bytes and ids from the strings' ids.

@@ -91,20 +91,27 @@ func ReadFile(path string, opts Options) (*Result, error) {
 func Read(r io.Reader, name string, opts Options) (*Result, error) {
 	res, err := read(r, name, &opts)
 	if err != nil {
-		var se *SyntaxError
-		if errors.As(err, &se) {
-			if se.File == "" {
-				se.File = name
-			}
-		} else {
-			err = fmt.Errorf("%s: %w", name, err)
-		}
-		return nil, oneLineError(err)
+		return nil, inputError(err, name)
 	}
 	for i, w := range res.Warnings {
 		res.Warnings[i] = escapeControls(w)
 	}
 	return res, nil
+}
+
+// inputError is err as Read and ReadPprofStream return it: naming the
+// input (a SyntaxError carries it in File, with the position), on one
+// line.
+func inputError(err error, name string) error {
+	var se *SyntaxError
+	if errors.As(err, &se) {
+		if se.File == "" {
+			se.File = name
+		}
+	} else {
+		err = fmt.Errorf("%s: %w", name, err)
+	}
+	return oneLineError(err)
 }
 
 func read(r io.Reader, name string, opts *Options) (*Result, error) {
