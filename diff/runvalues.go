@@ -49,7 +49,9 @@ type runStore interface {
 // selfAt[totalAt[x]] of self, or zeros when it has no self value (most
 // nodes of a CPU profile: synth's 20,000-stack profile has self time in
 // 20,001 of its 107,755). A node without a row has its values in the log
-// until finish, then in sparse[sparseAt[x]:sparseAt[x+1]], in run order.
+// until finish, then at sparseAt[x] up to sparseAt[x+1] of sparseRi and
+// sparseV (apart: a struct of int32 and int64 is 16 bytes, 4 of them
+// padding), in run order.
 // A logged or sparse value is a run's inclusive value, or when its run
 // number is negative (^ri) the self value of run ri, right after its
 // inclusive value: most values have no self value, and a pair of int64
@@ -64,7 +66,8 @@ type runValues[T int64 | float32] struct {
 	// stage and stageSelf are flush's, scatterBlock values a row.
 	stage, stageSelf []T
 	sparseAt         []int32
-	sparse           []sparseValue[T]
+	sparseRi         []int32
+	sparseV          []T
 }
 
 // A logged value is node x's inclusive value in run ri, or its self value
@@ -72,13 +75,6 @@ type runValues[T int64 | float32] struct {
 type logged[T int64 | float32] struct {
 	x, ri int32
 	v     T
-}
-
-// A sparseValue is a node's inclusive value in run ri, or its self value
-// in run ^ri when ri < 0.
-type sparseValue[T int64 | float32] struct {
-	ri int32
-	v  T
 }
 
 // runOf returns the run of a logged or sparse value's ri, and whether the
@@ -268,12 +264,12 @@ func (v *runValues[T]) group(n int) {
 	for x := range n {
 		at[x+1] += at[x]
 	}
-	sparse := make([]sparseValue[T], at[n])
+	ris, vals := make([]int32, at[n]), make([]T, at[n])
 	next := slices.Clone(at[:n])
 	for ci, c := range v.log {
 		for _, e := range c {
 			if v.totalAt[e.x] == 0 {
-				sparse[next[e.x]] = sparseValue[T]{e.ri, e.v}
+				ris[next[e.x]], vals[next[e.x]] = e.ri, e.v
 				next[e.x]++
 			}
 		}
@@ -289,14 +285,15 @@ func (v *runValues[T]) group(n int) {
 		return ra < rb
 	}
 	for x := range n {
-		vals := sparse[at[x]:at[x+1]]
-		for i := 1; i < len(vals); i++ {
-			for j := i; j > 0 && less(vals[j].ri, vals[j-1].ri); j-- {
-				vals[j], vals[j-1] = vals[j-1], vals[j]
+		r, val := ris[at[x]:at[x+1]], vals[at[x]:at[x+1]]
+		for i := 1; i < len(r); i++ {
+			for j := i; j > 0 && less(r[j], r[j-1]); j-- {
+				r[j], r[j-1] = r[j-1], r[j]
+				val[j], val[j-1] = val[j-1], val[j]
 			}
 		}
 	}
-	v.sparseAt, v.sparse = at, sparse
+	v.sparseAt, v.sparseRi, v.sparseV = at, ris, vals
 }
 
 // finish scales each run's values by its factor, as run.scale would have
@@ -327,18 +324,18 @@ func (v *runValues[T]) finish(u *union, nBase int, factors []float64) {
 					}
 				}
 			} else {
-				vals := v.sparse[v.sparseAt[x]:v.sparseAt[x+1]]
-				for i := range vals {
-					e := &vals[i]
-					ri, self := runOf(e.ri)
+				from, to := v.sparseAt[x], v.sparseAt[x+1]
+				vals := v.sparseV[from:to]
+				for i, ri := range v.sparseRi[from:to] {
+					ri, self := runOf(ri)
 					if f := factors[ri]; f != 1 {
-						e.v = T(round(float64(e.v) * f))
+						vals[i] = T(round(float64(vals[i]) * f))
 					}
 					k := min(int(ri)/nBase, 1)
 					if self {
 						k += 2
 					}
-					sums[k] += float64(e.v)
+					sums[k] += float64(vals[i])
 				}
 			}
 			u.meanBase[x], u.meanNew[x] = sums[0]/kb, sums[1]/kn
@@ -355,9 +352,11 @@ func (v *runValues[T]) totalRow(x int32, dst []float64) []float64 {
 		return dst
 	}
 	clear(dst)
-	for _, e := range v.sparse[v.sparseAt[x]:v.sparseAt[x+1]] {
-		if e.ri >= 0 {
-			dst[e.ri] = float64(e.v)
+	from, to := v.sparseAt[x], v.sparseAt[x+1]
+	vals := v.sparseV[from:to]
+	for i, ri := range v.sparseRi[from:to] {
+		if ri >= 0 {
+			dst[ri] = float64(vals[i])
 		}
 	}
 	return dst
@@ -372,9 +371,11 @@ func (v *runValues[T]) selfRow(x int32, dst []float64) []float64 {
 	}
 	clear(dst)
 	if v.totalAt[x] == 0 {
-		for _, e := range v.sparse[v.sparseAt[x]:v.sparseAt[x+1]] {
-			if e.ri < 0 {
-				dst[^e.ri] = float64(e.v)
+		from, to := v.sparseAt[x], v.sparseAt[x+1]
+		vals := v.sparseV[from:to]
+		for i, ri := range v.sparseRi[from:to] {
+			if ri < 0 {
+				dst[^ri] = float64(vals[i])
 			}
 		}
 	}
