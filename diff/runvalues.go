@@ -25,10 +25,12 @@ const compactMinRuns = 100
 // denseShare is the share of the runs written so far (1/denseShare) a node
 // must be in to get a dense row. A logged value costs 16 bytes (12 for
 // float32: node, run, inclusive value), 32 (24) with a self value, a row 8
-// (4) bytes per run of the comparison, its self row as much: at a third of
-// the runs the two cost about the same. The
-// runs written so far stand in for all of them; a node that gets its row
-// late keeps its earlier values in the log, moved to the row at the end.
+// (4) bytes per run of the comparison (its self row as much, when it has
+// one): the third was chosen when a logged value cost 24 bytes, where the
+// two cost the same, and kept (runs of one shape give every node a row
+// whatever the share). The runs written so far stand in for all of them;
+// a node that gets its row late keeps its earlier values in the log, moved
+// to the row at the end.
 const denseShare = 3
 
 // runStore is where a stream's union keeps its per-run values: runValues
