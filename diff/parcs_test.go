@@ -190,13 +190,14 @@ func TestWeightMatchingNoiseFloor(t *testing.T) {
 }
 
 // Topology lists only subtrees that differ in every pair: a handler
-// triggered in one run is noise.
+// triggered in one run is noise, and so is one missing from the first
+// pair (late) or from a middle one (gap: dropped, then found again).
 func TestTopologyAcrossPairs(t *testing.T) {
-	base := trees(t, "m;a 100", "m;a 100", "m;a 100")
+	base := trees(t, "m;a 100\nold 5", "m;a 100\nold 5\nlost 7", "m;a 100\nlost 7")
 	nw := trees(t,
-		"m;a 100\nm;new;x 30\nhover 20",
-		"m;a 100\nm;new;x 30",
-		"m;a 100\nm;new;x 33",
+		"m;a 100\nm;new;x 30\nhover 20\ngap 10",
+		"m;a 100\nm;new;x 30\nlate 10",
+		"m;a 100\nm;new;x 33\nlate 10\ngap 10",
 	)
 	res := compare(t, base, nw, Options{})
 	if len(res.Topology.Added) != 1 || pathString(res.Topology.Added[0].Path) != "m;new" ||

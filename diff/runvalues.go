@@ -23,11 +23,14 @@ import "slices"
 const compactMinRuns = 100
 
 // denseShare is the share of the runs written so far (1/denseShare) a node
-// must be in to get a dense row. A logged value costs 24 bytes (16 for
-// float32: node, run, inclusive and self value), a row 8 (4) bytes per run
-// of the comparison: at a third of the runs the two cost the same. The
-// runs written so far stand in for all of them; a node that gets its row
-// late keeps its earlier values in the log, moved to the row at the end.
+// must be in to get a dense row. A logged value costs 16 bytes (12 for
+// float32: node, run, inclusive value), 32 (24) with a self value, a row 8
+// (4) bytes per run of the comparison (its self row as much, when it has
+// one): the third was chosen when a logged value cost 24 bytes, where the
+// two cost the same, and kept (runs of one shape give every node a row
+// whatever the share). The runs written so far stand in for all of them;
+// a node that gets its row late keeps its earlier values in the log, moved
+// to the row at the end.
 const denseShare = 3
 
 // runStore is where a stream's union keeps its per-run values: runValues
@@ -48,7 +51,13 @@ type runStore interface {
 // selfAt[totalAt[x]] of self, or zeros when it has no self value (most
 // nodes of a CPU profile: synth's 20,000-stack profile has self time in
 // 20,001 of its 107,755). A node without a row has its values in the log
-// until finish, then in sparse[sparseAt[x]:sparseAt[x+1]], in run order.
+// until finish, then at sparseAt[x] up to sparseAt[x+1] of sparseRi and
+// sparseV (apart: a struct of int32 and int64 is 16 bytes, 4 of them
+// padding), in run order.
+// A logged or sparse value is a run's inclusive value, or when its run
+// number is negative (^ri) the self value of run ri, right after its
+// inclusive value: most values have no self value, and a pair of int64
+// per value cost 8 bytes more a value (100 MB at 50 + 50 gopair runs).
 type runValues[T int64 | float32] struct {
 	runs        int
 	written     int     // runs flushed so far
@@ -59,19 +68,24 @@ type runValues[T int64 | float32] struct {
 	// stage and stageSelf are flush's, scatterBlock values a row.
 	stage, stageSelf []T
 	sparseAt         []int32
-	sparse           []sparseValue[T]
+	sparseRi         []int32
+	sparseV          []T
 }
 
-// A logged value is node x's in run ri.
+// A logged value is node x's inclusive value in run ri, or its self value
+// in run ^ri when ri < 0.
 type logged[T int64 | float32] struct {
 	x, ri int32
-	t, s  T
+	v     T
 }
 
-// A sparseValue is a node's value in run ri.
-type sparseValue[T int64 | float32] struct {
-	ri   int32
-	t, s T
+// runOf returns the run of a logged or sparse value's ri, and whether the
+// value is a self value.
+func runOf(ri int32) (int32, bool) {
+	if ri < 0 {
+		return ^ri, true
+	}
+	return ri, false
 }
 
 const logChunk = 1 << 16
@@ -138,11 +152,18 @@ func (v *runValues[T]) logValue(x int32, ri int, t, s int64) {
 	if t == 0 && s == 0 {
 		return // the rows' zeros
 	}
+	v.logOne(logged[T]{x, int32(ri), T(t)})
+	if s != 0 {
+		v.logOne(logged[T]{x, ^int32(ri), T(s)})
+	}
+}
+
+func (v *runValues[T]) logOne(e logged[T]) {
 	if len(v.log) == 0 || len(v.log[len(v.log)-1]) == logChunk {
 		v.log = append(v.log, make([]logged[T], 0, logChunk))
 	}
 	last := &v.log[len(v.log)-1]
-	*last = append(*last, logged[T]{int32(x), int32(ri), T(t), T(s)})
+	*last = append(*last, e)
 }
 
 func (v *runValues[T]) flush(u *union, b *scatterPending) {
@@ -232,9 +253,10 @@ func (v *runValues[T]) group(n int) {
 	for _, c := range v.log {
 		for _, e := range c {
 			if r := v.totalAt[e.x]; r > 0 {
-				v.total.row(r)[e.ri] = e.t
-				if e.s != 0 {
-					v.selfRowOf(e.x)[e.ri] = e.s
+				if ri, self := runOf(e.ri); self {
+					v.selfRowOf(e.x)[ri] = e.v
+				} else {
+					v.total.row(r)[ri] = e.v
 				}
 				continue
 			}
@@ -244,12 +266,12 @@ func (v *runValues[T]) group(n int) {
 	for x := range n {
 		at[x+1] += at[x]
 	}
-	sparse := make([]sparseValue[T], at[n])
+	ris, vals := make([]int32, at[n]), make([]T, at[n])
 	next := slices.Clone(at[:n])
 	for ci, c := range v.log {
 		for _, e := range c {
 			if v.totalAt[e.x] == 0 {
-				sparse[next[e.x]] = sparseValue[T]{e.ri, e.t, e.s}
+				ris[next[e.x]], vals[next[e.x]] = e.ri, e.v
 				next[e.x]++
 			}
 		}
@@ -257,16 +279,23 @@ func (v *runValues[T]) group(n int) {
 	}
 	v.log = nil
 	// A side's runs are flushed in order (but for runs added out of
-	// order, which tests do): sort what is not.
+	// order, which tests do): sort what is not, stably (a run's self
+	// value stays after its inclusive value).
+	less := func(a, b int32) bool {
+		ra, _ := runOf(a)
+		rb, _ := runOf(b)
+		return ra < rb
+	}
 	for x := range n {
-		vals := sparse[at[x]:at[x+1]]
-		for i := 1; i < len(vals); i++ {
-			for j := i; j > 0 && vals[j].ri < vals[j-1].ri; j-- {
-				vals[j], vals[j-1] = vals[j-1], vals[j]
+		r, val := ris[at[x]:at[x+1]], vals[at[x]:at[x+1]]
+		for i := 1; i < len(r); i++ {
+			for j := i; j > 0 && less(r[j], r[j-1]); j-- {
+				r[j], r[j-1] = r[j-1], r[j]
+				val[j], val[j-1] = val[j-1], val[j]
 			}
 		}
 	}
-	v.sparseAt, v.sparse = at, sparse
+	v.sparseAt, v.sparseRi, v.sparseV = at, ris, vals
 }
 
 // finish scales each run's values by its factor, as run.scale would have
@@ -297,16 +326,18 @@ func (v *runValues[T]) finish(u *union, nBase int, factors []float64) {
 					}
 				}
 			} else {
-				vals := v.sparse[v.sparseAt[x]:v.sparseAt[x+1]]
-				for i := range vals {
-					e := &vals[i]
-					if f := factors[e.ri]; f != 1 {
-						e.t = T(round(float64(e.t) * f))
-						e.s = T(round(float64(e.s) * f))
+				from, to := v.sparseAt[x], v.sparseAt[x+1]
+				vals := v.sparseV[from:to]
+				for i, ri := range v.sparseRi[from:to] {
+					ri, self := runOf(ri)
+					if f := factors[ri]; f != 1 {
+						vals[i] = T(round(float64(vals[i]) * f))
 					}
-					side := min(int(e.ri)/nBase, 1)
-					sums[side] += float64(e.t)
-					sums[2+side] += float64(e.s)
+					k := min(int(ri)/nBase, 1)
+					if self {
+						k += 2
+					}
+					sums[k] += float64(vals[i])
 				}
 			}
 			u.meanBase[x], u.meanNew[x] = sums[0]/kb, sums[1]/kn
@@ -323,8 +354,12 @@ func (v *runValues[T]) totalRow(x int32, dst []float64) []float64 {
 		return dst
 	}
 	clear(dst)
-	for _, e := range v.sparse[v.sparseAt[x]:v.sparseAt[x+1]] {
-		dst[e.ri] = float64(e.t)
+	from, to := v.sparseAt[x], v.sparseAt[x+1]
+	vals := v.sparseV[from:to]
+	for i, ri := range v.sparseRi[from:to] {
+		if ri >= 0 {
+			dst[ri] = float64(vals[i])
+		}
 	}
 	return dst
 }
@@ -338,8 +373,12 @@ func (v *runValues[T]) selfRow(x int32, dst []float64) []float64 {
 	}
 	clear(dst)
 	if v.totalAt[x] == 0 {
-		for _, e := range v.sparse[v.sparseAt[x]:v.sparseAt[x+1]] {
-			dst[e.ri] = float64(e.s)
+		from, to := v.sparseAt[x], v.sparseAt[x+1]
+		vals := v.sparseV[from:to]
+		for i, ri := range v.sparseRi[from:to] {
+			if ri < 0 {
+				dst[^ri] = float64(vals[i])
+			}
 		}
 	}
 	return dst
