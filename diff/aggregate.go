@@ -534,17 +534,6 @@ func untestedAbove(u *union, xs []int32, m float64) []int32 {
 // is the value of one sample, 0 when not known).
 func fitNodePrior(u *union, nBase int, m, period float64) *prior {
 	runs := u.runs
-	// One buffer each for both fits, sized by a first count (nodes whose
-	// mean over all runs reaches m/10, about what is kept): appended to,
-	// they grew a million values by copies, twice.
-	keep := 0
-	nNew := float64(runs - nBase)
-	for x := 1; x < u.len(); x++ {
-		if u.meanBase[x]*float64(nBase)+u.meanNew[x]*nNew >= float64(runs)*m/10 {
-			keep++
-		}
-	}
-	means, vars := make([]float64, 0, keep), make([]float64, 0, keep)
 	row := make([]float64, runs)
 	if runs == 2 {
 		// Both values: inclusive differences reach the sizes of large
@@ -566,20 +555,33 @@ func fitNodePrior(u *union, nBase int, m, period float64) *prior {
 			}
 			return a, b
 		}
+		//
+		// Each fit is fitPrior's on the nodes of mean m/10 or more, read
+		// where they lie: two passes over the columns (count, then the
+		// 4,096 taken) instead of copying a million means and variances
+		// out of them first.
 		fit := func(a, b []float64) *prior {
 			a, b = a[:n], b[:n]
-			means, vars = means[:0], vars[:0]
-			for x := 1; x < n; x++ {
-				if mean := (a[x] + b[x]) / 2; mean >= m/10 {
-					diff := b[x] - a[x]
-					means = append(means, mean)
-					vars = append(vars, diff*diff/2)
+			nodes := func(yield func(mean, v float64) bool) {
+				for x := 1; x < n; x++ {
+					if mean := (a[x] + b[x]) / 2; mean >= m/10 {
+						diff := b[x] - a[x]
+						if v := diff * diff / 2; v > 0 && mean > 0 && !yield(mean, v) {
+							return
+						}
+					}
 				}
 			}
-			pr := fitPrior(means, vars, 1)
-			if pr != nil {
-				pr.capJitter(maxPairJitter)
+			valid := 0
+			for range nodes {
+				valid++
 			}
+			if valid < minPairPriorNodes {
+				return nil
+			}
+			ls, es := priorLogs(valid, 1, nodes)
+			pr := fitLogs(ls, es, 1)
+			pr.capJitter(maxPairJitter)
 			return pr
 		}
 		tb, tn, sb, sn := u.meanBase, u.meanNew, u.selfBase, u.selfNew
@@ -596,6 +598,17 @@ func fitNodePrior(u *union, nBase int, m, period float64) *prior {
 		}
 		return incl
 	}
+	// One buffer each, sized by a first count (nodes whose mean over all
+	// runs reaches m/10, about what is kept): appended to, they grew a
+	// million values by copies.
+	keep := 0
+	nNew := float64(runs - nBase)
+	for x := 1; x < u.len(); x++ {
+		if u.meanBase[x]*float64(nBase)+u.meanNew[x]*nNew >= float64(runs)*m/10 {
+			keep++
+		}
+	}
+	means, vars := make([]float64, 0, keep), make([]float64, 0, keep)
 	sampled := 0 // nodes of minFitSamples or more that vary
 	for x := int32(1); int(x) < u.len(); x++ {
 		u.totalRow(x, row)

@@ -81,6 +81,20 @@ func fitPrior(means, vars []float64, d float64) *prior {
 	if valid < need {
 		return nil
 	}
+	ls, es := priorLogs(valid, d, func(yield func(mean, v float64) bool) {
+		for i, v := range vars {
+			if v > 0 && means[i] > 0 && !yield(means[i], v) {
+				return
+			}
+		}
+	})
+	return fitLogs(ls, es, d)
+}
+
+// priorLogs takes the logs fitPrior fits on from the valid nodes (each
+// with mean > 0 and variance v > 0) that nodes yields in order: every one
+// up to maxPriorNodes, a deterministic stride of them beyond.
+func priorLogs(valid int, d float64, nodes func(yield func(mean, v float64) bool)) (ls, es []float64) {
 	// Two parameters need no more than maxPriorNodes: a deterministic
 	// stride keeps the fit's cost bounded on trees of millions of nodes.
 	take := min(valid, maxPriorNodes)
@@ -88,14 +102,11 @@ func fitPrior(means, vars []float64, d float64) *prior {
 	// log s² is biased for log σ²; the correction makes it unbiased for a
 	// scaled χ²_d variance (Smyth 2004, Section 6.2).
 	dig, logHalf := mathext.Digamma(d/2), math.Log(d/2)
-	ls, es := make([]float64, 0, take), make([]float64, 0, take)
+	ls, es = make([]float64, 0, take), make([]float64, 0, take)
 	rank, next := 0, 0 // next is the rank of the next valid node taken
-	for i, v := range vars {
-		if !(v > 0 && means[i] > 0) {
-			continue
-		}
+	for mean, v := range nodes {
 		if rank == next {
-			ls = append(ls, math.Log(means[i]))
+			ls = append(ls, math.Log(mean))
 			es = append(es, math.Log(v)-dig+logHalf)
 			if next = len(ls); valid > maxPriorNodes {
 				next = int(float64(len(ls)) * stride)
@@ -106,6 +117,12 @@ func fitPrior(means, vars []float64, d float64) *prior {
 		}
 		rank++
 	}
+	return ls, es
+}
+
+// fitLogs is fitPrior's fit on the nodes' log means ls and corrected log
+// variances es.
+func fitLogs(ls, es []float64, d float64) *prior {
 	lMin, lMax := ls[0], ls[0]
 	for _, l := range ls {
 		lMin, lMax = math.Min(lMin, l), math.Max(lMax, l)
