@@ -213,7 +213,7 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 		if u.depth[x] < 2 || u.kidLen[x] == 0 {
 			continue
 		}
-		if floatSum(self.row(x, selfRow)) >= m*float64(nNew) {
+		if self.sum(x, selfRow) >= m*float64(nNew) {
 			members = append(members, hyp{x: x, self: true})
 			selfOf[x] = int32(len(members))
 		}
@@ -510,6 +510,21 @@ func untestedAbove(u *union, xs []int32, m float64) []int32 {
 		}
 	}
 	return out
+}
+
+// sum is floatSum(fs.row(x, dst)), without the copies of a row when the
+// union keeps means (one run a side: statsGraph asks for a million).
+func (fs *foldedSelf) sum(x int32, dst []float64) float64 {
+	if len(fs.extra) > 0 {
+		if ps, ok := fs.extra[x]; ok {
+			return floatSum(ps)
+		}
+	}
+	if fs.u.rowsAreMeans {
+		// floatSum's order: from 0, base then new.
+		return 0 + fs.u.selfBase[x] + fs.u.selfNew[x]
+	}
+	return floatSum(fs.u.selfRow(x, dst))
 }
 
 // fitNodePrior fits the variance prior on every node large enough to carry

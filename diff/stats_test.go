@@ -1020,3 +1020,39 @@ func TestPairPriorReadsTheRows(t *testing.T) {
 		})
 	}
 }
+
+// foldedSelf.sum is floatSum of the row, with means kept (one run a side)
+// or rows, with artifacts folded into a caller or not.
+func TestFoldedSelfSum(t *testing.T) {
+	means := &union{runs: 2, rowsAreMeans: true,
+		meanBase: []float64{0, 30, 5, 0.25}, meanNew: []float64{0, 40, 7, 0.5},
+		selfBase: []float64{0, 10, 5, 0.25}, selfNew: []float64{0, 12, 7, 0.5}}
+	rows := &union{runs: 3,
+		total: []int64{0, 0, 0, 30, 31, 40, 5, 6, 7, 1, 2, 3},
+		self:  []int64{0, 0, 0, 10, 11, 12, 5, 6, 7, 1, 2, 3}}
+	for _, tt := range []struct {
+		name   string
+		u      *union
+		folded bool // node 2's inclusive values added to node 1's self
+		want   []float64
+	}{
+		{"means", means, false, []float64{0, 22, 12, 0.75}},
+		{"means, folded", means, true, []float64{0, 34, 12, 0.75}},
+		{"rows", rows, false, []float64{0, 33, 18, 6}},
+		{"rows, folded", rows, true, []float64{0, 51, 18, 6}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			fs := foldedSelf{u: tt.u}
+			if tt.folded {
+				fs.addTotal(1, 2)
+			}
+			dst := make([]float64, tt.u.runs)
+			for x := range int32(len(tt.want)) {
+				got, row := fs.sum(x, dst), floatSum(fs.row(x, make([]float64, tt.u.runs)))
+				if got != tt.want[x] || got != row {
+					t.Errorf("sum(%d) = %v, want %v (floatSum of the row: %v)", x, got, tt.want[x], row)
+				}
+			}
+		})
+	}
+}
