@@ -577,25 +577,28 @@ func fitNodePrior(u *union, nBase int, m, period float64) *prior {
 		// out of them first.
 		fit := func(a, b []float64) *prior {
 			a, b = a[:n], b[:n]
-			nodes := func(yield func(mean, v float64) bool) {
-				for x := 1; x < n; x++ {
-					if mean := (a[x] + b[x]) / 2; mean >= m/10 {
-						diff := b[x] - a[x]
-						if v := diff * diff / 2; v > 0 && mean > 0 && !yield(mean, v) {
-							return
-						}
+			lim := m / 10
+			valid := 0
+			for x := 1; x < n; x++ {
+				if mean := (a[x] + b[x]) / 2; mean >= lim {
+					if diff := b[x] - a[x]; diff*diff/2 > 0 && mean > 0 {
+						valid++
 					}
 				}
-			}
-			valid := 0
-			for range nodes {
-				valid++
 			}
 			if valid < minPairPriorNodes {
 				return nil
 			}
-			ls, es := priorLogs(valid, 1, nodes)
-			pr := fitLogs(ls, es, 1)
+			pl := newPriorLogs(valid, 1)
+			for x := 1; x < n; x++ {
+				if mean := (a[x] + b[x]) / 2; mean >= lim {
+					diff := b[x] - a[x]
+					if v := diff * diff / 2; v > 0 && mean > 0 && pl.add(mean, v) {
+						break
+					}
+				}
+			}
+			pr := fitLogs(pl.ls, pl.es, 1)
 			pr.capJitter(maxPairJitter)
 			return pr
 		}

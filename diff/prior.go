@@ -81,43 +81,59 @@ func fitPrior(means, vars []float64, d float64) *prior {
 	if valid < need {
 		return nil
 	}
-	ls, es := priorLogs(valid, d, func(yield func(mean, v float64) bool) {
-		for i, v := range vars {
-			if v > 0 && means[i] > 0 && !yield(means[i], v) {
-				return
-			}
-		}
-	})
-	return fitLogs(ls, es, d)
-}
-
-// priorLogs takes the logs fitPrior fits on from the valid nodes (each
-// with mean > 0 and variance v > 0) that nodes yields in order: every one
-// up to maxPriorNodes, a deterministic stride of them beyond.
-func priorLogs(valid int, d float64, nodes func(yield func(mean, v float64) bool)) (ls, es []float64) {
-	// Two parameters need no more than maxPriorNodes: a deterministic
-	// stride keeps the fit's cost bounded on trees of millions of nodes.
-	take := min(valid, maxPriorNodes)
-	stride := float64(valid) / maxPriorNodes
-	// log s² is biased for log σ²; the correction makes it unbiased for a
-	// scaled χ²_d variance (Smyth 2004, Section 6.2).
-	dig, logHalf := mathext.Digamma(d/2), math.Log(d/2)
-	ls, es = make([]float64, 0, take), make([]float64, 0, take)
-	rank, next := 0, 0 // next is the rank of the next valid node taken
-	for mean, v := range nodes {
-		if rank == next {
-			ls = append(ls, math.Log(mean))
-			es = append(es, math.Log(v)-dig+logHalf)
-			if next = len(ls); valid > maxPriorNodes {
-				next = int(float64(len(ls)) * stride)
-			}
-			if len(ls) == take {
+	pl := newPriorLogs(valid, d)
+	for i, v := range vars {
+		if v > 0 && means[i] > 0 {
+			if pl.add(means[i], v) {
 				break
 			}
 		}
-		rank++
 	}
-	return ls, es
+	return fitLogs(pl.ls, pl.es, d)
+}
+
+// priorLogs takes the logs fitPrior fits on from the valid nodes (mean > 0
+// and variance > 0), added in order: every one up to maxPriorNodes, a
+// deterministic stride of them beyond.
+type priorLogs struct {
+	ls, es       []float64
+	valid, take  int
+	stride       float64
+	dig, logHalf float64
+	rank, next   int // next is the rank of the next valid node taken
+}
+
+func newPriorLogs(valid int, d float64) *priorLogs {
+	// Two parameters need no more than maxPriorNodes: a deterministic
+	// stride keeps the fit's cost bounded on trees of millions of nodes.
+	take := min(valid, maxPriorNodes)
+	return &priorLogs{
+		ls: make([]float64, 0, take), es: make([]float64, 0, take),
+		valid: valid, take: take, stride: float64(valid) / maxPriorNodes,
+		// log s² is biased for log σ²; the correction makes it unbiased
+		// for a scaled χ²_d variance (Smyth 2004, Section 6.2).
+		dig: mathext.Digamma(d / 2), logHalf: math.Log(d / 2),
+	}
+}
+
+// add adds the next valid node and says whether all are taken. It is
+// called for each of a million nodes: the rest is in taken.
+func (pl *priorLogs) add(mean, v float64) (full bool) {
+	if pl.rank == pl.next {
+		return pl.taken(mean, v)
+	}
+	pl.rank++
+	return false
+}
+
+func (pl *priorLogs) taken(mean, v float64) bool {
+	pl.ls = append(pl.ls, math.Log(mean))
+	pl.es = append(pl.es, math.Log(v)-pl.dig+pl.logHalf)
+	if pl.next = len(pl.ls); pl.valid > maxPriorNodes {
+		pl.next = int(float64(len(pl.ls)) * pl.stride)
+	}
+	pl.rank++
+	return len(pl.ls) == pl.take
 }
 
 // fitLogs is fitPrior's fit on the nodes' log means ls and corrected log
