@@ -102,74 +102,9 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 	runs := u.runs
 	nNew := runs - nBase
 	m := float64(mu)
-	// Artifacts and everything below them are folded: their time becomes
-	// their caller's self time, and they are never tested.
-	// The union's self values stay as they are (path ranking reads them):
-	// the folded ones are copies of the callers' (foldedSelf).
-	folded := make([]bool, n)
-	oneRunOnly := make([]bool, n)
-	self := foldedSelf{u: u}
 	class := keyClasses(kt)
 	oneSide := min(nBase, nNew) == 1
-	var inBase []bool // per key, with one run on a side: see below
-	if oneSide {
-		inBase = make([]bool, len(kt.frames))
-	}
-	for x := int32(1); int(x) < n; x++ {
-		if folded[u.parent[x]] || class[u.key[x]]&classArtifact != 0 {
-			folded[x] = true
-			if p := u.parent[x]; !folded[p] {
-				self.addTotal(p, x)
-			}
-		}
-		if oneSide && u.inBase[x] > 0 {
-			inBase[u.key[x]] = true
-		}
-	}
-	// From the next loop on, skip is folded, or an idle node (idle):
-	// neither is tested, and the spread groups leave both out. An idle
-	// node's callees are still tested: unlike folded, skip is not
-	// inherited. One loop marks both where it can (each pass over a
-	// 1.6 M-stack union reads 7.6 M nodes): the loop below reads folded
-	// only at the node it marks.
-	skip := folded
-	isIdle := func(x int32) bool { return u.depth[x] >= 2 && class[u.key[x]]&classIdle != 0 }
-	// With one run on a side, what a single pair cannot tell from noise is
-	// left untested rather than called a regression (issue 17): a
-	// top-level call present on one side only (an event handler that
-	// fired by accident in one run looks exactly like a new one; ZAM
-	// Section 2.3), a new context of a function the base has elsewhere,
-	// each with everything below it, and the collector's frames, whose
-	// run-to-run spread no other node predicts (isCollector).
-	if oneSide {
-		// A function the base runs have somewhere (inBase): a context
-		// of it that only the new runs have may be the same work
-		// attributed to another caller (a reordered event, a call the
-		// matching placed elsewhere), which one run cannot tell from a
-		// new call. A function the base runs lack entirely is new code,
-		// tested.
-		for x := int32(1); int(x) < n; x++ {
-			if folded[x] {
-				continue
-			}
-			p := u.parent[x]
-			moved := u.inBase[x] == 0 && inBase[u.key[x]] && u.depth[x] >= 2
-			if moved || u.depth[x] == 2 && (u.inBase[x] == 0 || u.inNew[x] == 0) || class[u.key[x]]&classCollector != 0 || p > 0 && oneRunOnly[p] {
-				if !oneRunOnly[p] {
-					oneRun = append(oneRun, x)
-				}
-				oneRunOnly[x], folded[x] = true, true
-			} else if isIdle(x) {
-				skip[x] = true
-			}
-		}
-	} else {
-		for x := int32(1); int(x) < n; x++ {
-			if isIdle(x) {
-				skip[x] = true
-			}
-		}
-	}
+	skip, oneRun, self := markUntested(u, class, oneSide)
 	// The spread groups' walk of the tree (a fifth of statsGraph's CPU)
 	// reads nothing the prior fit and the family below write: on another
 	// core meanwhile.
@@ -213,7 +148,7 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 		if u.depth[x] < 2 || u.kidLen[x] == 0 {
 			continue
 		}
-		if floatSum(self.row(x, selfRow)) >= m*float64(nNew) {
+		if self.sum(x, selfRow) >= m*float64(nNew) {
 			members = append(members, hyp{x: x, self: true})
 			selfOf[x] = int32(len(members))
 		}
@@ -512,6 +447,96 @@ func untestedAbove(u *union, xs []int32, m float64) []int32 {
 	return out
 }
 
+// markUntested returns statsGraph's skip (folded and idle nodes), the
+// one-run-only roots (oneSide) and the self values with the artifacts
+// folded into their callers; class is keyClasses's.
+//
+// Artifacts and everything below them are folded: their time becomes
+// their caller's self time, and they are never tested. The union's self
+// values stay as they are (path ranking reads them): the folded ones are
+// copies of the callers' (foldedSelf).
+func markUntested(u *union, class []uint8, oneSide bool) (skip []bool, oneRun []int32, self foldedSelf) {
+	n := u.len()
+	folded := make([]bool, n)
+	self = foldedSelf{u: u}
+	var inBase []bool // per key, with one run on a side: see below
+	if oneSide {
+		inBase = make([]bool, len(class))
+		for x := int32(1); int(x) < n; x++ {
+			if u.inBase[x] > 0 {
+				inBase[u.key[x]] = true
+			}
+		}
+	}
+	// skip is folded, or an idle node (idle): neither is tested, and the
+	// spread groups leave both out. An idle node's callees are still
+	// tested: unlike folded, skip is not inherited. One loop marks both,
+	// and what the node's children inherit is in state, read once per
+	// node at its parent: the parent's state was two reads out of order
+	// in two passes over every node (7.6 M at 1.6 M stacks).
+	skip = folded
+	const (
+		artifactBelow = 1 << iota // an artifact or under one: folded
+		oneRunBelow               // oneRunOnly, or under one: folded
+	)
+	state := make([]uint8, n)
+	isIdle := func(x int32) bool { return u.depth[x] >= 2 && class[u.key[x]]&classIdle != 0 }
+	for x := int32(1); int(x) < n; x++ {
+		p := u.parent[x]
+		sp := state[p]
+		if sp&artifactBelow != 0 || class[u.key[x]]&classArtifact != 0 {
+			state[x], folded[x] = artifactBelow, true
+			if sp&artifactBelow == 0 {
+				self.addTotal(p, x)
+			}
+			continue
+		}
+		// With one run on a side, what a single pair cannot tell from
+		// noise is left untested rather than called a regression (issue
+		// 17): a top-level call present on one side only (an event
+		// handler that fired by accident in one run looks exactly like a
+		// new one; ZAM Section 2.3), a new context of a function the base
+		// has elsewhere, each with everything below it, and the
+		// collector's frames, whose run-to-run spread no other node
+		// predicts (isCollector).
+		//
+		// A function the base runs have somewhere (inBase): a context of
+		// it that only the new runs have may be the same work attributed
+		// to another caller (a reordered event, a call the matching
+		// placed elsewhere), which one run cannot tell from a new call. A
+		// function the base runs lack entirely is new code, tested.
+		if oneSide {
+			moved := u.inBase[x] == 0 && inBase[u.key[x]] && u.depth[x] >= 2
+			if moved || u.depth[x] == 2 && (u.inBase[x] == 0 || u.inNew[x] == 0) || class[u.key[x]]&classCollector != 0 || sp&oneRunBelow != 0 {
+				if sp&oneRunBelow == 0 {
+					oneRun = append(oneRun, x)
+				}
+				state[x], folded[x] = oneRunBelow, true
+				continue
+			}
+		}
+		if isIdle(x) {
+			skip[x] = true
+		}
+	}
+	return skip, oneRun, self
+}
+
+// sum is floatSum(fs.row(x, dst)), without the copies of a row when the
+// union keeps means (one run a side: statsGraph asks for a million).
+func (fs *foldedSelf) sum(x int32, dst []float64) float64 {
+	if len(fs.extra) > 0 {
+		if ps, ok := fs.extra[x]; ok {
+			return floatSum(ps)
+		}
+	}
+	if fs.u.rowsAreMeans {
+		// floatSum's order: from 0, base then new.
+		return 0 + fs.u.selfBase[x] + fs.u.selfNew[x]
+	}
+	return floatSum(fs.u.selfRow(x, dst))
+}
+
 // fitNodePrior fits the variance prior on every node large enough to carry
 // information about noise near the sizes that are tested: a tenth of μ.
 // With two runs or more on a side, a node's variance is its pooled
@@ -534,17 +559,6 @@ func untestedAbove(u *union, xs []int32, m float64) []int32 {
 // is the value of one sample, 0 when not known).
 func fitNodePrior(u *union, nBase int, m, period float64) *prior {
 	runs := u.runs
-	// One buffer each for both fits, sized by a first count (nodes whose
-	// mean over all runs reaches m/10, about what is kept): appended to,
-	// they grew a million values by copies, twice.
-	keep := 0
-	nNew := float64(runs - nBase)
-	for x := 1; x < u.len(); x++ {
-		if u.meanBase[x]*float64(nBase)+u.meanNew[x]*nNew >= float64(runs)*m/10 {
-			keep++
-		}
-	}
-	means, vars := make([]float64, 0, keep), make([]float64, 0, keep)
 	row := make([]float64, runs)
 	if runs == 2 {
 		// Both values: inclusive differences reach the sizes of large
@@ -566,20 +580,36 @@ func fitNodePrior(u *union, nBase int, m, period float64) *prior {
 			}
 			return a, b
 		}
+		//
+		// Each fit is fitPrior's on the nodes of mean m/10 or more, read
+		// where they lie: two passes over the columns (count, then the
+		// 4,096 taken) instead of copying a million means and variances
+		// out of them first.
 		fit := func(a, b []float64) *prior {
 			a, b = a[:n], b[:n]
-			means, vars = means[:0], vars[:0]
+			lim := m / 10
+			valid := 0
 			for x := 1; x < n; x++ {
-				if mean := (a[x] + b[x]) / 2; mean >= m/10 {
-					diff := b[x] - a[x]
-					means = append(means, mean)
-					vars = append(vars, diff*diff/2)
+				if mean := (a[x] + b[x]) / 2; mean >= lim {
+					if diff := b[x] - a[x]; diff*diff/2 > 0 && mean > 0 {
+						valid++
+					}
 				}
 			}
-			pr := fitPrior(means, vars, 1)
-			if pr != nil {
-				pr.capJitter(maxPairJitter)
+			if valid < minPairPriorNodes {
+				return nil
 			}
+			pl := newPriorLogs(valid, 1)
+			for x := 1; x < n; x++ {
+				if mean := (a[x] + b[x]) / 2; mean >= lim {
+					diff := b[x] - a[x]
+					if v := diff * diff / 2; v > 0 && mean > 0 && pl.add(mean, v) {
+						break
+					}
+				}
+			}
+			pr := fitLogs(pl.ls, pl.es, 1)
+			pr.capJitter(maxPairJitter)
 			return pr
 		}
 		tb, tn, sb, sn := u.meanBase, u.meanNew, u.selfBase, u.selfNew
@@ -596,6 +626,17 @@ func fitNodePrior(u *union, nBase int, m, period float64) *prior {
 		}
 		return incl
 	}
+	// One buffer each, sized by a first count (nodes whose mean over all
+	// runs reaches m/10, about what is kept): appended to, they grew a
+	// million values by copies.
+	keep := 0
+	nNew := float64(runs - nBase)
+	for x := 1; x < u.len(); x++ {
+		if u.meanBase[x]*float64(nBase)+u.meanNew[x]*nNew >= float64(runs)*m/10 {
+			keep++
+		}
+	}
+	means, vars := make([]float64, 0, keep), make([]float64, 0, keep)
 	sampled := 0 // nodes of minFitSamples or more that vary
 	for x := int32(1); int(x) < u.len(); x++ {
 		u.totalRow(x, row)

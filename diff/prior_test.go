@@ -130,18 +130,31 @@ func TestFitPriorBitsKept(t *testing.T) {
 		n       int
 		d       float64
 		changed bool
+		// period, when set, rounds each mean to a multiple of it (at
+		// least one), as sampled values are: many nodes share a size,
+		// which the grid search computes softplus for once.
+		period float64
 	}{
-		{"pair, too few", 110, 1, false}, // 88 with variance: < minPairPriorNodes
-		{"pair, few", 300, 1, true},
-		{"pair, all taken", 5120, 1, true}, // 4096 with variance: no stride
-		{"pair, strided", 5121, 1, true},
-		{"pair, strided far", 200_000, 1, true},
-		{"runs, few", 40, 4, false},
-		{"runs, even count", 4000, 4, false},
-		{"runs, strided", 60_000, 4, false},
+		{"pair, too few", 110, 1, false, 0}, // 88 with variance: < minPairPriorNodes
+		{"pair, few", 300, 1, true, 0},
+		{"pair, all taken", 5120, 1, true, 0}, // 4096 with variance: no stride
+		{"pair, strided", 5121, 1, true, 0},
+		{"pair, strided far", 200_000, 1, true, 0},
+		{"runs, few", 40, 4, false, 0},
+		{"runs, even count", 4000, 4, false, 0},
+		{"runs, strided", 60_000, 4, false, 0},
+		{"pair, sampled sizes", 5120, 1, true, 1e7},
+		{"pair, sampled sizes, strided", 200_000, 1, true, 1e7},
+		{"runs, sampled sizes", 4000, 4, false, 1e7},
+		{"pair, coarse sizes", 5120, 1, true, 1e9}, // a few dozen sizes
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			means, vars := noisyNodes(rng, tt.n, tt.d, tt.changed)
+			if tt.period > 0 {
+				for i, m := range means {
+					means[i] = max(1, math.Round(m/tt.period)) * tt.period
+				}
+			}
 			got, want := fitPrior(means, vars, tt.d), fitPriorSorted(means, vars, tt.d)
 			switch {
 			case (got == nil) != (want == nil):
@@ -318,5 +331,33 @@ func checkLazy(t *testing.T, b *bound, x, y []float64, pr *prior) {
 		t.Fatalf("lazyTest = %+v, want %+v", got, want)
 	case !isExact && (got.P != b.c || got.Name != want.Name):
 		t.Fatalf("lazyTest = %+v (bounded at %v), exact %+v", got, b.c, want)
+	}
+}
+
+// One run a side takes moderatedWith's shortcut (no stat.MeanVariance):
+// its results are the general formula's, bit for bit.
+func TestModeratedOneRunEachSide(t *testing.T) {
+	pr := &prior{d0: 7.5, c: -3, logVStar: 20}
+	floored := &prior{d0: 7.5, c: -3, logVStar: 20, floor: 1e12}
+	for _, tt := range []struct {
+		x, y float64
+		pr   *prior
+	}{
+		{1e7, 3e7, pr},
+		{3e7, 1e7, pr},
+		{0, 5e6, pr},
+		{123456789, 123456790, pr},
+		{1e7, 3e7, floored}, // the floor decides
+		{1e11, 1.1e11, floored},
+	} {
+		x, y := []float64{tt.x}, []float64{tt.y}
+		d, se, df, gap := tt.pr.moderatedWith(x, y, tt.pr.s0)
+		mx, my := stat.Mean(x, nil), stat.Mean(y, nil)
+		pooled := (mx*1 + my*1) / (1 + 1)
+		wantSE := math.Sqrt(max(tt.pr.s0(pooled), tt.pr.floor) * (1.0/1 + 1.0/1))
+		if d != my-mx || se != wantSE || df != tt.pr.d0 || !math.IsInf(gap, 1) {
+			t.Errorf("moderatedWith(%g, %g) = %v, %v, %v, %v, want %v, %v, %v, +Inf",
+				tt.x, tt.y, d, se, df, gap, my-mx, wantSE, tt.pr.d0)
+		}
 	}
 }

@@ -1020,3 +1020,140 @@ func TestPairPriorReadsTheRows(t *testing.T) {
 		})
 	}
 }
+
+// foldedSelf.sum is floatSum of the row, with means kept (one run a side)
+// or rows, with artifacts folded into a caller or not.
+func TestFoldedSelfSum(t *testing.T) {
+	means := &union{runs: 2, rowsAreMeans: true,
+		meanBase: []float64{0, 30, 5, 0.25}, meanNew: []float64{0, 40, 7, 0.5},
+		selfBase: []float64{0, 10, 5, 0.25}, selfNew: []float64{0, 12, 7, 0.5}}
+	rows := &union{runs: 3,
+		total: []int64{0, 0, 0, 30, 31, 40, 5, 6, 7, 1, 2, 3},
+		self:  []int64{0, 0, 0, 10, 11, 12, 5, 6, 7, 1, 2, 3}}
+	for _, tt := range []struct {
+		name   string
+		u      *union
+		folded bool // node 2's inclusive values added to node 1's self
+		want   []float64
+	}{
+		{"means", means, false, []float64{0, 22, 12, 0.75}},
+		{"means, folded", means, true, []float64{0, 34, 12, 0.75}},
+		{"rows", rows, false, []float64{0, 33, 18, 6}},
+		{"rows, folded", rows, true, []float64{0, 51, 18, 6}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			fs := foldedSelf{u: tt.u}
+			if tt.folded {
+				fs.addTotal(1, 2)
+			}
+			dst := make([]float64, tt.u.runs)
+			for x := range int32(len(tt.want)) {
+				got, row := fs.sum(x, dst), floatSum(fs.row(x, make([]float64, tt.u.runs)))
+				if got != tt.want[x] || got != row {
+					t.Errorf("sum(%d) = %v, want %v (floatSum of the row: %v)", x, got, tt.want[x], row)
+				}
+			}
+		})
+	}
+}
+
+// markUntestedTwoPasses is markUntested as statsGraph had it: artifacts
+// folded in a first pass, one-run-only and idle nodes marked in a second.
+func markUntestedTwoPasses(u *union, class []uint8, oneSide bool) ([]bool, []int32, foldedSelf) {
+	n := u.len()
+	folded, oneRunOnly := make([]bool, n), make([]bool, n)
+	self := foldedSelf{u: u}
+	var inBase []bool
+	if oneSide {
+		inBase = make([]bool, len(class))
+	}
+	for x := int32(1); int(x) < n; x++ {
+		if folded[u.parent[x]] || class[u.key[x]]&classArtifact != 0 {
+			folded[x] = true
+			if p := u.parent[x]; !folded[p] {
+				self.addTotal(p, x)
+			}
+		}
+		if oneSide && u.inBase[x] > 0 {
+			inBase[u.key[x]] = true
+		}
+	}
+	skip := folded
+	var oneRun []int32
+	isIdle := func(x int32) bool { return u.depth[x] >= 2 && class[u.key[x]]&classIdle != 0 }
+	for x := int32(1); int(x) < n; x++ {
+		if oneSide {
+			if folded[x] {
+				continue
+			}
+			p := u.parent[x]
+			moved := u.inBase[x] == 0 && inBase[u.key[x]] && u.depth[x] >= 2
+			if moved || u.depth[x] == 2 && (u.inBase[x] == 0 || u.inNew[x] == 0) || class[u.key[x]]&classCollector != 0 || p > 0 && oneRunOnly[p] {
+				if !oneRunOnly[p] {
+					oneRun = append(oneRun, x)
+				}
+				oneRunOnly[x], folded[x] = true, true
+				continue
+			}
+		}
+		if isIdle(x) {
+			skip[x] = true
+		}
+	}
+	return skip, oneRun, self
+}
+
+// markUntested's one pass marks what the two passes did, on random trees
+// with artifacts (some under one-run-only nodes), collectors, idle frames
+// and nodes on one side only.
+func TestMarkUntestedOnePass(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 20))
+	for trial := range 40 {
+		n, nk := 50+rng.IntN(3000), 5+rng.IntN(60)
+		u := &union{runs: 2, rowsAreMeans: true}
+		class := make([]uint8, nk)
+		for k := range class {
+			switch rng.IntN(10) {
+			case 0:
+				class[k] = classArtifact
+			case 1:
+				class[k] = classCollector
+			case 2:
+				class[k] = classIdle
+			}
+		}
+		for x := range n {
+			p, d := int32(0), int32(0)
+			if x > 0 {
+				p = int32(rng.IntN(x))
+				d = u.depth[p] + 1
+			}
+			u.parent, u.depth = append(u.parent, p), append(u.depth, d)
+			u.key = append(u.key, key(rng.IntN(nk)))
+			b, nw := int32(rng.IntN(3)), int32(rng.IntN(3))
+			if b == 0 && nw == 0 {
+				b = 1
+			}
+			u.inBase, u.inNew = append(u.inBase, b), append(u.inNew, nw)
+			u.meanBase, u.meanNew = append(u.meanBase, float64(rng.IntN(100))), append(u.meanNew, float64(rng.IntN(100)))
+			u.selfBase, u.selfNew = append(u.selfBase, float64(rng.IntN(10))), append(u.selfNew, float64(rng.IntN(10)))
+		}
+		for _, oneSide := range []bool{true, false} {
+			skip, oneRun, self := markUntested(u, class, oneSide)
+			wSkip, wOneRun, wSelf := markUntestedTwoPasses(u, class, oneSide)
+			if !slices.Equal(skip, wSkip) || !slices.Equal(oneRun, wOneRun) || !reflect.DeepEqual(self.extra, wSelf.extra) {
+				t.Fatalf("trial %d (%d nodes, oneSide %v): skip %d, oneRun %v, %d folded rows; want skip %d, oneRun %v, %d rows",
+					trial, n, oneSide, count(skip), oneRun, len(self.extra), count(wSkip), wOneRun, len(wSelf.extra))
+			}
+		}
+	}
+}
+
+func count(b []bool) (n int) {
+	for _, v := range b {
+		if v {
+			n++
+		}
+	}
+	return n
+}
