@@ -470,16 +470,7 @@ func (in *inserter) flush() {
 	// The new nodes are written in that order, one after another, their
 	// child lists (of exact length, filled as their children come) in one
 	// slab: a new node's children come after it.
-	nkids := in.first // reuses first: the sort is done
-	clear(nkids)
-	links := 0 // new nodes under existing ones
-	for _, p := range in.parent {
-		if p >= base {
-			nkids[p-base]++
-		} else {
-			links++
-		}
-	}
+	nkids, links := in.countKids(base) // reuses first: the sort is done
 	placed := resize(in.placed, n)
 	in.placed = placed
 	off := int32(0)
@@ -487,17 +478,7 @@ func (in *inserter) flush() {
 		placed[i] = placement{base + NodeID(r), off}
 		off += nkids[i]
 	}
-	// The new nodes' lists go at the end of the tree's child array (which
-	// linking a new node to an existing one may move: index it afresh).
-	kidBase := int32(len(t.kids))
-	more := in.more(n)
-	// Linking appends to t.kids too: room for an existing parent's list
-	// to move (twice over when it doubles) is the common case of a new
-	// tree, whose threads link to the root.
-	t.kids = grow(t.kids, int(off), more+4*links)[:int(kidBase+off)]
-	t.reserve(n, more)
-	t.Nodes = t.Nodes[:int(base)+n]
-	t.growValues(n)
+	kidBase := in.roomForNew(n, off, links)
 	// The nodes are written in temporary order, depth by depth, which
 	// reads the new-node arrays in order (in rank order each node read
 	// five of them at random) and gives each node its level's depth. A
@@ -634,6 +615,41 @@ func (in *inserter) insertByGroup(base NodeID, groups int) {
 	in.levels = append(in.levels[:0], 0, int32(len(in.parent)))
 }
 
+// countKids counts, in first (which it reuses), the children each new
+// node of the batch has among the new nodes, and the new nodes that hang
+// under existing ones (links).
+func (in *inserter) countKids(base NodeID) (nkids []int32, links int) {
+	nkids = in.first
+	clear(nkids)
+	for _, p := range in.parent {
+		if p >= base {
+			nkids[p-base]++
+		} else {
+			links++
+		}
+	}
+	return nkids, links
+}
+
+// roomForNew makes room for n new nodes whose child lists take kids
+// slots, and returns where those lists start: at the end of the tree's
+// child array (which linking a new node to an existing one may move:
+// index it afresh).
+func (in *inserter) roomForNew(n int, kids int32, links int) (kidBase int32) {
+	t := in.t
+	base := len(t.Nodes)
+	kidBase = int32(len(t.kids))
+	more := in.more(n)
+	// Linking appends to t.kids too: room for an existing parent's list
+	// to move (twice over when it doubles) is the common case of a new
+	// tree, whose threads link to the root.
+	t.kids = grow(t.kids, int(kids), more+4*links)[:int(kidBase+kids)]
+	t.reserve(n, more)
+	t.Nodes = t.Nodes[:base+n]
+	t.growValues(n)
+	return kidBase
+}
+
 // writeInOrder writes the new nodes insertByGroup made, in the order it
 // made them (their final ids), with their child lists in one slab as flush
 // writes them.
@@ -643,16 +659,7 @@ func (in *inserter) writeInOrder(base NodeID) {
 	if in.stored > 0 {
 		in.nodesPerFrame = float64(n) / float64(in.stored)
 	}
-	nkids := in.first // the first groups are not needed: ids are ranks
-	clear(nkids)
-	links := 0
-	for _, p := range in.parent {
-		if p >= base {
-			nkids[p-base]++
-		} else {
-			links++
-		}
-	}
+	nkids, links := in.countKids(base) // the first groups are not needed: ids are ranks
 	placed := resize(in.placed, n)
 	in.placed = placed
 	off := int32(0)
@@ -660,12 +667,7 @@ func (in *inserter) writeInOrder(base NodeID) {
 		placed[i] = placement{base + NodeID(i), off}
 		off += nkids[i]
 	}
-	kidBase := int32(len(t.kids))
-	more := in.more(n)
-	t.kids = grow(t.kids, int(off), more+4*links)[:int(kidBase+off)]
-	t.reserve(n, more)
-	t.Nodes = t.Nodes[:int(base)+n]
-	t.growValues(n)
+	kidBase := in.roomForNew(n, off, links)
 	for i := range n {
 		id := base + NodeID(i)
 		p, f := in.parent[i], in.kid[i].frame
