@@ -120,9 +120,8 @@ type inserter struct {
 	first  []int32
 	// A new node's children, while its depth's children are inserted:
 	// head is its first child (-1 for none, wideList once they are in
-	// level) and that child's frame, kid[c].sib a child's next sibling.
-	// Temporary ids.
-	head []kidHead
+	// level), kid[c].sib a child's next sibling. Temporary ids.
+	head []int32
 	// levels[d] is the first temporary id of depth d (new nodes are made
 	// depth by depth), and after the last depth the number of new nodes.
 	levels []int32
@@ -144,20 +143,6 @@ type kidLink struct {
 	frame FrameID
 	sib   int32
 }
-
-// A kidHead is a new node's first child (inserter.head) and, in step with
-// it, that child's frame, a copy of kid[first].frame: a lookup that finds
-// the child at the head, half of them (move-to-front keeps the hot child
-// there), reads one entry instead of the head and then, dependent on it,
-// the child's kidLink (1.6 M stacks: lookup was 0.7 s of a side's 3.3-4.1
-// s CPU, mostly waiting on that second load).
-type kidHead struct {
-	first int32
-	frame FrameID
-}
-
-// noKids is the head of a new node without children.
-var noKids = kidHead{first: -1}
 
 // A placement is a new node's final id and where its next child goes.
 type placement struct {
@@ -474,12 +459,12 @@ func (in *inserter) flush() {
 	for g := 1; g <= groups; g++ {
 		in.count[g] += in.count[g-1]
 	}
-	// order[rank].first = temporary id, in head, which the lookups are
-	// done with: an array of its own was 30 MB more of fresh memory at
-	// 7.6 M nodes.
+	// order[rank] = temporary id, in head, which the lookups are done
+	// with: an array of its own was 30 MB more of fresh memory at 7.6 M
+	// nodes.
 	order := in.head[:n]
 	for i, g := range in.first {
-		order[in.count[g]].first = int32(i)
+		order[in.count[g]] = int32(i)
 		in.count[g]++
 	}
 	// The new nodes are written in that order, one after another, their
@@ -489,9 +474,9 @@ func (in *inserter) flush() {
 	placed := resize(in.placed, n)
 	in.placed = placed
 	off := int32(0)
-	for r, o := range order {
-		placed[o.first] = placement{base + NodeID(r), off}
-		off += nkids[o.first]
+	for r, i := range order {
+		placed[i] = placement{base + NodeID(r), off}
+		off += nkids[i]
 	}
 	kidBase := in.roomForNew(n, off, links)
 	// The nodes are written in temporary order, depth by depth, which
@@ -518,8 +503,8 @@ func (in *inserter) flush() {
 			}
 		}
 	}
-	for r, o := range order {
-		if nkids[o.first] > wideChildren {
+	for r, i := range order {
+		if nkids[i] > wideChildren {
 			t.indexChildren(base + NodeID(r))
 		}
 	}
@@ -731,20 +716,16 @@ func (in *inserter) more(n int) int {
 func (in *inserter) lookup(parent NodeID, f FrameID, base NodeID) (NodeID, bool) {
 	if parent >= base {
 		pt := parent - base
-		if h := in.head[pt]; h.first != wideList {
-			if h.first < 0 {
-				return NoNode, false
-			}
-			if h.frame == f {
-				return base + NodeID(h.first), true
-			}
-			hops := 1
-			prev := h.first
-			for c := in.kid[prev].sib; c >= 0; prev, c = c, in.kid[c].sib {
+		if h := in.head[pt]; h != wideList {
+			hops := 0
+			prev := int32(-1)
+			for c := h; c >= 0; prev, c = c, in.kid[c].sib {
 				if in.kid[c].frame == f {
-					in.kid[prev].sib = in.kid[c].sib
-					in.kid[c].sib = h.first
-					in.head[pt] = kidHead{c, f}
+					if prev >= 0 {
+						in.kid[prev].sib = in.kid[c].sib
+						in.kid[c].sib = h
+						in.head[pt] = c
+					}
 					return base + NodeID(c), true
 				}
 				hops++
@@ -776,12 +757,12 @@ const wideList = -2
 
 // widen moves new parent pt's children from its list to the level table.
 func (in *inserter) widen(pt NodeID, base NodeID) {
-	for c := in.head[pt].first; c >= 0; c = in.kid[c].sib {
+	for c := in.head[pt]; c >= 0; c = in.kid[c].sib {
 		slot, _ := in.level.find(base+pt, in.kid[c].frame)
 		*slot = base + NodeID(c)
 		in.level.added()
 	}
-	in.head[pt] = kidHead{first: wideList}
+	in.head[pt] = wideList
 }
 
 // add makes a new node, child of parent with frame f, first reached by
@@ -791,11 +772,11 @@ func (in *inserter) add(parent NodeID, f FrameID, g int32, base NodeID) NodeID {
 	id := base + NodeID(tmp)
 	in.parent = append(in.parent, parent)
 	in.first = append(in.first, g)
-	in.head = append(in.head, noKids)
-	if parent >= base && in.head[parent-base].first != wideList {
+	in.head = append(in.head, -1)
+	if parent >= base && in.head[parent-base] != wideList {
 		pt := parent - base
-		in.kid = append(in.kid, kidLink{f, in.head[pt].first})
-		in.head[pt] = kidHead{tmp, f}
+		in.kid = append(in.kid, kidLink{f, in.head[pt]})
+		in.head[pt] = tmp
 	} else {
 		in.kid = append(in.kid, kidLink{f, -1})
 		*in.claimed = id
@@ -812,8 +793,8 @@ func (in *inserter) addFirst(parent NodeID, f FrameID, g int32, base NodeID) Nod
 	in.parent = append(in.parent, parent)
 	in.kid = append(in.kid, kidLink{f, -1})
 	in.first = append(in.first, g)
-	in.head = append(in.head, noKids)
-	in.head[parent-base] = kidHead{tmp, f}
+	in.head = append(in.head, -1)
+	in.head[parent-base] = tmp
 	return base + NodeID(tmp)
 }
 
@@ -1135,7 +1116,7 @@ func (sc *scratch) bytes() int {
 	in := &sc.ins
 	n := 4 * (cap(in.flat) + cap(in.glen) + cap(in.glcp) + cap(in.path) + cap(in.prev) + cap(in.group) + cap(in.batchPaths) + cap(in.presetEnd) + cap(in.presetThread) +
 		cap(in.end) + cap(in.thread) + cap(in.alive) + cap(in.cur) +
-		cap(in.parent) + 2*cap(in.kid) + cap(in.first) + 2*cap(in.head) +
+		cap(in.parent) + 2*cap(in.kid) + cap(in.first) + cap(in.head) +
 		2*cap(in.placed) + cap(in.count) + cap(in.paths.slots) + cap(in.levels) +
 		cap(sc.locs.one) + cap(sc.locs.more) + 2*cap(sc.locs.spans) + cap(sc.prefix.stack) + cap(sc.prefix.ends))
 	for _, c := range in.cols {
