@@ -12,7 +12,6 @@ import (
 
 	"github.com/ctdiff/ctdiff/internal/corpus"
 	"github.com/ctdiff/ctdiff/internal/hostile"
-	"github.com/ctdiff/ctdiff/internal/labels"
 	"github.com/ctdiff/ctdiff/internal/pprofenc"
 	"github.com/ctdiff/ctdiff/internal/synth"
 	"github.com/google/pprof/profile"
@@ -160,11 +159,7 @@ func TestPprofStreamConvert(t *testing.T) {
 				if err != nil || !taken {
 					t.Fatalf("taken %v, error %v", taken, err)
 				}
-				if !bytes.Equal(got, want) {
-					g, _ := profile.ParseData(got)
-					w, _ := profile.ParseData(want)
-					t.Fatalf("written again: %d bytes, read whole: %d bytes\n%v\nwant\n%v", len(got), len(want), g, w)
-				}
+				sameAsWhole(t, got, want)
 			})
 		}
 	}
@@ -209,11 +204,7 @@ func TestPprofStreamConvertSelects(t *testing.T) {
 			if err != nil || !taken {
 				t.Fatalf("taken %v, error %v", taken, err)
 			}
-			if !bytes.Equal(got, want) {
-				g, _ := profile.ParseData(got)
-				w, _ := profile.ParseData(want)
-				t.Fatalf("written again: %d bytes, read whole: %d bytes\n%v\nwant\n%v", len(got), len(want), g, w)
-			}
+			sameAsWhole(t, got, want)
 			p, _ := profile.ParseData(got)
 			all, _ := profile.ParseData(tt.data)
 			if len(p.Sample) == 0 || (strings.HasPrefix(tt.name, "--thread") && len(p.Sample) >= len(all.Sample)) {
@@ -369,33 +360,22 @@ func TestPprofStreamConvertMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes and reads a 200,000-sample profile")
 	}
-	fn := &profile.Function{ID: 1, Name: "f", Filename: "f.go"}
-	p := &profile.Profile{SampleType: []*profile.ValueType{{Type: "samples", Unit: "count"}}, Function: []*profile.Function{fn}}
-	for i := range 1000 {
-		p.Location = append(p.Location, &profile.Location{ID: uint64(i + 1), Line: []profile.Line{{Function: fn, Line: int64(i)}}})
-	}
-	for i := range 200_000 {
-		p.Sample = append(p.Sample, &profile.Sample{Location: p.Location[i%8 : 400+i%8], Value: []int64{1},
-			Label:    map[string][]string{labels.Thread: {fmt.Sprint("t", i%3)}},
-			NumLabel: map[string][]int64{labels.Timestamp: {int64(i)}}, NumUnit: map[string][]string{labels.Timestamp: {labels.TimestampUnit}}})
-	}
-	data := encode(t, p)
-	p = nil
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	x, err := ReadPprofStream(bufio.NewReaderSize(bytes.NewReader(data), 64<<10), "x.pb", -1, Options{})
-	if err != nil || x == nil {
-		t.Fatalf("taken %v, error %v", x != nil, err)
-	}
-	runtime.GC()
-	runtime.ReadMemStats(&after)
+	data := deepStacksProfile(t, true)
+	var x *PprofStream
+	grew := liveHeapGrowth(data, func(data []byte) {
+		var err error
+		x, err = ReadPprofStream(bufio.NewReaderSize(bytes.NewReader(data), 64<<10), "x.pb", -1, Options{})
+		if err != nil || x == nil {
+			t.Fatalf("taken %v, error %v", x != nil, err)
+		}
+	})
 	if x.Len() != 200_000 {
 		t.Fatalf("%d samples, want 200000", x.Len())
 	}
-	if grew := int64(after.HeapAlloc) - int64(before.HeapAlloc); grew > 20<<20 {
+	if grew > 20<<20 {
 		t.Fatalf("the samples take %d MB of heap, want under 20", grew>>20)
 	}
+	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	var n countingWriter
 	if err := x.Write(&n); err != nil {
@@ -405,7 +385,17 @@ func TestPprofStreamConvertMemory(t *testing.T) {
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
 		t.Fatalf("writing %d MB of pprof allocated %d MB, want under 64", n>>20, alloc>>20)
 	}
-	runtime.KeepAlive(x)
+}
+
+// sameAsWhole fails t unless got, the profile written again from a
+// stream, is want, what the whole-profile path writes, byte for byte.
+func sameAsWhole(t *testing.T, got, want []byte) {
+	t.Helper()
+	if !bytes.Equal(got, want) {
+		g, _ := profile.ParseData(got)
+		w, _ := profile.ParseData(want)
+		t.Fatalf("written again: %d bytes, read whole: %d bytes\n%v\nwant\n%v", len(got), len(want), g, w)
+	}
 }
 
 type countingWriter int64
