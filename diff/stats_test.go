@@ -736,14 +736,7 @@ func TestPriorFitReadsSamplingNoise(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kt := newKeyTable(all[:runs], all[runs:])
-	rs := newRuns(all, runs, kt, m)
-	um := newMatcher(ZAM, DefaultBudget)
-	um.kt, um.renameMin = kt, 1
-	u := newUnion()
-	for _, r := range rs {
-		um.addRun(u, r, ZAM)
-	}
+	u, rs := zamUnion(all, runs, m)
 	u.release()
 	u.values(rs[:runs], rs[runs:], true)
 	const period = 10e6 // synth's
@@ -969,14 +962,7 @@ func TestPairPriorReadsTheRows(t *testing.T) {
 	const mu = 5e6
 	for _, kind := range []string{"means", "rows"} {
 		t.Run(kind, func(t *testing.T) {
-			kt := newKeyTable(all[:1], all[1:])
-			rs := newRuns(all, 1, kt, m)
-			um := newMatcher(ZAM, DefaultBudget)
-			um.kt, um.renameMin = kt, 1
-			u := newUnion()
-			for _, r := range rs {
-				um.addRun(u, r, ZAM)
-			}
+			u, rs := zamUnion(all, 1, m)
 			u.release()
 			u.values(rs[:1], rs[1:], true)
 			if !u.rowsAreMeans {

@@ -53,14 +53,7 @@ func TestValuesGather(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				kt := newKeyTable(c.trees[:c.nBase], c.trees[c.nBase:])
-				runs := newRuns(c.trees, c.nBase, kt, m)
-				um := newMatcher(ZAM, DefaultBudget)
-				um.kt, um.renameMin = kt, 1
-				u := newUnion()
-				for _, r := range runs {
-					um.addRun(u, r, ZAM)
-				}
+				u, runs := zamUnion(c.trees, c.nBase, m)
 				if u.len() <= runs[0].nodes() {
 					t.Fatalf("the new runs added no node to the union: the case tests nothing")
 				}
@@ -139,4 +132,19 @@ func (u *union) valuesScatter(base, nw []*run, perRun bool) {
 		}
 		u.meanBase[x], u.meanNew[x] = sb/kb, sn/kn
 	}
+}
+
+// zamUnion is the union of trees (the first nBase the base runs) as a
+// comparison makes it: keyed and matched run by run with ZAM, its values
+// not gathered yet.
+func zamUnion(trees []*cct.Tree, nBase int, m Metric) (*union, []*run) {
+	kt := newKeyTable(trees[:nBase], trees[nBase:])
+	runs := newRuns(trees, nBase, kt, m)
+	um := newMatcher(ZAM, DefaultBudget)
+	um.kt, um.renameMin = kt, 1
+	u := newUnion()
+	for _, r := range runs {
+		um.addRun(u, r, ZAM)
+	}
+	return u, runs
 }
