@@ -97,6 +97,18 @@ func (g *gzipWriter) appendField(tag int, msg []byte) bool {
 	return true
 }
 
+// appendParts is appendField for a message of three parts.
+func (g *gzipWriter) appendParts(tag int, a, b, c []byte) bool {
+	n := len(a) + len(b) + len(c)
+	cur := g.cur.in
+	if g.err != nil || cur == nil || n+2*binary.MaxVarintLen64 >= chunkSize-len(cur) {
+		return false
+	}
+	cur = appendVarint(appendVarint(cur, uint64(tag)<<3|2), uint64(n))
+	g.cur.in = append(append(append(cur, a...), b...), c...)
+	return true
+}
+
 // submit starts compressing the filled chunk, first writing out the oldest
 // member when maxInFlight are in flight.
 func (g *gzipWriter) submit() {

@@ -2,6 +2,7 @@ package pprofenc
 
 import (
 	"bytes"
+	"compress/gzip"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -165,6 +166,14 @@ func sameStacks(t *testing.T, p *profile.Profile, s *stacks.Samples) {
 	var z bytes.Buffer
 	if err := WriteSource(&z, s); err != nil {
 		t.Fatal(err)
+	}
+	// Gzipped, samples go into the gzip chunk by another path.
+	zr, err := gzip.NewReader(bytes.NewReader(z.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if unz, err := io.ReadAll(zr); err != nil || !bytes.Equal(unz, want.Bytes()) {
+		t.Fatalf("WriteSource: %d bytes gunzipped (error %v) differ from pprof's %d", len(unz), err, want.Len())
 	}
 	back, err := profile.Parse(&z)
 	if err != nil {
