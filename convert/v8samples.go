@@ -375,15 +375,12 @@ func (e *v8Emitter) profile() (*profile.Profile, error) {
 			debug.FreeOSMemory()
 		}
 		// Timed samples are collected one by one: their arrays can be
-		// sized exactly (untimed ones, merged, take less).
+		// sized exactly (untimed ones, merged, take less). Every sample
+		// names its stack in the pool (addRef), so Starts is sized too:
+		// made at the first sample, it grew thread by thread, copied five
+		// times for the deep 525 MB trace's 28.8 M samples.
+		e.presize(samples)
 		e.b.Grow(samples, 0)
-		if samples > 0 {
-			// Every sample names its stack in the pool (addRef): Starts,
-			// made at the first one, would otherwise grow thread by thread,
-			// copied five times and its old arrays kept beside it (the
-			// 525 MB deep trace's 28.8 M samples).
-			e.b.stacks.Starts = slices.Grow(e.b.stacks.Starts, samples)
-		}
 	}
 	// Threads in order of their first sample: the ordinal cct gives
 	// same-named threads then means "the second worker to start".
@@ -444,6 +441,31 @@ func (e *v8Emitter) profile() (*profile.Profile, error) {
 	}
 	p.DefaultSampleType = "wall"
 	return p, nil
+}
+
+// presize makes the empty arrays of the collected samples with room for n
+// samples. Made, a large array is not cleared when its pages are fresh
+// (grown, it is: slices.Grow appends zeroes), so the pages are first
+// touched by the fills, on every core: 0.45 s of clearing on one core for
+// the 28.8 M samples of a 525 MB trace.
+func (e *v8Emitter) presize(n int) {
+	s := e.b.stacks
+	if n == 0 || s == nil {
+		return
+	}
+	s.Starts = makeIfEmpty(s.Starts, n)
+	s.Ends = makeIfEmpty(s.Ends, n)
+	s.Values = makeIfEmpty(s.Values, n*len(e.b.p.SampleType))
+	s.SampleThreads = makeIfEmpty(s.SampleThreads, n)
+}
+
+// makeIfEmpty returns x, or when it has no room, an empty slice with room
+// for n.
+func makeIfEmpty[T any](x []T, n int) []T {
+	if cap(x) == 0 {
+		return make([]T, 0, n)
+	}
+	return x
 }
 
 // streamTimed collects the samples of a thread's only profile straight
