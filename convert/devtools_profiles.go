@@ -177,14 +177,24 @@ func chunkProfile(k profileKey, st traceProfileStart, chunks []*traceChunk) (*v8
 		return nil, err
 	}
 	// With the tree whole, every sample's id resolves now, in sample order,
-	// so that ids no node has get their placeholders as they always did.
+	// so that ids no node has get their placeholders as they always did;
+	// the nodes' samples are counted on the way (v8Profile.seen).
+	var seen []int64
+	var first []int32
 	for _, ch := range chunks {
 		r := idReader{b: ch.ids}
 		for range ch.n {
-			tree.resolve(r.next())
+			n := tree.resolve(r.next())
+			if int(n) >= len(seen) {
+				seen = append(seen, make([]int64, len(tree.nodes)-len(seen))...)
+			}
+			if seen[n] == 0 {
+				first = append(first, n)
+			}
+			seen[n]++
 		}
 	}
-	p.packed = pk
+	p.packed, p.seen, p.firstSeen = pk, seen, first
 	return p, nil
 }
 

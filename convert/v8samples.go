@@ -46,6 +46,13 @@ type v8Profile struct {
 	// packed, when not nil, holds the samples instead of ids, nodes and
 	// times: a trace's, still packed in their chunks (chunkProfile).
 	packed *v8Packed
+	// seen, when not nil, is how many of the samples each node of tree
+	// has, by index, and firstSeen the sampled nodes in the order they are
+	// first sampled: counted as the samples' ids were resolved
+	// (chunkProfile), so that layout's walk goes over the sampled nodes
+	// rather than over every sample (28.8 M in a 525 MB trace).
+	seen      []int64
+	firstSeen []int32
 }
 
 // v8Packed is a profile's samples as its trace chunks hold them
@@ -216,7 +223,13 @@ func (e *v8Emitter) layout() (samples int, err error) {
 						w.sum += int64(depth[n])
 						w.deep = w.deep || depth[n] > MaxStackDepth
 					}
-					if pk := p.packed; pk != nil {
+					if p.seen != nil {
+						for _, n := range p.firstSeen {
+							visit(n) // for its depth, and to join sampled
+							w.sum += (p.seen[n] - 1) * int64(depth[n])
+						}
+						p.seen, p.firstSeen = nil, nil
+					} else if pk := p.packed; pk != nil {
 						pk.each(t, func(n int32, _ int64) { visit(n) })
 					} else {
 						for _, n := range p.nodes {
