@@ -47,9 +47,11 @@ func (e *encoder) stackSamples(p *profile.Profile, s *stacks.Samples) {
 	// Stacks laid out once and shared (Starts: call tree readers lay out
 	// each sampled node's stack once) are encoded once, in their layout:
 	// a sample's packed ids are then one copy (28.8 M samples 60-100
-	// frames deep share 2.7 M laid-out frames in a 525 MB trace).
+	// frames deep share 2.7 M laid-out frames in a 525 MB trace). Only
+	// when the samples name each laid-out frame twice or more on average:
+	// the pool's encoding takes up to 7 bytes a frame.
 	var pool *pooledIDs
-	if s.Starts != nil && ids != nil {
+	if s.Starts != nil && ids != nil && sharesFrames(s) {
 		pool = encodePool(s.Locations, ids)
 	}
 	for i := range s.Len() {
@@ -97,6 +99,18 @@ func (e *encoder) emitStack(stack []byte) {
 	e.emit(2)
 }
 
+// sharesFrames reports whether s's samples name at least twice the frames
+// s.Locations holds.
+func sharesFrames(s *stacks.Samples) bool {
+	need, frames := 2*len(s.Locations), 0
+	for i := range s.Len() {
+		if frames += int(s.Ends[i]) - s.Start(i); frames >= need {
+			return true
+		}
+	}
+	return false
+}
+
 // pooledIDs holds a stack pool's location ids encoded once, as packed
 // varints: frame k's id is enc[off[k]:off[k+1]], so the ids of frames
 // start to end are enc[off[start]:off[end]].
@@ -110,6 +124,9 @@ type pooledIDs struct {
 func encodePool(locs []int32, ids []uint64) *pooledIDs {
 	total := 0
 	for _, x := range locs {
+		if uint(x) >= uint(len(ids)) {
+			return nil // a frame no sample names may hold anything
+		}
 		total += int(ids[x] >> 56)
 	}
 	if total >= math.MaxInt32 {

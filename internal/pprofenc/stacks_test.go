@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/ctdiff/ctdiff/internal/labels"
@@ -119,6 +120,19 @@ func TestWriteSourceSameAsWrite(t *testing.T) {
 		t.Run(fmt.Sprintf("shared stacks, timed %v", timed), func(t *testing.T) {
 			p, s := randomStacks(rng, 1000, func(int) bool { return timed })
 			share(rng, s)
+			if sharesFrames(s) {
+				t.Fatal("the samples' frames are encoded as a pool; want the case without")
+			}
+			sameStacks(t, p, s)
+		})
+		// The pool holds only the shared stacks: encoded once (pooledIDs).
+		t.Run(fmt.Sprintf("shared stacks, compact pool, timed %v", timed), func(t *testing.T) {
+			p, s := randomStacks(rng, 1000, func(int) bool { return timed })
+			share(rng, s)
+			s.Locations = s.Locations[:slices.Max(s.Ends)]
+			if !sharesFrames(s) {
+				t.Fatal("the samples' frames are not encoded as a pool; want the case with")
+			}
 			sameStacks(t, p, s)
 		})
 	}
