@@ -151,38 +151,6 @@ func (u *union) add(parent int32, k key, callSite, weight int64) int32 {
 	return id
 }
 
-// addChildren adds the children chR (keys kr) of run r's node as the
-// children of union node x, which has none, and returns the first one's id:
-// theirs are consecutive. It is add for each, in bulk.
-func (u *union) addChildren(x int32, r *run, chR []cct.NodeID, kr []key, callSites bool) int32 {
-	first, m := int32(len(u.parent)), len(chR)
-	u.reserveKids(x, m)
-	o := int(u.kidOff[x])
-	kids, keys := u.kids[o:o+m], u.kidKeys[o:o+m]
-	d := u.depth[x] + 1
-	// A node at a time, not copy and append(make): most lists have one
-	// or two children, and the calls cost more than the copying.
-	for j, c := range chR {
-		k := kr[j]
-		kids[j], keys[j] = first+int32(j), k
-		u.keys.add(k)
-		u.weight = append(u.weight, r.total[c])
-		u.parent = append(u.parent, x)
-		u.key = append(u.key, k)
-		u.depth = append(u.depth, d)
-		u.kidOff = append(u.kidOff, 0)
-		u.kidLen = append(u.kidLen, 0)
-		u.kidCap = append(u.kidCap, 0)
-	}
-	u.kidLen[x] = int32(m)
-	if callSites {
-		for _, c := range chR {
-			u.callSite = append(u.callSite, r.callSite(int32(c)))
-		}
-	}
-	return first
-}
-
 // makeRoom gives node x's child list room for n more children: a full
 // list moves to the end of the arrays with at least twice the room (or
 // grows in place when it is last there).
@@ -231,13 +199,11 @@ func (u *union) release() { u.weight, u.keys, u.kidCap = nil, nil, nil }
 // present before the run, for renames), so any order gives the same
 // matches, and this one reads r's arrays in order, and the union's nearly
 // so, where a depth-first walk missed the cache for every node of a large
-// tree (8M nodes: a miss per array and node). The second adds the run's
-// unmatched nodes to the union in the order a depth-first walk (a stack of
-// pairs: the matched children in the order siblings paired them, then the
-// unmatched ones, taken last first) reaches them, so the union's node ids
-// are what they always were; it descends only into subtrees where
-// something is added, a few nodes once the union has a program's usual
-// contexts.
+// tree (8M nodes: a miss per array and node). The second (addNew) adds the
+// run's unmatched nodes to the union with the ids a depth-first walk (a
+// stack of pairs: the matched children in the order siblings paired them,
+// then the unmatched ones, taken last first) gives them, so the union's
+// node ids are what they always were, also in r's id order.
 func (m *matcher) addRun(u *union, r *run, mode Matching) {
 	n := r.nodes()
 	r.toU = make([]int32, n)
@@ -317,114 +283,190 @@ func (m *matcher) addRun(u *union, r *run, mode Matching) {
 		}
 	}
 	m.spans, m.ord = spans, ord
-	// Where many lists are ordered (gopair: 92k of 1.4M nodes), each
-	// node's span is looked up in an array, set for those nodes only
-	// (only they are read); where few are (runs of one program), by
-	// binary search, without the array's 4 bytes per node.
-	var spanOf []int32
-	if len(spans) > n/64 {
-		spanOf = m.spanOf
-		if cap(spanOf) < n {
-			spanOf = make([]int32, n)
-		}
-		spanOf = spanOf[:n]
-		m.spanOf = spanOf
-		for i, sp := range spans {
-			spanOf[sp.rn] = int32(i)
-		}
-	}
 
 	// What is added, and the children of the union nodes that gain some
-	// (their lists may move: makeRoom), so that the arrays grow about once.
-	added, moved := 0, 0
+	// (their lists move: makeRoom), so that the arrays grow about once.
+	// w[rn] counts the union nodes the depth-first walk adds from the
+	// moment it reaches rn: rn's own subtree, rn included, if rn is new;
+	// what its subtree adds if it is matched. Children have larger ids than
+	// their parents, so one pass from the last node sums them.
+	w := m.w
+	if cap(w) < n {
+		w = make([]int32, n)
+	}
+	w = w[:n]
+	clear(w)
+	m.w = w
+	// room bounds the child slots the moved lists take (makeRoom: at
+	// most twice the room they had, and their new children, or 2).
+	room := 0
 	for rn := n - 1; rn > 0; rn-- {
 		p := r.parent[rn]
 		if toU[rn] < 0 {
-			added++
-			if up := toU[p]; up >= 0 && flags[p]&adds == 0 {
-				moved += int(u.kidLen[up])
+			w[rn]++
+			if up := toU[p]; up >= 0 {
+				room++
+				if flags[p]&gains == 0 {
+					room += 2*int(u.kidCap[up]) + 2
+					flags[p] |= gains
+				}
 			}
 			flags[p] |= adds
 		} else if flags[rn]&adds != 0 {
 			flags[p] |= adds
 		}
+		w[p] += w[rn]
 	}
 	if flags[0]&adds == 0 {
 		return
 	}
-	u.grow(added, added+moved)
-	old := int32(u.len())                    // the union nodes before this run's
-	stack := append(m.stack[:0], pair{0, 0}) // (union node, run node)
-	for len(stack) > 0 {
-		p := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		sr, er := r.kidStart[p.b], r.kidStart[p.b+1]
+	added := int(w[0])
+	m.addNew(u, r, added, room, callSites)
+}
+
+// addNew is addRun's second pass: it adds the run's unmatched nodes to the
+// union with the ids a depth-first walk from the root gives them (a stack
+// of pairs: a node's matched children that add something, in the order
+// siblings paired them, then its unmatched ones, taken last first; the
+// ids of a node's new children are consecutive, given when the walk takes
+// the node), so that the union's ids are what they always were: ties in
+// the reports are broken by id.
+//
+// It does not walk. The walk's next free id when it takes node rn, f(rn),
+// follows from its parent's and from what the walk adds under the
+// siblings taken before rn (w, addRun), so one pass in the run's id order
+// (parents first) knows f of every node it reaches and writes each new
+// node where its id says. The walk read the run's arrays at the node it
+// took, all over them for an independent pair (gopair: 1.08M nodes
+// added); this pass reads them in order and writes the union's arrays
+// out of order, which the core does not wait for.
+//
+// The child lists of new nodes are laid out by id: the list of the node
+// whose first child has id x starts at slot base+x-old (old the union's
+// size before the run). A matched node's list that gains children moves
+// to the end (makeRoom), past those slots; the slots its new children
+// would have had stay unused.
+func (m *matcher) addNew(u *union, r *run, added, room int, callSites bool) {
+	toU, flags, w := r.toU, m.flags, m.w
+	old := int32(u.len())
+	n := int32(len(toU))
+	u.grow(added, added+room)
+	size := int(old) + added
+	u.weight, u.parent, u.key = u.weight[:size], u.parent[:size], u.key[:size]
+	if callSites {
+		u.callSite = u.callSite[:size]
+	}
+	u.depth, u.kidOff, u.kidLen, u.kidCap = u.depth[:size], u.kidOff[:size], u.kidLen[:size], u.kidCap[:size]
+	base := int32(len(u.kids)) - old
+	u.kids = u.kids[:len(u.kids)+added]
+	u.kidKeys = u.kidKeys[:len(u.kidKeys)+added]
+	// w[rn] becomes f(rn) once rn's parent is taken; the root's is old.
+	w[0] = old
+	spans, ord := m.spans, m.ord
+	si := 0
+	// newChild writes run node c, the child of union node ux with key k,
+	// as union node id, and sets f of c: next is the walk's next free id
+	// once c is taken.
+	newChild := func(ux int32, c cct.NodeID, k key, id, next int32) {
+		toU[c] = id
+		u.keys.add(k)
+		u.parent[id], u.key[id], u.weight[id] = ux, k, r.total[c]
+		u.depth[id] = r.depths[c]
+		if callSites {
+			u.callSite[id] = r.callSite(int32(c))
+		}
+		u.kidOff[id], u.kidLen[id], u.kidCap[id] = 0, 0, 0
+		if kl := r.kidStart[c+1] - r.kidStart[c]; kl > 0 {
+			u.kidOff[id], u.kidLen[id], u.kidCap[id] = base+next, kl, kl
+		}
+		w[c] = next
+	}
+	for rn := range n {
+		ux := toU[rn]
+		if ux < old && flags[rn]&adds == 0 {
+			continue // matched, and nothing added below: not reached
+		}
+		sr, er := r.kidStart[rn], r.kidStart[rn+1]
 		if sr == er {
 			continue
 		}
+		f := w[rn]
 		chR, kr := r.kids[sr:er], r.kidKeys[sr:er]
-		if p.a >= old || u.kidLen[p.a] == 0 {
-			// Nothing to match against (new subtrees, or a union leaf):
-			// every child is a new union node.
-			first := u.addChildren(p.a, r, chR, kr, callSites)
-			for j, c := range chR {
-				toU[c] = first + int32(j)
-				stack = append(stack, pair{first + int32(j), int32(c)})
+		if ux >= old || u.kidLen[ux] == 0 {
+			// Every child is new: ids f, f+1, ...; taken last first.
+			if ux < old { // a union leaf gains the list
+				u.kidOff[ux], u.kidLen[ux], u.kidCap[ux] = base+f, int32(len(chR)), int32(len(chR))
+			}
+			o := base + f
+			next := f + int32(len(chR))
+			for j := len(chR) - 1; j >= 0; j-- {
+				c, id := chR[j], f+int32(j)
+				u.kids[o+int32(j)], u.kidKeys[o+int32(j)] = id, kr[j]
+				sz := w[c]
+				newChild(ux, c, kr[j], id, next)
+				next += sz - 1
 			}
 			continue
 		}
-		more := 0
-		if flags[p.b]&ordered != 0 {
-			var i int
-			if spanOf != nil {
-				i = int(spanOf[p.b])
-			} else {
-				i, _ = slices.BinarySearchFunc(spans, p.b, func(s ordSpan, rn int32) int { return int(s.rn - rn) })
+		// A matched node: its unmatched children get ids f, f+1, ... in
+		// their order and are taken first, last first; then its matched
+		// children that add, last pushed first.
+		more := int32(0)
+		for _, c := range chR {
+			if toU[c] < 0 {
+				more++
 			}
-			sp := spans[i]
-			for _, rc := range ord[sp.off : sp.off+sp.n] {
-				if flags[rc]&adds != 0 {
-					stack = append(stack, pair{toU[rc], rc})
+		}
+		next := f + more
+		if more > 0 {
+			u.makeRoom(ux, int(more))
+			at := u.kidOff[ux] + u.kidLen[ux]
+			id := f + more
+			for j := len(chR) - 1; j >= 0; j-- {
+				c := chR[j]
+				if toU[c] >= 0 {
+					continue
+				}
+				id--
+				u.kids[at+id-f], u.kidKeys[at+id-f] = id, kr[j]
+				sz := w[c]
+				newChild(ux, c, kr[j], id, next)
+				next += sz - 1
+			}
+			u.kidLen[ux] += more
+		}
+		if flags[rn]&ordered != 0 {
+			// The pairs' order: spans are in node order, as this pass.
+			for spans[si].rn != rn {
+				si++
+			}
+			sp := spans[si]
+			push := ord[sp.off : sp.off+sp.n]
+			for j := len(push) - 1; j >= 0; j-- {
+				if c := push[j]; flags[c]&adds != 0 {
+					sz := w[c]
+					w[c] = next
+					next += sz
 				}
 			}
-			more = len(chR) - int(sp.n)
 		} else {
-			for _, c := range chR {
-				if flags[c]&adds != 0 {
-					stack = append(stack, pair{toU[c], int32(c)})
+			// The same list on both sides: every child is matched.
+			for j := len(chR) - 1; j >= 0; j-- {
+				if c := chR[j]; flags[c]&adds != 0 {
+					sz := w[c]
+					w[c] = next
+					next += sz
 				}
 			}
-			for _, c := range chR {
-				if toU[c] < 0 {
-					more++
-				}
-			}
-		}
-		if more == 0 {
-			continue
-		}
-		u.makeRoom(p.a, more)
-		for j, c := range chR {
-			rc := int32(c)
-			if toU[rc] >= 0 {
-				continue
-			}
-			cs := int64(0) // only PARCS reads call sites
-			if callSites {
-				cs = r.callSite(rc)
-			}
-			uc := u.add(p.a, kr[j], cs, r.total[rc])
-			toU[rc] = uc
-			stack = append(stack, pair{uc, rc})
 		}
 	}
-	m.stack = stack
 }
 
 // addRun's flags per run node.
 const (
 	ordered uint8 = 1 << iota // its list was matched by siblings
 	adds                      // something is added in its subtree
+	gains                     // a matched node that gains children
 )
 
 // An ordSpan locates the matched children of run node rn's ordered list in
