@@ -309,7 +309,11 @@ func collectSubtrees(r *run, match []int32, pairIdx int, acc map[int32]*subtreeA
 		size[n]++
 		size[r.parent[n]] += size[n]
 	}
-	if len(acc) == 0 {
+	// An empty acc has none of this run's subtrees, and the run's union
+	// nodes are distinct (toU): each is added without a lookup (gopair:
+	// 97k subtrees a side).
+	fresh := len(acc) == 0
+	if fresh {
 		acc = make(map[int32]*subtreeAcc, roots)
 	}
 	// The new accumulators come in chunks: one allocation per subtree
@@ -322,7 +326,10 @@ func collectSubtrees(r *run, match []int32, pairIdx int, acc map[int32]*subtreeA
 		}
 		roots--
 		x := r.toU[n]
-		s := acc[x]
+		var s *subtreeAcc
+		if !fresh {
+			s = acc[x]
+		}
 		if s == nil {
 			if pairIdx > 0 {
 				continue
