@@ -315,7 +315,9 @@ func (m *matcher) addRun(u *union, r *run, mode Matching) {
 		} else if flags[rn]&adds != 0 {
 			flags[p] |= adds
 		}
-		w[p] += w[rn]
+		if w[rn] != 0 {
+			w[p] += w[rn]
+		}
 	}
 	if flags[0]&adds == 0 {
 		return
