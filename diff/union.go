@@ -296,7 +296,13 @@ func (m *matcher) addRun(u *union, r *run, mode Matching) {
 	}
 	w = w[:n]
 	clear(w)
-	m.w = w
+	// A large run's w is not kept for the next run: the matcher lives as
+	// long as the comparison, and it would be live at its peak (the 1.6
+	// M-stack pair's: 30 MB).
+	m.w = nil
+	if n < keepScratchMax {
+		m.w = w
+	}
 	// room bounds the child slots the moved lists take (makeRoom: at
 	// most twice the room they had, and their new children, or 2).
 	room := 0
@@ -323,8 +329,12 @@ func (m *matcher) addRun(u *union, r *run, mode Matching) {
 		return
 	}
 	added := int(w[0])
-	m.addNew(u, r, added, room, callSites)
+	m.addNew(u, r, w, added, room, callSites)
 }
+
+// keepScratchMax is the least node count of a run whose addRun scratch
+// (w) the matcher does not keep.
+const keepScratchMax = 1 << 20
 
 // addNew is addRun's second pass: it adds the run's unmatched nodes to the
 // union with the ids a depth-first walk from the root gives them (a stack
@@ -348,8 +358,8 @@ func (m *matcher) addRun(u *union, r *run, mode Matching) {
 // size before the run). A matched node's list that gains children moves
 // to the end (makeRoom), past those slots; the slots its new children
 // would have had stay unused.
-func (m *matcher) addNew(u *union, r *run, added, room int, callSites bool) {
-	toU, flags, w := r.toU, m.flags, m.w
+func (m *matcher) addNew(u *union, r *run, w []int32, added, room int, callSites bool) {
+	toU, flags := r.toU, m.flags
 	old := int32(u.len())
 	n := int32(len(toU))
 	u.grow(added, added+room)
