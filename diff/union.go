@@ -39,6 +39,10 @@ type union struct {
 	// copied is the run the union was copied from (copyRun), whose toU
 	// is the identity.
 	copied *run
+	// last says the run being added is the last: addRun keeps neither the
+	// weights nor the list capacities of the nodes it adds, and releases
+	// what only adding runs needs (release) once it is done.
+	last bool
 	// rekeys counts the renames (rekey): with the node count, it tells a
 	// stream whether the union changed (memo.go).
 	rekeys int
@@ -99,7 +103,9 @@ func (u *union) reserveKids(x int32, n int) {
 // to the base's 1.41 M: 26-31 ms on one core).
 func (u *union) grow(n, kids int) {
 	nodes := func() {
-		u.weight = slices.Grow(u.weight, n)
+		if !u.last {
+			u.weight = slices.Grow(u.weight, n)
+		}
 		u.parent = slices.Grow(u.parent, n)
 		u.key = slices.Grow(u.key, n)
 		if u.callSites {
@@ -110,7 +116,9 @@ func (u *union) grow(n, kids int) {
 		u.depth = slices.Grow(u.depth, n)
 		u.kidOff = slices.Grow(u.kidOff, n)
 		u.kidLen = slices.Grow(u.kidLen, n)
-		u.kidCap = slices.Grow(u.kidCap, n)
+		if !u.last {
+			u.kidCap = slices.Grow(u.kidCap, n)
+		}
 		u.kids = slices.Grow(u.kids, kids)
 		u.kidKeys = slices.Grow(u.kidKeys, kids)
 	}
@@ -205,6 +213,9 @@ func (u *union) release() { u.weight, u.keys, u.kidCap = nil, nil, nil }
 // then the unmatched ones, taken last first) gives them, so the union's
 // node ids are what they always were, also in r's id order.
 func (m *matcher) addRun(u *union, r *run, mode Matching) {
+	if u.last {
+		defer u.release() // weight and kidCap lack the nodes added
+	}
 	n := r.nodes()
 	r.toU = make([]int32, n)
 	// The identities on both sides before this run: the union's keys
@@ -364,11 +375,15 @@ func (m *matcher) addNew(u *union, r *run, w []int32, added, room int, callSites
 	n := int32(len(toU))
 	u.grow(added, added+room)
 	size := int(old) + added
-	u.weight, u.parent, u.key = u.weight[:size], u.parent[:size], u.key[:size]
+	last := u.last
+	if !last {
+		u.weight, u.kidCap = u.weight[:size], u.kidCap[:size]
+	}
+	u.parent, u.key = u.parent[:size], u.key[:size]
 	if callSites {
 		u.callSite = u.callSite[:size]
 	}
-	u.depth, u.kidOff, u.kidLen, u.kidCap = u.depth[:size], u.kidOff[:size], u.kidLen[:size], u.kidCap[:size]
+	u.depth, u.kidOff, u.kidLen = u.depth[:size], u.kidOff[:size], u.kidLen[:size]
 	base := int32(len(u.kids)) - old
 	u.kids = u.kids[:len(u.kids)+added]
 	u.kidKeys = u.kidKeys[:len(u.kidKeys)+added]
@@ -381,15 +396,19 @@ func (m *matcher) addNew(u *union, r *run, w []int32, added, room int, callSites
 	// once c is taken.
 	newChild := func(ux int32, c cct.NodeID, k key, id, next int32) {
 		toU[c] = id
-		u.keys.add(k)
-		u.parent[id], u.key[id], u.weight[id] = ux, k, r.total[c]
+		u.parent[id], u.key[id] = ux, k
 		u.depth[id] = r.depths[c]
 		if callSites {
 			u.callSite[id] = r.callSite(int32(c))
 		}
-		u.kidOff[id], u.kidLen[id], u.kidCap[id] = 0, 0, 0
-		if kl := r.kidStart[c+1] - r.kidStart[c]; kl > 0 {
-			u.kidOff[id], u.kidLen[id], u.kidCap[id] = base+next, kl, kl
+		kl := r.kidStart[c+1] - r.kidStart[c]
+		u.kidOff[id], u.kidLen[id] = 0, kl
+		if kl > 0 {
+			u.kidOff[id] = base + next
+		}
+		if !last {
+			u.keys.add(k)
+			u.weight[id], u.kidCap[id] = r.total[c], kl
 		}
 		w[c] = next
 	}
