@@ -304,10 +304,14 @@ func collectSubtrees(r *run, match []int32, pairIdx int, acc map[int32]*subtreeA
 		}
 		return acc, size
 	}
+	// Only unmatched nodes: a matched node's size is never read (gopair:
+	// 22% of the new run's nodes).
 	size = resetInt32s(size, len(match))
 	for n := len(match) - 1; n > 0; n-- {
-		size[n]++
-		size[r.parent[n]] += size[n]
+		if match[n] < 0 {
+			size[n]++
+			size[r.parent[n]] += size[n]
+		}
 	}
 	// An empty acc has none of this run's subtrees, and the run's union
 	// nodes are distinct (toU): each is added without a lookup (gopair:
