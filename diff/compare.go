@@ -214,7 +214,8 @@ func (c *comparison) buildUnion() {
 	c.u = newUnion()
 	c.um = newMatcher(c.o.Match, c.o.LCS)
 	c.um.kt, c.um.renameMin = c.kt, c.renameMin
-	for _, r := range c.runs {
+	for i, r := range c.runs {
+		c.u.last = i == len(c.runs)-1
 		c.um.addRun(c.u, r, c.o.Match)
 	}
 	c.u.release()

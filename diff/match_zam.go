@@ -30,12 +30,11 @@ type matcher struct {
 	restKB []key
 	// strictOf is strictCommon's match per node of the new run.
 	strictOf []int32
-	// flags, spans, spanOf, ord and stack are addRun's.
-	flags  []uint8
-	spans  []ordSpan
-	spanOf []int32
-	ord    []int32
-	stack  []pair
+	// flags, spans, w and ord are addRun's.
+	flags []uint8
+	spans []ordSpan
+	w     []int32
+	ord   []int32
 }
 
 func newMatcher(mode Matching, budget Budget) *matcher {

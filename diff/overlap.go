@@ -304,12 +304,20 @@ func collectSubtrees(r *run, match []int32, pairIdx int, acc map[int32]*subtreeA
 		}
 		return acc, size
 	}
+	// Only unmatched nodes: a matched node's size is never read (gopair:
+	// 22% of the new run's nodes).
 	size = resetInt32s(size, len(match))
 	for n := len(match) - 1; n > 0; n-- {
-		size[n]++
-		size[r.parent[n]] += size[n]
+		if match[n] < 0 {
+			size[n]++
+			size[r.parent[n]] += size[n]
+		}
 	}
-	if len(acc) == 0 {
+	// An empty acc has none of this run's subtrees, and the run's union
+	// nodes are distinct (toU): each is added without a lookup (gopair:
+	// 97k subtrees a side).
+	fresh := len(acc) == 0
+	if fresh {
 		acc = make(map[int32]*subtreeAcc, roots)
 	}
 	// The new accumulators come in chunks: one allocation per subtree
@@ -322,7 +330,10 @@ func collectSubtrees(r *run, match []int32, pairIdx int, acc map[int32]*subtreeA
 		}
 		roots--
 		x := r.toU[n]
-		s := acc[x]
+		var s *subtreeAcc
+		if !fresh {
+			s = acc[x]
+		}
 		if s == nil {
 			if pairIdx > 0 {
 				continue

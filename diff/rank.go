@@ -48,15 +48,20 @@ func rankPaths(u *union, kt *keyTable, top int) []RankedPath {
 	// One pass: a parent's id is below its children's, so its leaf mark
 	// is set before any child clears it, and its cost is read where its
 	// mark is cleared (a 1.6 M-stack union's 7.6 M nodes were read twice).
+	// Only the new runs' nodes: the paths are theirs, and a node the new
+	// runs lack has no descendant they have (the matching is top-down),
+	// so no ranked path reads its cost (gopair: 1.1 M of the union's
+	// 2.5 M nodes are the base run's only).
 	for x := 1; x < n; x++ {
+		if u.inNew[x] == 0 {
+			continue
+		}
 		p := u.parent[x]
 		if u.depth[x] >= 2 {
 			cost[x] = cost[p] + u.selfNew[x] - u.selfBase[x]
 		}
-		if u.inNew[x] > 0 {
-			leaf[x] = !(u.depth[x] >= 2 && idleKey[u.key[x]])
-			leaf[p] = false
-		}
+		leaf[x] = !(u.depth[x] >= 2 && idleKey[u.key[x]])
+		leaf[p] = false
 	}
 	// Higher cost first, then the path that sorts first by name.
 	paths := newBest(top, func(a, b int32) int {

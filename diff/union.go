@@ -39,6 +39,10 @@ type union struct {
 	// copied is the run the union was copied from (copyRun), whose toU
 	// is the identity.
 	copied *run
+	// last says the run being added is the last: addRun keeps neither the
+	// weights nor the list capacities of the nodes it adds, and releases
+	// what only adding runs needs (release) once it is done.
+	last bool
 	// rekeys counts the renames (rekey): with the node count, it tells a
 	// stream whether the union changed (memo.go).
 	rekeys int
@@ -99,7 +103,9 @@ func (u *union) reserveKids(x int32, n int) {
 // to the base's 1.41 M: 26-31 ms on one core).
 func (u *union) grow(n, kids int) {
 	nodes := func() {
-		u.weight = slices.Grow(u.weight, n)
+		if !u.last {
+			u.weight = slices.Grow(u.weight, n)
+		}
 		u.parent = slices.Grow(u.parent, n)
 		u.key = slices.Grow(u.key, n)
 		if u.callSites {
@@ -110,7 +116,9 @@ func (u *union) grow(n, kids int) {
 		u.depth = slices.Grow(u.depth, n)
 		u.kidOff = slices.Grow(u.kidOff, n)
 		u.kidLen = slices.Grow(u.kidLen, n)
-		u.kidCap = slices.Grow(u.kidCap, n)
+		if !u.last {
+			u.kidCap = slices.Grow(u.kidCap, n)
+		}
 		u.kids = slices.Grow(u.kids, kids)
 		u.kidKeys = slices.Grow(u.kidKeys, kids)
 	}
@@ -149,38 +157,6 @@ func (u *union) add(parent int32, k key, callSite, weight int64) int32 {
 	u.kids[at], u.kidKeys[at] = id, k
 	u.kidLen[parent]++
 	return id
-}
-
-// addChildren adds the children chR (keys kr) of run r's node as the
-// children of union node x, which has none, and returns the first one's id:
-// theirs are consecutive. It is add for each, in bulk.
-func (u *union) addChildren(x int32, r *run, chR []cct.NodeID, kr []key, callSites bool) int32 {
-	first, m := int32(len(u.parent)), len(chR)
-	u.reserveKids(x, m)
-	o := int(u.kidOff[x])
-	kids, keys := u.kids[o:o+m], u.kidKeys[o:o+m]
-	d := u.depth[x] + 1
-	// A node at a time, not copy and append(make): most lists have one
-	// or two children, and the calls cost more than the copying.
-	for j, c := range chR {
-		k := kr[j]
-		kids[j], keys[j] = first+int32(j), k
-		u.keys.add(k)
-		u.weight = append(u.weight, r.total[c])
-		u.parent = append(u.parent, x)
-		u.key = append(u.key, k)
-		u.depth = append(u.depth, d)
-		u.kidOff = append(u.kidOff, 0)
-		u.kidLen = append(u.kidLen, 0)
-		u.kidCap = append(u.kidCap, 0)
-	}
-	u.kidLen[x] = int32(m)
-	if callSites {
-		for _, c := range chR {
-			u.callSite = append(u.callSite, r.callSite(int32(c)))
-		}
-	}
-	return first
 }
 
 // makeRoom gives node x's child list room for n more children: a full
@@ -231,14 +207,15 @@ func (u *union) release() { u.weight, u.keys, u.kidCap = nil, nil, nil }
 // present before the run, for renames), so any order gives the same
 // matches, and this one reads r's arrays in order, and the union's nearly
 // so, where a depth-first walk missed the cache for every node of a large
-// tree (8M nodes: a miss per array and node). The second adds the run's
-// unmatched nodes to the union in the order a depth-first walk (a stack of
-// pairs: the matched children in the order siblings paired them, then the
-// unmatched ones, taken last first) reaches them, so the union's node ids
-// are what they always were; it descends only into subtrees where
-// something is added, a few nodes once the union has a program's usual
-// contexts.
+// tree (8M nodes: a miss per array and node). The second (addNew) adds the
+// run's unmatched nodes to the union with the ids a depth-first walk (a
+// stack of pairs: the matched children in the order siblings paired them,
+// then the unmatched ones, taken last first) gives them, so the union's
+// node ids are what they always were, also in r's id order.
 func (m *matcher) addRun(u *union, r *run, mode Matching) {
+	if u.last {
+		defer u.release() // weight and kidCap lack the nodes added
+	}
 	n := r.nodes()
 	r.toU = make([]int32, n)
 	// The identities on both sides before this run: the union's keys
@@ -317,114 +294,210 @@ func (m *matcher) addRun(u *union, r *run, mode Matching) {
 		}
 	}
 	m.spans, m.ord = spans, ord
-	// Where many lists are ordered (gopair: 92k of 1.4M nodes), each
-	// node's span is looked up in an array, set for those nodes only
-	// (only they are read); where few are (runs of one program), by
-	// binary search, without the array's 4 bytes per node.
-	var spanOf []int32
-	if len(spans) > n/64 {
-		spanOf = m.spanOf
-		if cap(spanOf) < n {
-			spanOf = make([]int32, n)
-		}
-		spanOf = spanOf[:n]
-		m.spanOf = spanOf
-		for i, sp := range spans {
-			spanOf[sp.rn] = int32(i)
-		}
-	}
 
 	// What is added, and the children of the union nodes that gain some
-	// (their lists may move: makeRoom), so that the arrays grow about once.
-	added, moved := 0, 0
+	// (their lists move: makeRoom), so that the arrays grow about once.
+	// w[rn] counts the union nodes the depth-first walk adds from the
+	// moment it reaches rn: rn's own subtree, rn included, if rn is new;
+	// what its subtree adds if it is matched. Children have larger ids than
+	// their parents, so one pass from the last node sums them.
+	w := m.w
+	if cap(w) < n {
+		w = make([]int32, n)
+	}
+	w = w[:n]
+	clear(w)
+	// A large run's w is not kept for the next run: the matcher lives as
+	// long as the comparison, and it would be live at its peak (the 1.6
+	// M-stack pair's: 30 MB).
+	m.w = nil
+	if n < keepScratchMax {
+		m.w = w
+	}
+	// room bounds the child slots the moved lists take (makeRoom: at
+	// most twice the room they had, and their new children, or 2).
+	room := 0
 	for rn := n - 1; rn > 0; rn-- {
 		p := r.parent[rn]
 		if toU[rn] < 0 {
-			added++
-			if up := toU[p]; up >= 0 && flags[p]&adds == 0 {
-				moved += int(u.kidLen[up])
+			w[rn]++
+			if up := toU[p]; up >= 0 {
+				room++
+				if flags[p]&gains == 0 {
+					room += 2*int(u.kidCap[up]) + 2
+					flags[p] |= gains
+				}
 			}
 			flags[p] |= adds
 		} else if flags[rn]&adds != 0 {
 			flags[p] |= adds
 		}
+		if w[rn] != 0 {
+			w[p] += w[rn]
+		}
 	}
 	if flags[0]&adds == 0 {
 		return
 	}
-	u.grow(added, added+moved)
-	old := int32(u.len())                    // the union nodes before this run's
-	stack := append(m.stack[:0], pair{0, 0}) // (union node, run node)
-	for len(stack) > 0 {
-		p := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		sr, er := r.kidStart[p.b], r.kidStart[p.b+1]
+	added := int(w[0])
+	m.addNew(u, r, w, added, room, callSites)
+}
+
+// keepScratchMax is the least node count of a run whose addRun scratch
+// (w) the matcher does not keep.
+const keepScratchMax = 1 << 20
+
+// addNew is addRun's second pass: it adds the run's unmatched nodes to the
+// union with the ids a depth-first walk from the root gives them (a stack
+// of pairs: a node's matched children that add something, in the order
+// siblings paired them, then its unmatched ones, taken last first; the
+// ids of a node's new children are consecutive, given when the walk takes
+// the node), so that the union's ids are what they always were: ties in
+// the reports are broken by id.
+//
+// It does not walk. The walk's next free id when it takes node rn, f(rn),
+// follows from its parent's and from what the walk adds under the
+// siblings taken before rn (w, addRun), so one pass in the run's id order
+// (parents first) knows f of every node it reaches and writes each new
+// node where its id says. The walk read the run's arrays at the node it
+// took, all over them for an independent pair (gopair: 1.08M nodes
+// added); this pass reads them in order and writes the union's arrays
+// out of order, which the core does not wait for.
+//
+// The child lists of new nodes are laid out by id: the list of the node
+// whose first child has id x starts at slot base+x-old (old the union's
+// size before the run). A matched node's list that gains children moves
+// to the end (makeRoom), past those slots; the slots its new children
+// would have had stay unused.
+func (m *matcher) addNew(u *union, r *run, w []int32, added, room int, callSites bool) {
+	toU, flags := r.toU, m.flags
+	old := int32(u.len())
+	n := int32(len(toU))
+	u.grow(added, added+room)
+	size := int(old) + added
+	last := u.last
+	if !last {
+		u.weight, u.kidCap = u.weight[:size], u.kidCap[:size]
+	}
+	u.parent, u.key = u.parent[:size], u.key[:size]
+	if callSites {
+		u.callSite = u.callSite[:size]
+	}
+	u.depth, u.kidOff, u.kidLen = u.depth[:size], u.kidOff[:size], u.kidLen[:size]
+	base := int32(len(u.kids)) - old
+	u.kids = u.kids[:len(u.kids)+added]
+	u.kidKeys = u.kidKeys[:len(u.kidKeys)+added]
+	// w[rn] becomes f(rn) once rn's parent is taken; the root's is old.
+	w[0] = old
+	spans, ord := m.spans, m.ord
+	si := 0
+	// newChild writes run node c, the child of union node ux with key k,
+	// as union node id, and sets f of c: next is the walk's next free id
+	// once c is taken.
+	newChild := func(ux int32, c cct.NodeID, k key, id, next int32) {
+		toU[c] = id
+		u.parent[id], u.key[id] = ux, k
+		u.depth[id] = r.depths[c]
+		if callSites {
+			u.callSite[id] = r.callSite(int32(c))
+		}
+		kl := r.kidStart[c+1] - r.kidStart[c]
+		u.kidOff[id], u.kidLen[id] = 0, kl
+		if kl > 0 {
+			u.kidOff[id] = base + next
+		}
+		if !last {
+			u.keys.add(k)
+			u.weight[id], u.kidCap[id] = r.total[c], kl
+		}
+		w[c] = next
+	}
+	for rn := range n {
+		ux := toU[rn]
+		if ux < old && flags[rn]&adds == 0 {
+			continue // matched, and nothing added below: not reached
+		}
+		sr, er := r.kidStart[rn], r.kidStart[rn+1]
 		if sr == er {
 			continue
 		}
+		f := w[rn]
 		chR, kr := r.kids[sr:er], r.kidKeys[sr:er]
-		if p.a >= old || u.kidLen[p.a] == 0 {
-			// Nothing to match against (new subtrees, or a union leaf):
-			// every child is a new union node.
-			first := u.addChildren(p.a, r, chR, kr, callSites)
-			for j, c := range chR {
-				toU[c] = first + int32(j)
-				stack = append(stack, pair{first + int32(j), int32(c)})
+		if ux >= old || u.kidLen[ux] == 0 {
+			// Every child is new: ids f, f+1, ...; taken last first.
+			if ux < old { // a union leaf gains the list
+				u.kidOff[ux], u.kidLen[ux], u.kidCap[ux] = base+f, int32(len(chR)), int32(len(chR))
+			}
+			o := base + f
+			next := f + int32(len(chR))
+			for j := len(chR) - 1; j >= 0; j-- {
+				c, id := chR[j], f+int32(j)
+				u.kids[o+int32(j)], u.kidKeys[o+int32(j)] = id, kr[j]
+				sz := w[c]
+				newChild(ux, c, kr[j], id, next)
+				next += sz - 1
 			}
 			continue
 		}
-		more := 0
-		if flags[p.b]&ordered != 0 {
-			var i int
-			if spanOf != nil {
-				i = int(spanOf[p.b])
-			} else {
-				i, _ = slices.BinarySearchFunc(spans, p.b, func(s ordSpan, rn int32) int { return int(s.rn - rn) })
+		// A matched node: its unmatched children get ids f, f+1, ... in
+		// their order and are taken first, last first; then its matched
+		// children that add, last pushed first.
+		more := int32(0)
+		for _, c := range chR {
+			if toU[c] < 0 {
+				more++
 			}
-			sp := spans[i]
-			for _, rc := range ord[sp.off : sp.off+sp.n] {
-				if flags[rc]&adds != 0 {
-					stack = append(stack, pair{toU[rc], rc})
+		}
+		next := f + more
+		if more > 0 {
+			u.makeRoom(ux, int(more))
+			at := u.kidOff[ux] + u.kidLen[ux]
+			id := f + more
+			for j := len(chR) - 1; j >= 0; j-- {
+				c := chR[j]
+				if toU[c] >= 0 {
+					continue
+				}
+				id--
+				u.kids[at+id-f], u.kidKeys[at+id-f] = id, kr[j]
+				sz := w[c]
+				newChild(ux, c, kr[j], id, next)
+				next += sz - 1
+			}
+			u.kidLen[ux] += more
+		}
+		if flags[rn]&ordered != 0 {
+			// The pairs' order: spans are in node order, as this pass.
+			for spans[si].rn != rn {
+				si++
+			}
+			sp := spans[si]
+			push := ord[sp.off : sp.off+sp.n]
+			for j := len(push) - 1; j >= 0; j-- {
+				if c := push[j]; flags[c]&adds != 0 {
+					sz := w[c]
+					w[c] = next
+					next += sz
 				}
 			}
-			more = len(chR) - int(sp.n)
 		} else {
-			for _, c := range chR {
-				if flags[c]&adds != 0 {
-					stack = append(stack, pair{toU[c], int32(c)})
+			// The same list on both sides: every child is matched.
+			for j := len(chR) - 1; j >= 0; j-- {
+				if c := chR[j]; flags[c]&adds != 0 {
+					sz := w[c]
+					w[c] = next
+					next += sz
 				}
 			}
-			for _, c := range chR {
-				if toU[c] < 0 {
-					more++
-				}
-			}
-		}
-		if more == 0 {
-			continue
-		}
-		u.makeRoom(p.a, more)
-		for j, c := range chR {
-			rc := int32(c)
-			if toU[rc] >= 0 {
-				continue
-			}
-			cs := int64(0) // only PARCS reads call sites
-			if callSites {
-				cs = r.callSite(rc)
-			}
-			uc := u.add(p.a, kr[j], cs, r.total[rc])
-			toU[rc] = uc
-			stack = append(stack, pair{uc, rc})
 		}
 	}
-	m.stack = stack
 }
 
 // addRun's flags per run node.
 const (
 	ordered uint8 = 1 << iota // its list was matched by siblings
 	adds                      // something is added in its subtree
+	gains                     // a matched node that gains children
 )
 
 // An ordSpan locates the matched children of run node rn's ordered list in
@@ -523,6 +596,10 @@ func (u *union) values(base, nw []*run, perRun bool) {
 	u.inNew = make([]int32, n)
 	u.meanBase = make([]float64, n)
 	u.meanNew = make([]float64, n)
+	if len(base) == 1 && len(nw) == 1 && base[0] == u.copied && !perRun {
+		u.valuesPair(base[0], nw[0])
+		return
+	}
 	fromU := make([][]int32, len(runs)) // nil: the identity (copyRun)
 	var wg sync.WaitGroup
 	for ri, r := range runs {
@@ -577,6 +654,27 @@ func (u *union) values(base, nw []*run, perRun bool) {
 			u.meanBase[x], u.meanNew[x] = tb/kb, tn/kn
 			u.selfBase[x], u.selfNew[x] = sb/kb, sn/kn
 			u.inBase[x], u.inNew[x] = ib, in
+		}
+	})
+}
+
+// valuesPair is values for one run a side, the union copied from the base
+// run b (node x is b's node x): b's values are copied in order, and nw's
+// written at its union nodes (toU). A run's values at its union nodes are
+// four independent writes a node, which the core does not wait for, where
+// the gather read them through the inverse of toU, out of order, after
+// building it (gopair: 1.39 M nodes). The arrays are fresh (zero): a node
+// a run lacks has 0 of it, as the gather's sums over no run.
+func (u *union) valuesPair(b, nw *run) {
+	parallel(b.nodes(), func(from, to int) {
+		for x := from; x < to; x++ {
+			u.meanBase[x], u.selfBase[x], u.inBase[x] = float64(b.total[x]), float64(b.self[x]), 1
+		}
+	})
+	parallel(nw.nodes(), func(from, to int) {
+		for i, x := range nw.toU[from:to] {
+			i += from
+			u.meanNew[x], u.selfNew[x], u.inNew[x] = float64(nw.total[i]), float64(nw.self[i]), 1
 		}
 	})
 }

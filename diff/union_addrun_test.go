@@ -54,20 +54,43 @@ func TestAddRunTwoPasses(t *testing.T) {
 				}
 				nb := len(c.trees) / 2
 				kt := newKeyTable(c.trees[:nb], c.trees[nb:])
-				build := func(add func(*matcher, *union, *run, Matching)) (*union, [][]int32, MatcherCounts) {
+				build := func(add func(*matcher, *union, *run, Matching), last bool) (*union, [][]int32, MatcherCounts) {
 					runs := newRuns(c.trees, nb, kt, m)
 					um := newMatcher(mode, DefaultBudget)
 					um.kt, um.renameMin = kt, 1
 					u := newUnion()
 					var toU [][]int32
-					for _, r := range runs {
+					for i, r := range runs {
+						u.last = last && i == len(runs)-1
 						add(um, u, r, mode)
 						toU = append(toU, r.toU)
 					}
 					return u, toU, um.counts
 				}
-				got, gotToU, gotCounts := build((*matcher).addRun)
-				want, wantToU, wantCounts := build((*matcher).addRunDFS)
+				got, gotToU, gotCounts := build((*matcher).addRun, false)
+				want, wantToU, wantCounts := build((*matcher).addRunDFS, false)
+				// The last run (buildUnion) keeps no weights and releases
+				// them: the rest is the same union.
+				gotLast, gotLastToU, _ := build((*matcher).addRun, true)
+				if !reflect.DeepEqual(gotLastToU, wantToU) {
+					t.Errorf("last: toU differs")
+				}
+				if gotLast.weight != nil || gotLast.kidCap != nil || gotLast.keys != nil {
+					t.Errorf("last: weight, kidCap or keys kept")
+				}
+				for x := range int32(want.len()) {
+					if !slices.Equal(gotLast.children(x), want.children(x)) || !slices.Equal(gotLast.childKeys(x), want.childKeys(x)) {
+						t.Fatalf("last: node %d's children %v %v, want %v %v", x, gotLast.children(x), gotLast.childKeys(x), want.children(x), want.childKeys(x))
+					}
+				}
+				for name, f := range map[string]func(u *union) any{
+					"parent": func(u *union) any { return u.parent }, "key": func(u *union) any { return u.key },
+					"depth": func(u *union) any { return u.depth }, "callSite": func(u *union) any { return u.callSite },
+				} {
+					if !reflect.DeepEqual(f(gotLast), f(want)) {
+						t.Errorf("last: union %s differs", name)
+					}
+				}
 				if want.len() <= len(wantToU[0]) {
 					t.Fatalf("the later runs added no node to the union: the case tests nothing")
 				}
