@@ -249,6 +249,7 @@ func (b *Builder) add(src *sampleReader) error {
 			ins.keyed()
 		}
 	})
+	b.sc.locs.keepFrames(t)
 	src.pathsRead()
 	ins.last = true
 	ins.flush()
@@ -516,7 +517,7 @@ func (b *Builder) locationFrames(loc *profile.Location, callerLine int64, frames
 		}
 		id := t.Intern(f, FrameInfo{})
 		if b.sc.locs.fill {
-			b.sc.locs.keep(t, id, FrameInfo{})
+			b.sc.locs.keep(id, FrameInfo{})
 		}
 		return append(frames, id)
 	}
@@ -538,7 +539,7 @@ func (b *Builder) locationFrames(loc *profile.Location, callerLine int64, frames
 				continue
 			}
 			if c.fill {
-				c.keep(t, id, info)
+				c.keep(id, info)
 			}
 			frames = append(frames, id)
 			callerLine = ln.Line
@@ -565,7 +566,7 @@ func (b *Builder) locationFrames(loc *profile.Location, callerLine int64, frames
 			c.fns[fx] = id
 		}
 		if c.fill {
-			c.keep(t, id, info)
+			c.keep(id, info)
 		}
 		frames = append(frames, id)
 		callerLine = ln.Line
@@ -791,6 +792,7 @@ type keptFrames struct {
 	span    [][2]int32 // per location, its entries; {-1, -1} when not kept
 	entries []keptEntry
 	frames  []Frame // by u
+	top     FrameID // while filled: the largest u kept + 1
 }
 
 type keptEntry struct {
@@ -826,18 +828,27 @@ func (c *locationCache) share(p *profile.Profile, opts Options) {
 	for i := range k.span {
 		k.span[i] = [2]int32{-1, -1}
 	}
-	k.entries, k.frames = k.entries[:0], k.frames[:0]
+	k.entries, k.frames, k.top = k.entries[:0], k.frames[:0], 0
 }
 
 // keep records, while the cache is filled, that the location being
 // computed makes frame id of t with info.
-func (c *locationCache) keep(t *Tree, id FrameID, info FrameInfo) {
+// The frames themselves are copied once the profile's paths are read
+// (keptFrames): a copy per line, with its write barriers, cost as much as
+// interning the frame.
+func (c *locationCache) keep(id FrameID, info FrameInfo) {
 	k := &c.kept
-	for int(id) >= len(k.frames) {
-		k.frames = append(k.frames, Frame{})
-	}
-	k.frames[id] = t.Frames[id]
+	k.top = max(k.top, id+1)
 	k.entries = append(k.entries, keptEntry{id, info})
+}
+
+// keepFrames copies, after a filled cache's profile is read, the frames of
+// t its kept entries name (and those between them).
+func (c *locationCache) keepFrames(t *Tree) {
+	if c.fill {
+		k := &c.kept
+		k.frames = append(k.frames[:0], t.Frames[:k.top]...)
+	}
 }
 
 const noFrames FrameID = -1
