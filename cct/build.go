@@ -33,6 +33,9 @@ type Options struct {
 	// byDepth makes the inserter insert every batch depth by depth, also
 	// those insertByGroup would (insert.go), so tests can check both.
 	byDepth bool
+	// parallelNodes, when positive, replaces the number of new nodes from
+	// which a batch's nodes are written on two goroutines (writeNodes).
+	parallelNodes int
 }
 
 // A Builder merges profiles into one tree.
