@@ -33,8 +33,10 @@ type Options struct {
 	// byDepth makes the inserter insert every batch depth by depth, also
 	// those insertByGroup would (insert.go), so tests can check both.
 	byDepth bool
-	// parallelNodes, when positive, replaces the number of new nodes from
-	// which a batch's nodes are written on two goroutines (writeNodes).
+	// parallelNodes, when not 0, replaces the number of new nodes from
+	// which a batch's nodes are written on two goroutines (writeNodes);
+	// when negative, the two halves are written one after the other,
+	// the second first, so that tests see that order every time.
 	parallelNodes int
 }
 
@@ -837,7 +839,7 @@ func (c *locationCache) share(p *profile.Profile, opts Options) {
 // keep records, while the cache is filled, that the location being
 // computed makes frame id of t with info.
 // The frames themselves are copied once the profile's paths are read
-// (keptFrames): a copy per line, with its write barriers, cost as much as
+// (keepFrames): a copy per line, with its write barriers, cost as much as
 // interning the frame.
 func (c *locationCache) keep(id FrameID, info FrameInfo) {
 	k := &c.kept
