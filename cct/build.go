@@ -33,11 +33,6 @@ type Options struct {
 	// byDepth makes the inserter insert every batch depth by depth, also
 	// those insertByGroup would (insert.go), so tests can check both.
 	byDepth bool
-	// parallelNodes, when not 0, replaces the number of new nodes from
-	// which a batch's nodes are written on two goroutines (writeNodes);
-	// when negative, the two halves are written one after the other,
-	// the second first, so that tests see that order every time.
-	parallelNodes int
 }
 
 // A Builder merges profiles into one tree.

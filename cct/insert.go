@@ -133,10 +133,6 @@ type inserter struct {
 	// nodesPerFrame is the new nodes per frame of the last batch, for the
 	// first room roomFor makes.
 	nodesPerFrame float64
-	// at holds first child slots for writeNodes; parallelAt is
-	// Options.parallelNodes.
-	at         []int32
-	parallelAt int
 }
 
 // A kidLink is a new node's frame and its next sibling (-1 for none):
@@ -157,7 +153,6 @@ type placement struct {
 // start starts a profile.
 func (in *inserter) start(t *Tree, opts Options, profile int32, src *sampleReader) {
 	in.t, in.timeline, in.byDepth, in.profile, in.src = t, opts.Timeline, opts.byDepth, profile, src
-	in.parallelAt = opts.parallelNodes
 	in.samplesIdx = slices.Index(t.SampleTypes, ValueType{"samples", "count"})
 	in.done = 0
 	in.batchNo = 1
@@ -484,80 +479,16 @@ func (in *inserter) flush() {
 		off += nkids[i]
 	}
 	kidBase := in.roomForNew(n, off, links)
-	in.writeNodes(base, kidBase, nkids)
-	for r, i := range order {
-		if nkids[i] > wideChildren {
-			t.indexChildren(base + NodeID(r))
-		}
-	}
-	in.finishBatch(base, groups)
-}
-
-// writeNodes writes the new nodes flush made and their child lists, given
-// their count of children and where their lists start (kidBase). The nodes
-// are written in temporary order, depth by depth, which reads the new-node
-// arrays in order (in rank order each node read five of them at random)
-// and gives each node its level's depth. A parent's children come in rank
-// order still: they are of one depth, whose temporary order is the order
-// of their first groups. Only the node and its parent's child list are
-// written at random: in a large batch, mostly to fresh pages.
-//
-// A large batch's depths are written in two halves at once: the writes of
-// one depth touch its own nodes and the placements of the depth before
-// only, so the halves share just the placements of the depth where the
-// second half starts, whose first slots are read before. In a diff, the
-// side built last has the other core to itself by then: writing is 30 ms
-// of a 200,000-stack side's 180 ms build (49 of 250 ms for gopair's), 0.35-
-// 0.45 s of a 1.6 M-stack side's 2 s. Links to existing parents (a new
-// tree's threads; a later batch's nodes) move existing child lists, and
-// follow.
-func (in *inserter) writeNodes(base NodeID, kidBase int32, nkids []int32) {
-	n := int32(len(in.parent))
-	nd := len(in.levels) - 1
-	split := nd // the first depth of the second half
-	if int(n) >= in.parallelNodes() {
-		for split = 1; split < nd-1 && in.levels[split+1] <= n/2; split++ {
-		}
-	}
-	if split >= nd {
-		in.writeDepths(0, nd, base, kidBase, nkids, nil)
-		in.linkNew(base)
-		return
-	}
-	// The first slots of the parents of the second half's first depth,
-	// before that depth's children take them.
-	from, to := in.levels[split-1], in.levels[split]
-	at := resize(in.at, int(to-from))
-	in.at = at
-	for i := from; i < to; i++ {
-		at[i-from] = in.placed[i].at
-	}
-	if in.parallelAt < 0 { // tests: the second half all done first
-		in.writeDepths(split, nd, base, kidBase, nkids, nil)
-		in.writeDepths(0, split, base, kidBase, nkids, at)
-	} else {
-		var wg sync.WaitGroup
-		wg.Go(func() { in.writeDepths(split, nd, base, kidBase, nkids, nil) })
-		in.writeDepths(0, split, base, kidBase, nkids, at)
-		wg.Wait()
-	}
-	in.linkNew(base)
-}
-
-// writeDepths writes the new nodes of depths from to to (writeNodes), the
-// first slots of the last depth's nodes taken from at when not nil.
-func (in *inserter) writeDepths(from, to int, base NodeID, kidBase int32, nkids []int32, at []int32) {
-	t, placed := in.t, in.placed
-	for d := from; d < to; d++ {
+	// The nodes are written in temporary order, depth by depth, which
+	// reads the new-node arrays in order (in rank order each node read
+	// five of them at random) and gives each node its level's depth. A
+	// parent's children come in rank order still: they are of one depth,
+	// whose temporary order is the order of their first groups. Only the
+	// node and its parent's child list are written at random.
+	for d := range len(in.levels) - 1 {
 		depth := int32(d + 1)
-		last := at != nil && d == to-1
 		for i := in.levels[d]; i < in.levels[d+1]; i++ {
-			var pi placement
-			if last { // the other half moves at: read only id
-				pi = placement{placed[i].id, at[i-in.levels[d]]}
-			} else {
-				pi = placed[i]
-			}
+			pi := placed[i]
 			p, f := in.parent[i], in.kid[i].frame
 			if p >= base {
 				pl := &placed[p-base]
@@ -567,34 +498,18 @@ func (in *inserter) writeDepths(from, to int, base NodeID, kidBase int32, nkids 
 			}
 			k := nkids[i]
 			t.Nodes[pi.id] = Node{Frame: f, Parent: p, Depth: depth, kidOff: kidBase + pi.at, kidCap: k, kidLen: k}
+			if p < base {
+				t.link(p, pi.id, f)
+			}
 		}
 	}
-}
-
-// linkNew links the new nodes whose parents are existing nodes to them, in
-// temporary order (as one-by-one insertion appends them).
-func (in *inserter) linkNew(base NodeID) {
-	t := in.t
-	for i := range in.parent {
-		if p := in.parent[i]; p < base {
-			t.link(p, in.placed[i].id, in.kid[i].frame)
+	for r, i := range order {
+		if nkids[i] > wideChildren {
+			t.indexChildren(base + NodeID(r))
 		}
 	}
+	in.finishBatch(base, groups)
 }
-
-// parallelNodes is the number of new nodes from which a batch's nodes are
-// written on two goroutines (Options.parallelNodes, for tests).
-func (in *inserter) parallelNodes() int {
-	if in.parallelAt != 0 {
-		return max(in.parallelAt, -in.parallelAt)
-	}
-	return parallelWriteNodes
-}
-
-// parallelWriteNodes: a 200,000-stack profile makes about 1 M new nodes in
-// its batch, 30 ms of writing; a 20,000-stack one 100,000 (byGroup, which
-// writes them its own way).
-const parallelWriteNodes = 1 << 18
 
 // finishBatch maps the groups' end and thread nodes to final ids, adds the
 // samples' values to their end nodes and readies the inserter for the
@@ -1202,7 +1117,7 @@ func (sc *scratch) bytes() int {
 	n := 4 * (cap(in.flat) + cap(in.glen) + cap(in.glcp) + cap(in.path) + cap(in.prev) + cap(in.group) + cap(in.batchPaths) + cap(in.presetEnd) + cap(in.presetThread) +
 		cap(in.end) + cap(in.thread) + cap(in.alive) + cap(in.cur) +
 		cap(in.parent) + 2*cap(in.kid) + cap(in.first) + cap(in.head) +
-		2*cap(in.placed) + cap(in.count) + cap(in.at) + cap(in.paths.slots) + cap(in.levels) +
+		2*cap(in.placed) + cap(in.count) + cap(in.paths.slots) + cap(in.levels) +
 		cap(sc.locs.one) + cap(sc.locs.more) + 2*cap(sc.locs.spans) + cap(sc.locs.fns) + cap(sc.prefix.stack) + cap(sc.prefix.ends))
 	for _, c := range in.cols {
 		for _, ch := range c.chunks {

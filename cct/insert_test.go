@@ -152,7 +152,7 @@ func TestInsertMatchesReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, batch := range []int{1, 7, 100, 1 << 23} {
 		for _, timed := range []string{"ordered", "shuffled", "some", "none"} {
-			for _, opts := range []Options{{}, {Prune: true}, {CallSites: true}, {Timeline: true}, {byDepth: true}, {Timeline: true, byDepth: true}, {byDepth: true, parallelNodes: 1}, {byDepth: true, parallelNodes: -1}} {
+			for _, opts := range []Options{{}, {Prune: true}, {CallSites: true}, {Timeline: true}, {byDepth: true}, {Timeline: true, byDepth: true}} {
 				name := fmt.Sprintf("batch=%d/%s/%+v", batch, timed, opts)
 				t.Run(name, func(t *testing.T) {
 					o := opts
@@ -180,7 +180,7 @@ func TestInsertMatchesReference(t *testing.T) {
 func TestInsertMatchesReferenceSynth(t *testing.T) {
 	t.Parallel()
 	pair := synth.Generate(synth.Config{Seed: 3, Stacks: 3000, Functions: 300})
-	for _, opts := range []Options{{Prune: true}, {CallSites: true}, {Prune: true, byDepth: true}, {Prune: true, byDepth: true, parallelNodes: 1}, {Prune: true, byDepth: true, parallelNodes: -1}, {parallelNodes: 100}} {
+	for _, opts := range []Options{{Prune: true}, {CallSites: true}, {Prune: true, byDepth: true}} {
 		for _, batch := range []int{1000, 1 << 23} {
 			o := opts
 			o.batchFrames = batch
