@@ -249,6 +249,7 @@ func (b *Builder) add(src *sampleReader) error {
 			ins.keyed()
 		}
 	})
+	b.sc.locs.keepFrames(t)
 	src.pathsRead()
 	ins.last = true
 	ins.flush()
@@ -462,8 +463,25 @@ func (b *Builder) stackFrames(src stacks.Source, stack []int32, frames []FrameID
 func (b *Builder) stackFramesFrom(src stacks.Source, stack []int32, from int, frames []FrameID, ends *[]int32) []FrameID {
 	e := *ends
 	if !b.opts.CallSites {
+		c := &b.sc.locs
 		for j := len(stack) - 1 - from; j >= 0; j-- {
-			frames = b.sc.locs.appendFrames(b, src, stack[j], frames)
+			// A location's frames computed already, one or several
+			// (inlined calls: most of a Go program's), are appended here
+			// without a call: a call per frame of the several was a
+			// twentieth of building a Go profile's tree.
+			x := stack[j]
+			if int(x) < len(c.one) {
+				if v := c.one[x]; v >= 0 {
+					frames = append(frames, v)
+				} else if v != noFrames {
+					sp := c.spans[-2-v]
+					frames = append(frames, c.more[sp[0]:sp[1]]...)
+				} else {
+					frames = c.appendSlow(b, src, x, frames)
+				}
+			} else {
+				frames = c.appendSlow(b, src, x, frames)
+			}
 			e = append(e, int32(len(frames)))
 		}
 		*ends = e
@@ -499,43 +517,79 @@ func (b *Builder) locationFrames(loc *profile.Location, callerLine int64, frames
 		}
 		id := t.Intern(f, FrameInfo{})
 		if b.sc.locs.fill {
-			b.sc.locs.keep(t, id, FrameInfo{})
+			b.sc.locs.keep(id, FrameInfo{})
 		}
 		return append(frames, id)
 	}
+	c := &b.sc.locs
 	for j := len(loc.Line) - 1; j >= 0; j-- {
 		ln := loc.Line[j]
+		fn := ln.Function
+		info := lineInfo(ln)
+		// A Go function's frame is its name and file alone (no start:
+		// it moves between builds; no call site without CallSites), so
+		// the frame of a function met before, in another location or
+		// line, is known without hashing it again: interning was a
+		// tenth of building a Go profile's tree. (Intern keeps a
+		// frame's first info, as this does.)
+		fx := c.functionIndex(fn, b.opts.CallSites)
+		if fx > 0 && c.fns[fx] != noFrames {
+			id := c.fns[fx]
+			if id == prunedFrames {
+				continue
+			}
+			if c.fill {
+				c.keep(id, info)
+			}
+			frames = append(frames, id)
+			callerLine = ln.Line
+			continue
+		}
 		f := Frame{}
-		info := FrameInfo{Line: ln.Line, Column: ln.Column}
-		if fn := ln.Function; fn != nil {
+		if fn != nil {
 			f.Function, f.File = fn.Name, fn.Filename
-			if fn.SystemName != fn.Name {
-				info.SystemName = fn.SystemName
-			}
-			if fn.StartLine > 0 { // where the function is, not where it was sampled
-				info.Line = fn.StartLine
-				if ln.Line != fn.StartLine {
-					info.Column = 0
-				}
-			}
 			if !goSource(f.File) {
 				f.StartLine, f.StartColumn = b.start(ln)
 			}
 		}
 		if b.opts.Prune && Prunable(f.Function) {
+			if fx > 0 {
+				c.fns[fx] = prunedFrames
+			}
 			continue
 		}
 		if b.opts.CallSites {
 			f.CallSite = callerLine
 		}
 		id := t.Intern(f, info)
-		if b.sc.locs.fill {
-			b.sc.locs.keep(t, id, info)
+		if fx > 0 {
+			c.fns[fx] = id
+		}
+		if c.fill {
+			c.keep(id, info)
 		}
 		frames = append(frames, id)
 		callerLine = ln.Line
 	}
 	return frames
+}
+
+// lineInfo is the display info of a line's frame: where its function is
+// (Function.StartLine) when the profile says so, else the line sampled.
+func lineInfo(ln profile.Line) FrameInfo {
+	info := FrameInfo{Line: ln.Line, Column: ln.Column}
+	if fn := ln.Function; fn != nil {
+		if fn.SystemName != fn.Name {
+			info.SystemName = fn.SystemName
+		}
+		if fn.StartLine > 0 { // where the function is, not where it was sampled
+			info.Line = fn.StartLine
+			if ln.Line != fn.StartLine {
+				info.Column = 0
+			}
+		}
+	}
+	return info
 }
 
 // start returns where the function of a line is defined (Frame.StartLine
@@ -718,6 +772,10 @@ type locationCache struct {
 	kept      keptFrames
 	use, fill bool
 	ids       []FrameID
+	// fns is the frame of each function (by id, when the profile's ids
+	// are its indexes + 1) whose frame functionIndex says is its own:
+	// noFrames before it is computed, prunedFrames when pruned.
+	fns []FrameID
 }
 
 // keptFrames are the frames, as values, that the locations of a
@@ -734,6 +792,7 @@ type keptFrames struct {
 	span    [][2]int32 // per location, its entries; {-1, -1} when not kept
 	entries []keptEntry
 	frames  []Frame // by u
+	top     FrameID // while filled: the largest u kept + 1
 }
 
 type keptEntry struct {
@@ -769,32 +828,46 @@ func (c *locationCache) share(p *profile.Profile, opts Options) {
 	for i := range k.span {
 		k.span[i] = [2]int32{-1, -1}
 	}
-	k.entries, k.frames = k.entries[:0], k.frames[:0]
+	k.entries, k.frames, k.top = k.entries[:0], k.frames[:0], 0
 }
 
 // keep records, while the cache is filled, that the location being
 // computed makes frame id of t with info.
-func (c *locationCache) keep(t *Tree, id FrameID, info FrameInfo) {
+// The frames themselves are copied once the profile's paths are read
+// (keepFrames): a copy per line, with its write barriers, cost as much as
+// interning the frame.
+func (c *locationCache) keep(id FrameID, info FrameInfo) {
 	k := &c.kept
-	for int(id) >= len(k.frames) {
-		k.frames = append(k.frames, Frame{})
-	}
-	k.frames[id] = t.Frames[id]
+	k.top = max(k.top, id+1)
 	k.entries = append(k.entries, keptEntry{id, info})
+}
+
+// keepFrames copies, after a filled cache's profile is read, the frames of
+// t its kept entries name (and those between them).
+func (c *locationCache) keepFrames(t *Tree) {
+	if c.fill {
+		k := &c.kept
+		k.frames = append(k.frames[:0], t.Frames[:k.top]...)
+	}
 }
 
 const noFrames FrameID = -1
 
-// appendFrames appends the frames of location x (without call sites).
-// Small enough to be inlined: it runs for every frame of every sample.
-func (c *locationCache) appendFrames(b *Builder, src stacks.Source, x int32, frames []FrameID) []FrameID {
-	if int(x) < len(c.one) && c.one[x] >= 0 {
-		return append(frames, c.one[x])
+// prunedFrames is, in locationCache.fns, a function whose frames Prune drops.
+const prunedFrames FrameID = -2
+
+// functionIndex returns where fns holds the frame of fn, a function of the
+// profile whose frame depends on it alone (a Go function, without call
+// sites), or 0.
+func (c *locationCache) functionIndex(fn *profile.Function, callSites bool) int {
+	if fn == nil || callSites || fn.ID == 0 || fn.ID >= uint64(len(c.fns)) || c.p.Function[fn.ID-1] != fn || !goSource(fn.Filename) {
+		return 0
 	}
-	return c.appendSlow(b, src, x, frames)
+	return int(fn.ID)
 }
 
-// appendSlow appends the frames of location x, computing them when new.
+// appendSlow appends the frames of location x (without call sites),
+// computing them when new.
 func (c *locationCache) appendSlow(b *Builder, src stacks.Source, x int32, frames []FrameID) []FrameID {
 	for int(x) >= len(c.one) { // a source may index more locations than the profile lists
 		c.one = append(c.one, noFrames)
@@ -844,4 +917,8 @@ func (c *locationCache) reset(p *profile.Profile) {
 		c.one[i] = noFrames
 	}
 	c.spans, c.more = c.spans[:0], c.more[:0]
+	c.fns = slices.Grow(c.fns[:0], len(p.Function)+1)[:len(p.Function)+1]
+	for i := range c.fns {
+		c.fns[i] = noFrames
+	}
 }

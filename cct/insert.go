@@ -1118,7 +1118,7 @@ func (sc *scratch) bytes() int {
 		cap(in.end) + cap(in.thread) + cap(in.alive) + cap(in.cur) +
 		cap(in.parent) + 2*cap(in.kid) + cap(in.first) + cap(in.head) +
 		2*cap(in.placed) + cap(in.count) + cap(in.paths.slots) + cap(in.levels) +
-		cap(sc.locs.one) + cap(sc.locs.more) + 2*cap(sc.locs.spans) + cap(sc.prefix.stack) + cap(sc.prefix.ends))
+		cap(sc.locs.one) + cap(sc.locs.more) + 2*cap(sc.locs.spans) + cap(sc.locs.fns) + cap(sc.prefix.stack) + cap(sc.prefix.ends))
 	for _, c := range in.cols {
 		for _, ch := range c.chunks {
 			n += 4 * cap(ch)
