@@ -36,7 +36,7 @@ func (tr *traceReader) build(collect bool) (*profile.Profile, *stacks.Samples, e
 	if !tr.startTime.IsZero() {
 		p.TimeNanos = tr.startTime.UnixNano()
 	}
-	return p, em.b.Stacks(), nil
+	return p, em.collected(), nil
 }
 
 // threads assembles the sampled threads and their profiles. Chunks go to
