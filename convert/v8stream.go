@@ -69,11 +69,13 @@ func newV8Stream(base *stacks.Samples, runs []v8Run) *v8Stream {
 
 // Pool returns the collected samples, whose Locations and ThreadList the
 // runs' samples share, and the frames of every sample.
-func (v *v8Stream) Pool() (*stacks.Samples, int64) {
+func (v *v8Stream) Pool() (*stacks.Samples, int64) { return v.pool(), v.frames }
+
+func (v *v8Stream) pool() *stacks.Samples {
 	if v.full != nil {
-		return v.full, v.frames
+		return v.full
 	}
-	return v.base, v.frames
+	return v.base
 }
 
 // EachSample calls f with every sample in order.
@@ -186,12 +188,7 @@ func (v *v8Stream) samples() *stacks.Samples {
 
 // The stacks.Source methods, of the samples made.
 
-func (v *v8Stream) Profile() *profile.Profile {
-	if v.full != nil {
-		return v.full.Profile()
-	}
-	return v.base.Profile()
-}
+func (v *v8Stream) Profile() *profile.Profile          { return v.pool().Profile() }
 func (v *v8Stream) Len() int                           { return v.n }
 func (v *v8Stream) Depth(i int) int                    { return v.samples().Depth(i) }
 func (v *v8Stream) Stack(i int) []int32                { return v.samples().Stack(i) }
@@ -199,7 +196,7 @@ func (v *v8Stream) Location(x int32) *profile.Location { return v.Profile().Loca
 func (v *v8Stream) Value(i int) []int64                { return v.samples().Value(i) }
 func (v *v8Stream) Time(i int) (int64, bool)           { return v.samples().Time(i) }
 func (v *v8Stream) Thread(i int) int32                 { return v.samples().Thread(i) }
-func (v *v8Stream) Threads() []stacks.Thread           { return v.samples().ThreadList }
+func (v *v8Stream) Threads() []stacks.Thread           { return v.pool().ThreadList }
 func (v *v8Stream) Keep(keep func(i int) bool) {
 	s := v.samples()
 	s.Keep(keep)
