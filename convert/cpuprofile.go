@@ -81,7 +81,7 @@ func readCpuprofileAs(in *parserInput, collect bool) (*profile.Profile, *stacks.
 	if err != nil {
 		return nil, nil, err
 	}
-	return p, em.b.Stacks(), nil
+	return p, em.collected(), nil
 }
 
 // readCpuprofile reads the file into its one thread and profile.

@@ -108,6 +108,7 @@ type traceChunk struct {
 	n      int
 	ids    []byte // packIDs
 	deltas []byte // packDeltas, ns
+	stats  deltaStats
 }
 
 type threadID struct{ pid, tid int64 }
@@ -305,6 +306,7 @@ type scannedChunk struct {
 	ok          bool
 	fields      chunkFields
 	ids, deltas [2]int // where in packed
+	stats       deltaStats
 }
 
 func (b *eventBatch) add(raw []byte, off int64) {
@@ -333,6 +335,7 @@ func (b *eventBatch) scan() {
 					sc.ids[1] = len(b.packed)
 					b.packed = packDeltas(b.packed, deltas)
 					sc.deltas = [2]int{sc.ids[1], len(b.packed)}
+					sc.stats = sumDeltas(deltas)
 				}
 			}
 		}
@@ -385,7 +388,7 @@ func (d *eventDecoder) run() {
 				i, off := b.first+k, b.offs[k]
 				var err error
 				if sc := &b.chunks[k]; sc.ok {
-					err = d.tr.addChunk(i, off, &sc.fields, b.packed[sc.ids[0]:sc.ids[1]], b.packed[sc.deltas[0]:sc.deltas[1]])
+					err = d.tr.addChunk(i, off, &sc.fields, b.packed[sc.ids[0]:sc.ids[1]], b.packed[sc.deltas[0]:sc.deltas[1]], &sc.stats)
 				} else {
 					err = d.tr.event(i, off, b.data[start:end])
 				}

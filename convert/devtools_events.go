@@ -82,7 +82,7 @@ func (tr *traceReader) event(i int, off int64, raw []byte) error {
 	}
 	if bytes.Contains(raw, []byte(`"ProfileChunk"`)) {
 		if f, ok := scanChunkInto(raw, &tr.lists); ok && f.name == "ProfileChunk" {
-			return tr.addChunk(i, off, &f, nil, nil)
+			return tr.addChunk(i, off, &f, nil, nil, nil)
 		}
 	}
 	var h struct {
@@ -202,7 +202,7 @@ func (tr *traceReader) chunkEvent(i int, off int64, raw []byte) error {
 	if err != nil {
 		return err
 	}
-	return tr.addChunk(i, off, f, nil, nil)
+	return tr.addChunk(i, off, f, nil, nil, nil)
 }
 
 // decodeChunk decodes a ProfileChunk event with encoding/json.
@@ -262,8 +262,8 @@ func chunkSamples(f *chunkFields) (ids, deltas []int64) {
 
 // addChunk adds a ProfileChunk event. packedIDs and packedDeltas,
 // when not nil, are its samples packed already (eventBatch.scan):
-// then only the lengths of f's lists are read.
-func (tr *traceReader) addChunk(i int, off int64, f *chunkFields, packedIDs, packedDeltas []byte) error {
+// then only the lengths of f's lists are read, and stats are the deltas'.
+func (tr *traceReader) addChunk(i int, off int64, f *chunkFields, packedIDs, packedDeltas []byte, stats *deltaStats) error {
 	ns, err := traceTS(i, off, f.ts)
 	if err != nil {
 		return err
@@ -288,11 +288,13 @@ func (tr *traceReader) addChunk(i int, off int64, f *chunkFields, packedIDs, pac
 		if ch.n = len(ids); ch.n > 0 && packedIDs != nil {
 			ch.ids = tr.arena.store(packedIDs)
 			ch.deltas = tr.arena.store(packedDeltas)
+			ch.stats = *stats
 		} else if ch.n > 0 {
 			tr.pack = packIDs(tr.pack[:0], ids)
 			ch.ids = tr.arena.store(tr.pack)
 			tr.pack = packDeltas(tr.pack[:0], deltas)
 			ch.deltas = tr.arena.store(tr.pack)
+			ch.stats = sumDeltas(deltas)
 		}
 	}
 	k := tr.key(f.pid, f.tid, f.id)

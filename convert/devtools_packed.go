@@ -64,6 +64,42 @@ func packDeltas(dst []byte, deltas []int64) []byte {
 	return dst
 }
 
+// deltaStats sum up a chunk's time deltas, so that chunkProfile need not
+// read them one by one (28.8 M in a 525 MB trace) for the times' range and
+// order.
+type deltaStats struct {
+	sum    int64 // of the deltas
+	lo, hi int64 // the least and greatest running sum, the first delta's included
+	first  int64 // the first delta
+	dips   bool  // a delta after the first is negative
+	// ok says the stats were counted: not when there are no deltas or
+	// a running sum or a delta is beyond ±2^61; the deltas are then read
+	// one by one.
+	ok bool
+}
+
+// sumDeltas returns the stats of deltas (ns).
+func sumDeltas(deltas []int64) deltaStats {
+	const bound = 2 * maxScaled // running sums stay far from overflowing
+	s := deltaStats{ok: len(deltas) > 0}
+	for k, d := range deltas {
+		if d > bound || d < -bound {
+			return deltaStats{}
+		}
+		s.sum += d
+		if s.sum > bound || s.sum < -bound {
+			return deltaStats{}
+		}
+		if k == 0 {
+			s.first, s.lo, s.hi = d, s.sum, s.sum
+			continue
+		}
+		s.lo, s.hi = min(s.lo, s.sum), max(s.hi, s.sum)
+		s.dips = s.dips || d < 0
+	}
+	return s
+}
+
 // idReader reads the ids packIDs wrote.
 type idReader struct {
 	b    []byte

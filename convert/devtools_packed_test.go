@@ -2,6 +2,7 @@ package convert
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 )
@@ -59,5 +60,74 @@ func TestPackArena(t *testing.T) {
 	}
 	if !slices.Equal(x, []byte{1, 2, 3}) || !slices.Equal(y, []byte{4, 5}) {
 		t.Errorf("a new block overwrote stored slices: %v %v", x, y)
+	}
+}
+
+// TestChunkDeltaStats: chunkProfile gives from the chunks' delta stats
+// (sumDeltas) the times' first, last and least, their order, count and
+// out-of-range error that reading the deltas one by one gives.
+func TestChunkDeltaStats(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	read := func(deltas [][]int64, start int64, stats bool) (*v8Packed, error) {
+		var a packArena
+		chunks := make([]*traceChunk, len(deltas))
+		for k, ds := range deltas {
+			ids := make([]int64, len(ds))
+			for i := range ids {
+				ids[i] = 1
+			}
+			ch := &traceChunk{event: k, n: len(ds), ids: a.store(packIDs(nil, ids)), deltas: a.store(packDeltas(nil, ds))}
+			if k == 0 {
+				ch.nodes = []v8TreeNode{{id: 1, hits: -1, frame: &v8TreeFrame{stackFrame: stackFrame{Name: "f"}}}}
+			}
+			if stats {
+				ch.stats = sumDeltas(ds)
+			}
+			chunks[k] = ch
+		}
+		p, err := chunkProfile(profileKey{pid: 1, id: "0x1"}, traceProfileStart{ts: start}, chunks)
+		if err != nil {
+			return nil, err
+		}
+		return p.packed, nil
+	}
+	cases := [][][]int64{
+		{{}},
+		{{5, 3, 0}, {}, {7}},
+		{{-5, 3}, {1}},    // a first delta below 0 keeps the order
+		{{5, 3}, {-1, 2}}, // a chunk's first delta below 0 does not
+		{{5, -3, 9}},      // nor a later one
+		{{maxScaled, 1}},  // out of range at the second sample
+		{{maxScaled, -maxScaled, -maxScaled, -1}}, // and below
+		{{2 * maxScaled, -2 * maxScaled}},         // deltas past the stats' bound
+	}
+	for range 200 {
+		var c [][]int64
+		for range 1 + rng.IntN(4) {
+			ds := make([]int64, rng.IntN(6))
+			for i := range ds {
+				ds[i] = rng.Int64N(2000) - 300
+				if rng.IntN(30) == 0 {
+					ds[i] = (rng.Int64N(5) - 2) * (maxScaled / 2)
+				}
+			}
+			c = append(c, ds)
+		}
+		cases = append(cases, c)
+	}
+	for k, c := range cases {
+		for _, start := range []int64{0, maxScaled - 10, -maxScaled + 1000} {
+			want, werr := read(c, start, false)
+			got, err := read(c, start, true)
+			if errText(err) != errText(werr) {
+				t.Fatalf("case %d %v from %d: error %v, want %v", k, c, start, err, werr)
+			}
+			if werr != nil {
+				continue
+			}
+			if got.n != want.n || got.first != want.first || got.last != want.last || got.least != want.least || got.sorted != want.sorted {
+				t.Fatalf("case %d %v from %d: %+v, want %+v", k, c, start, *got, *want)
+			}
+		}
 	}
 }

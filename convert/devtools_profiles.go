@@ -36,7 +36,7 @@ func (tr *traceReader) build(collect bool) (*profile.Profile, *stacks.Samples, e
 	if !tr.startTime.IsZero() {
 		p.TimeNanos = tr.startTime.UnixNano()
 	}
-	return p, em.b.Stacks(), nil
+	return p, em.collected(), nil
 }
 
 // threads assembles the sampled threads and their profiles. Chunks go to
@@ -156,6 +156,22 @@ func chunkProfile(k profileKey, st traceProfileStart, chunks []*traceChunk) (*v8
 			}
 		}
 		ch.nodes = nil // the tree has them now
+		if s := &ch.stats; ch.n > 0 && s.ok && t+s.lo >= -maxScaled && t+s.hi <= maxScaled {
+			// The times in range: the stats say what reading the deltas
+			// one by one would (|t| <= 2^60, |s.lo|, |s.hi| <= 2^61).
+			switch {
+			case pk.n == 0:
+				pk.first, pk.least = t+s.first, t+s.first
+			case s.first < 0:
+				pk.sorted = false
+			}
+			pk.sorted = pk.sorted && !s.dips
+			pk.least = min(pk.least, t+s.lo) // a time below every earlier one is below its predecessor
+			t += s.sum
+			pk.last = t
+			pk.n += ch.n
+			continue
+		}
 		r := deltaReader{ch.deltas}
 		for range ch.n {
 			t += r.next() // |t|, |d| <= 2^60: no overflow

@@ -105,6 +105,9 @@ type parserInput struct {
 	// whole, when not nil, is the gzipped file R decompresses, for the
 	// pprof reader to read whole (wholeGzip).
 	whole *wholeGzip
+	// samples, when ParseStacks returns no stacks.Samples, may be its
+	// samples in another form (v8Stream).
+	samples stacks.Source
 }
 
 // bytesRead returns how many decompressed bytes were read from the input

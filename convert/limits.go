@@ -80,6 +80,9 @@ func (b *stackBudget) take(depth int) error {
 // depth, total frames and non-negative values. It runs on every profile
 // Read returns, so later stages can rely on them.
 func checkSamples(src stacks.Source, inputBytes int64) error {
+	if v, ok := src.(*v8Stream); ok && v.limitsMet(inputBytes) {
+		return nil // else read one by one for the error
+	}
 	p := src.Profile()
 	budget := &stackBudget{limit: stackFrameLimit(inputBytes)}
 	sums := make([]int64, len(p.SampleType))

@@ -186,6 +186,8 @@ func read(r io.Reader, name string, opts *Options) (*Result, error) {
 		src = stacks.FromProfile(p)
 		if s != nil { // else the reader returned the samples in the profile
 			src = s
+		} else if in.samples != nil { // or in another form
+			src = in.samples
 		}
 	} else {
 		p, err := f.Parse(in)

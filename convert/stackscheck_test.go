@@ -14,21 +14,28 @@ import (
 // the reader returns stacks, the same calling-context tree (nodes, values,
 // timeline) and, for readers whose stacks are complete
 // (Format.CompleteStacks), the same pprof bytes (pprofenc.WriteSource).
+// With CompleteStacks too (as convert reads what it writes), the same
+// error, warnings and bytes, and the same tree from the samples one by
+// one (a v8Stream's, made when read so).
 // Fuzz targets of readers with ParseStacks call it.
 func CheckStacks(t testing.TB, name string, data []byte, opts Options) {
 	t.Helper()
-	opts.Stacks = false
+	opts.Stacks, opts.CompleteStacks = false, false
 	res, err := Read(bytes.NewReader(data), name, opts)
 	opts.Stacks = true
 	sres, serr := Read(bytes.NewReader(data), name, opts)
-	if err != nil || serr != nil {
-		if err == nil || serr == nil || err.Error() != serr.Error() {
-			t.Fatalf("with Stacks, error %v; without, %v", serr, err)
+	opts.CompleteStacks = true
+	cres, cerr := Read(bytes.NewReader(data), name, opts)
+	if err != nil || serr != nil || cerr != nil {
+		if err == nil || serr == nil || cerr == nil || err.Error() != serr.Error() || err.Error() != cerr.Error() {
+			t.Fatalf("with Stacks, error %v; with CompleteStacks too, %v; without, %v", serr, cerr, err)
 		}
 		return
 	}
-	if !slices.Equal(sres.Warnings, res.Warnings) || sres.Format != res.Format {
-		t.Fatalf("with Stacks, %s and warnings %q; without, %s and %q", sres.Format, sres.Warnings, res.Format, res.Warnings)
+	for _, r := range []*Result{sres, cres} {
+		if !slices.Equal(r.Warnings, res.Warnings) || r.Format != res.Format {
+			t.Fatalf("with Stacks, %s and warnings %q; without, %s and %q", r.Format, r.Warnings, res.Format, res.Warnings)
+		}
 	}
 	if compact(sres) == nil {
 		return
@@ -58,6 +65,18 @@ func CheckStacks(t testing.TB, name string, data []byte, opts Options) {
 	if !bytes.Equal(gotPB.Bytes(), wantPB.Bytes()) {
 		t.Fatalf("pprof from the stacks: %d bytes unlike the %d from the profile", gotPB.Len(), wantPB.Len())
 	}
+	var streamPB bytes.Buffer
+	if err := pprofenc.WriteSourceUncompressed(&streamPB, cres.Samples); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(streamPB.Bytes(), wantPB.Bytes()) {
+		t.Fatalf("pprof from the stacks read with CompleteStacks (%T): %d bytes unlike the %d from the profile", cres.Samples, streamPB.Len(), wantPB.Len())
+	}
+	cgot := cct.NewBuilder(opt)
+	if err := cgot.AddSamples(cres.Samples); err != nil {
+		t.Fatal(err)
+	}
+	sameCCT(t, cgot.Finish(), want.Finish())
 }
 
 // sameCCT fails unless two trees are the same: frames, nodes in the same

@@ -53,6 +53,8 @@ type v8Profile struct {
 	// rather than over every sample (28.8 M in a 525 MB trace).
 	seen      []int64
 	firstSeen []int32
+	// frames is how many frames the samples' stacks hold in all (layout).
+	frames int64
 }
 
 // v8Packed is a profile's samples as its trace chunks hold them
@@ -142,6 +144,11 @@ type v8Emitter struct {
 	aggregate bool // merge identical stacks per thread, without timestamps
 	threads   []*v8Thread
 	warnf     func(format string, args ...any)
+	// stream leaves the samples of the threads streamTimed takes packed,
+	// for the writer (v8Stream) rather than in stacks.Samples: runs
+	// says where they go.
+	stream bool
+	runs   []v8Run
 
 	minStart, maxEnd int64
 	spanned          bool
@@ -155,6 +162,10 @@ func newV8Emitter(in *parserInput, collect bool) *v8Emitter {
 	e := &v8Emitter{in: in, b: newProfileBuilder(v8SampleTypes()...), aggregate: in.Options.Aggregate, warnf: in.Warnf}
 	if collect {
 		e.b.CollectStacks()
+		// A caller that writes the samples (convert) does not need them
+		// one by one; a selection of threads does.
+		o := in.Options
+		e.stream = o.CompleteStacks && o.Thread == nil && len(o.PIDs) == 0
 	}
 	return e
 }
@@ -270,6 +281,7 @@ func (e *v8Emitter) layout() (samples int, err error) {
 			continue
 		}
 		budget.used += w.sum
+		p.frames = w.sum
 		samples += p.len()
 		p.ids = nil
 	}
@@ -392,8 +404,10 @@ func (e *v8Emitter) profile() (*profile.Profile, error) {
 		// names its stack in the pool (addRef), so Starts is sized too:
 		// made at the first sample, it grew thread by thread, copied five
 		// times for the deep 525 MB trace's 28.8 M samples.
-		e.presize(samples)
-		e.b.Grow(samples, 0)
+		if !e.stream {
+			e.presize(samples)
+			e.b.Grow(samples, 0)
+		}
 	}
 	// Threads in order of their first sample: the ordinal cct gives
 	// same-named threads then means "the second worker to start".
@@ -521,6 +535,12 @@ func (e *v8Emitter) streamTimed(th *v8Thread, p *v8Profile) (fill func(), ok boo
 	e.extend(min(p.start, first), last+lastDur)
 	m := th.meta()
 	m.HasTime = true
+	if e.stream {
+		// Written from the packed samples (v8Stream.EachSample): the
+		// thread's index is taken where addRef would take it.
+		e.runs = append(e.runs, v8Run{at: len(e.b.stacks.Ends), thread: e.b.threadIndex(m), p: p, lastDur: lastDur})
+		return func() {}, true
+	}
 	// The first sample goes through addRef, which finds the thread's
 	// index and makes the arrays of times (and timed flags) as the samples
 	// before need; its stack, duration and time are filled in with the

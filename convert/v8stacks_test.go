@@ -61,12 +61,12 @@ func TestV8StacksMatchProfile(t *testing.T) {
 // timestamp per sample where the input has them.
 func TestV8Stacks(t *testing.T) {
 	for _, tt := range []struct {
-		file  string
-		timed bool
+		file          string
+		timed, stream bool
 	}{
-		{"chunks.json", true},
-		{"children.cpuprofile", true},
-		{"hitcount-only.cpuprofile", false},
+		{"chunks.json", true, true},
+		{"children.cpuprofile", true, true},
+		{"hitcount-only.cpuprofile", false, false},
 	} {
 		t.Run(tt.file, func(t *testing.T) {
 			res, err := ReadFile(filepath.Join("testdata", "devtools", tt.file), Options{Stacks: true})
@@ -78,6 +78,14 @@ func TestV8Stacks(t *testing.T) {
 			}
 			if stacks.AllTimed(res.Samples) != tt.timed {
 				t.Fatalf("AllTimed() = %v, want %v", stacks.AllTimed(res.Samples), tt.timed)
+			}
+			// Read to be written, a thread's timed samples stay packed.
+			res, err = ReadFile(filepath.Join("testdata", "devtools", tt.file), Options{Stacks: true, CompleteStacks: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := res.Samples.(*v8Stream); ok != tt.stream {
+				t.Fatalf("samples %T, want a v8Stream: %v", res.Samples, tt.stream)
 			}
 		})
 	}

@@ -25,62 +25,121 @@ func WriteSource(w io.Writer, src stacks.Source) error {
 
 // WriteSourceUncompressed is WriteSource without gzip.
 func WriteSourceUncompressed(w io.Writer, src stacks.Source) error {
+	if st, ok := src.(Stream); ok {
+		p := src.Profile()
+		return encodeWith(w, p, func(e *encoder) { e.streamSamples(p, st) })
+	}
 	s, _ := src.(*stacks.Samples)
 	return write(w, src.Profile(), s)
 }
 
-// stackSamples encodes s's samples. A sample's labels are its thread's
-// string labels and pid and tid, encoded once per thread (their strings
-// interned then, as pprof interns them at the thread's first sample),
-// then its timestamp: pprof sorts keys, and "pid" < "tid" <
-// "timestamp_ns" as "process" < "thread".
+// A Stream is compact samples some of which are made only as they are
+// written: convert's DevTools reader keeps a thread's samples packed as
+// the trace held them rather than make stacks.Samples' arrays (1 GB for
+// the 28.8 M samples of a 525 MB trace) only to write them. WriteSource
+// writes a Source that is a Stream through EachSample.
+type Stream interface {
+	stacks.Source
+	// Pool returns the samples whose Locations the stacks EachSample
+	// gives index and whose ThreadList its threads index, and the frames
+	// every sample's stack holds in all.
+	Pool() (s *stacks.Samples, frames int64)
+	// EachSample calls f with every sample in order: its stack is
+	// Locations[start:end] of Pool's samples, thread its index in their
+	// ThreadList, time its timestamp when timed. values must not be
+	// kept.
+	EachSample(f func(start, end int32, values []int64, thread int32, time int64, timed bool))
+}
+
+// stackSamples encodes s's samples.
 func (e *encoder) stackSamples(p *profile.Profile, s *stacks.Samples) {
-	threads := make([][]byte, len(s.ThreadList))
-	// Location ids by index, built once (8 bytes a location), each as its
-	// varint bytes with their count: reading p.Location[x].ID per frame
-	// was a cache miss a frame, and encoding it a loop a byte.
-	ids := varintTable(p.Location)
+	frames := int64(0)
+	if s.Starts != nil {
+		frames = sharedFrames(s)
+	}
+	se := e.stackEncoder(p, s, frames)
+	for i := range s.Len() {
+		ts, ok := s.Time(i)
+		se.sample(s.Start(i), int(s.Ends[i]), s.Value(i), s.SampleThreads[i], ts, ok)
+	}
+}
+
+// streamSamples encodes the samples of st, as stackSamples does those
+// of a stacks.Samples.
+func (e *encoder) streamSamples(p *profile.Profile, st Stream) {
+	s, frames := st.Pool()
+	se := e.stackEncoder(p, s, frames)
+	st.EachSample(func(start, end int32, values []int64, thread int32, time int64, timed bool) {
+		se.sample(int(start), int(end), values, thread, time, timed)
+	})
+}
+
+// A stackEncoder encodes compact samples one by one. A sample's labels
+// are its thread's string labels and pid and tid, encoded once per
+// thread (their strings interned then, as pprof interns them at the
+// thread's first sample), then its timestamp: pprof sorts keys, and
+// "pid" < "tid" < "timestamp_ns" as "process" < "thread".
+type stackEncoder struct {
+	e       *encoder
+	p       *profile.Profile
+	s       *stacks.Samples // Locations and ThreadList
+	threads [][]byte
+	ids     []uint64
 	// The timestamp label's key and unit, interned at the first timed
 	// sample (where pprof interns them): the string table's order is
 	// pprof's.
-	var tsKey, tsUnit []byte // their fields, encoded
+	tsKey, tsUnit []byte // their fields, encoded
+	pool          *pooledIDs
+}
+
+// stackEncoder returns the encoder of samples of s (Locations and
+// ThreadList) whose stacks hold frames frames in all (0 when they are
+// not shared: no Starts).
+func (e *encoder) stackEncoder(p *profile.Profile, s *stacks.Samples, frames int64) *stackEncoder {
+	se := &stackEncoder{e: e, p: p, s: s, threads: make([][]byte, len(s.ThreadList))}
+	// Location ids by index, built once (8 bytes a location), each as its
+	// varint bytes with their count: reading p.Location[x].ID per frame
+	// was a cache miss a frame, and encoding it a loop a byte.
+	se.ids = varintTable(p.Location)
 	// Stacks laid out once and shared (Starts: call tree readers lay out
 	// each sampled node's stack once) are encoded once, in their layout:
 	// a sample's packed ids are then one copy (28.8 M samples 60-100
 	// frames deep share 2.7 M laid-out frames in a 525 MB trace). Only
 	// when the samples name each laid-out frame twice or more on average:
 	// the pool's encoding takes up to 7 bytes a frame.
-	var pool *pooledIDs
-	if s.Starts != nil && ids != nil && sharesFrames(s) {
-		pool = encodePool(s.Locations, ids)
+	if se.ids != nil && frames >= 2*int64(len(s.Locations)) && frames > 0 {
+		se.pool = encodePool(s.Locations, se.ids)
 	}
-	for i := range s.Len() {
-		var stack []byte // the sample's packed ids, when pooled
-		b := e.msg[:0]
-		if st, end := s.Start(i), int(s.Ends[i]); pool != nil && end-st > 2 && pool.off[end]-pool.off[st] < 1<<21 {
-			stack = pool.enc[pool.off[st]:pool.off[end]]
-		} else {
-			b = appendStackIDs(b, s.Stack(i), ids, p)
+	return se
+}
+
+// sample encodes one sample: its stack is Locations[start:end].
+func (se *stackEncoder) sample(start, end int, values []int64, x int32, ts int64, timed bool) {
+	e := se.e
+	var stack []byte // the sample's packed ids, when pooled
+	b := e.msg[:0]
+	if pool := se.pool; pool != nil && end-start > 2 && pool.off[end]-pool.off[start] < 1<<21 {
+		stack = pool.enc[pool.off[start]:pool.off[end]]
+	} else {
+		b = appendStackIDs(b, se.s.Locations[start:end], se.ids, se.p)
+	}
+	b = appendRepeated(b, 2, values)
+	if se.threads[x] == nil {
+		se.threads[x] = e.threadLabels(se.s.ThreadList[x])
+	}
+	b = append(b, se.threads[x]...)
+	if timed {
+		if se.tsKey == nil {
+			se.tsKey = appendOpt(nil, 1, uint64(e.str(labels.Timestamp)))
+			se.tsUnit = appendOpt(nil, 4, uint64(e.str(labels.TimestampUnit)))
 		}
-		b = appendRepeated(b, 2, s.Value(i))
-		x := s.SampleThreads[i]
-		if threads[x] == nil {
-			threads[x] = e.threadLabels(s.ThreadList[x])
-		}
-		b = append(b, threads[x]...)
-		if ts, ok := s.Time(i); ok {
-			if tsKey == nil {
-				tsKey = appendOpt(nil, 1, uint64(e.str(labels.Timestamp)))
-				tsUnit = appendOpt(nil, 4, uint64(e.str(labels.TimestampUnit)))
-			}
-			b = appendTimestamp(b, tsKey, ts, tsUnit)
-		}
-		e.msg = b
-		if stack != nil {
-			e.emitStack(stack)
-		} else {
-			e.emit(2)
-		}
+		b = appendTimestamp(b, se.tsKey, ts, se.tsUnit)
+	}
+	e.msg = b
+	if stack != nil {
+		e.emitStack(stack)
+	} else {
+		e.emit(2)
 	}
 }
 
@@ -99,16 +158,16 @@ func (e *encoder) emitStack(stack []byte) {
 	e.emit(2)
 }
 
-// sharesFrames reports whether s's samples name at least twice the frames
-// s.Locations holds.
-func sharesFrames(s *stacks.Samples) bool {
-	need, frames := 2*len(s.Locations), 0
+// sharedFrames returns the frames s's samples name, counted up to twice
+// those s.Locations holds: enough for stackEncoder's choice.
+func sharedFrames(s *stacks.Samples) int64 {
+	need, frames := 2*int64(len(s.Locations)), int64(0)
 	for i := range s.Len() {
-		if frames += int(s.Ends[i]) - s.Start(i); frames >= need {
-			return true
+		if frames += int64(int(s.Ends[i]) - s.Start(i)); frames >= need {
+			break
 		}
 	}
-	return false
+	return frames
 }
 
 // pooledIDs holds a stack pool's location ids encoded once, as packed

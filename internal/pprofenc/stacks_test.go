@@ -120,7 +120,7 @@ func TestWriteSourceSameAsWrite(t *testing.T) {
 		t.Run(fmt.Sprintf("shared stacks, timed %v", timed), func(t *testing.T) {
 			p, s := randomStacks(rng, 1000, func(int) bool { return timed })
 			share(rng, s)
-			if sharesFrames(s) {
+			if sharedFrames(s) >= 2*int64(len(s.Locations)) {
 				t.Fatal("the samples' frames are encoded as a pool; want the case without")
 			}
 			sameStacks(t, p, s)
@@ -130,7 +130,7 @@ func TestWriteSourceSameAsWrite(t *testing.T) {
 			p, s := randomStacks(rng, 1000, func(int) bool { return timed })
 			share(rng, s)
 			s.Locations = s.Locations[:slices.Max(s.Ends)]
-			if !sharesFrames(s) {
+			if sharedFrames(s) < 2*int64(len(s.Locations)) {
 				t.Fatal("the samples' frames are not encoded as a pool; want the case with")
 			}
 			sameStacks(t, p, s)
@@ -176,6 +176,16 @@ func sameStacks(t *testing.T, p *profile.Profile, s *stacks.Samples) {
 	}
 	if !bytes.Equal(got.Bytes(), want.Bytes()) {
 		t.Fatalf("%d bytes differ from pprof's %d for the samples as profile.Samples", got.Len(), want.Len())
+	}
+	// The same samples as a Stream, with the pool and without.
+	for _, frames := range []int64{0, 1 << 40} {
+		var streamed bytes.Buffer
+		if err := WriteSourceUncompressed(&streamed, &testStream{s, frames}); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(streamed.Bytes(), want.Bytes()) {
+			t.Fatalf("as a Stream (frames %d): %d bytes differ from pprof's %d", frames, streamed.Len(), want.Len())
+		}
 	}
 	var z bytes.Buffer
 	if err := WriteSource(&z, s); err != nil {
@@ -310,5 +320,21 @@ func TestAppendTimestamp(t *testing.T) {
 				t.Errorf("key %d, unit %d, time %d: % x, want % x", ids[0], ids[1], ts, got, want)
 			}
 		}
+	}
+}
+
+// A testStream is Samples as a Stream: its samples are those of EachSample.
+type testStream struct {
+	*stacks.Samples
+	frames int64
+}
+
+func (st *testStream) Pool() (*stacks.Samples, int64) { return st.Samples, st.frames }
+
+func (st *testStream) EachSample(f func(start, end int32, values []int64, thread int32, time int64, timed bool)) {
+	s := st.Samples
+	for i := range s.Len() {
+		ts, ok := s.Time(i)
+		f(int32(s.Start(i)), s.Ends[i], s.Value(i), s.SampleThreads[i], ts, ok)
 	}
 }
