@@ -582,32 +582,33 @@ func fitNodePrior(u *union, nBase int, m, period float64) *prior {
 		}
 		//
 		// Each fit is fitPrior's on the nodes of mean m/10 or more, read
-		// where they lie: two passes over the columns (count, then the
-		// 4,096 taken) instead of copying a million means and variances
-		// out of them first.
+		// where they lie: one pass over the columns marks the valid nodes
+		// (a bit each), and the 4,096 taken are read at their places,
+		// where a second pass read both columns again up to the last one
+		// taken (copying a million means and variances out first cost
+		// more).
+		valid := make([]uint64, (n+63)/64)
 		fit := func(a, b []float64) *prior {
 			a, b = a[:n], b[:n]
 			lim := m / 10
-			valid := 0
+			clear(valid)
+			count := 0
 			for x := 1; x < n; x++ {
 				if mean := (a[x] + b[x]) / 2; mean >= lim {
 					if diff := b[x] - a[x]; diff*diff/2 > 0 && mean > 0 {
-						valid++
+						valid[x/64] |= 1 << (x % 64)
+						count++
 					}
 				}
 			}
-			if valid < minPairPriorNodes {
+			if count < minPairPriorNodes {
 				return nil
 			}
-			pl := newPriorLogs(valid, 1)
-			for x := 1; x < n; x++ {
-				if mean := (a[x] + b[x]) / 2; mean >= lim {
-					diff := b[x] - a[x]
-					if v := diff * diff / 2; v > 0 && mean > 0 && pl.add(mean, v) {
-						break
-					}
-				}
-			}
+			pl := newPriorLogs(count, 1)
+			pl.takeFrom(valid, func(x int32) (float64, float64) {
+				diff := b[x] - a[x]
+				return (a[x] + b[x]) / 2, diff * diff / 2
+			})
 			pr := fitLogs(pl.ls, pl.es, 1)
 			pr.capJitter(maxPairJitter)
 			return pr

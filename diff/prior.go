@@ -2,6 +2,7 @@ package diff
 
 import (
 	"math"
+	"math/bits"
 	"slices"
 	"sync"
 
@@ -124,6 +125,32 @@ func (pl *priorLogs) add(mean, v float64) (full bool) {
 	}
 	pl.rank++
 	return false
+}
+
+// takeFrom is add called for every valid node in order, its mean and
+// variance at(x), where the valid nodes are the bits set in valid (node x
+// is bit x%64 of word x/64): only the nodes taken are read, found by
+// counting bits. After a take the next rank is past it (the stride is at
+// least 1), so the ranks taken only grow, as in add.
+func (pl *priorLogs) takeFrom(valid []uint64, at func(x int32) (mean, v float64)) {
+	first := 0 // the rank of word w's first valid node
+	for w, word := range valid {
+		c := bits.OnesCount64(word)
+		for pl.next < first+c {
+			if pl.next < pl.rank {
+				return // add would take no other node
+			}
+			b := word
+			for range pl.next - first {
+				b &= b - 1 // drop the lowest bit set
+			}
+			pl.rank = pl.next
+			if pl.taken(at(int32(w*64 + bits.TrailingZeros64(b)))) {
+				return
+			}
+		}
+		first += c
+	}
 }
 
 func (pl *priorLogs) taken(mean, v float64) bool {

@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -359,5 +360,44 @@ func TestModeratedOneRunEachSide(t *testing.T) {
 			t.Errorf("moderatedWith(%g, %g) = %v, %v, %v, %v, want %v, %v, %v, +Inf",
 				tt.x, tt.y, d, se, df, gap, my-mx, wantSE, tt.pr.d0)
 		}
+	}
+}
+
+// TestPriorLogsTakeFrom checks takeFrom, which reads only the valid nodes
+// taken, against add called for every valid node: the same logs, bit for
+// bit, with and without a stride, and with invalid nodes between.
+func TestPriorLogsTakeFrom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	// n is about the valid nodes (of 2n, each valid at even odds).
+	for _, n := range []int{1, 300, maxPriorNodes, maxPriorNodes + 1, 5121, 12_345, 200_000} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			means, vars := make([]float64, 2*n), make([]float64, 2*n)
+			var valid []int32
+			set := make([]uint64, (len(means)+63)/64)
+			for x := range means {
+				means[x], vars[x] = 1+rng.ExpFloat64()*1e6, rng.ExpFloat64()*1e9
+				if len(valid) == n || rng.IntN(2) == 0 {
+					vars[x] = 0 // not valid
+					continue
+				}
+				valid = append(valid, int32(x))
+				set[x/64] |= 1 << (x % 64)
+			}
+			want := newPriorLogs(len(valid), 1)
+			for x, v := range vars {
+				if v > 0 && want.add(means[x], v) {
+					break
+				}
+			}
+			got := newPriorLogs(len(valid), 1)
+			got.takeFrom(set, func(x int32) (float64, float64) { return means[x], vars[x] })
+			// Every node up to maxPriorNodes; a stride may end a few short.
+			if v := len(valid); len(want.ls) > min(v, maxPriorNodes) || len(want.ls) < min(v, maxPriorNodes*9/10) {
+				t.Fatalf("add took %d of %d", len(want.ls), v)
+			}
+			if !slices.Equal(got.ls, want.ls) || !slices.Equal(got.es, want.es) {
+				t.Fatalf("takeFrom took %d logs, add %d; they differ", len(got.ls), len(want.ls))
+			}
+		})
 	}
 }

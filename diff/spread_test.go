@@ -122,3 +122,112 @@ func BenchmarkStatsGraphOneRun(b *testing.B) {
 	}
 	stop()
 }
+
+// outermostByDepth is outermostContexts as it was before the threads were
+// marked in the preorder: its last pass read every node's depth.
+func outermostByDepth(u *union, skip []bool, nk int) []bool {
+	n := u.len()
+	topmost := make([]bool, n)
+	size := make([]int32, n)
+	size[0] = 1
+	reached := int32(1)
+	for x := 1; x < n; x++ {
+		if !skip[x] && size[u.parent[x]] != 0 {
+			size[x] = 1
+			reached++
+		}
+	}
+	for x := n - 1; x >= 1; x-- {
+		if size[x] != 0 {
+			size[u.parent[x]] += size[x]
+		}
+	}
+	next, order := make([]int32, n), make([]int32, reached)
+	next[0] = 1
+	for x := int32(1); int(x) < n; x++ {
+		if size[x] == 0 {
+			continue
+		}
+		p := u.parent[x]
+		at := next[p]
+		next[p] += size[x]
+		order[at], next[x] = x, at+1
+	}
+	end := make([]int32, nk)
+	for i, x := range order[1:] {
+		if u.depth[x] >= 2 {
+			if k, i := u.key[x], int32(i+1); i >= end[k] {
+				topmost[x], end[k] = true, i+size[x]
+			}
+		}
+	}
+	return topmost
+}
+
+// TestOutermostThreads checks outermostContexts, which tells the root's
+// children from the rest by their parent, against the pass that read each
+// node's depth: unions of many threads (a thread's key recurs below other
+// threads, where it is a context), with and without skipped nodes, and the
+// synthetic pair's union.
+func TestOutermostThreads(t *testing.T) {
+	threaded := func(seed uint64, n, keys, threads int) *union {
+		rng := rand.New(rand.NewPCG(seed, 11))
+		u := newUnion()
+		for u.len() < n {
+			p := int32(u.len() - 1)
+			switch {
+			case u.len() <= threads || rng.IntN(50) == 0:
+				p = 0
+			case rng.IntN(4) == 0:
+				p = int32(1 + rng.IntN(u.len()-1))
+			}
+			u.add(p, key(1+rng.IntN(keys)), 0, 0)
+		}
+		return u
+	}
+	synth := prepare(t, 1).u
+	for _, tc := range []struct {
+		name     string
+		u        *union
+		nk       int
+		skipEach int
+	}{
+		{"one thread", randomUnion(1, 20_000, 8, false), 9, 0},
+		{"threads", threaded(2, 30_000, 8, 5), 9, 0},
+		{"threads and skips", threaded(3, 30_000, 20, 40), 21, 7},
+		{"many keys", threaded(4, 30_000, 3000, 200), 3001, 0},
+		{"synth", synth, 1 + int(slices.Max(synth.key)), 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			skip := make([]bool, tc.u.len())
+			if tc.skipEach > 0 {
+				for x := tc.skipEach; x < len(skip); x += tc.skipEach {
+					skip[x] = true
+				}
+			}
+			want := outermostByDepth(tc.u, skip, tc.nk)
+			got := outermostContexts(tc.u, skip, tc.nk)
+			n, threads := 0, 0
+			for x, top := range want {
+				if top {
+					n++
+				}
+				if x > 0 && tc.u.parent[x] == 0 {
+					threads++
+				}
+			}
+			if n == 0 || threads == 0 {
+				t.Fatalf("%d contexts under %d threads: the case tests nothing", n, threads)
+			}
+			if i := slices.Index(got, true); !slices.Equal(got, want) {
+				for x := range got {
+					if got[x] != want[x] {
+						i = x
+						break
+					}
+				}
+				t.Fatalf("node %d (depth %d): topmost %v, want %v", i, tc.u.depth[i], got[i], want[i])
+			}
+		})
+	}
+}
