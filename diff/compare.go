@@ -30,6 +30,8 @@ type comparison struct {
 	um *matcher // the matcher that built the union
 	pm *matcher // the matcher of the run pairs
 	st *stream  // the streamed Fold that built the union, if any
+	// early is the union a 1+1 Fold started from the base run, if any.
+	early *earlyUnion
 }
 
 // prepareComparison is the first stage after the runs are folded (Fold):
@@ -38,13 +40,18 @@ type comparison struct {
 // the metric resolved, MinDeltaText read into MinDelta).
 //
 // st, when not nil, is the streamed Fold that already keyed the runs and
-// built the union (stream.go); the runs are then summaries.
-func prepareComparison(bRuns, nRuns []*run, o Options, nz Normalization, st *stream) (*comparison, error) {
-	c := &comparison{o: o, bRuns: bRuns, nRuns: nRuns, st: st}
+// built the union (stream.go); the runs are then summaries. e, when not
+// nil, is the union a 1+1 Fold started, with the base run keyed.
+func prepareComparison(bRuns, nRuns []*run, o Options, nz Normalization, st *stream, e *earlyUnion) (*comparison, error) {
+	c := &comparison{o: o, bRuns: bRuns, nRuns: nRuns, st: st, early: e}
 	c.runs = append(append([]*run{}, bRuns...), nRuns...)
-	if st != nil {
+	switch {
+	case st != nil:
 		c.kt = st.kt
-	} else {
+	case e != nil:
+		c.kt = e.kt
+		e.finishKeys(bRuns[0], nRuns[0])
+	default:
 		c.kt = keyTableOf(bRuns, nRuns)
 		for i, r := range c.runs {
 			r.keys(c.kt, min(i/len(bRuns), 1))
@@ -214,8 +221,13 @@ func (c *comparison) buildUnion() {
 	c.u = newUnion()
 	c.um = newMatcher(c.o.Match, c.o.LCS)
 	c.um.kt, c.um.renameMin = c.kt, c.renameMin
-	for i, r := range c.runs {
-		c.u.last = i == len(c.runs)-1
+	runs := c.runs
+	if c.early != nil {
+		// The base run is copied already: the new run is matched next.
+		c.u, runs = c.early.finishUnion(c.bRuns[0]), c.runs[1:]
+	}
+	for i, r := range runs {
+		c.u.last = i == len(runs)-1
 		c.um.addRun(c.u, r, c.o.Match)
 	}
 	c.u.release()

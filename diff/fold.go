@@ -36,6 +36,13 @@ type Fold struct {
 	// st, when not nil, builds the comparison as runs are added
 	// (stream.go); otherwise the runs are kept until Compare.
 	st *stream
+	// match is the matching the union is built for (Options.Match);
+	// base1 is the base run of a 1+1 Fold, added before the new run,
+	// until StartUnion takes it; early is the union StartUnion started
+	// (earlyUnion), nil otherwise.
+	match Matching
+	base1 *run
+	early *earlyUnion
 }
 
 // A foldSlot is one run's place in a Fold: the run, or what kept the tree
@@ -63,6 +70,9 @@ func NewFold(nBase, nNew int, opts Options) *Fold {
 func newFold(nBase, nNew int, opts Options, minRuns int) *Fold {
 	f := &Fold{nBase: nBase, nNew: nNew, metric: opts.Metric, metricName: opts.SampleType, slots: make([]foldSlot, max(nBase, 0)+max(nNew, 0))}
 	f.unstarted.Store(int64(len(f.slots)))
+	if f.match = opts.Match; f.match == "" {
+		f.match = DefaultMatching
+	}
 	if opts.Normalize.Mode == NormalizePer {
 		f.marker = opts.Normalize.Func
 	}
@@ -110,6 +120,9 @@ func (f *Fold) Add(isNew bool, i int, t *cct.Tree) {
 			panic(fmt.Sprintf("diff: Fold.Add: run %d added twice", i))
 		}
 		*s = f.fold(t, 0, last)
+		if !isNew && f.nBase == 1 && f.nNew == 1 && s.r != nil && !last {
+			f.base1 = s.r
+		}
 		return
 	}
 	side := 0
@@ -117,6 +130,29 @@ func (f *Fold) Add(isNew bool, i int, t *cct.Tree) {
 		side = 1
 	}
 	f.st.put(f, i, f.fold(t, side, last))
+}
+
+// UnionStartable reports whether StartUnion has work: the Fold compares
+// one run a side, and the base run is added while the new run is not
+// (yet). Only the goroutine that added the base run may call it.
+func (f *Fold) UnionStartable() bool {
+	return f.base1 != nil && f.unstarted.Load() > 0
+}
+
+// StartUnion does, when UnionStartable, the first steps of Compare that read
+// the base run alone (earlyUnion: its keys, the union as its copy), where
+// Compare would do them after the new run is added. With one run a side
+// the base is usually built first (it has fewer samples), and the core
+// that built it idles until the new run is built too. It allocates the
+// union: a caller that collects the base tree's garbage first (the tree is
+// dropped once added) lets the union reuse its memory. Only the goroutine
+// that added the base run may call it, before Compare; the result does
+// not change.
+func (f *Fold) StartUnion() {
+	if f.UnionStartable() {
+		f.early = startUnion(f.base1, f.match)
+	}
+	f.base1 = nil
 }
 
 // fold is Add's slot for tree t, of side 0 (base) or 1 (new); last says
@@ -263,5 +299,9 @@ func (f *Fold) prepare(opts Options) (*comparison, error) {
 			return nil, err
 		}
 	}
-	return prepareComparison(bRuns, nRuns, o, nz, f.st)
+	e := f.early
+	if e != nil && e.match != o.Match {
+		e = nil // made for another matching: start again (and key again)
+	}
+	return prepareComparison(bRuns, nRuns, o, nz, f.st, e)
 }

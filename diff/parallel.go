@@ -12,6 +12,9 @@ func parallel(n int, work func(from, to int)) {
 	parallelParts(n, parallelCount(n), func(_, from, to int) { work(from, to) })
 }
 
+// serial is parallel's signature on the calling goroutine alone.
+func serial(n int, work func(from, to int)) { work(0, n) }
+
 // parallelCount is how many ranges parallel splits n items into.
 func parallelCount(n int) int { return min(runtime.GOMAXPROCS(0), max(1, n/10_000)) }
 

@@ -213,6 +213,15 @@ func newRuns(ts []*cct.Tree, nBase int, kt *keyTable, m Metric) []*run {
 // keys per node and per child. It runs in run order, base runs first: keys
 // are numbered as frames are first seen.
 func (r *run) keys(kt *keyTable, s int) {
+	each := parallel
+	if len(r.nframe) < parallelKeys {
+		each = serial
+	}
+	r.keysOn(kt, s, each)
+}
+
+// keysOn is keys with the nodes split over goroutines by each.
+func (r *run) keysOn(kt *keyTable, s int, each func(n int, work func(from, to int))) {
 	r.fkey = make([]key, len(r.frames))
 	for i, f := range r.frames {
 		r.fkey[i] = kt.intern(f, s)
@@ -234,13 +243,8 @@ func (r *run) keys(kt *keyTable, s int) {
 			r.kidKeys[from+i] = r.nkey[c]
 		}
 	}
-	if len(r.nframe) < parallelKeys {
-		fill(0, len(r.nframe))
-		fillKids(0, len(r.kids))
-		return
-	}
-	parallel(len(r.nframe), fill)
-	parallel(len(r.kids), fillKids)
+	each(len(r.nframe), fill)
+	each(len(r.kids), fillKids)
 }
 
 // parallelKeys is the least node count of a run keyed on every core: a

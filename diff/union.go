@@ -508,7 +508,11 @@ type ordSpan struct{ rn, off, n int32 }
 // union node i is the run's node i (cct ids, like union ids, are larger
 // than their parents'). Matching against an empty union adds every node
 // anyway; copying the arrays costs a tenth of walking the tree.
-func (u *union) copyRun(r *run) {
+func (u *union) copyRun(r *run) { u.copyRunOn(r, parallel) }
+
+// copyRunOn is copyRun with the nodes split over goroutines by each
+// (parallel, or serial for one goroutine).
+func (u *union) copyRunOn(r *run, each func(n int, work func(from, to int))) {
 	n := r.nodes()
 	if u.callSites {
 		u.callSite = make([]int64, 1, n)
@@ -531,7 +535,7 @@ func (u *union) copyRun(r *run) {
 	u.kidKeys = make([]key, len(r.kidKeys), room)
 	// On every core: the union is built on the comparison's critical
 	// path, and a copy of 8M nodes is 300 MB written.
-	parallel(n, func(from, to int) {
+	each(n, func(from, to int) {
 		for i := from; i < to; i++ {
 			r.toU[i] = int32(i)
 			u.kidOff[i] = r.kidStart[i]

@@ -56,6 +56,18 @@ func foldTrees(s *streams, f *diff.Fold, nBase int, paths []string, opts convert
 		}
 		f.Add(isNew, j, bt.tree)
 		bt.tree = headerTree(bt.tree)
+		if f.UnionStartable() {
+			// The base run of a 1 + 1 diff, folded while the new
+			// one is still being built: the comparison starts here,
+			// on this core, idle until then. The base tree is garbage
+			// now: collected, its memory takes the union, where fresh
+			// pages cost a fault each and peak RSS (200k-stack synth
+			// pair: copying the base run 38-40 ms, 13-17 after a 2 ms
+			// collection; peak RSS, 10 rounds, 363 MB mean against
+			// 328 after the collection, 317 without StartUnion).
+			runtime.GC()
+			f.StartUnion()
+		}
 	})
 }
 
