@@ -38,10 +38,11 @@ type Fold struct {
 	st *stream
 	// match is the matching the union is built for (Options.Match);
 	// base1 is the base run of a 1+1 Fold, added before the new run,
-	// until StartUnion takes it; early is the union StartUnion started
-	// (earlyUnion), nil otherwise.
+	// until StartUnion takes it (any goroutine may ask: atomic); early is
+	// the union StartUnion started (earlyUnion), nil otherwise, written
+	// before the Adds return and read by Compare.
 	match Matching
-	base1 *run
+	base1 atomic.Pointer[run]
 	early *earlyUnion
 }
 
@@ -121,7 +122,7 @@ func (f *Fold) Add(isNew bool, i int, t *cct.Tree) {
 		}
 		*s = f.fold(t, 0, last)
 		if !isNew && f.nBase == 1 && f.nNew == 1 && s.r != nil && !last {
-			f.base1 = s.r
+			f.base1.Store(s.r)
 		}
 		return
 	}
@@ -134,9 +135,9 @@ func (f *Fold) Add(isNew bool, i int, t *cct.Tree) {
 
 // UnionStartable reports whether StartUnion has work: the Fold compares
 // one run a side, and the base run is added while the new run is not
-// (yet). Only the goroutine that added the base run may call it.
+// (yet), and StartUnion has not taken it. Any goroutine may call it.
 func (f *Fold) UnionStartable() bool {
-	return f.base1 != nil && f.unstarted.Load() > 0
+	return f.base1.Load() != nil && f.unstarted.Load() > 0
 }
 
 // StartUnion does, when UnionStartable, the first steps of Compare that read
@@ -145,14 +146,13 @@ func (f *Fold) UnionStartable() bool {
 // the base is usually built first (it has fewer samples), and the core
 // that built it idles until the new run is built too. It allocates the
 // union: a caller that collects the base tree's garbage first (the tree is
-// dropped once added) lets the union reuse its memory. Only the goroutine
-// that added the base run may call it, before Compare; the result does
+// dropped once added) lets the union reuse its memory. It may be called
+// from any goroutine before Compare (one takes the run); the result does
 // not change.
 func (f *Fold) StartUnion() {
-	if f.UnionStartable() {
-		f.early = startUnion(f.base1, f.match)
+	if r := f.base1.Swap(nil); r != nil && f.unstarted.Load() > 0 {
+		f.early = startUnion(r, f.match)
 	}
-	f.base1 = nil
 }
 
 // fold is Add's slot for tree t, of side 0 (base) or 1 (new); last says
