@@ -276,24 +276,7 @@ func tallyShared(u *union, skip []bool, nk int) ([]contextTally, []bool) {
 func outermostContexts(u *union, skip []bool, nk int) []bool {
 	n := u.len()
 	topmost := make([]bool, n)
-	// Only the nodes reached, with no skipped node from the root to them,
-	// are placed (1+1: the nodes of one side only are folded, skip: most
-	// of an independent pair's union); a skipped node's subtree would be
-	// stepped over. size[x] is 0 for the others; reached counts them.
-	size := make([]int32, n)
-	size[0] = 1
-	reached := int32(1)
-	for x := 1; x < n; x++ {
-		if !skip[x] && size[u.parent[x]] != 0 {
-			size[x] = 1
-			reached++
-		}
-	}
-	for x := n - 1; x >= 1; x-- {
-		if size[x] != 0 {
-			size[u.parent[x]] += size[x]
-		}
-	}
+	size, reached := reachedSizes(u, skip)
 	// next[x] is where x's next child goes in preorder; order is the
 	// nodes reached in preorder, the root's children (depth 1, the
 	// threads) as ^x: the last pass then reads no node's depth, which
@@ -328,6 +311,30 @@ func outermostContexts(u *union, skip []bool, nk int) []bool {
 		}
 	}
 	return topmost
+}
+
+// reachedSizes returns the size of every node's subtree of reached nodes
+// (0 for a node not reached) and how many are reached: only the nodes with
+// no skipped node from the root to them are (1+1: the nodes of one side
+// only are folded, skip: most of an independent pair's union); a skipped
+// node's subtree is stepped over.
+func reachedSizes(u *union, skip []bool) (size []int32, reached int32) {
+	n := u.len()
+	size = make([]int32, n)
+	size[0] = 1
+	reached = 1
+	for x := 1; x < n; x++ {
+		if !skip[x] && size[u.parent[x]] != 0 {
+			size[x] = 1
+			reached++
+		}
+	}
+	for x := n - 1; x >= 1; x-- {
+		if size[x] != 0 {
+			size[u.parent[x]] += size[x]
+		}
+	}
+	return size, reached
 }
 
 // tallyOrdered is tallyContexts on one goroutine, in the order of the walk

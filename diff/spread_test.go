@@ -128,20 +128,7 @@ func BenchmarkStatsGraphOneRun(b *testing.B) {
 func outermostByDepth(u *union, skip []bool, nk int) []bool {
 	n := u.len()
 	topmost := make([]bool, n)
-	size := make([]int32, n)
-	size[0] = 1
-	reached := int32(1)
-	for x := 1; x < n; x++ {
-		if !skip[x] && size[u.parent[x]] != 0 {
-			size[x] = 1
-			reached++
-		}
-	}
-	for x := n - 1; x >= 1; x-- {
-		if size[x] != 0 {
-			size[u.parent[x]] += size[x]
-		}
-	}
+	size, reached := reachedSizes(u, skip)
 	next, order := make([]int32, n), make([]int32, reached)
 	next[0] = 1
 	for x := int32(1); int(x) < n; x++ {
