@@ -44,7 +44,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var prof selfProfile
 	root := newRootCmd(s)
 	prof.register(root)
-	root.PersistentPreRunE = func(*cobra.Command, []string) error { return prof.start() }
+	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
+		adviseHeap(cmd, args)
+		return prof.start()
+	}
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
