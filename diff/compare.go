@@ -177,8 +177,18 @@ func (c *comparison) compare() *Result {
 
 	if c.st == nil {
 		wg.Go(func() {
-			s := strict()
-			overlap, topology, weights = parcs(pairs(), s.common, s.noise, c.u, c.kt, o)
+			s, ps := strict(), pairs()
+			if c.agg.perRun() && c.verdict == nil {
+				// Every matching is made, and Stats's critical graph
+				// reads the union only: what is left to read of the
+				// runs is what parcs does (benchProfile reads their
+				// frames and child lists; gopair: 67 MB dropped
+				// before the comparison's peak).
+				for _, r := range c.runs {
+					r.dropMatching()
+				}
+			}
+			overlap, topology, weights = parcs(ps, s.common, s.noise, c.u, c.kt, o)
 		})
 	}
 	wg.Go(func() {
@@ -231,6 +241,7 @@ func (c *comparison) buildUnion() {
 		c.um.addRun(c.u, r, c.o.Match)
 	}
 	c.u.release()
+	c.u.kidKeys = nil // read by matching only
 	c.u.values(c.bRuns, c.nRuns, c.agg.perRun())
 }
 

@@ -391,6 +391,16 @@ func (r *run) summary() *run {
 	return &run{total: total, self: self, idle: idle, period: r.period, info: r.info, released: r.nodes()}
 }
 
+// dropMatching drops what only matching reads of the run, once the union
+// and every matching of the comparison are made (comparison.compare): its
+// frames, its nodes' frames and depths, its child lists and its keys, 24
+// bytes a node. What PARCS's numbers read (parent, toU, the values) stays.
+func (r *run) dropMatching() {
+	r.released = r.nodes()
+	r.frames, r.nframe, r.depths, r.kidStart, r.kids = nil, nil, nil, nil, nil
+	r.fkey, r.nkey, r.kidKeys = nil, nil, nil
+}
+
 // frameOf returns node n's frame.
 func (r *run) frameOf(n int32) cct.Frame { return r.frames[r.nframe[n]] }
 
