@@ -186,7 +186,9 @@ func runDiff(s *streams, o *diffOptions, oldArg, newArg string) error {
 // again and again. 150 spends 10% more peak memory (200,000-stack pair:
 // 528 -> 580 MB, pprof -diff_base needs 742 MB) for 13% less CPU and 12%
 // less wall time (bench/run.sh's pair, 8 rounds interleaved). A Fold that
-// streams many runs lowers it instead (streamGC); restore undoes either.
+// streams many runs lowers it instead (streamGC), and so does the
+// comparison of folded runs once they are all built (compareGC); restore
+// undoes any of them.
 // GOGC, when set, is the user's choice and wins.
 func comparisonGC() (restore func()) {
 	if os.Getenv("GOGC") != "" {
