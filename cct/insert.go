@@ -311,9 +311,21 @@ func (in *inserter) endSample(s, known int) {
 	in.prev, in.path, in.prevGroup = path, in.prev, g
 	in.samples = append(in.samples, s)
 	in.group = append(in.group, g)
-	if in.stored >= in.batch {
+	if in.stored >= in.batch && !in.tailFits() {
 		in.flush()
 	}
+}
+
+// tailFits says a full batch can take the rest of the profile's samples
+// as well, within a quarter over its size at its frames per sample so
+// far. A last batch of a few samples would look its paths up in the
+// nodes of the batch before, at random, and grow the tree's arrays: a
+// 200,000-stack Go profile, whose inlined frames outnumber the locations
+// its batch is sized by (heldFrames), filled it at 97% of its samples.
+func (in *inserter) tailFits() bool {
+	most := in.batch + in.batch/4
+	left := in.src.len() - in.done - len(in.samples)
+	return in.stored < most && int64(left)*int64(in.stored) <= int64(most-in.stored)*int64(len(in.samples))
 }
 
 // A column holds frame d of a batch's paths (inserter.cols) in chunks:
