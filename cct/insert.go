@@ -444,9 +444,19 @@ func (in *inserter) flush() {
 					lastID = in.addFirst(p.cur, f, p.g, base)
 					lastParent, lastFrame = p.cur, f
 				case p.cur != lastParent || f != lastFrame:
-					id, found := in.lookup(p.cur, f, base)
+					// The first child of a new parent's list, where two
+					// lookups in three of gopair's find theirs, is
+					// taken without the call.
+					id, found := NoNode, false
+					if pt := p.cur - base; pt >= 0 {
+						if h := in.head[pt]; h >= 0 && in.kid[h].frame == f {
+							id, found = base+NodeID(h), true
+						}
+					}
 					if !found {
-						id, p.lcp = in.add(p.cur, f, p.g, base), madeNode
+						if id, found = in.lookup(p.cur, f, base); !found {
+							id, p.lcp = in.add(p.cur, f, p.g, base), madeNode
+						}
 					}
 					lastParent, lastFrame, lastID = p.cur, f, id
 				}
