@@ -1134,11 +1134,12 @@ func (b *Builder) release() {
 	if sc == nil {
 		return
 	}
-	sc.ins.t, sc.ins.src, sc.ins.claimed = nil, nil, nil
-	sc.locs.p = nil
 	if sc.bytes() > maxPooledScratch {
 		return
 	}
+	sc.locs.keepEntries(b.t)
+	sc.ins.t, sc.ins.src, sc.ins.claimed = nil, nil, nil
+	sc.locs.p = nil
 	if b.buf != nil {
 		b.buf.sc = sc
 	} else {
