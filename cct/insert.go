@@ -522,8 +522,9 @@ func (in *inserter) flush() {
 	}
 	placed := in.placements(n)
 	in.placed = placed
-	for i, g := range in.first {
-		in.first[i] = int32(in.kid[i].frame) // before placed[i] takes its place
+	first, kid := in.first[:n], in.kid[:n]
+	for i, g := range first {
+		first[i] = int32(kid[i].frame) // before placed[i] takes its place
 		c := &at[g]
 		placed[i] = *c
 		c.id++
@@ -536,11 +537,12 @@ func (in *inserter) flush() {
 	// parent's children come in rank order still: they are of one depth,
 	// whose temporary order is the order of their first groups. Only the
 	// node and its parent's child list are written at random.
+	parent := in.parent[:n]
 	for d := range len(in.levels) - 1 {
 		depth := int32(d + 1)
 		for i := in.levels[d]; i < in.levels[d+1]; i++ {
 			pi := placed[i]
-			p, f := in.parent[i], FrameID(in.first[i])
+			p, f := parent[i], FrameID(first[i])
 			if p >= base {
 				pl := &placed[p-base]
 				p = pl.id
@@ -567,21 +569,23 @@ func (in *inserter) flush() {
 // next batch.
 func (in *inserter) finishBatch(base NodeID, groups int) {
 	t, placed := in.t, in.placed
+	end, thread := in.end[:groups], in.thread[:groups]
 	for g := range groups {
-		if e := in.end[g]; e >= base {
-			in.end[g] = placed[e-base].id
+		if e := end[g]; e >= base {
+			end[g] = placed[e-base].id
 		}
-		if th := in.thread[g]; th >= base {
-			in.thread[g] = placed[th-base].id
+		if th := thread[g]; th >= base {
+			thread[g] = placed[th-base].id
 		}
 	}
 	for _, p := range in.batchPaths {
 		e := &in.paths.entries[p]
-		e.end, e.thread = in.end[e.group], in.thread[e.group]
+		e.end, e.thread = end[e.group], thread[e.group]
 	}
+	group := in.group
 	for k, s := range in.samples {
-		g := in.group[k]
-		id := in.end[g]
+		g := group[k]
+		id := end[g]
 		self := t.Self(id)
 		values := in.src.values(s)
 		for j, v := range values {
@@ -590,7 +594,7 @@ func (in *inserter) finishBatch(base NodeID, groups int) {
 		if in.timeline {
 			if ts, ok := in.src.time(s); ok {
 				event := in.samplesIdx >= 0 && values[in.samplesIdx] == 0
-				t.Timeline = append(t.Timeline, TimedSample{Thread: in.thread[g], Leaf: id, Time: ts, Profile: in.profile, Event: event})
+				t.Timeline = append(t.Timeline, TimedSample{Thread: thread[g], Leaf: id, Time: ts, Profile: in.profile, Event: event})
 			}
 		}
 	}
