@@ -249,7 +249,6 @@ func (b *Builder) add(src *sampleReader) error {
 			ins.keyed()
 		}
 	})
-	b.sc.locs.keepFrames(t)
 	src.pathsRead()
 	ins.last = true
 	ins.flush()
@@ -515,35 +514,33 @@ func (b *Builder) locationFrames(loc *profile.Location, callerLine int64, frames
 		if b.opts.CallSites {
 			f.CallSite = callerLine
 		}
-		id := t.Intern(f, FrameInfo{})
-		if b.sc.locs.fill {
-			b.sc.locs.keep(id, FrameInfo{})
-		}
-		return append(frames, id)
+		return append(frames, t.Intern(f, FrameInfo{}))
 	}
 	c := &b.sc.locs
 	for j := len(loc.Line) - 1; j >= 0; j-- {
 		ln := loc.Line[j]
 		fn := ln.Function
-		info := lineInfo(ln)
 		// A Go function's frame is its name and file alone (no start:
 		// it moves between builds; no call site without CallSites), so
 		// the frame of a function met before, in another location or
 		// line, is known without hashing it again: interning was a
 		// tenth of building a Go profile's tree. (Intern keeps a
-		// frame's first info, as this does.)
+		// frame's first info, as this does.) Such a line reads its
+		// function's id and nothing else of it: its name, file and
+		// info, cache misses for most of a profile's locations, were a
+		// twentieth of building gopair's tree.
 		fx := c.functionIndex(fn, b.opts.CallSites)
 		if fx > 0 && c.fns[fx] != noFrames {
 			id := c.fns[fx]
 			if id == prunedFrames {
 				continue
 			}
-			if c.fill {
-				c.keep(id, info)
-			}
 			frames = append(frames, id)
 			callerLine = ln.Line
 			continue
+		}
+		if fx > 0 && !goSource(fn.Filename) {
+			fx = 0
 		}
 		f := Frame{}
 		if fn != nil {
@@ -561,12 +558,9 @@ func (b *Builder) locationFrames(loc *profile.Location, callerLine int64, frames
 		if b.opts.CallSites {
 			f.CallSite = callerLine
 		}
-		id := t.Intern(f, info)
+		id := t.Intern(f, lineInfo(ln))
 		if fx > 0 {
 			c.fns[fx] = id
-		}
-		if c.fill {
-			c.keep(id, info)
 		}
 		frames = append(frames, id)
 		callerLine = ln.Line
@@ -786,13 +780,24 @@ type locationCache struct {
 // hashing the frame to intern it) was 0.3 s of a diff of 100 + 100 runs
 // of 5,000 locations. A frame is kept by its id (u) in the tree that
 // filled the cache, with the frame's info per location.
+//
+// The entries are made when the scratch is released for a next profile
+// (keepEntries), from the locations the profile computed: a profile
+// whose scratch is too large to keep (a 200,000-stack one) makes none,
+// where recording them as its locations were computed cost 5 ms of
+// building gopair's tree.
 type keptFrames struct {
-	locs    []*profile.Location
-	prune   bool
-	span    [][2]int32 // per location, its entries; {-1, -1} when not kept
+	locs  []*profile.Location
+	prune bool
+	// span is, per location, its entries; {-1, -1} when not kept, and
+	// {0, 0} while the cache is filled for a location computed from
+	// locs.
+	span    [][2]int32
 	entries []keptEntry
 	frames  []Frame // by u
-	top     FrameID // while filled: the largest u kept + 1
+	top     FrameID // the largest u kept + 1
+	// ready says the entries were made for locs (keepEntries).
+	ready bool
 }
 
 type keptEntry struct {
@@ -814,7 +819,7 @@ func (c *locationCache) share(p *profile.Profile, opts Options) {
 		*k = keptFrames{} // its locations are not kept either
 		return
 	}
-	if k.locs != nil && k.prune == opts.Prune && slices.Equal(k.locs, p.Location) {
+	if k.ready && k.prune == opts.Prune && slices.Equal(k.locs, p.Location) {
 		c.use = true
 		c.ids = resize(c.ids, len(k.frames))
 		for i := range c.ids {
@@ -822,7 +827,7 @@ func (c *locationCache) share(p *profile.Profile, opts Options) {
 		}
 		return
 	}
-	c.fill = true
+	c.fill, k.ready = true, false
 	k.locs, k.prune = append(k.locs[:0], p.Location...), opts.Prune
 	k.span = resize(k.span, len(p.Location))
 	for i := range k.span {
@@ -831,24 +836,64 @@ func (c *locationCache) share(p *profile.Profile, opts Options) {
 	k.entries, k.frames, k.top = k.entries[:0], k.frames[:0], 0
 }
 
-// keep records, while the cache is filled, that the location being
-// computed makes frame id of t with info.
-// The frames themselves are copied once the profile's paths are read
-// (keepFrames): a copy per line, with its write barriers, cost as much as
-// interning the frame.
-func (c *locationCache) keep(id FrameID, info FrameInfo) {
+// keepEntries makes the kept entries of a filled cache's profile, built
+// into t, from the locations it computed: each line of a location that
+// makes a frame (every one, but for those Prune drops), outermost first,
+// as locationFrames makes them, and copies the frames they name (and those
+// between them).
+func (c *locationCache) keepEntries(t *Tree) {
+	if !c.fill {
+		return
+	}
 	k := &c.kept
-	k.top = max(k.top, id+1)
-	k.entries = append(k.entries, keptEntry{id, info})
+	k.entries, k.top = k.entries[:0], 0
+	for x, sp := range k.span {
+		if sp[0] < 0 {
+			continue
+		}
+		frames := c.frames(x)
+		mark, n := len(k.entries), 0
+		if loc := k.locs[x]; len(loc.Line) == 0 {
+			k.entries, n = append(k.entries, keptEntry{frames[0], FrameInfo{}}), 1
+		} else {
+			for j := len(loc.Line) - 1; j >= 0; j-- {
+				ln := loc.Line[j]
+				if k.prune && Prunable(functionName(ln.Function)) {
+					continue
+				}
+				if n < len(frames) {
+					k.entries = append(k.entries, keptEntry{frames[n], lineInfo(ln)})
+				}
+				n++
+			}
+		}
+		if n != len(frames) { // not as computed: the next profile computes it
+			k.entries, k.span[x] = k.entries[:mark], [2]int32{-1, -1}
+			continue
+		}
+		k.span[x] = [2]int32{int32(mark), int32(len(k.entries))}
+		for _, e := range k.entries[mark:] {
+			k.top = max(k.top, e.u+1)
+		}
+	}
+	k.frames = append(k.frames[:0], t.Frames[:k.top]...)
+	k.ready = true
 }
 
-// keepFrames copies, after a filled cache's profile is read, the frames of
-// t its kept entries name (and those between them).
-func (c *locationCache) keepFrames(t *Tree) {
-	if c.fill {
-		k := &c.kept
-		k.frames = append(k.frames[:0], t.Frames[:k.top]...)
+// frames returns the frames computed for location x.
+func (c *locationCache) frames(x int) []FrameID {
+	if v := c.one[x]; v >= 0 {
+		return c.one[x : x+1]
 	}
+	sp := c.spans[-2-c.one[x]]
+	return c.more[sp[0]:sp[1]]
+}
+
+func functionName(fn *profile.Function) string {
+	if fn == nil {
+		return ""
+	}
+	return fn.Name
 }
 
 const noFrames FrameID = -1
@@ -857,10 +902,11 @@ const noFrames FrameID = -1
 const prunedFrames FrameID = -2
 
 // functionIndex returns where fns holds the frame of fn, a function of the
-// profile whose frame depends on it alone (a Go function, without call
-// sites), or 0.
+// profile, or 0 when its frame may depend on more than the function (call
+// sites). Only a Go function's frame depends on it alone (goSource), which
+// the caller checks before it keeps one there.
 func (c *locationCache) functionIndex(fn *profile.Function, callSites bool) int {
-	if fn == nil || callSites || fn.ID == 0 || fn.ID >= uint64(len(c.fns)) || c.p.Function[fn.ID-1] != fn || !goSource(fn.Filename) {
+	if fn == nil || callSites || fn.ID == 0 || fn.ID >= uint64(len(c.fns)) || c.p.Function[fn.ID-1] != fn {
 		return 0
 	}
 	return int(fn.ID)
@@ -888,14 +934,10 @@ func (c *locationCache) appendSlow(b *Builder, src stacks.Source, x int32, frame
 				c.more = append(c.more, id)
 			}
 		case c.fill && ours:
-			mark := int32(len(k.entries))
 			c.more = b.locationFrames(loc, 0, c.more)
-			k.span[x] = [2]int32{mark, int32(len(k.entries))}
+			k.span[x] = [2]int32{0, 0} // keepEntries makes its entries
 		default:
-			fill := c.fill
-			c.fill = false
 			c.more = b.locationFrames(loc, 0, c.more)
-			c.fill = fill
 		}
 		if len(c.more) == start+1 {
 			c.one[x] = c.more[start]

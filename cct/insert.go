@@ -103,12 +103,10 @@ type inserter struct {
 
 	// Per group, after insertion: the end node and the thread node.
 	end, thread []NodeID
-	alive       []int32  // the groups whose paths are longer than the depth
-	cur         []NodeID // their nodes at the previous depth
-	// made marks the live paths that made their node at the previous
-	// depth: the first path to reach a node, which it is then the first
-	// to leave, so the node has no children yet (no lookup).
-	made    []bool
+	// live holds the paths longer than the depth being inserted, in group
+	// order; cur is insertByGroup's path of nodes.
+	live    []livePath
+	cur     []NodeID
 	level   levelTable
 	claimed *NodeID // the level table's slot a failed lookup claimed
 
@@ -127,13 +125,34 @@ type inserter struct {
 	levels []int32
 	// placed holds, by temporary id, a new node's final id and where its
 	// next child goes in its list: a child reads both of its parent's in
-	// one random access.
+	// one random access. It is kid's array (placements), the frames
+	// moved to first.
 	placed []placement
-	count  []int32
+	// groupAt is, per group, the final id and child list of its next new
+	// node while they are placed.
+	groupAt []placement
 	// nodesPerFrame is the new nodes per frame of the last batch, for the
 	// first room roomFor makes.
 	nodesPerFrame float64
 }
+
+// A livePath is a path of the batch that goes deeper than the depth being
+// inserted: its group, its node at the depth before, and its group's glen
+// and glcp copied, so that a step of flush's depth loop reads and writes
+// one record in order. Four arrays, two of them read by group, took 1.3 M
+// L1 misses (half as many as the lookups) and 100 M more instructions
+// for gopair's 4.7 M steps. lcp is madeNode instead once the path made its
+// node at the depth before: the first path to reach a node, which it is
+// then the first to leave, so the node has no children yet (no lookup).
+type livePath struct {
+	g        int32
+	cur      NodeID
+	len, lcp int32
+}
+
+// madeNode is livePath.lcp of a path that made its node at the depth
+// before (below every depth, as a glcp that is no longer shared).
+const madeNode = -1
 
 // A kidLink is a new node's frame and its next sibling (-1 for none):
 // a lookup among a new parent's children reads both for each, one cache
@@ -149,6 +168,19 @@ type placement struct {
 	id NodeID
 	at int32
 }
+
+// placements returns the first n new nodes' placements, in kid's array:
+// once the lookups are done, a new node's sibling is not needed, and its
+// frame is moved to first, whose group it replaces. An array of their own
+// was 11 MB more of fresh memory for gopair's 1.4 M new nodes, faulted in
+// beside the tree's.
+func (in *inserter) placements(n int) []placement {
+	return unsafe.Slice((*placement)(unsafe.Pointer(unsafe.SliceData(in.kid))), n)[:n:n]
+}
+
+// A kidLink and a placement are two int32 each (placements).
+var _ [unsafe.Sizeof(kidLink{}) - unsafe.Sizeof(placement{})]struct{}
+var _ [unsafe.Sizeof(placement{}) - unsafe.Sizeof(kidLink{})]struct{}
 
 // start starts a profile.
 func (in *inserter) start(t *Tree, opts Options, profile int32, src *sampleReader) {
@@ -254,21 +286,6 @@ func (in *inserter) keyed() {
 	in.batchPaths = append(in.batchPaths, in.lastPath)
 }
 
-// step records that a live path (group g) reached node id at depth d,
-// having made it if made, and keeps it live at position *next when its
-// path goes deeper.
-func (in *inserter) step(d int, g int32, id NodeID, made bool, next *int) {
-	if d == 0 {
-		in.thread[g] = id
-	}
-	if in.glen[g] == int32(d+1) {
-		in.end[g] = id
-		return
-	}
-	in.alive[*next], in.cur[*next], in.made[*next] = g, id, made
-	*next++
-}
-
 // endSample ends the path of sample s (an index in in.src), which the
 // caller read into in.path, its first known frames copied from in.prev,
 // and inserts the batch when it is full.
@@ -308,9 +325,21 @@ func (in *inserter) endSample(s, known int) {
 	in.prev, in.path, in.prevGroup = path, in.prev, g
 	in.samples = append(in.samples, s)
 	in.group = append(in.group, g)
-	if in.stored >= in.batch {
+	if in.stored >= in.batch && !in.tailFits() {
 		in.flush()
 	}
+}
+
+// tailFits says a full batch can take the rest of the profile's samples
+// as well, within a quarter over its size at its frames per sample so
+// far. A last batch of a few samples would look its paths up in the
+// nodes of the batch before, at random, and grow the tree's arrays: a
+// 200,000-stack Go profile, whose inlined frames outnumber the locations
+// its batch is sized by (heldFrames), filled it at 97% of its samples.
+func (in *inserter) tailFits() bool {
+	most := in.batch + in.batch/4
+	left := in.src.len() - in.done - len(in.samples)
+	return in.stored < most && int64(left)*int64(in.stored) <= int64(most-in.stored)*int64(len(in.samples))
 }
 
 // A column holds frame d of a batch's paths (inserter.cols) in chunks:
@@ -396,8 +425,7 @@ func (in *inserter) flush() {
 	}
 
 	// Every path starts at depth 0 (it holds its thread).
-	in.alive, in.cur, in.made = resize(in.alive, groups), resize(in.cur, groups), resize(in.made, groups)
-	live := 0
+	live := resize(in.live, groups)[:0]
 	for g := range groups {
 		// preset is as long as the groups up to the last preset one
 		// (none without keyed samples).
@@ -405,78 +433,102 @@ func (in *inserter) flush() {
 			in.end[g], in.thread[g] = in.presetEnd[g], in.presetThread[g]
 			continue
 		}
-		in.alive[live], in.cur[live], in.made[live] = int32(g), RootID, false
-		live++
+		live = append(live, livePath{int32(g), RootID, in.glen[g], in.glcp[g]})
 	}
-	in.alive, in.cur, in.made = in.alive[:live], in.cur[:live], in.made[:live]
 	in.levels = in.levels[:0]
-	for d := 0; len(in.alive) > 0; d++ {
+	for d := int32(0); len(live) > 0; d++ {
 		in.levels = append(in.levels, int32(len(in.parent)))
-		in.roomFor(d)
+		in.roomFor(int(d))
 		in.level.reset()
 		col := columnReader{chunks: in.cols[d].chunks}
-		next := 0 // alive, cur and made are filtered in place
+		next := 0 // live is filtered in place
 		lastParent, lastFrame, lastID := NoNode, FrameID(-1), NoNode
-		for i, g := range in.alive {
+		for i := range live {
+			p := live[i]
 			// A path that shares this depth's frame with the path group
 			// before it (the live path before it, then) reaches its node
 			// (glcp); neighbouring paths often share this step otherwise
 			// too (shallow depths): no lookup then. A path that made its
 			// parent makes the child: a chain of new nodes, most of them,
 			// costs no lookup.
-			made := false
-			if in.glcp[g] <= int32(d) {
-				parent, f := in.cur[i], col.read()
+			if p.lcp <= d {
+				f := col.read()
 				switch {
-				case in.made[i]:
-					lastID, made = in.addFirst(parent, f, g, base), true
-					lastParent, lastFrame = parent, f
-				case parent != lastParent || f != lastFrame:
-					id, found := in.lookup(parent, f, base)
-					if !found {
-						id, made = in.add(parent, f, g, base), true
+				case p.lcp == madeNode:
+					lastID = in.addFirst(p.cur, f, p.g, base)
+					lastParent, lastFrame = p.cur, f
+				case p.cur != lastParent || f != lastFrame:
+					// The first child of a new parent's list, where two
+					// lookups in three of gopair's find theirs, is
+					// taken without the call.
+					id, found := NoNode, false
+					if pt := p.cur - base; pt >= 0 {
+						if h := in.head[pt]; h >= 0 && in.kid[h].frame == f {
+							id, found = base+NodeID(h), true
+						}
 					}
-					lastParent, lastFrame, lastID = parent, f, id
+					if !found {
+						if id, found = in.lookup(p.cur, f, base); !found {
+							id, p.lcp = in.add(p.cur, f, p.g, base), madeNode
+						}
+					}
+					lastParent, lastFrame, lastID = p.cur, f, id
 				}
 			}
-			in.step(d, g, lastID, made, &next)
+			if d == 0 {
+				in.thread[p.g] = lastID
+			}
+			if p.len == d+1 {
+				in.end[p.g] = lastID
+				continue
+			}
+			p.cur = lastID
+			live[next] = p
+			next++
 		}
-		in.alive, in.cur, in.made = in.alive[:next], in.cur[:next], in.made[:next]
+		live = live[:next]
 	}
+	in.live = live
 	in.levels = append(in.levels, int32(len(in.parent)))
 
 	n := len(in.parent)
 	if in.stored > 0 {
 		in.nodesPerFrame = float64(n) / float64(in.stored)
 	}
-	// Counting sort by first group, stable: within a group the new nodes
-	// form one path, created depth by depth.
-	in.count = resize(in.count, groups+1)
-	clear(in.count)
-	for _, g := range in.first {
-		in.count[g+1]++
-	}
-	for g := 1; g <= groups; g++ {
-		in.count[g] += in.count[g-1]
-	}
-	// order[rank] = temporary id, in head, which the lookups are done
-	// with: an array of its own was 30 MB more of fresh memory at 7.6 M
-	// nodes.
-	order := in.head[:n]
+	// The new nodes' final ids are their ranks by (first group, depth):
+	// a group's new nodes are the deepest of its path (a path that makes
+	// a node makes every deeper one), one per depth, so its first rank is
+	// the new nodes of the groups before it, and its nodes, whose
+	// temporary ids grow with their depth, take the ranks after it one
+	// by one. Their child lists (of exact length, filled as their
+	// children come) are in one slab in rank order: a new node's children
+	// come after it. A cursor per group gives both in one pass in
+	// temporary order, where a counting sort into rank order wrote an
+	// array of ranks and the placements at random (1 M more L1 write
+	// misses for the 1.4 M new nodes of gopair's new profile).
+	nkids, links := in.countKids(in.head[:n], base) // the lookups are done
+	at := resize(in.groupAt, groups)
+	in.groupAt = at
+	clear(at)
 	for i, g := range in.first {
-		order[in.count[g]] = int32(i)
-		in.count[g]++
+		at[g].id++
+		at[g].at += nkids[i]
 	}
-	// The new nodes are written in that order, one after another, their
-	// child lists (of exact length, filled as their children come) in one
-	// slab: a new node's children come after it.
-	nkids, links := in.countKids(base) // reuses first: the sort is done
-	placed := resize(in.placed, n)
+	id, off := base, int32(0)
+	for g, c := range at {
+		at[g] = placement{id, off}
+		id += c.id
+		off += c.at
+	}
+	placed := in.placements(n)
 	in.placed = placed
-	off := int32(0)
-	for r, i := range order {
-		placed[i] = placement{base + NodeID(r), off}
-		off += nkids[i]
+	first, kid := in.first[:n], in.kid[:n]
+	for i, g := range first {
+		first[i] = int32(kid[i].frame) // before placed[i] takes its place
+		c := &at[g]
+		placed[i] = *c
+		c.id++
+		c.at += nkids[i]
 	}
 	kidBase := in.roomForNew(n, off, links)
 	// The nodes are written in temporary order, depth by depth, which
@@ -485,11 +537,12 @@ func (in *inserter) flush() {
 	// parent's children come in rank order still: they are of one depth,
 	// whose temporary order is the order of their first groups. Only the
 	// node and its parent's child list are written at random.
+	parent := in.parent[:n]
 	for d := range len(in.levels) - 1 {
 		depth := int32(d + 1)
 		for i := in.levels[d]; i < in.levels[d+1]; i++ {
 			pi := placed[i]
-			p, f := in.parent[i], in.kid[i].frame
+			p, f := parent[i], FrameID(first[i])
 			if p >= base {
 				pl := &placed[p-base]
 				p = pl.id
@@ -503,9 +556,9 @@ func (in *inserter) flush() {
 			}
 		}
 	}
-	for r, i := range order {
-		if nkids[i] > wideChildren {
-			t.indexChildren(base + NodeID(r))
+	for i, k := range nkids {
+		if k > wideChildren {
+			t.indexChildren(placed[i].id)
 		}
 	}
 	in.finishBatch(base, groups)
@@ -516,21 +569,23 @@ func (in *inserter) flush() {
 // next batch.
 func (in *inserter) finishBatch(base NodeID, groups int) {
 	t, placed := in.t, in.placed
+	end, thread := in.end[:groups], in.thread[:groups]
 	for g := range groups {
-		if e := in.end[g]; e >= base {
-			in.end[g] = placed[e-base].id
+		if e := end[g]; e >= base {
+			end[g] = placed[e-base].id
 		}
-		if th := in.thread[g]; th >= base {
-			in.thread[g] = placed[th-base].id
+		if th := thread[g]; th >= base {
+			thread[g] = placed[th-base].id
 		}
 	}
 	for _, p := range in.batchPaths {
 		e := &in.paths.entries[p]
-		e.end, e.thread = in.end[e.group], in.thread[e.group]
+		e.end, e.thread = end[e.group], thread[e.group]
 	}
+	group := in.group
 	for k, s := range in.samples {
-		g := in.group[k]
-		id := in.end[g]
+		g := group[k]
+		id := end[g]
 		self := t.Self(id)
 		values := in.src.values(s)
 		for j, v := range values {
@@ -539,7 +594,7 @@ func (in *inserter) finishBatch(base NodeID, groups int) {
 		if in.timeline {
 			if ts, ok := in.src.time(s); ok {
 				event := in.samplesIdx >= 0 && values[in.samplesIdx] == 0
-				t.Timeline = append(t.Timeline, TimedSample{Thread: in.thread[g], Leaf: id, Time: ts, Profile: in.profile, Event: event})
+				t.Timeline = append(t.Timeline, TimedSample{Thread: thread[g], Leaf: id, Time: ts, Profile: in.profile, Event: event})
 			}
 		}
 	}
@@ -615,11 +670,10 @@ func (in *inserter) insertByGroup(base NodeID, groups int) {
 	in.levels = append(in.levels[:0], 0, int32(len(in.parent)))
 }
 
-// countKids counts, in first (which it reuses), the children each new
+// countKids counts, in nkids (one per new node), the children each new
 // node of the batch has among the new nodes, and the new nodes that hang
 // under existing ones (links).
-func (in *inserter) countKids(base NodeID) (nkids []int32, links int) {
-	nkids = in.first
+func (in *inserter) countKids(nkids []int32, base NodeID) (_ []int32, links int) {
 	clear(nkids)
 	for _, p := range in.parent {
 		if p >= base {
@@ -659,18 +713,19 @@ func (in *inserter) writeInOrder(base NodeID) {
 	if in.stored > 0 {
 		in.nodesPerFrame = float64(n) / float64(in.stored)
 	}
-	nkids, links := in.countKids(base) // the first groups are not needed: ids are ranks
-	placed := resize(in.placed, n)
+	nkids, links := in.countKids(in.head[:n], base) // the lookups are done
+	placed := in.placements(n)
 	in.placed = placed
 	off := int32(0)
 	for i := range n {
+		in.first[i] = int32(in.kid[i].frame) // (ids are ranks: no first group)
 		placed[i] = placement{base + NodeID(i), off}
 		off += nkids[i]
 	}
 	kidBase := in.roomForNew(n, off, links)
 	for i := range n {
 		id := base + NodeID(i)
-		p, f := in.parent[i], in.kid[i].frame
+		p, f := in.parent[i], FrameID(in.first[i])
 		if p >= base {
 			pl := &placed[p-base]
 			t.kids[kidBase+pl.at] = id
@@ -787,7 +842,7 @@ func (in *inserter) add(parent NodeID, f FrameID, g int32, base NodeID) NodeID {
 }
 
 // addFirst makes the first child of new node parent, a path's next node
-// after the one it made (inserter.made).
+// after the one it made (livePath.lcp).
 func (in *inserter) addFirst(parent NodeID, f FrameID, g int32, base NodeID) NodeID {
 	tmp := int32(len(in.parent))
 	in.parent = append(in.parent, parent)
@@ -1099,11 +1154,12 @@ func (b *Builder) release() {
 	if sc == nil {
 		return
 	}
-	sc.ins.t, sc.ins.src, sc.ins.claimed = nil, nil, nil
-	sc.locs.p = nil
 	if sc.bytes() > maxPooledScratch {
 		return
 	}
+	sc.locs.keepEntries(b.t)
+	sc.ins.t, sc.ins.src, sc.ins.claimed = nil, nil, nil
+	sc.locs.p = nil
 	if b.buf != nil {
 		b.buf.sc = sc
 	} else {
@@ -1115,9 +1171,9 @@ func (b *Builder) release() {
 func (sc *scratch) bytes() int {
 	in := &sc.ins
 	n := 4 * (cap(in.flat) + cap(in.glen) + cap(in.glcp) + cap(in.path) + cap(in.prev) + cap(in.group) + cap(in.batchPaths) + cap(in.presetEnd) + cap(in.presetThread) +
-		cap(in.end) + cap(in.thread) + cap(in.alive) + cap(in.cur) +
+		cap(in.end) + cap(in.thread) + 4*cap(in.live) + cap(in.cur) +
 		cap(in.parent) + 2*cap(in.kid) + cap(in.first) + cap(in.head) +
-		2*cap(in.placed) + cap(in.count) + cap(in.paths.slots) + cap(in.levels) +
+		2*cap(in.groupAt) + cap(in.paths.slots) + cap(in.levels) +
 		cap(sc.locs.one) + cap(sc.locs.more) + 2*cap(sc.locs.spans) + cap(sc.locs.fns) + cap(sc.prefix.stack) + cap(sc.prefix.ends))
 	for _, c := range in.cols {
 		for _, ch := range c.chunks {
@@ -1126,7 +1182,7 @@ func (sc *scratch) bytes() int {
 		n += 24 * cap(c.chunks)
 	}
 	n += 8 * cap(in.samples)
-	n += 64*cap(in.cols) + cap(in.preset) + cap(in.made) + 32*cap(in.paths.entries)
+	n += 64*cap(in.cols) + cap(in.preset) + 32*cap(in.paths.entries)
 	n += 16 * (len(in.level.buf) + len(in.level.spare))
 	k := &sc.locs.kept
 	n += 8*cap(k.locs) + 8*cap(k.span) + 40*cap(k.entries) + int(unsafe.Sizeof(Frame{}))*cap(k.frames) + 4*cap(sc.locs.ids)

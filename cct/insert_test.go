@@ -388,6 +388,48 @@ func benchmarkAddSamples(b *testing.B, opts Options) {
 	stop()
 }
 
+// A full batch takes the rest of the profile when it is at most a
+// quarter of the batch at the batch's frames per sample (tailFits), and
+// only then: here 100 samples of 3 stored frames each (a path of a thread
+// and 3 locations of its own; a batch's first path stores its thread too),
+// in batches of the given frames.
+func TestInsertBatchTakesTail(t *testing.T) {
+	p := &profile.Profile{SampleType: []*profile.ValueType{{Type: "samples", Unit: "count"}}}
+	for i := range 100 {
+		var stack []*profile.Location
+		for j := range 3 {
+			fn := &profile.Function{ID: uint64(3*i + j + 1), Name: fmt.Sprintf("f%d", 3*i+j)}
+			loc := &profile.Location{ID: fn.ID, Line: []profile.Line{{Function: fn}}}
+			p.Function, p.Location = append(p.Function, fn), append(p.Location, loc)
+			stack = append(stack, loc)
+		}
+		p.Sample = append(p.Sample, &profile.Sample{Location: stack, Value: []int64{1}})
+	}
+	want, err := FromProfile(p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ frames, batches int }{
+		{300, 1},
+		{291, 1}, // 97 samples (292 frames), then 3: within a quarter
+		{245, 1}, // 82 (247), then 18: 18 × 247 / 82 = 54 ≤ 306 - 247
+		{240, 2}, // 80 (241), then 20: 20 × 241 / 80 = 60.25 > 300 - 241
+		{150, 2}, // 50 and 50: the last batch takes no tail, it is the tail
+		{60, 5},
+		{1, 100},
+	} {
+		b := NewBuilder(Options{batchFrames: c.frames})
+		b.sc = &scratch{}
+		if err := b.AddSamples(toStacks(p)); err != nil {
+			t.Fatal(err)
+		}
+		if got := int(b.sc.ins.batchNo) - 1; got != c.batches {
+			t.Errorf("batches of %d frames: %d batches, want %d", c.frames, got, c.batches)
+		}
+		sameTree(t, b.Finish(), want)
+	}
+}
+
 // Inserted in many batches, a tree's arrays grow geometrically: building
 // it allocates about what building it in one batch does, not an array of
 // the tree's size per batch (the arrays were reallocated at the exact size

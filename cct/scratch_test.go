@@ -177,6 +177,9 @@ func TestKeptFrames(t *testing.T) {
 			if buf.sc.locs.use != bd.use {
 				t.Errorf("the last profile took kept frames: %v, want %v", buf.sc.locs.use, bd.use)
 			}
+			if bd.use && !slices.ContainsFunc(buf.sc.locs.ids, func(id FrameID) bool { return id != noFrames }) {
+				t.Error("the last profile interned none of the kept frames")
+			}
 		})
 	}
 }
