@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/ctdiff/ctdiff/cct"
 )
@@ -289,22 +290,40 @@ func (m *matcher) addRun(u *union, r *run, mode Matching) {
 	var m2 *matcher // the second goroutine's, when the run is split
 	if added := m.matchPass(a, 0, probe); probe < n {
 		if added*addedShare >= probe || m.splitMin > 0 {
-			m.owner = resetBools(m.owner, n)
-			if a.shared = splitRun(r, m.owner, w); a.shared != nil {
-				m2 = m.twinMatcher()
-				a.owner = m.owner
-				// A node is in its parent's half (splitRun marked
-				// the shared nodes and the second half's subtrees).
-				owner := a.owner
-				for rn := 1; rn < n; rn++ {
-					owner[rn] |= owner[r.parent[rn]] & second
+			// The split is made on another goroutine (a pass over
+			// the run for the subtree sizes, one for the owners),
+			// while this one goes on matching, until it is made.
+			owner := resetBools(m.owner, n)
+			var split []int32
+			var ready atomic.Bool
+			var wg sync.WaitGroup
+			wg.Go(func() {
+				defer ready.Store(true)
+				if split = splitRun(r, owner, w); split != nil {
+					// A node is in its parent's half (splitRun
+					// marked the shared nodes and the second
+					// half's subtrees).
+					for rn := 1; rn < n; rn++ {
+						owner[rn] |= owner[r.parent[rn]] & second
+					}
 				}
+			})
+			for probe < n && !ready.Load() {
+				to := min(probe+splitStep, n)
+				m.matchPass(a, probe, to)
+				probe = to
 			}
+			wg.Wait()
+			if split != nil {
+				m2 = m.twinMatcher()
+				a.shared, a.owner = split, owner
+			}
+			m.owner = owner
 			if n >= keepScratchMax {
 				m.owner = nil
 			}
 		}
-		a.preSpans = len(m.spans)
+		a.probe, a.preSpans = probe, len(m.spans)
 		if m2 == nil {
 			m.matchPass(a, probe, n)
 		} else {
@@ -375,10 +394,12 @@ func (m *matcher) addRun(u *union, r *run, mode Matching) {
 const parallelAddRun = 1 << 18
 
 // A run is split when at least one in addedShare of its first nodes, one
-// in probeShare of them, is not in the union.
+// in probeShare of them, is not in the union; while the split is made,
+// the first goroutine matches splitStep nodes at a time.
 const (
 	probeShare = 32
 	addedShare = 8
+	splitStep  = 4096
 )
 
 // splits reports whether addRun may split a run of n nodes over two
