@@ -45,17 +45,25 @@ type comparison struct {
 func prepareComparison(bRuns, nRuns []*run, o Options, nz Normalization, st *stream, e *earlyUnion) (*comparison, error) {
 	c := &comparison{o: o, bRuns: bRuns, nRuns: nRuns, st: st, early: e}
 	c.runs = append(append([]*run{}, bRuns...), nRuns...)
+	// The runs are keyed beside the checks and the normalization, which
+	// read and scale their values only: keying interns each run's frames
+	// on one goroutine, while scaling keeps both cores busy (gopair: keys
+	// 17-23 ms, scaling 11-16 ms, one after the other before).
+	var keyed sync.WaitGroup
+	defer keyed.Wait()
 	switch {
 	case st != nil:
 		c.kt = st.kt
 	case e != nil:
 		c.kt = e.kt
-		e.finishKeys(bRuns[0], nRuns[0])
+		keyed.Go(func() { e.finishKeys(bRuns[0], nRuns[0]) })
 	default:
-		c.kt = keyTableOf(bRuns, nRuns)
-		for i, r := range c.runs {
-			r.keys(c.kt, min(i/len(bRuns), 1))
-		}
+		keyed.Go(func() {
+			c.kt = keyTableOf(bRuns, nRuns)
+			for i, r := range c.runs {
+				r.keys(c.kt, min(i/len(bRuns), 1))
+			}
+		})
 	}
 	if err := checkSideTotals("base", c.bRuns, o.Metric.Name); err != nil {
 		return nil, err
@@ -87,6 +95,7 @@ func prepareComparison(bRuns, nRuns []*run, o Options, nz Normalization, st *str
 	c.nz, c.res = nz, res
 	c.renameMin = max(res.MinDelta/2, 1)
 	c.agg = newAggregator(o.Aggregate, &c.nz)
+	keyed.Wait()
 	return c, nil
 }
 

@@ -30,11 +30,25 @@ type matcher struct {
 	restKB []key
 	// strictOf is strictCommon's match per node of the new run.
 	strictOf []int32
-	// flags, spans, w and ord are addRun's.
-	flags []uint8
-	spans []ordSpan
-	w     []int32
-	ord   []int32
+	// flags, owner, spans, w and ord are addRun's; cu and cr its call sites of
+	// a list, renamed and added the keys it gives union nodes (joined
+	// into the union's key set after each pass), room and at the count
+	// pass's slots and the next moved list's slot, and twin the second
+	// goroutine's matcher (splitRun).
+	flags   []uint8
+	owner   []uint8
+	spans   []ordSpan
+	w       []int32
+	ord     []int32
+	cu, cr  []int64
+	renamed []key
+	added   []key
+	room    int
+	at      int32
+	twin    *matcher
+	// splitMin, when set, is the least node count of a run addRun
+	// splits (tests; splits).
+	splitMin int
 }
 
 func newMatcher(mode Matching, budget Budget) *matcher {

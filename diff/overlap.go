@@ -90,7 +90,10 @@ type parcsAcc struct {
 	one        pairResult
 	added      map[int32]*subtreeAcc
 	removed    map[int32]*subtreeAcc
-	size       []int32 // collectSubtrees' scratch
+	// With one pair (and weights not deferred) the subtrees are listed,
+	// not accumulated: each is in the pair (collectRoots).
+	addedOne, removedOne []subtreeRoot
+	size                 []int32 // collectSubtrees' scratch
 	// deferred: the runs are not yet normalized (a streamed Fold scales
 	// the union's values when every run is in), so subtree weights are
 	// kept per run and scaled by finish.
@@ -153,6 +156,11 @@ func (pa *parcsAcc) add(i int, p pairResult, strictCommon, unionLen int) {
 	} else {
 		pa.one = p
 	}
+	if pa.pairs == 1 && !pa.deferred {
+		pa.addedOne, pa.size = collectRoots(p.b, p.baseOf, pa.size)
+		pa.removedOne, pa.size = collectRoots(p.a, inverse(p.baseOf, p.a.nodes()), pa.size)
+		return
+	}
 	pa.added, pa.size = collectSubtrees(p.b, p.baseOf, i, pa.added, pa.deferred, pa.size)
 	if i == 0 || len(pa.removed) > 0 {
 		pa.removed, pa.size = collectSubtrees(p.a, inverse(p.baseOf, p.a.nodes()), i, pa.removed, pa.deferred, pa.size)
@@ -185,8 +193,13 @@ func (pa *parcsAcc) finish(noise []float64, scale func(pair int, isNew bool, v i
 		}
 	}
 	var topo Topology
-	topo.Added, topo.AddedCount = subtrees(pa.added, pa.pairs, u, kt, o.TopologyLimit)
-	topo.Removed, topo.RemovedCount = subtrees(pa.removed, pa.pairs, u, kt, o.TopologyLimit)
+	if pa.pairs == 1 && !pa.deferred {
+		topo.Added, topo.AddedCount = subtrees(rootSubtrees(pa.addedOne), 1, u, kt, o.TopologyLimit)
+		topo.Removed, topo.RemovedCount = subtrees(rootSubtrees(pa.removedOne), 1, u, kt, o.TopologyLimit)
+	} else {
+		topo.Added, topo.AddedCount = subtrees(accSubtrees(pa.added), pa.pairs, u, kt, o.TopologyLimit)
+		topo.Removed, topo.RemovedCount = subtrees(accSubtrees(pa.removed), pa.pairs, u, kt, o.TopologyLimit)
+	}
 	var wm WeightMatching
 	if pa.pairs == 1 {
 		wm = weightMatching(func(yield func(x int32, b, n float64)) {
@@ -367,6 +380,59 @@ func collectSubtrees(r *run, match []int32, pairIdx int, acc map[int32]*subtreeA
 	return acc, size
 }
 
+// A subtreeRoot is a maximal unmatched subtree of one pair's run: its
+// union node, its node count and its weight.
+type subtreeRoot struct {
+	x      int32
+	nodes  int32
+	weight int64
+}
+
+// collectRoots is collectSubtrees for a comparison of one pair: the
+// subtrees, listed. The sizes are summed and the roots found in one pass
+// from the last node (a subtree's size is complete when its root is
+// reached), where accumulating them in a map took three passes, a map
+// insertion per subtree and, to report them, a walk of the map (gopair:
+// 97k subtrees a side, 48 of its pair's 112 ms of PARCS).
+func collectRoots(r *run, match []int32, size []int32) ([]subtreeRoot, []int32) {
+	size = resetInt32s(size, len(match))
+	var roots []subtreeRoot
+	for n := len(match) - 1; n > 0; n-- {
+		if match[n] >= 0 {
+			continue
+		}
+		size[n]++
+		if p := r.parent[n]; match[p] >= 0 {
+			roots = append(roots, subtreeRoot{r.toU[n], size[n], r.total[n]})
+		} else {
+			size[p] += size[n]
+		}
+	}
+	return roots, size
+}
+
+// A subtreeSeq yields subtrees: the union node of each, its node count
+// and weight summed over the pairs it occurs in, and how many pairs.
+type subtreeSeq func(yield func(x int32, nodes, weight int64, pairs int))
+
+// accSubtrees yields the subtrees accumulated in acc.
+func accSubtrees(acc map[int32]*subtreeAcc) subtreeSeq {
+	return func(yield func(x int32, nodes, weight int64, pairs int)) {
+		for x, s := range acc {
+			yield(x, s.nodes, s.weight, s.pairs)
+		}
+	}
+}
+
+// rootSubtrees yields one pair's subtrees (collectRoots).
+func rootSubtrees(roots []subtreeRoot) subtreeSeq {
+	return func(yield func(x int32, nodes, weight int64, pairs int)) {
+		for _, r := range roots {
+			yield(r.x, int64(r.nodes), r.weight, 1)
+		}
+	}
+}
+
 // resetInt32s returns b with length n, zeroed, reusing its array.
 func resetInt32s(b []int32, n int) []int32 {
 	if cap(b) < n {
@@ -380,35 +446,35 @@ func resetInt32s(b []int32, n int) []int32 {
 // subtrees keeps the subtrees found in every pair — a handler triggered in
 // one run only is noise, not a change of topology (ZAM Section 2.3) — and
 // returns the heaviest limit of them with the total count.
-func subtrees(acc map[int32]*subtreeAcc, pairs int, u *union, kt *keyTable, limit int) ([]Subtree, int) {
+func subtrees(seq subtreeSeq, pairs int, u *union, kt *keyTable, limit int) ([]Subtree, int) {
 	type item struct {
-		x int32
-		s *subtreeAcc
+		x             int32
+		nodes, weight int64
 	}
 	items := newBest(limit, func(p, q item) int {
 		switch {
-		case p.s.weight > q.s.weight:
+		case p.weight > q.weight:
 			return -1
-		case p.s.weight < q.s.weight:
+		case p.weight < q.weight:
 			return 1
 		}
 		return u.compareCheap(kt, p.x, q.x)
 	})
 	count := 0
-	for x, s := range acc {
-		if s.pairs == pairs {
-			items.add(item{x, s})
+	seq(func(x int32, nodes, weight int64, in int) {
+		if in == pairs {
+			items.add(item{x, nodes, weight})
 			count++
 		}
-	}
+	})
 	out := []Subtree{}
 	for _, it := range items.sorted() {
 		thread, path := u.describe(kt, it.x)
 		n := float64(pairs)
 		out = append(out, Subtree{
 			Thread: thread, Path: path,
-			Nodes:  int(math.Round(float64(it.s.nodes) / n)),
-			Weight: round(float64(it.s.weight) / n),
+			Nodes:  int(math.Round(float64(it.nodes) / n)),
+			Weight: round(float64(it.weight) / n),
 		})
 	}
 	return out, count

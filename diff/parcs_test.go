@@ -257,3 +257,61 @@ func TestOverlapOfSkipsZeros(t *testing.T) {
 		})
 	}
 }
+
+// With one pair, PARCS lists the unmatched subtrees of each run
+// (collectRoots) instead of accumulating them (collectSubtrees): the same
+// subtrees, node counts and weights, and the same topology reported, on
+// the real matching of two evolved runs and on random matchings (which
+// need not be top-down: a matched node under an unmatched one).
+func TestCollectRootsOnePair(t *testing.T) {
+	base, nw := benchRuns(t, 3000, 1)
+	m, err := SampleMetric("", base[0], nw[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	kt := newKeyTable(base, nw)
+	runs := newRuns([]*cct.Tree{base[0], nw[0]}, 1, kt, m)
+	u := newUnion()
+	um := newMatcher(ZAM, DefaultBudget)
+	um.kt, um.renameMin = kt, 1
+	for _, r := range runs {
+		um.addRun(u, r, ZAM)
+	}
+	a, b := runs[0], runs[1]
+	rng := rand.New(rand.NewPCG(7, 7))
+	matchings := map[string][]int32{"pair": pairFromUnion(a, b)}
+	for _, p := range []float64{0.1, 0.5, 0.9} {
+		match := make([]int32, b.nodes())
+		for i := range match {
+			match[i] = -1
+			if i == 0 || rng.Float64() < p {
+				match[i] = int32(rng.IntN(a.nodes()))
+			}
+		}
+		matchings["random-"+strconv.FormatFloat(p, 'f', -1, 64)] = match
+	}
+	for name, match := range matchings {
+		t.Run(name, func(t *testing.T) {
+			acc, _ := collectSubtrees(b, match, 0, map[int32]*subtreeAcc{}, false, nil)
+			roots, _ := collectRoots(b, match, nil)
+			if len(roots) != len(acc) || len(roots) == 0 {
+				t.Fatalf("%d subtrees listed, %d accumulated", len(roots), len(acc))
+			}
+			for _, r := range roots {
+				s := acc[r.x]
+				if s == nil || s.nodes != int64(r.nodes) || s.weight != r.weight || s.pairs != 1 {
+					t.Fatalf("subtree at %d: listed %+v, accumulated %+v", r.x, r, s)
+				}
+			}
+			for _, limit := range []int{0, 3, len(roots) + 1} {
+				got, gotN := subtrees(rootSubtrees(roots), 1, u, kt, limit)
+				want, wantN := subtrees(accSubtrees(acc), 1, u, kt, limit)
+				if gotN != wantN || !slices.EqualFunc(got, want, func(p, q Subtree) bool {
+					return p.Thread == q.Thread && slices.Equal(p.Path, q.Path) && p.Nodes == q.Nodes && p.Weight == q.Weight
+				}) {
+					t.Errorf("limit %d: topology %d %v, want %d %v", limit, gotN, got, wantN, want)
+				}
+			}
+		})
+	}
+}

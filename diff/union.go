@@ -1,8 +1,10 @@
 package diff
 
 import (
+	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/ctdiff/ctdiff/cct"
 )
@@ -212,6 +214,14 @@ func (u *union) release() { u.weight, u.keys, u.kidCap = nil, nil, nil }
 // stack of pairs: the matched children in the order siblings paired them,
 // then the unmatched ones, taken last first) gives them, so the union's
 // node ids are what they always were, also in r's id order.
+//
+// A large run's passes run on two goroutines, each over whole subtrees of
+// the run (splitRun): what a pass does at a node depends on its ancestors
+// only, two subtrees match or add distinct union nodes, and what they
+// share (the union's key set, the slots of the lists that move) is
+// gathered per goroutine and joined after. gopair's new run (1.39 M
+// nodes, 1.08 M of them added) took ~150 ms on one core while the other
+// idled; split, ~100-115 ms of critical path for ~35 ms more CPU.
 func (m *matcher) addRun(u *union, r *run, mode Matching) {
 	if u.last {
 		defer u.release() // weight and kidCap lack the nodes added
@@ -232,81 +242,26 @@ func (m *matcher) addRun(u *union, r *run, mode Matching) {
 		return
 	}
 	toU := r.toU
-	for i := range toU {
-		toU[i] = -1 // not matched (yet)
-	}
-	toU[0] = 0
 	// flags[rn]: node rn's list was matched by siblings (not the same on
 	// both sides: ordered), and something is added in its subtree (adds).
 	// The run's matched children of an ordered list, in the order siblings
 	// paired them, are ord[s.off:s.off+s.n] for its span s in spans (in
-	// node order), found by binary search for the few nodes the second
-	// pass reaches with one. A slice per list in a map cost an allocation
+	// node order), found by a cursor (spanCursor) for the few nodes the
+	// second pass reaches with one. A slice per list in a map cost an allocation
 	// and two map accesses per list, and most lists of an independent pair
 	// (gopair) are ordered; an offset per node would cost 4 bytes per
 	// node (32 MB at 8M nodes), where the flags share the byte the adds
 	// mark had.
 	flags := resetBools(m.flags, n)
 	m.flags = flags
-	spans, ord := m.spans[:0], m.ord[:0]
-	var cu, cr []int64
-	for rn := range int32(n) {
-		ux := toU[rn]
-		sr, er := r.kidStart[rn], r.kidStart[rn+1]
-		if ux < 0 || sr == er || u.kidLen[ux] == 0 {
-			continue // nothing to match: the second pass adds them
-		}
-		chU, chR := u.children(ux), r.kids[sr:er]
-		var kr []key
-		kr, cr = r.childKeys(rn, cr, callSites)
-		ku := u.childKeys(ux)
-		cu = cu[:0]
-		if callSites {
-			for _, c := range chU {
-				cu = append(cu, u.callSite[c])
-			}
-		}
-		d := u.depth[ux]
-		if m.same(ku, kr, cu, cr, d, mode) {
-			for j, c := range chR {
-				toU[c] = chU[j]
-			}
-			continue
-		}
-		pairs := m.siblings(ku, kr, cu, cr, d, mode)
-		if m.renaming(mode, d, len(chU), len(chR), len(pairs)) {
-			if lo, ln := m.renameLeftovers(ku, kr, pairs, unionKeys, runKeys); len(lo) > 0 && len(ln) > 0 {
-				m.weighed++
-				pairs = m.renames(m.unionCands(u, chU, lo), m.runCands(r, chR, ln), unionKeys, runKeys, pairs)
-			}
-		}
-		flags[rn] = ordered
-		spans = append(spans, ordSpan{rn, int32(len(ord)), int32(len(pairs))})
-		for _, q := range pairs {
-			rc, uc := int32(chR[q.b]), chU[q.a]
-			if k := kr[q.b]; ku[q.a] != k {
-				// Renamed: the node takes the newer name, under which
-				// later runs match it directly and reports show it.
-				u.rekey(ux, int(q.a), uc, k)
-			}
-			toU[rc] = uc
-			ord = append(ord, rc)
-		}
-	}
-	m.spans, m.ord = spans, ord
-
-	// What is added, and the children of the union nodes that gain some
-	// (their lists move: makeRoom), so that the arrays grow about once.
 	// w[rn] counts the union nodes the depth-first walk adds from the
-	// moment it reaches rn: rn's own subtree, rn included, if rn is new;
-	// what its subtree adds if it is matched. Children have larger ids than
-	// their parents, so one pass from the last node sums them.
+	// moment it reaches rn (the count pass, below); splitRun sums subtree
+	// sizes in it first.
 	w := m.w
 	if cap(w) < n {
 		w = make([]int32, n)
 	}
 	w = w[:n]
-	clear(w)
 	// A large run's w is not kept for the next run: the matcher lives as
 	// long as the comparison, and it would be live at its peak (the 1.6
 	// M-stack pair's: 30 MB).
@@ -314,38 +269,410 @@ func (m *matcher) addRun(u *union, r *run, mode Matching) {
 	if n < keepScratchMax {
 		m.w = w
 	}
-	// room bounds the child slots the moved lists take (makeRoom: at
-	// most twice the room they had, and their new children, or 2).
-	room := 0
-	for rn := n - 1; rn > 0; rn-- {
-		p := r.parent[rn]
-		if toU[rn] < 0 {
-			w[rn]++
-			if up := toU[p]; up >= 0 {
-				room++
-				if flags[p]&gains == 0 {
-					room += 2*int(u.kidCap[up]) + 2
-					flags[p] |= gains
+	a := &addState{u: u, r: r, mode: mode, callSites: callSites, unionKeys: unionKeys, runKeys: runKeys, toU: toU, flags: flags, w: w}
+	for i := range toU {
+		toU[i] = -1 // not matched (yet)
+	}
+	toU[0] = 0
+	m.spans, m.ord, m.renamed = m.spans[:0], m.ord[:0], m.renamed[:0]
+	// A large run's first nodes (the first samples' paths, as cct numbers
+	// them) are matched on one goroutine; where many of them are not in
+	// the union, the run is split and the rest matched on two.
+	// Independent runs (gopair: 37% of the first 10,000 nodes added, 78%
+	// of all) gain, runs of one program (synth's: all matched, most lists
+	// the same) would not: their passes are a few ns a node, and split
+	// runs share the cache lines of every array indexed by run node.
+	probe := n
+	if m.splits(n) {
+		probe = max(n/probeShare, 1)
+	}
+	a.probe, a.first = probe, m
+	var m2 *matcher // the second goroutine's, when the run is split
+	if added := m.matchPass(a, 0, probe); probe < n {
+		if added*addedShare >= probe || m.splitMin > 0 {
+			// The split is made on another goroutine (a pass over
+			// the run for the subtree sizes, one for the owners),
+			// while this one goes on matching, until it is made.
+			owner := resetBools(m.owner, n)
+			var split []int32
+			var ready atomic.Bool
+			var wg sync.WaitGroup
+			wg.Go(func() {
+				defer ready.Store(true)
+				if split = splitRun(r, owner, w); split != nil {
+					// A node is in its parent's half (splitRun
+					// marked the shared nodes and the second
+					// half's subtrees).
+					for rn := 1; rn < n; rn++ {
+						owner[rn] |= owner[r.parent[rn]] & second
+					}
+				}
+			})
+			for probe < n && !ready.Load() {
+				to := min(probe+splitStep, n)
+				m.matchPass(a, probe, to)
+				probe = to
+			}
+			wg.Wait()
+			if split != nil {
+				m2 = m.twinMatcher()
+				a.shared, a.owner = split, owner
+			}
+			m.owner = owner
+			if n >= keepScratchMax {
+				m.owner = nil
+			}
+		}
+		a.probe, a.preSpans = probe, len(m.spans)
+		if m2 == nil {
+			m.matchPass(a, probe, n)
+		} else {
+			a.own = shared
+			m.matchPass(a, probe, n)
+			halves(m, m2, func(m *matcher, own uint8) {
+				b := *a
+				b.own = own
+				m.matchPass(&b, probe, n)
+			})
+			m.counts, m.weighed = m.counts.plus(m2.counts), m.weighed+m2.weighed
+		}
+	}
+	if m2 == nil {
+		a.probe, a.preSpans = n, len(m.spans)
+	}
+	for _, mm := range []*matcher{m, m2} {
+		if mm == nil {
+			continue
+		}
+		for _, k := range mm.renamed {
+			u.keys.add(k)
+		}
+		u.rekeys += len(mm.renamed)
+	}
+
+	// What is added, and the children of the union nodes that gain some
+	// (their lists move), so that the arrays grow about once. Children
+	// have larger ids than their parents, so one pass from the last node
+	// sums w.
+	clear(w)
+	if m2 == nil {
+		m.countPass(a)
+	} else {
+		halves(m, m2, func(m *matcher, own uint8) {
+			b := *a
+			b.own = own
+			m.countPass(&b)
+		})
+		// The shared nodes, from the last: their children's share
+		// (countPass leaves it where both goroutines would write the
+		// parent), then their own. Their slots are the first
+		// goroutine's, which adds under them first.
+		for i := len(a.shared) - 1; i >= 0; i-- {
+			s := a.shared[i]
+			for _, c := range r.kids[r.kidStart[s]:r.kidStart[s+1]] {
+				if a.owner[c] != shared {
+					m.room += a.tallyUp(int32(c), s)
 				}
 			}
-			flags[p] |= adds
-		} else if flags[rn]&adds != 0 {
-			flags[p] |= adds
-		}
-		if w[rn] != 0 {
-			w[p] += w[rn]
+			if s > 0 {
+				if toU[s] < 0 {
+					w[s]++
+				}
+				m.room += a.tallyUp(s, int32(r.parent[s]))
+			}
 		}
 	}
 	if flags[0]&adds == 0 {
 		return
 	}
-	added := int(w[0])
-	m.addNew(u, r, w, added, room, callSites)
+	m.addNew(a, m2, int(w[0]))
+}
+
+// parallelAddRun is the least node count of a run addRun splits over two
+// goroutines: a stream's runs (100 + 100 of 20,000 stacks: 100 k nodes
+// each) are matched beside the builds of the next runs, which would wait.
+const parallelAddRun = 1 << 18
+
+// A run is split when at least one in addedShare of its first nodes, one
+// in probeShare of them, is not in the union; while the split is made,
+// the first goroutine matches splitStep nodes at a time.
+const (
+	probeShare = 32
+	addedShare = 8
+	splitStep  = 4096
+)
+
+// splits reports whether addRun may split a run of n nodes over two
+// goroutines: splitMin, when set (tests: then whatever the first nodes
+// find), else parallelAddRun with two cores or more.
+func (m *matcher) splits(n int) bool {
+	if m.splitMin > 0 {
+		return n >= m.splitMin
+	}
+	return n >= parallelAddRun && runtime.GOMAXPROCS(0) > 1
 }
 
 // keepScratchMax is the least node count of a run whose addRun scratch
 // (w) the matcher does not keep.
 const keepScratchMax = 1 << 20
+
+// addState is what addRun's passes over a run share.
+type addState struct {
+	u                  *union
+	r                  *run
+	mode               Matching
+	callSites          bool
+	unionKeys, runKeys keySet
+	toU                []int32
+	flags              []uint8
+	w                  []int32
+	// shared are the nodes above the split, in id order, and owner
+	// says per node whose it is (splitRun); nil when the run is not
+	// split. Not in flags, which both goroutines write. A pass over a
+	// split run takes the nodes owner gives own.
+	shared []int32
+	owner  []uint8
+	own    uint8
+	// The first pass matches the nodes before probe on one goroutine,
+	// with matcher first, whose spans before preSpans are theirs: both
+	// goroutines read them.
+	probe    int
+	first    *matcher
+	preSpans int
+	// The second pass's: the union's size before the run, the child slot
+	// of the list of the new node whose first child has id 0, and
+	// whether this run is the last (u.last).
+	old, base int32
+	last      bool
+}
+
+// addRun's flags per run node.
+const (
+	ordered uint8 = 1 << iota // its list was matched by siblings
+	adds                      // something is added in its subtree
+	gains                     // a matched node that gains children
+)
+
+// Whose a run node is in a split addRun (addState.owner).
+const (
+	first  uint8 = iota // the first goroutine's subtrees
+	second              // the second goroutine's
+	shared              // above the split: the first goroutine's, before the halves
+)
+
+// An ordSpan locates the matched children of run node rn's ordered list in
+// addRun's ord.
+type ordSpan struct{ rn, off, n int32 }
+
+// matchPass is addRun's first pass over run nodes from to to that are
+// a.own's (all of them when the run is not split): each node's children
+// are matched onto its union node's, or left unmatched (toU -1). It
+// returns how many of the nodes are unmatched.
+func (m *matcher) matchPass(a *addState, from, to int) (unmatched int) {
+	u, r, toU, owner, own := a.u, a.r, a.toU, a.owner, a.own
+	for rn := int32(from); rn < int32(to); rn++ {
+		if owner != nil && owner[rn] != own {
+			continue
+		}
+		ux := toU[rn]
+		if ux < 0 {
+			unmatched++
+			continue // the second pass adds it
+		}
+		sr, er := r.kidStart[rn], r.kidStart[rn+1]
+		if sr == er || u.kidLen[ux] == 0 {
+			continue // nothing to match: the second pass adds them
+		}
+		chU, chR := u.children(ux), r.kids[sr:er]
+		var kr []key
+		kr, m.cr = r.childKeys(rn, m.cr, a.callSites)
+		ku := u.childKeys(ux)
+		cu := m.cu[:0]
+		if a.callSites {
+			for _, c := range chU {
+				cu = append(cu, u.callSite[c])
+			}
+		}
+		m.cu = cu
+		d := u.depth[ux]
+		if m.same(ku, kr, cu, m.cr, d, a.mode) {
+			for j, c := range chR {
+				toU[c] = chU[j]
+			}
+			continue
+		}
+		pairs := m.siblings(ku, kr, cu, m.cr, d, a.mode)
+		if m.renaming(a.mode, d, len(chU), len(chR), len(pairs)) {
+			if lo, ln := m.renameLeftovers(ku, kr, pairs, a.unionKeys, a.runKeys); len(lo) > 0 && len(ln) > 0 {
+				m.weighed++
+				pairs = m.renames(m.unionCands(u, chU, lo), m.runCands(r, chR, ln), a.unionKeys, a.runKeys, pairs)
+			}
+		}
+		a.flags[rn] |= ordered
+		m.spans = append(m.spans, ordSpan{rn, int32(len(m.ord)), int32(len(pairs))})
+		for _, q := range pairs {
+			rc, uc := int32(chR[q.b]), chU[q.a]
+			if k := kr[q.b]; ku[q.a] != k {
+				// Renamed: the node takes the newer name, under which
+				// later runs match it directly and reports show it
+				// (rekey; the key set takes it after the pass).
+				u.key[uc] = k
+				u.kidKeys[int(u.kidOff[ux])+int(q.a)] = k
+				m.renamed = append(m.renamed, k)
+			}
+			toU[rc] = uc
+			m.ord = append(m.ord, rc)
+		}
+	}
+	return unmatched
+}
+
+// countPass is addRun's count pass over the run nodes that are a.own's
+// (all of them when the run is not split), from the last: w[rn] is
+// complete when rn is reached (its children were counted), and goes to
+// its parent (tallyUp), but where the parent is shared, which both
+// goroutines would write: addRun adds those after. m.room is the child
+// slots the lists it moves take.
+func (m *matcher) countPass(a *addState) {
+	r, toU, flags, w, owner, own := a.r, a.toU, a.flags, a.w, a.owner, a.own
+	room := 0
+	for rn := int32(len(toU)) - 1; rn > 0; rn-- {
+		if owner != nil && owner[rn] != own {
+			continue
+		}
+		if toU[rn] < 0 {
+			w[rn]++
+		} else if flags[rn]&adds == 0 {
+			continue // matched, nothing added below: nothing to give
+		}
+		p := int32(r.parent[rn])
+		if owner != nil && owner[p] == shared {
+			continue
+		}
+		room += a.tallyUp(rn, p)
+	}
+	m.room = room
+}
+
+// tallyUp adds run node rn's count (w[rn], complete) and adds mark to its
+// parent p, and returns the slots p's list takes for it (gained).
+func (a *addState) tallyUp(rn, p int32) int {
+	room := 0
+	if a.toU[rn] < 0 {
+		if a.toU[p] >= 0 {
+			room = a.gained(p)
+		}
+		a.flags[p] |= adds
+	} else if a.flags[rn]&adds != 0 {
+		a.flags[p] |= adds
+	}
+	if a.w[rn] != 0 {
+		a.w[p] += a.w[rn]
+	}
+	return room
+}
+
+// gained counts the slots matched node p's list takes for a new child:
+// the child's, and the first time, room for the list to move with at
+// least twice the room it had, or 2 (moveList). Not inlined, so that
+// tallyUp is: a new child of a matched node is rare.
+//
+//go:noinline
+func (a *addState) gained(p int32) int {
+	if a.flags[p]&gains != 0 {
+		return 1
+	}
+	a.flags[p] |= gains
+	return 2*int(a.u.kidCap[a.toU[p]]) + 3
+}
+
+// splitRun divides run r's nodes between two goroutines by whole
+// subtrees, for addRun's passes, and returns the shared nodes above the
+// split, in id order, or nil where no split is near balanced. The largest
+// subtree is split into its children (its root shared) until none holds
+// more than a third of the nodes; the subtrees are then dealt, largest
+// first, to the half with fewer nodes, the second half's roots marked
+// second in owner (addRun marks their descendants). size is scratch of
+// r's node count: the subtree sizes. gopair's runs split 3 nodes deep,
+// synth's 19.
+func splitRun(r *run, owner []uint8, size []int32) []int32 {
+	n := len(size)
+	clear(size)
+	for rn := n - 1; rn > 0; rn-- {
+		size[rn]++
+		size[r.parent[rn]] += size[rn]
+	}
+	size[0]++
+	type sub struct{ x, size int32 }
+	open := []sub{{0, size[0]}}
+	var sharedNodes []int32
+	for {
+		big := 0
+		for i, s := range open {
+			if s.size > open[big].size {
+				big = i
+			}
+		}
+		if 3*int(open[big].size) <= n {
+			break
+		}
+		if len(sharedNodes) == splitMaxShared {
+			return nil // a chain: no subtrees to share out
+		}
+		x := open[big].x
+		open[big] = open[len(open)-1]
+		open = open[:len(open)-1]
+		sharedNodes = append(sharedNodes, x)
+		for _, c := range r.kids[r.kidStart[x]:r.kidStart[x+1]] {
+			open = append(open, sub{int32(c), size[c]})
+		}
+	}
+	slices.SortFunc(open, func(a, b sub) int {
+		if a.size != b.size {
+			return int(b.size - a.size)
+		}
+		return int(a.x - b.x)
+	})
+	var h0, h1 int
+	for _, s := range open {
+		if h1 < h0 {
+			owner[s.x] = second
+			h1 += int(s.size)
+		} else {
+			h0 += int(s.size)
+		}
+	}
+	for _, x := range sharedNodes {
+		owner[x] = shared
+	}
+	slices.Sort(sharedNodes)
+	return sharedNodes
+}
+
+// splitMaxShared bounds the shared nodes of a split.
+const splitMaxShared = 256
+
+// halves runs one of addRun's passes on both halves of a split run: the
+// second's on another goroutine with m2, the first's here with m.
+func halves(m, m2 *matcher, pass func(m *matcher, own uint8)) {
+	var wg sync.WaitGroup
+	wg.Go(func() { pass(m2, second) })
+	pass(m, first)
+	wg.Wait()
+}
+
+// twinMatcher returns the matcher of the second goroutine of a split
+// addRun: m's settings, its own scratch, nothing counted.
+func (m *matcher) twinMatcher() *matcher {
+	if m.twin == nil {
+		m.twin = newMatcher(m.mode, m.budget)
+	}
+	t := m.twin
+	t.mode, t.budget, t.kt, t.renameMin = m.mode, m.budget, m.kt, m.renameMin
+	t.counts, t.weighed = MatcherCounts{}, 0
+	t.spans, t.ord, t.renamed = t.spans[:0], t.ord[:0], t.renamed[:0]
+	return t
+}
 
 // addNew is addRun's second pass: it adds the run's unmatched nodes to the
 // union with the ids a depth-first walk from the root gives them (a stack
@@ -367,38 +694,83 @@ const keepScratchMax = 1 << 20
 // The child lists of new nodes are laid out by id: the list of the node
 // whose first child has id x starts at slot base+x-old (old the union's
 // size before the run). A matched node's list that gains children moves
-// to the end (makeRoom), past those slots; the slots its new children
-// would have had stay unused.
-func (m *matcher) addNew(u *union, r *run, w []int32, added, room int, callSites bool) {
-	toU, flags := r.toU, m.flags
+// past those slots (moveList), into its goroutine's share of the room
+// the count pass found; the slots its new children would have had stay
+// unused.
+func (m *matcher) addNew(a *addState, m2 *matcher, added int) {
+	u := a.u
 	old := int32(u.len())
-	n := int32(len(toU))
+	room := m.room
+	if m2 != nil {
+		room += m2.room
+	}
 	u.grow(added, added+room)
 	size := int(old) + added
-	last := u.last
-	if !last {
+	a.old, a.last = old, u.last
+	if !a.last {
 		u.weight, u.kidCap = u.weight[:size], u.kidCap[:size]
 	}
 	u.parent, u.key = u.parent[:size], u.key[:size]
-	if callSites {
+	if a.callSites {
 		u.callSite = u.callSite[:size]
 	}
 	u.depth, u.kidOff, u.kidLen = u.depth[:size], u.kidOff[:size], u.kidLen[:size]
-	base := int32(len(u.kids)) - old
-	u.kids = u.kids[:len(u.kids)+added]
-	u.kidKeys = u.kidKeys[:len(u.kidKeys)+added]
+	a.base = int32(len(u.kids)) - old
+	m.at = int32(len(u.kids) + added)
+	u.kids = u.kids[:int(m.at)+room]
+	u.kidKeys = u.kidKeys[:int(m.at)+room]
 	// w[rn] becomes f(rn) once rn's parent is taken; the root's is old.
-	w[0] = old
-	spans, ord := m.spans, m.ord
-	si := 0
-	// newChild writes run node c, the child of union node ux with key k,
-	// as union node id, and sets f of c: next is the walk's next free id
-	// once c is taken.
+	a.w[0] = old
+	m.added = m.added[:0]
+	end := &m.at
+	if m2 == nil {
+		m.addPass(a)
+	} else {
+		m2.added = m2.added[:0]
+		m2.at = m.at + int32(m.room)
+		end = &m2.at
+		a.own = shared
+		m.addPass(a)
+		halves(m, m2, func(m *matcher, own uint8) {
+			b := *a
+			b.own = own
+			m.addPass(&b)
+		})
+	}
+	u.kids, u.kidKeys = u.kids[:*end], u.kidKeys[:*end]
+	for _, mm := range []*matcher{m, m2} {
+		if mm != nil {
+			for _, k := range mm.added {
+				u.keys.add(k)
+			}
+		}
+	}
+}
+
+// addPass is addNew over the run nodes that are a.own's (all of them
+// when the run is not split): it adds each node's unmatched children (all
+// of them when the node is new) and sets f of its children that add.
+func (m *matcher) addPass(a *addState) {
+	u, r, toU, flags, w, owner, own := a.u, a.r, a.toU, a.flags, a.w, a.owner, a.own
+	// The ordered lists' pairs: the first matcher's spans made before
+	// the split (all of them, when the run is not split), and this
+	// matcher's after it, each in node order. A cursor finds a node's
+	// span by stepping over the spans of nodes this pass does not take.
+	mm := a.first
+	pre := spanCursor{spans: mm.spans[:a.preSpans], ord: mm.ord}
+	after := spanCursor{spans: m.spans, ord: m.ord}
+	if m == mm {
+		after.spans = m.spans[a.preSpans:]
+	}
+	old, base, last := a.old, a.base, a.last
+	// newChild writes run node c, the child of union node ux with key
+	// k, as union node id, and sets f of c: next is the walk's next
+	// free id once c is taken.
 	newChild := func(ux int32, c cct.NodeID, k key, id, next int32) {
 		toU[c] = id
 		u.parent[id], u.key[id] = ux, k
 		u.depth[id] = r.depths[c]
-		if callSites {
+		if a.callSites {
 			u.callSite[id] = r.callSite(int32(c))
 		}
 		kl := r.kidStart[c+1] - r.kidStart[c]
@@ -407,12 +779,19 @@ func (m *matcher) addNew(u *union, r *run, w []int32, added, room int, callSites
 			u.kidOff[id] = base + next
 		}
 		if !last {
-			u.keys.add(k)
+			if owner == nil {
+				u.keys.add(k)
+			} else {
+				m.added = append(m.added, k)
+			}
 			u.weight[id], u.kidCap[id] = r.total[c], kl
 		}
 		w[c] = next
 	}
-	for rn := range n {
+	for rn := range int32(len(toU)) {
+		if owner != nil && owner[rn] != own {
+			continue
+		}
 		ux := toU[rn]
 		if ux < old && flags[rn]&adds == 0 {
 			continue // matched, and nothing added below: not reached
@@ -450,8 +829,7 @@ func (m *matcher) addNew(u *union, r *run, w []int32, added, room int, callSites
 		}
 		next := f + more
 		if more > 0 {
-			u.makeRoom(ux, int(more))
-			at := u.kidOff[ux] + u.kidLen[ux]
+			at := m.moveList(u, ux, more)
 			id := f + more
 			for j := len(chR) - 1; j >= 0; j-- {
 				c := chR[j]
@@ -467,12 +845,13 @@ func (m *matcher) addNew(u *union, r *run, w []int32, added, room int, callSites
 			u.kidLen[ux] += more
 		}
 		if flags[rn]&ordered != 0 {
-			// The pairs' order: spans are in node order, as this pass.
-			for spans[si].rn != rn {
-				si++
+			// The pairs' order.
+			var push []int32
+			if int(rn) < a.probe {
+				push = pre.pairs(rn)
+			} else {
+				push = after.pairs(rn)
 			}
-			sp := spans[si]
-			push := ord[sp.off : sp.off+sp.n]
 			for j := len(push) - 1; j >= 0; j-- {
 				if c := push[j]; flags[c]&adds != 0 {
 					sz := w[c]
@@ -493,16 +872,44 @@ func (m *matcher) addNew(u *union, r *run, w []int32, added, room int, callSites
 	}
 }
 
-// addRun's flags per run node.
-const (
-	ordered uint8 = 1 << iota // its list was matched by siblings
-	adds                      // something is added in its subtree
-	gains                     // a matched node that gains children
-)
+// A spanCursor finds the matched children of ordered lists (ordSpan) in
+// node order.
+type spanCursor struct {
+	spans []ordSpan
+	ord   []int32
+	i     int
+}
 
-// An ordSpan locates the matched children of run node rn's ordered list in
-// addRun's ord.
-type ordSpan struct{ rn, off, n int32 }
+// pairs returns the matched children of run node rn's ordered list, in
+// the order siblings paired them. rn's span is at the cursor or after it.
+func (c *spanCursor) pairs(rn int32) []int32 {
+	for c.spans[c.i].rn != rn {
+		c.i++
+	}
+	sp := c.spans[c.i]
+	return c.ord[sp.off : sp.off+sp.n]
+}
+
+// moveList gives matched union node x's list room for more children and
+// returns the slot of its first free one. A full list moves to slot m.at
+// (this goroutine's share of the room addRun's count pass found) with at
+// least twice the room it had, as makeRoom moves it.
+func (m *matcher) moveList(u *union, x, more int32) int32 {
+	have, capacity := u.kidLen[x], u.kidCap[x]
+	if have+more <= capacity {
+		return u.kidOff[x] + have
+	}
+	room := max(have+more, 2*capacity, 2)
+	from, to := u.kidOff[x], m.at
+	// A child at a time: the lists are short, and copy's call cost more
+	// than the copying (gopair: 87k lists moved).
+	for j := range have {
+		u.kids[to+j], u.kidKeys[to+j] = u.kids[from+j], u.kidKeys[from+j]
+	}
+	u.kidOff[x], u.kidCap[x] = to, room
+	m.at += room
+	return to + have
+}
 
 // copyRun makes the empty union a copy of the first run, node for node:
 // union node i is the run's node i (cct ids, like union ids, are larger

@@ -54,10 +54,19 @@ func TestAddRunTwoPasses(t *testing.T) {
 				}
 				nb := len(c.trees) / 2
 				kt := newKeyTable(c.trees[:nb], c.trees[nb:])
+				split := false
 				build := func(add func(*matcher, *union, *run, Matching), last bool) (*union, [][]int32, MatcherCounts) {
 					runs := newRuns(c.trees, nb, kt, m)
 					um := newMatcher(mode, DefaultBudget)
 					um.kt, um.renameMin = kt, 1
+					if split {
+						um.splitMin = 1 // every run after the first on two goroutines
+						defer func() {
+							if um.twin == nil {
+								t.Fatalf("no run was split")
+							}
+						}()
+					}
 					u := newUnion()
 					var toU [][]int32
 					for i, r := range runs {
@@ -89,6 +98,32 @@ func TestAddRunTwoPasses(t *testing.T) {
 				} {
 					if !reflect.DeepEqual(f(gotLast), f(want)) {
 						t.Errorf("last: union %s differs", name)
+					}
+				}
+				// A split run (splitRun): the same union, node for node,
+				// toU and counts.
+				split = true
+				gotSplit, gotSplitToU, gotSplitCounts := build((*matcher).addRun, false)
+				split = false
+				if !reflect.DeepEqual(gotSplitToU, wantToU) {
+					t.Errorf("split: toU differs")
+				}
+				if gotSplitCounts != wantCounts {
+					t.Errorf("split: counts %+v, want %+v", gotSplitCounts, wantCounts)
+				}
+				for x := range int32(want.len()) {
+					if !slices.Equal(gotSplit.children(x), want.children(x)) || !slices.Equal(gotSplit.childKeys(x), want.childKeys(x)) {
+						t.Fatalf("split: node %d's children %v %v, want %v %v", x, gotSplit.children(x), gotSplit.childKeys(x), want.children(x), want.childKeys(x))
+					}
+				}
+				for name, f := range map[string]func(u *union) any{
+					"parent": func(u *union) any { return u.parent }, "key": func(u *union) any { return u.key },
+					"depth": func(u *union) any { return u.depth }, "callSite": func(u *union) any { return u.callSite },
+					"weight": func(u *union) any { return u.weight }, "keys": func(u *union) any { return u.keys },
+					"rekeys": func(u *union) any { return u.rekeys },
+				} {
+					if !reflect.DeepEqual(f(gotSplit), f(want)) {
+						t.Errorf("split: union %s differs", name)
 					}
 				}
 				if want.len() <= len(wantToU[0]) {

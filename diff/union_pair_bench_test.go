@@ -48,7 +48,8 @@ func BenchmarkUnionPair(b *testing.B) {
 		u := newUnion()
 		m := newMatcher(c.o.Match, c.o.LCS)
 		m.kt, m.renameMin = c.kt, c.renameMin
-		for _, r := range c.runs {
+		for i, r := range c.runs {
+			u.last = i == len(c.runs)-1 // as buildUnion
 			m.addRun(u, r, c.o.Match)
 		}
 		return u
