@@ -26,6 +26,15 @@ type Options struct {
 	// Timeline keeps one TimedSample per timestamped sample, for latency
 	// inference.
 	Timeline bool
+	// OneSampleType keeps every node's values of one sample type only,
+	// the one Tree.SampleIndex(SampleType) names ("" for the profile's
+	// default), and the root's of every type: a diff compares one type,
+	// and the others' were half the values of a profile of two types (a
+	// sixth of a 1 + 1 diff's peak memory). Tree.Values reads them; Self
+	// and Total of a node but the root panic. A profile without that
+	// type, or of one type, keeps every type's.
+	OneSampleType bool
+	SampleType    string
 
 	// batchFrames, when positive, replaces the inserter's batch limit
 	// (insert.go), so tests can force many batches.
@@ -208,6 +217,11 @@ func (b *Builder) add(src *sampleReader) error {
 			b.t.PeriodType = ValueType{p.PeriodType.Type, p.PeriodType.Unit}
 		}
 		b.t.Period = p.Period
+		if b.opts.OneSampleType && len(st) > 1 {
+			if k, err := b.t.SampleIndex(b.opts.SampleType); err == nil {
+				b.t.keepOnly(k)
+			}
+		}
 	} else if err := b.compatible(p); err != nil {
 		return err
 	}

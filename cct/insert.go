@@ -586,11 +586,8 @@ func (in *inserter) finishBatch(base NodeID, groups int) {
 	for k, s := range in.samples {
 		g := group[k]
 		id := end[g]
-		self := t.Self(id)
 		values := in.src.values(s)
-		for j, v := range values {
-			self[j] += v
-		}
+		t.addSelf(id, values)
 		if in.timeline {
 			if ts, ok := in.src.time(s); ok {
 				event := in.samplesIdx >= 0 && values[in.samplesIdx] == 0
