@@ -98,6 +98,7 @@ func TestOneSampleType(t *testing.T) {
 					mustPanic(t, "keeps those of", func() { gt.Self(1) })
 					mustPanic(t, "keeps those of", func() { gt.Total(1) })
 					mustPanic(t, "keeps those of", func() { gt.Values((tc.want + 1) % tc.types) })
+					mustPanic(t, "sample type", func() { ft.Values(tc.types) })
 				})
 			}
 		}

@@ -238,6 +238,9 @@ func (t *Tree) rootOnly(id NodeID, v []int64) []int64 {
 // slices are the tree's. It panics when the tree keeps another type's
 // values only (Options.OneSampleType).
 func (t *Tree) Values(k int) (self, total []int64, stride int) {
+	if k < 0 || k >= len(t.SampleTypes) {
+		panic(fmt.Sprintf("cct: the values of sample type %d of %d", k, len(t.SampleTypes)))
+	}
 	if t.only > 0 {
 		if k != t.only-1 {
 			panic(fmt.Sprintf("cct: the values of %s: the tree keeps those of %s only (Options.OneSampleType)", t.SampleTypes[k], t.SampleTypes[t.only-1]))
