@@ -111,11 +111,10 @@ type inserter struct {
 	claimed *NodeID // the level table's slot a failed lookup claimed
 
 	// The new nodes, by temporary id: parent (an id below base is an
-	// existing node, else base + temporary id), frame and next sibling
-	// (kid) and first group.
-	parent []NodeID
-	kid    []kidLink
-	first  []int32
+	// existing node, else base + temporary id) and first group (made),
+	// frame and next sibling (kid).
+	made []newNode
+	kid  []kidLink
 	// A new node's children, while its depth's children are inserted:
 	// head is its first child (-1 for none, wideList once they are in
 	// level), kid[c].sib a child's next sibling. Temporary ids.
@@ -126,7 +125,7 @@ type inserter struct {
 	// placed holds, by temporary id, a new node's final id and where its
 	// next child goes in its list: a child reads both of its parent's in
 	// one random access. It is kid's array (placements), the frames
-	// moved to first.
+	// moved to made.
 	placed []placement
 	// groupAt is, per group, the final id and child list of its next new
 	// node while they are placed.
@@ -134,6 +133,9 @@ type inserter struct {
 	// nodesPerFrame is the new nodes per frame of the last batch, for the
 	// first room roomFor makes.
 	nodesPerFrame float64
+	// lend says the batch's new-node arrays become the tree's values
+	// once read (lendValues).
+	lend bool
 }
 
 // A livePath is a path of the batch that goes deeper than the depth being
@@ -169,18 +171,62 @@ type placement struct {
 	at int32
 }
 
+// A newNode is a new node's parent and the first group that reaches it,
+// replaced by its frame once it is placed (kid's array then holds its
+// placement): the write of the nodes reads both in one record.
+type newNode struct {
+	parent NodeID
+	first  int32
+}
+
 // placements returns the first n new nodes' placements, in kid's array:
 // once the lookups are done, a new node's sibling is not needed, and its
-// frame is moved to first, whose group it replaces. An array of their own
+// frame is moved to made, whose group it replaces. An array of their own
 // was 11 MB more of fresh memory for gopair's 1.4 M new nodes, faulted in
 // beside the tree's.
 func (in *inserter) placements(n int) []placement {
 	return unsafe.Slice((*placement)(unsafe.Pointer(unsafe.SliceData(in.kid))), n)[:n:n]
 }
 
-// A kidLink and a placement are two int32 each (placements).
+// A kidLink and a placement are two int32 each (placements), and so is a
+// newNode: an int64 (lendValues).
 var _ [unsafe.Sizeof(kidLink{}) - unsafe.Sizeof(placement{})]struct{}
 var _ [unsafe.Sizeof(placement{}) - unsafe.Sizeof(kidLink{})]struct{}
+var _ [unsafe.Sizeof(kidLink{}) - unsafe.Sizeof(int64(0))]struct{}
+var _ [unsafe.Sizeof(int64(0)) - unsafe.Sizeof(kidLink{})]struct{}
+var _ [unsafe.Sizeof(newNode{}) - unsafe.Sizeof(int64(0))]struct{}
+var _ [unsafe.Sizeof(int64(0)) - unsafe.Sizeof(newNode{})]struct{}
+
+// lendValues makes the batch's new-node arrays, read by now, the tree's
+// values, one per node (Tree.width): kid's (placements) its self and
+// made's its total, cleared, after the root's. Allocated anew, the values
+// were 16 bytes a node of fresh memory (22 MB of gopair's side), taken
+// while both arrays were still held, at the build's largest; the scratch
+// makes new ones for its next batch.
+func (in *inserter) lendValues(n int) {
+	t := in.t
+	self, total := asValues(in.kid, n+1), asValues(in.made, n+1)
+	self[0], total[0] = t.self[0], t.total[0]
+	t.self, t.total = self, total
+	in.kid, in.made, in.placed, in.lend = nil, nil, nil, false
+}
+
+// asValues returns the first n elements of s's array as int64s (s's
+// elements are 8 bytes, and hold no pointers), cleared. Their capacity is
+// n: a tree's values grow into zeroed room (grow), which the rest is not.
+func asValues[T kidLink | newNode](s []T, n int) []int64 {
+	v := unsafe.Slice((*int64)(unsafe.Pointer(unsafe.SliceData(s[:n]))), n)
+	clear(v)
+	return v
+}
+
+// lends says the batch, of n new nodes and more estimated after it, lends
+// its new-node arrays to the tree (lendValues): its first and last, in a
+// tree of one value a node.
+func (in *inserter) lends(n, more int) bool {
+	t := in.t
+	return t.width() == 1 && len(t.Nodes) == 1 && more == 0 && cap(in.kid) > n && cap(in.made) > n
+}
 
 // start starts a profile.
 func (in *inserter) start(t *Tree, opts Options, profile int32, src *sampleReader) {
@@ -412,7 +458,7 @@ func (in *inserter) flush() {
 	t := in.t
 	groups := len(in.glen)
 	base := NodeID(len(t.Nodes))
-	in.parent, in.kid, in.first, in.head = in.parent[:0], in.kid[:0], in.first[:0], in.head[:0]
+	in.made, in.kid, in.head = in.made[:0], in.kid[:0], in.head[:0]
 	in.end = resize(in.end, groups)
 	in.thread = resize(in.thread, groups)
 
@@ -437,7 +483,7 @@ func (in *inserter) flush() {
 	}
 	in.levels = in.levels[:0]
 	for d := int32(0); len(live) > 0; d++ {
-		in.levels = append(in.levels, int32(len(in.parent)))
+		in.levels = append(in.levels, int32(len(in.made)))
 		in.roomFor(int(d))
 		in.level.reset()
 		col := columnReader{chunks: in.cols[d].chunks}
@@ -489,9 +535,9 @@ func (in *inserter) flush() {
 		live = live[:next]
 	}
 	in.live = live
-	in.levels = append(in.levels, int32(len(in.parent)))
+	in.levels = append(in.levels, int32(len(in.made)))
 
-	n := len(in.parent)
+	n := len(in.made)
 	if in.stored > 0 {
 		in.nodesPerFrame = float64(n) / float64(in.stored)
 	}
@@ -510,9 +556,9 @@ func (in *inserter) flush() {
 	at := resize(in.groupAt, groups)
 	in.groupAt = at
 	clear(at)
-	for i, g := range in.first {
-		at[g].id++
-		at[g].at += nkids[i]
+	for i, m := range in.made {
+		at[m.first].id++
+		at[m.first].at += nkids[i]
 	}
 	id, off := base, int32(0)
 	for g, c := range at {
@@ -522,10 +568,10 @@ func (in *inserter) flush() {
 	}
 	placed := in.placements(n)
 	in.placed = placed
-	first, kid := in.first[:n], in.kid[:n]
-	for i, g := range first {
-		first[i] = int32(kid[i].frame) // before placed[i] takes its place
-		c := &at[g]
+	made, kid := in.made[:n], in.kid[:n]
+	for i := range made {
+		c := &at[made[i].first]
+		made[i].first = int32(kid[i].frame) // before placed[i] takes its place
 		placed[i] = *c
 		c.id++
 		c.at += nkids[i]
@@ -537,12 +583,11 @@ func (in *inserter) flush() {
 	// parent's children come in rank order still: they are of one depth,
 	// whose temporary order is the order of their first groups. Only the
 	// node and its parent's child list are written at random.
-	parent := in.parent[:n]
 	for d := range len(in.levels) - 1 {
 		depth := int32(d + 1)
 		for i := in.levels[d]; i < in.levels[d+1]; i++ {
 			pi := placed[i]
-			p, f := parent[i], FrameID(first[i])
+			p, f := made[i].parent, FrameID(made[i].first)
 			if p >= base {
 				pl := &placed[p-base]
 				p = pl.id
@@ -582,15 +627,15 @@ func (in *inserter) finishBatch(base NodeID, groups int) {
 		e := &in.paths.entries[p]
 		e.end, e.thread = end[e.group], thread[e.group]
 	}
+	if in.lend { // placed is read
+		in.lendValues(len(t.Nodes) - int(base))
+	}
 	group := in.group
 	for k, s := range in.samples {
 		g := group[k]
 		id := end[g]
-		self := t.Self(id)
 		values := in.src.values(s)
-		for j, v := range values {
-			self[j] += v
-		}
+		t.addSelf(id, values)
 		if in.timeline {
 			if ts, ok := in.src.time(s); ok {
 				event := in.samplesIdx >= 0 && values[in.samplesIdx] == 0
@@ -667,7 +712,7 @@ func (in *inserter) insertByGroup(base NodeID, groups int) {
 		}
 		in.thread[g], in.end[g] = cur[0], cur[n-1]
 	}
-	in.levels = append(in.levels[:0], 0, int32(len(in.parent)))
+	in.levels = append(in.levels[:0], 0, int32(len(in.made)))
 }
 
 // countKids counts, in nkids (one per new node), the children each new
@@ -675,8 +720,8 @@ func (in *inserter) insertByGroup(base NodeID, groups int) {
 // under existing ones (links).
 func (in *inserter) countKids(nkids []int32, base NodeID) (_ []int32, links int) {
 	clear(nkids)
-	for _, p := range in.parent {
-		if p >= base {
+	for _, m := range in.made {
+		if p := m.parent; p >= base {
 			nkids[p-base]++
 		} else {
 			links++
@@ -698,9 +743,13 @@ func (in *inserter) roomForNew(n int, kids int32, links int) (kidBase int32) {
 	// to move (twice over when it doubles) is the common case of a new
 	// tree, whose threads link to the root.
 	t.kids = grow(t.kids, int(kids), more+4*links)[:int(kidBase+kids)]
-	t.reserve(n, more)
+	if in.lend = in.lends(n, more); in.lend {
+		t.Nodes = grow(t.Nodes, n, more)
+	} else {
+		t.reserve(n, more)
+		t.growValues(n)
+	}
 	t.Nodes = t.Nodes[:base+n]
-	t.growValues(n)
 	return kidBase
 }
 
@@ -709,7 +758,7 @@ func (in *inserter) roomForNew(n int, kids int32, links int) (kidBase int32) {
 // writes them.
 func (in *inserter) writeInOrder(base NodeID) {
 	t := in.t
-	n := len(in.parent)
+	n := len(in.made)
 	if in.stored > 0 {
 		in.nodesPerFrame = float64(n) / float64(in.stored)
 	}
@@ -718,14 +767,14 @@ func (in *inserter) writeInOrder(base NodeID) {
 	in.placed = placed
 	off := int32(0)
 	for i := range n {
-		in.first[i] = int32(in.kid[i].frame) // (ids are ranks: no first group)
+		in.made[i].first = int32(in.kid[i].frame) // (ids are ranks: no first group)
 		placed[i] = placement{base + NodeID(i), off}
 		off += nkids[i]
 	}
 	kidBase := in.roomForNew(n, off, links)
 	for i := range n {
 		id := base + NodeID(i)
-		p, f := in.parent[i], FrameID(in.first[i])
+		p, f := in.made[i].parent, FrameID(in.made[i].first)
 		if p >= base {
 			pl := &placed[p-base]
 			t.kids[kidBase+pl.at] = id
@@ -823,10 +872,9 @@ func (in *inserter) widen(pt NodeID, base NodeID) {
 // add makes a new node, child of parent with frame f, first reached by
 // group g, after a lookup that did not find it.
 func (in *inserter) add(parent NodeID, f FrameID, g int32, base NodeID) NodeID {
-	tmp := int32(len(in.parent))
+	tmp := int32(len(in.made))
 	id := base + NodeID(tmp)
-	in.parent = append(in.parent, parent)
-	in.first = append(in.first, g)
+	in.made = append(in.made, newNode{parent, g})
 	in.head = append(in.head, -1)
 	if parent >= base && in.head[parent-base] != wideList {
 		pt := parent - base
@@ -844,10 +892,9 @@ func (in *inserter) add(parent NodeID, f FrameID, g int32, base NodeID) NodeID {
 // addFirst makes the first child of new node parent, a path's next node
 // after the one it made (livePath.lcp).
 func (in *inserter) addFirst(parent NodeID, f FrameID, g int32, base NodeID) NodeID {
-	tmp := int32(len(in.parent))
-	in.parent = append(in.parent, parent)
+	tmp := int32(len(in.made))
+	in.made = append(in.made, newNode{parent, g})
 	in.kid = append(in.kid, kidLink{f, -1})
-	in.first = append(in.first, g)
 	in.head = append(in.head, -1)
 	in.head[parent-base] = tmp
 	return base + NodeID(tmp)
@@ -863,21 +910,21 @@ func (in *inserter) addFirst(parent NodeID, f FrameID, g int32, base NodeID) Nod
 // from the first room allocated a 1.6 M-stack profile's 7.6 M nodes' room
 // for 11 M and copied 3.2 M.
 func (in *inserter) roomFor(d int) {
-	if d == 0 && len(in.parent) == 0 {
+	if d == 0 && len(in.made) == 0 {
 		perFrame := in.nodesPerFrame
 		if perFrame == 0 {
 			perFrame = firstNodesPerFrame
 		}
 		in.growNew(max(1<<12, int(float64(in.stored)*perFrame*1.1)))
 	}
-	if cap(in.parent)-len(in.parent) >= in.cols[d].len() {
+	if cap(in.made)-len(in.made) >= in.cols[d].len() {
 		return
 	}
 	rest := 0
 	for e := d; e < len(in.cols); e++ {
 		rest += in.cols[e].len()
 	}
-	in.growNew(len(in.parent) + rest)
+	in.growNew(len(in.made) + rest)
 }
 
 // firstNodesPerFrame is the new nodes per stored frame (inserter.cols)
@@ -891,9 +938,8 @@ const firstNodesPerFrame = 0.4
 
 // growNew makes room for n new nodes.
 func (in *inserter) growNew(n int) {
-	in.parent = withRoom(in.parent, n)
+	in.made = withRoom(in.made, n)
 	in.kid = withRoom(in.kid, n)
-	in.first = withRoom(in.first, n)
 	in.head = withRoom(in.head, n)
 }
 
@@ -1172,7 +1218,7 @@ func (sc *scratch) bytes() int {
 	in := &sc.ins
 	n := 4 * (cap(in.flat) + cap(in.glen) + cap(in.glcp) + cap(in.path) + cap(in.prev) + cap(in.group) + cap(in.batchPaths) + cap(in.presetEnd) + cap(in.presetThread) +
 		cap(in.end) + cap(in.thread) + 4*cap(in.live) + cap(in.cur) +
-		cap(in.parent) + 2*cap(in.kid) + cap(in.first) + cap(in.head) +
+		2*cap(in.made) + 2*cap(in.kid) + cap(in.head) +
 		2*cap(in.groupAt) + cap(in.paths.slots) + cap(in.levels) +
 		cap(sc.locs.one) + cap(sc.locs.more) + 2*cap(sc.locs.spans) + cap(sc.locs.fns) + cap(sc.prefix.stack) + cap(sc.prefix.ends))
 	for _, c := range in.cols {

@@ -117,7 +117,14 @@ type Tree struct {
 	// self and total hold len(SampleTypes) values per node, node after
 	// node (Tree.Self, Tree.Total): two flat arrays instead of two slices
 	// per node halve a node's size and keep the garbage collector off them.
+	// A tree that keeps one sample type's values (Options.OneSampleType)
+	// holds that type's only, one per node, and the root's of every type
+	// in rootSelf and rootTotal.
 	self, total []int64
+	// only is the sample type (+ 1) whose values alone self and total
+	// hold; 0 when they hold every type's.
+	only                int
+	rootSelf, rootTotal []int64
 
 	frameIdx map[Frame]FrameID
 	// childIdx indexes the children of wide nodes only (more than
@@ -195,24 +202,90 @@ func (t *Tree) SetCount(id NodeID, c int64) {
 }
 
 // Self returns node id's self values, one per sample type. The slice is the
-// tree's: writing to it changes the node.
+// tree's: writing to it changes the node. A tree that keeps one sample
+// type's values (Options.OneSampleType) has them for its root only: Self of
+// another node panics (Values reads the type kept).
 func (t *Tree) Self(id NodeID) []int64 {
+	if t.only > 0 {
+		return t.rootOnly(id, t.rootSelf)
+	}
 	k := len(t.SampleTypes)
 	i := int(id) * k
 	return t.self[i : i+k : i+k]
 }
 
 // Total returns node id's total values, one per sample type: Self plus the
-// children's totals, once ComputeTotals ran. The slice is the tree's.
+// children's totals, once ComputeTotals ran. The slice is the tree's. Of a
+// tree that keeps one sample type's values, as Self.
 func (t *Tree) Total(id NodeID) []int64 {
+	if t.only > 0 {
+		return t.rootOnly(id, t.rootTotal)
+	}
 	k := len(t.SampleTypes)
 	i := int(id) * k
 	return t.total[i : i+k : i+k]
 }
 
+func (t *Tree) rootOnly(id NodeID, v []int64) []int64 {
+	if id != RootID {
+		panic(fmt.Sprintf("cct: the values of node %d: the tree keeps those of %s only (Options.OneSampleType), which Tree.Values reads", id, t.SampleTypes[t.only-1]))
+	}
+	return v[:len(v):len(v)]
+}
+
+// Values returns sample type k's self and total values of every node:
+// node id's are self[int(id)*stride] and total[int(id)*stride]. The
+// slices are the tree's. It panics when the tree keeps another type's
+// values only (Options.OneSampleType).
+func (t *Tree) Values(k int) (self, total []int64, stride int) {
+	if k < 0 || k >= len(t.SampleTypes) {
+		panic(fmt.Sprintf("cct: the values of sample type %d of %d", k, len(t.SampleTypes)))
+	}
+	if t.only > 0 {
+		if k != t.only-1 {
+			panic(fmt.Sprintf("cct: the values of %s: the tree keeps those of %s only (Options.OneSampleType)", t.SampleTypes[k], t.SampleTypes[t.only-1]))
+		}
+		return t.self, t.total, 1
+	}
+	return t.self[k:], t.total[k:], len(t.SampleTypes)
+}
+
+// keepOnly makes a tree that holds its root alone keep the values of
+// sample type k only (Options.OneSampleType).
+func (t *Tree) keepOnly(k int) {
+	t.rootSelf, t.rootTotal = slices.Clone(t.Self(RootID)), slices.Clone(t.Total(RootID))
+	t.self, t.total = []int64{t.self[k]}, []int64{t.total[k]}
+	t.only = k + 1
+}
+
+// width is the number of values self and total hold per node.
+func (t *Tree) width() int {
+	if t.only > 0 {
+		return 1
+	}
+	return len(t.SampleTypes)
+}
+
+// addSelf adds a sample's values, one per sample type, to node id's self.
+func (t *Tree) addSelf(id NodeID, values []int64) {
+	if t.only == 0 {
+		self := t.Self(id)
+		for j, v := range values {
+			self[j] += v
+		}
+		return
+	}
+	t.self[id] += values[t.only-1]
+	// The root's total is the sum of every node's self; its own self
+	// stays 0 (a sample's path starts at its thread).
+	for j, v := range values {
+		t.rootTotal[j] += v
+	}
+}
+
 // growValues adds zero values for n more nodes (reserve made room).
 func (t *Tree) growValues(n int) {
-	k := len(t.SampleTypes) * n
+	k := t.width() * n
 	if len(t.self)+k > cap(t.self) {
 		t.self = grow(t.self, k, 0)
 		t.total = grow(t.total, k, 0)
@@ -224,7 +297,7 @@ func (t *Tree) growValues(n int) {
 // reserve makes room for n more nodes and their values; when the arrays
 // must move, for about more nodes after them too (an estimate).
 func (t *Tree) reserve(n, more int) {
-	k := len(t.SampleTypes)
+	k := t.width()
 	t.Nodes = grow(t.Nodes, n, more)
 	t.self = grow(t.self, k*n, k*more)
 	t.total = grow(t.total, k*n, k*more)
@@ -434,7 +507,18 @@ func (t *Tree) ComputeTotals() {
 // the pass writes each node's total as it reads its Self, where copying
 // the Self values first wrote every total twice (121 MB at 7.6 M nodes).
 func (t *Tree) addTotals() {
-	k := len(t.SampleTypes)
+	k := t.width()
+	if k == 1 { // one sample type, or one kept: no inner loop
+		total, self := t.total, t.self
+		for i := len(t.Nodes) - 1; i > 0; i-- {
+			total[i] += self[i]
+			total[t.Nodes[i].Parent] += total[i]
+		}
+		if len(t.Nodes) > 0 {
+			total[0] += self[0]
+		}
+		return
+	}
 	if k == 2 { // the common case (samples and time): no inner loop
 		total, self := t.total, t.self
 		for i := len(t.Nodes) - 1; i > 0; i-- {
@@ -475,14 +559,21 @@ func (t *Tree) Validate() error {
 	if len(t.Nodes) == 0 || t.Nodes[0].Parent != NoNode {
 		return fmt.Errorf("tree has no root")
 	}
-	if len(t.self) != len(t.Nodes)*len(t.SampleTypes) || len(t.total) != len(t.self) {
-		return fmt.Errorf("%d self and %d total values for %d nodes of %d sample types", len(t.self), len(t.total), len(t.Nodes), len(t.SampleTypes))
+	w := t.width()
+	if len(t.self) != len(t.Nodes)*w || len(t.total) != len(t.self) {
+		return fmt.Errorf("%d self and %d total values for %d nodes of %d sample types", len(t.self), len(t.total), len(t.Nodes), w)
 	}
-	sum := make([]int64, len(t.SampleTypes))
+	if t.only > 0 {
+		k := t.only - 1
+		if len(t.rootSelf) != len(t.SampleTypes) || len(t.rootTotal) != len(t.SampleTypes) || t.rootSelf[k] != t.self[0] || t.rootTotal[k] != t.total[0] {
+			return fmt.Errorf("root values %v, %v differ from the kept %s's %d, %d", t.rootSelf, t.rootTotal, t.SampleTypes[k], t.self[0], t.total[0])
+		}
+	}
+	sum := make([]int64, w)
 	for i := range t.Nodes {
 		n := &t.Nodes[i]
 		id := NodeID(i)
-		copy(sum, t.Self(id))
+		copy(sum, t.self[i*w:])
 		for _, c := range t.Children(id) {
 			cn := &t.Nodes[c]
 			if cn.Parent != id || c <= id || cn.Depth != n.Depth+1 {
@@ -491,12 +582,12 @@ func (t *Tree) Validate() error {
 			if got, ok := t.Child(id, cn.Frame); !ok || got != c {
 				return fmt.Errorf("node %d: child %d missing from the index", i, c)
 			}
-			for k, v := range t.Total(c) {
+			for k, v := range t.total[int(c)*w : int(c+1)*w] {
 				sum[k] += v
 			}
 		}
-		if !slices.Equal(sum, t.Total(id)) {
-			return fmt.Errorf("node %d (%s): total %v != self + children %v", i, t.Frames[n.Frame].Function, t.Total(id), sum)
+		if total := t.total[i*w : (i+1)*w]; !slices.Equal(sum, total) {
+			return fmt.Errorf("node %d (%s): total %v != self + children %v", i, t.Frames[n.Frame].Function, total, sum)
 		}
 	}
 	return nil

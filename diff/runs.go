@@ -280,11 +280,12 @@ func foldTreeLike(t *cct.Tree, m Metric, marker string, like *shapeMemo, wide bo
 		parts = parallelCount(n)
 	}
 	if k := m.col - 1; k >= 0 {
+		// (A tree may keep type k's values alone: cct.Options.OneSampleType.)
+		self, total, stride := t.Values(k)
 		parallelParts(n, parts, func(_, from, to int) {
 			for i := from; i < to; i++ {
-				id := cct.NodeID(i)
-				r.total[i] = t.Total(id)[k] * m.scale
-				r.self[i] = t.Self(id)[k] * m.scale
+				r.total[i] = total[i*stride] * m.scale
+				r.self[i] = self[i*stride] * m.scale
 			}
 		})
 	} else {

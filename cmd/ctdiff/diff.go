@@ -330,7 +330,7 @@ func loadSides(s *streams, o *diffOptions, args [2]string, copts cct.Options, ke
 	var trees []builtTree
 	if f := newFold(o, keepTrees, len(sides[0].paths), len(sides[1].paths)); f != nil {
 		sides[0].fold = f
-		trees, err = foldTrees(s, f, len(sides[0].paths), paths, opts, copts)
+		trees, err = foldTrees(s, f, len(sides[0].paths), paths, opts, foldOptions(o, copts))
 	} else {
 		trees, err = buildTrees(s, paths, opts, copts)
 	}

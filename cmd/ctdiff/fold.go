@@ -98,6 +98,19 @@ func headerTree(t *cct.Tree) *cct.Tree {
 	}
 }
 
+// foldOptions are the build options of the trees a Fold reads. Of a node
+// but the root it reads the values of the sample type compared only
+// (diff.Fold.Add), unless per=FUNC normalization counts its function's
+// samples there, so the trees keep that type's values alone
+// (cct.Options.OneSampleType): half the values of a profile of two types,
+// 22 MB of each of gopair's trees, which are built at once.
+func foldOptions(o *diffOptions, copts cct.Options) cct.Options {
+	if n, err := diff.ParseNormalize(o.norm.normalize); err == nil && n.Mode != diff.NormalizePer {
+		copts.OneSampleType, copts.SampleType = true, o.metric
+	}
+	return copts
+}
+
 // newFold returns the Fold for a diff of nBase and nNew runs, when its runs
 // can be folded (foldable), else nil.
 func newFold(o *diffOptions, keepTrees bool, nBase, nNew int) *diff.Fold {
