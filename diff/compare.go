@@ -169,6 +169,16 @@ func (c *comparison) compare() *Result {
 		ranked   []RankedPath
 		goRT     *GoRuntime
 	)
+	// Once every matching is made, Stats's critical graph reads the union
+	// only: what is left to read of the runs is what parcs does
+	// (benchProfile reads their frames and child lists; gopair: 67 MB
+	// dropped before the comparison's peak).
+	dropRuns := c.st == nil && c.agg.perRun() && c.verdict == nil
+	drop := func() {
+		for _, r := range c.runs {
+			r.dropMatching()
+		}
+	}
 	if c.st != nil {
 		// The union, the pairs and PARCS's matchings were made as the
 		// runs arrived: what is left is to normalize what they summed.
@@ -180,22 +190,31 @@ func (c *comparison) compare() *Result {
 			wg.Go(func() { pairs() })
 		}
 		wg.Go(func() { strict() })
-		c.buildUnion()
+		var beforeValues func()
+		if dropRuns && fromUnion {
+			// One run a side: the pair is read off the union and
+			// the strict matching (on another goroutine) takes a
+			// fraction of the union's time, so the runs' matching
+			// arrays go before the values are made, which then take
+			// their memory rather than add to it.
+			beforeValues = func() {
+				strict()
+				pairs()
+				drop()
+			}
+		}
+		c.buildUnion(beforeValues)
+		if dropRuns && fromUnion {
+			c.u.dropUnionCopies(c.bRuns[0], c.nRuns[0])
+		}
 	}
 	threadWarnings(res, c.u, c.kt)
 
 	if c.st == nil {
 		wg.Go(func() {
 			s, ps := strict(), pairs()
-			if c.agg.perRun() && c.verdict == nil {
-				// Every matching is made, and Stats's critical graph
-				// reads the union only: what is left to read of the
-				// runs is what parcs does (benchProfile reads their
-				// frames and child lists; gopair: 67 MB dropped
-				// before the comparison's peak).
-				for _, r := range c.runs {
-					r.dropMatching()
-				}
+			if dropRuns && !fromUnion {
+				drop()
 			}
 			overlap, topology, weights = parcs(ps, s.common, s.noise, c.u, c.kt, o)
 		})
@@ -235,8 +254,9 @@ func (c *comparison) compare() *Result {
 
 // buildUnion is the union stage: the runs matched onto the union tree, base
 // runs first, so that its order is the base's, and their values gathered
-// per node as the aggregator needs them.
-func (c *comparison) buildUnion() {
+// per node as the aggregator needs them. beforeValues, when not nil, is
+// called between the two.
+func (c *comparison) buildUnion(beforeValues func()) {
 	c.u = newUnion()
 	c.um = newMatcher(c.o.Match, c.o.LCS)
 	c.um.kt, c.um.renameMin = c.kt, c.renameMin
@@ -251,6 +271,9 @@ func (c *comparison) buildUnion() {
 	}
 	c.u.release()
 	c.u.kidKeys = nil // read by matching only
+	if beforeValues != nil {
+		beforeValues()
+	}
 	c.u.values(c.bRuns, c.nRuns, c.agg.perRun())
 }
 

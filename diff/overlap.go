@@ -13,15 +13,33 @@ import (
 // was as large as the run's values.
 type pweights struct {
 	self []int64
-	sum  float64
+	// fself are the self values as float64 instead, when the run's are
+	// dropped (run.uSelf).
+	fself []float64
+	sum   float64
 }
 
 func pweightsOf(r *run) pweights {
 	sum := 0.0
+	if r.self == nil {
+		// The same values in the same order: the same sum.
+		for _, v := range r.uSelf {
+			sum += v
+		}
+		return pweights{fself: r.uSelf, sum: sum}
+	}
 	for _, v := range r.self {
 		sum += float64(v)
 	}
-	return pweights{r.self, sum}
+	return pweights{self: r.self, sum: sum}
+}
+
+// value returns node i's self value.
+func (p pweights) value(i int32) float64 {
+	if p.fself != nil {
+		return p.fself[i]
+	}
+	return float64(p.self[i])
 }
 
 // at returns node i's percentage weight.
@@ -29,7 +47,7 @@ func (p pweights) at(i int32) float64 {
 	if p.sum <= 0 {
 		return 0
 	}
-	return 100 * float64(p.self[i]) / p.sum
+	return 100 * p.value(i) / p.sum
 }
 
 // overlapOf is PARCS's overlap of one pair: Σ over matched nodes of
@@ -46,7 +64,7 @@ func overlapOf(pwA, pwB pweights, baseOf []int32) (overlap float64, common int) 
 		// Most nodes have no self value (a CPU profile's inner
 		// nodes): their term is min(a ≥ 0, 0) = 0, and adding 0
 		// changes no bit of the sum.
-		if pwB.self[nb] == 0 && pwA.self[na] >= 0 {
+		if pwB.value(int32(nb)) == 0 && pwA.value(na) >= 0 {
 			continue
 		}
 		overlap += math.Min(pwA.at(na), pwB.at(int32(nb)))
@@ -146,10 +164,10 @@ func (pa *parcsAcc) add(i int, p pairResult, strictCommon, unionLen int) {
 			k := pa.accOf(p.b.toU[nb])
 			pa.cnt[k]++
 			// A zero weight adds 0, which changes no bit of a sum.
-			if pwA.self[na] != 0 {
+			if pwA.value(na) != 0 {
 				pa.sumB[k] += pwA.at(na)
 			}
-			if pwB.self[nb] != 0 {
+			if pwB.value(int32(nb)) != 0 {
 				pa.sumN[k] += pwB.at(int32(nb))
 			}
 		}
@@ -342,7 +360,7 @@ func collectSubtrees(r *run, match []int32, pairIdx int, acc map[int32]*subtreeA
 			continue
 		}
 		roots--
-		x := r.toU[n]
+		x := r.unionNode(int32(n))
 		var s *subtreeAcc
 		if !fresh {
 			s = acc[x]
@@ -365,9 +383,9 @@ func collectSubtrees(r *run, match []int32, pairIdx int, acc map[int32]*subtreeA
 		}
 		s.nodes += int64(size[n])
 		if deferred {
-			s.raw = append(s.raw, pairWeight{int32(pairIdx), r.total[n]})
+			s.raw = append(s.raw, pairWeight{int32(pairIdx), r.totalOf(int32(n))})
 		} else {
-			s.weight += r.total[n]
+			s.weight += r.totalOf(int32(n))
 		}
 	}
 	if found < len(acc) {
@@ -403,7 +421,7 @@ func collectRoots(r *run, match []int32, size []int32) ([]subtreeRoot, []int32) 
 		}
 		size[n]++
 		if p := r.parent[n]; match[p] >= 0 {
-			roots = append(roots, subtreeRoot{r.toU[n], size[n], r.total[n]})
+			roots = append(roots, subtreeRoot{r.unionNode(int32(n)), size[n], r.totalOf(int32(n))})
 		} else {
 			size[p] += size[n]
 		}

@@ -239,7 +239,7 @@ func TestOverlapOfSkipsZeros(t *testing.T) {
 				}
 			}
 			baseOf[0] = 0
-			pwA, pwB := pweights{a, floatSum(floats(a))}, pweights{b, floatSum(floats(b))}
+			pwA, pwB := pweights{self: a, sum: floatSum(floats(a))}, pweights{self: b, sum: floatSum(floats(b))}
 			want, wantCommon := 0.0, 0
 			for nb, na := range baseOf {
 				if na >= 0 {

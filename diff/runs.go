@@ -141,8 +141,15 @@ type run struct {
 	// CPU profile), from the root's total and sample count; 0 when the
 	// tree counts no samples. Normalization scales it with the values.
 	period float64
-	// toU maps each node to its union-tree node.
+	// toU maps each node to its union-tree node; nil once dropped from
+	// the run the union copied (dropUnionCopies), whose toU is the
+	// identity.
 	toU []int32
+	// uTotal and uSelf are the union's values of the run's side
+	// (meanBase or meanNew, selfBase or selfNew) once total or self is
+	// dropped (dropUnionCopies): with one run a side they are the run's
+	// own, as float64, node n's at its union node (unionNode).
+	uTotal, uSelf []float64
 	// The tree's child lists in one array, node after node (node n's
 	// children are kids[kidStart[n]:kidStart[n+1]]), and their keys beside
 	// them: matching reads every sibling list of both trees several times,
@@ -400,6 +407,23 @@ func (r *run) dropMatching() {
 	r.released = r.nodes()
 	r.frames, r.nframe, r.depths, r.kidStart, r.kids = nil, nil, nil, nil, nil
 	r.fkey, r.nkey, r.kidKeys = nil, nil, nil
+}
+
+// unionNode returns node n's union node.
+func (r *run) unionNode(n int32) int32 {
+	if r.toU == nil {
+		return n
+	}
+	return r.toU[n]
+}
+
+// totalOf returns node n's inclusive value, from the union's values when
+// the run's are dropped (dropUnionCopies keeps only exact ones).
+func (r *run) totalOf(n int32) int64 {
+	if r.total != nil {
+		return r.total[n]
+	}
+	return int64(r.uTotal[r.unionNode(n)])
 }
 
 // frameOf returns node n's frame.

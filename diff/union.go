@@ -58,6 +58,10 @@ type union struct {
 	// rowsAreMeans says total and self are not kept: with one run a
 	// side, totalRow and selfRow read the means (values).
 	rowsAreMeans bool
+	// paired says valuesPair filled the values, and inexact that a
+	// run's inclusive value does not convert to float64 and back
+	// (beyond ±2⁵³): dropUnionCopies keeps the runs' then.
+	paired, inexact bool
 	// pv holds the per-run values instead of total and self when a
 	// stream builds the union (runvalues.go): the tests read them
 	// through totalRow and selfRow either way.
@@ -1077,17 +1081,52 @@ func (u *union) values(base, nw []*run, perRun bool) {
 // building it (gopair: 1.39 M nodes). The arrays are fresh (zero): a node
 // a run lacks has 0 of it, as the gather's sums over no run.
 func (u *union) valuesPair(b, nw *run) {
+	var inexact atomic.Bool
 	parallel(b.nodes(), func(from, to int) {
+		big := false
 		for x := from; x < to; x++ {
-			u.meanBase[x], u.selfBase[x], u.inBase[x] = float64(b.total[x]), float64(b.self[x]), 1
+			t := b.total[x]
+			u.meanBase[x], u.selfBase[x], u.inBase[x] = float64(t), float64(b.self[x]), 1
+			big = big || t > maxExact || t < -maxExact
+		}
+		if big {
+			inexact.Store(true)
 		}
 	})
 	parallel(nw.nodes(), func(from, to int) {
+		big := false
 		for i, x := range nw.toU[from:to] {
 			i += from
-			u.meanNew[x], u.selfNew[x], u.inNew[x] = float64(nw.total[i]), float64(nw.self[i]), 1
+			t := nw.total[i]
+			u.meanNew[x], u.selfNew[x], u.inNew[x] = float64(t), float64(nw.self[i]), 1
+			big = big || t > maxExact || t < -maxExact
+		}
+		if big {
+			inexact.Store(true)
 		}
 	})
+	u.paired, u.inexact = true, inexact.Load()
+}
+
+// maxExact bounds the integers a float64 holds exactly, all of them up to
+// it: 2⁵³.
+const maxExact = 1 << 53
+
+// dropUnionCopies drops, once valuesPair has filled the union's values and
+// every matching is made, what of a one-run-a-side comparison's runs the
+// union holds as well: the base run's values and its toU (the union is its
+// copy: the identity), and the new run's inclusive values. What reads them
+// after (PARCS: pweightsOf, collectRoots) reads the union's (run.uTotal,
+// uSelf). gopair: 34 MB, live at the comparison's peak. Not when a total
+// would not come back from float64 exact (u.inexact).
+func (u *union) dropUnionCopies(b, nw *run) {
+	if !u.paired || u.inexact || u.copied != b {
+		return
+	}
+	nb := b.nodes()
+	b.uTotal, b.uSelf = u.meanBase[:nb:nb], u.selfBase[:nb:nb]
+	b.total, b.self, b.toU = nil, nil, nil
+	nw.uTotal, nw.total = u.meanNew, nil
 }
 
 // totalRow fills dst (of length u.runs) with node x's inclusive values,
