@@ -269,7 +269,7 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 	}
 	g = newGraph(n)
 	context := func(a int32) gval {
-		return gval{base: u.meanBase[a], new: u.meanNew[a], added: u.inBase[a] == 0, context: true, test: testOf[a]}
+		return gval{base: u.meanBase[a], new: u.meanNew[a], added: u.baseRuns(a) == 0, context: true, test: testOf[a]}
 	}
 	for x := int32(1); int(x) < n; x++ {
 		t := testOf[x]
@@ -279,7 +279,7 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 				continue
 			}
 		}
-		g.set(x, gval{base: u.meanBase[x], new: u.meanNew[x], added: u.inBase[x] == 0, test: t})
+		g.set(x, gval{base: u.meanBase[x], new: u.meanNew[x], added: u.baseRuns(x) == 0, test: t})
 		addContext(g, u.parent[x], context, u.parent)
 	}
 	// Spread causes: the contexts of each function whose sum regressed
@@ -302,7 +302,7 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 			}
 			v, in := g.get(x)
 			if !in || v.context {
-				g.set(x, gval{base: u.meanBase[x], new: u.meanNew[x], added: u.inBase[x] == 0, test: gr.test, spread: id})
+				g.set(x, gval{base: u.meanBase[x], new: u.meanNew[x], added: u.baseRuns(x) == 0, test: gr.test, spread: id})
 			} else {
 				v.spread = id
 			}
@@ -463,7 +463,7 @@ func markUntested(u *union, class []uint8, oneSide bool) (skip []bool, oneRun []
 	if oneSide {
 		inBase = make([]bool, len(class))
 		for x := int32(1); int(x) < n; x++ {
-			if u.inBase[x] > 0 {
+			if u.baseRuns(x) > 0 {
 				inBase[u.key[x]] = true
 			}
 		}
@@ -506,8 +506,8 @@ func markUntested(u *union, class []uint8, oneSide bool) (skip []bool, oneRun []
 		// placed elsewhere), which one run cannot tell from a new call. A
 		// function the base runs lack entirely is new code, tested.
 		if oneSide {
-			moved := u.inBase[x] == 0 && inBase[u.key[x]] && u.depth[x] >= 2
-			if moved || u.depth[x] == 2 && (u.inBase[x] == 0 || u.inNew[x] == 0) || class[u.key[x]]&classCollector != 0 || sp&oneRunBelow != 0 {
+			moved := u.baseRuns(x) == 0 && inBase[u.key[x]] && u.depth[x] >= 2
+			if moved || u.depth[x] == 2 && (u.baseRuns(x) == 0 || u.newRuns(x) == 0) || class[u.key[x]]&classCollector != 0 || sp&oneRunBelow != 0 {
 				if sp&oneRunBelow == 0 {
 					oneRun = append(oneRun, x)
 				}

@@ -471,9 +471,9 @@ func threadWarnings(res *Result, u *union, kt *keyTable) {
 	both := 0
 	for _, x := range u.children(0) {
 		switch {
-		case u.inNew[x] == 0:
+		case u.newRuns(x) == 0:
 			onlyBase = append(onlyBase, threadLabel(kt.frames[u.key[x]]))
-		case u.inBase[x] == 0:
+		case u.baseRuns(x) == 0:
 			onlyNew = append(onlyNew, threadLabel(kt.frames[u.key[x]]))
 		default:
 			both++
@@ -499,7 +499,7 @@ func untestedCauses(u *union, kt *keyTable, xs []int32) []Cause {
 	for _, x := range xs {
 		thread, path := u.describe(kt, x)
 		c := Cause{Thread: thread, Path: path, Kind: Regressed, Base: round(u.meanBase[x]), New: round(u.meanNew[x]), Node: -1}
-		if u.inBase[x] == 0 {
+		if u.baseRuns(x) == 0 {
 			c.Kind = Added
 		}
 		c.Delta = c.New - c.Base

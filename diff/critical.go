@@ -70,10 +70,10 @@ func thresholdGraph(u *union, kt *keyTable, mu int64) *graph {
 		}
 		b, nw := u.meanBase[c], u.meanNew[c]
 		switch {
-		case u.inBase[c] > 0 && nw-b >= m:
+		case u.baseRuns(c) > 0 && nw-b >= m:
 			mark[c] = regressed
 			count++
-		case u.inBase[c] == 0 && nw >= m:
+		case u.baseRuns(c) == 0 && nw >= m:
 			mark[c] = added
 			count++
 		}

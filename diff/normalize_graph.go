@@ -25,12 +25,12 @@ func relaxedThresholdGraph(u *union, kt *keyTable, mu int64) *graph {
 			continue
 		}
 		b, n := u.meanBase[x], u.meanNew[x]
-		if u.inBase[x] > 0 && n-b < m || u.inBase[x] == 0 && n < m {
+		if u.baseRuns(x) > 0 && n-b < m || u.baseRuns(x) == 0 && n < m {
 			continue
 		}
-		g.set(x, gval{base: b, new: n, added: u.inBase[x] == 0})
+		g.set(x, gval{base: b, new: n, added: u.baseRuns(x) == 0})
 		addContext(g, u.parent[x], func(a int32) gval {
-			return gval{base: u.meanBase[a], new: u.meanNew[a], added: u.inBase[a] == 0, context: true}
+			return gval{base: u.meanBase[a], new: u.meanNew[a], added: u.baseRuns(a) == 0, context: true}
 		}, u.parent)
 	}
 	return g

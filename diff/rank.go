@@ -53,7 +53,7 @@ func rankPaths(u *union, kt *keyTable, top int) []RankedPath {
 	// so no ranked path reads its cost (gopair: 1.1 M of the union's
 	// 2.5 M nodes are the base run's only).
 	for x := 1; x < n; x++ {
-		if u.inNew[x] == 0 {
+		if u.newRuns(int32(x)) == 0 {
 			continue
 		}
 		p := u.parent[x]

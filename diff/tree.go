@@ -36,7 +36,7 @@ func exportTree(u *union, kt *keyTable, graph []GraphNode, ids []int32) []TreeNo
 		n := TreeNode{
 			Parent:   u.parent[x],
 			Graph:    -1,
-			BaseRuns: u.inBase[x], NewRuns: u.inNew[x],
+			BaseRuns: u.baseRuns(int32(x)), NewRuns: u.newRuns(int32(x)),
 			Base: u.meanBase[x], New: u.meanNew[x],
 			BaseSelf: u.selfBase[x], NewSelf: u.selfNew[x],
 		}

@@ -64,7 +64,7 @@ func TestValuesGather(t *testing.T) {
 					"total": func(u *union) any { return u.rows(perRun, u.totalRow) }, "self": func(u *union) any { return u.rows(perRun, u.selfRow) },
 					"selfBase": func(u *union) any { return u.selfBase }, "selfNew": func(u *union) any { return u.selfNew },
 					"meanBase": func(u *union) any { return u.meanBase }, "meanNew": func(u *union) any { return u.meanNew },
-					"inBase": func(u *union) any { return u.inBase }, "inNew": func(u *union) any { return u.inNew },
+					"inBase": func(u *union) any { return u.runsOf(u.baseRuns) }, "inNew": func(u *union) any { return u.runsOf(u.newRuns) },
 				} {
 					if !reflect.DeepEqual(f(u), f(&want)) {
 						t.Errorf("%s differs from the scatter's", name)
@@ -147,4 +147,13 @@ func zamUnion(trees []*cct.Tree, nBase int, m Metric) (*union, []*run) {
 		um.addRun(u, r, ZAM)
 	}
 	return u, runs
+}
+
+// runsOf lists in of every node (baseRuns, newRuns).
+func (u *union) runsOf(in func(x int32) int32) []int32 {
+	out := make([]int32, u.len())
+	for x := range out {
+		out[x] = in(int32(x))
+	}
+	return out
 }
