@@ -277,36 +277,37 @@ func outermostContexts(u *union, skip []bool, nk int) []bool {
 	n := u.len()
 	topmost := make([]bool, n)
 	size, reached := reachedSizes(u, skip)
-	// next[x] is where x's next child goes in preorder; order is the
+	// next[x] is where x's next child goes in preorder, and once x's
+	// children are placed, the end of its subtree there; order is the
 	// nodes reached in preorder, the root's children (depth 1, the
 	// threads) as ^x: the last pass then reads no node's depth, which
 	// was a read out of order for every node (a third of its misses).
-	next, order := make([]int32, n), make([]int32, reached)
+	// next is size's array: a node's size is read once, where it is
+	// placed (after its parent, before its children), and its slot is
+	// its next from then on (gopair: 10 MB less, live at the
+	// comparison's peak).
+	next, order := size, make([]int32, reached)
 	next[0] = 1
 	for x := int32(1); int(x) < n; x++ {
-		if size[x] == 0 {
+		sz := size[x]
+		if sz == 0 {
 			continue
 		}
 		p := u.parent[x]
 		at := next[p]
-		next[p] += size[x]
+		next[p] += sz
 		o := x
 		if p == 0 {
 			o = ^x
 		}
 		order[at], next[x] = o, at+1
 	}
-	// Per key, the end of its last outermost context: next's room when
-	// there is enough.
-	end := next[:min(nk, n)]
-	clear(end)
-	if nk > n {
-		end = make([]int32, nk)
-	}
+	// Per key, the end of its last outermost context.
+	end := make([]int32, nk)
 	for i, x := range order[1:] {
 		if x >= 0 { // depth 2 or more
 			if k, i := u.key[x], int32(i+1); i >= end[k] {
-				topmost[x], end[k] = true, i+size[x]
+				topmost[x], end[k] = true, next[x]
 			}
 		}
 	}
