@@ -128,10 +128,12 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 	// The family: every hypothesis tested, in node order, inclusive before
 	// self, then the functions' sums (spread.go). testOf and selfOf map a
 	// node to 1 + its hypotheses' index in the family, 0 when untested.
-	// Room for one hypothesis per node, about what a large comparison
-	// tests (1.6 M-stack pair: 5.4 M of 7.6 M nodes): appended from
-	// empty, the slice was copied a dozen times, 233 MB allocated for 43.
-	members := make([]hyp, 0, n)
+	// Room for an eighth of the nodes, doubled when full: a large
+	// comparison tests most nodes (1.6 M-stack pair: 5.4 M of 7.6 M;
+	// append's growth by a quarter copied the slice a dozen times, 233 MB
+	// allocated for 43), an independent pair few (gopair: 258 of 2.5 M,
+	// where room for every node was 10 MB, live at the comparison's peak).
+	members := make([]hyp, 0, n/8+1)
 	testOf := make([]int32, n)
 	selfOf := make([]int32, n)
 	selfRow := make([]float64, runs)
@@ -140,7 +142,10 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 			continue
 		}
 		if sum := u.meanBase[x]*float64(nBase) + u.meanNew[x]*float64(nNew); sum >= m*float64(nNew) {
-			members = append(members, hyp{x: x})
+			if len(members) == cap(members) {
+				members = slices.Grow(members, len(members))
+			}
+			members = append(members, hyp(x))
 			testOf[x] = int32(len(members))
 		}
 		// A leaf's self value is its inclusive value: tested once. So is
@@ -149,7 +154,10 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 			continue
 		}
 		if self.sum(x, selfRow) >= m*float64(nNew) {
-			members = append(members, hyp{x: x, self: true})
+			if len(members) == cap(members) {
+				members = slices.Grow(members, len(members))
+			}
+			members = append(members, selfHyp(x))
 			selfOf[x] = int32(len(members))
 		}
 	}
@@ -193,10 +201,10 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 	}
 	c := lazyShare / float64(nFamily)
 	rowOf := func(row []float64, i int) []float64 {
-		if h := members[i]; h.self {
-			return self.row(h.x, row)
+		if h := members[i]; h.self() {
+			return self.row(h.node(), row)
 		}
-		return u.totalRow(members[i].x, row)
+		return u.totalRow(members[i].node(), row)
 	}
 	// treeHolm's forest of the family (familyParent), and each
 	// hypothesis's size, are made in the same pass as the tests, from
@@ -221,9 +229,9 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 			}
 			var t Test
 			if exact == nil {
-				t = testFloats(row[:nBase], row[nBase:], prOf(members[i].x))
+				t = testFloats(row[:nBase], row[nBase:], prOf(members[i].node()))
 			} else {
-				t, _, _, exact[i] = b.lazyTest(row[:nBase], row[nBase:], prOf(members[i].x))
+				t, _, _, exact[i] = b.lazyTest(row[:nBase], row[nBase:], prOf(members[i].node()))
 			}
 			ps[i], names[i] = t.P, nameOf(t.Name)
 		}
@@ -233,7 +241,7 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 			return
 		}
 		row := rowOf(make([]float64, runs), i)
-		ps[i] = testFloats(row[:nBase], row[nBase:], prOf(members[i].x)).P
+		ps[i] = testFloats(row[:nBase], row[nBase:], prOf(members[i].node())).P
 		exact[i] = true
 	}
 	for i := range groups {
@@ -322,7 +330,7 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 		switch {
 		case i >= len(members):
 			t.Of = OfFunction
-		case members[i].self:
+		case members[i].self():
 			t.Of = OfSelf
 		}
 		g.tests = append(g.tests, t)
@@ -372,8 +380,8 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 // value the child of its inclusive value; the functions' sums (after the
 // members) are roots.
 func familyParent(u *union, h hyp, testOf []int32) int32 {
-	a := h.x
-	if !h.self {
+	a := h.node()
+	if !h.self() {
 		a = u.parent[a]
 	}
 	for a > 0 && testOf[a] == 0 {
@@ -385,8 +393,6 @@ func familyParent(u *union, h hyp, testOf []int32) int32 {
 	return -1
 }
 
-// A hyp is one hypothesis of statsGraph's family on a node: its inclusive
-// value, or its self value.
 // A testName is a Test's Name, a byte per hypothesis of statsGraph's
 // family.
 type testName uint8
@@ -414,10 +420,25 @@ func (n testName) String() string {
 	return [...]string{nameModerated: "moderated-t", nameWelch: "welch", nameUntested: untested}[n]
 }
 
-type hyp struct {
-	x    int32
-	self bool
+// A hyp is one hypothesis of statsGraph's family on a node: its inclusive
+// value, the node's id, or its self value, the id's complement (^id, < 0):
+// 4 bytes where a struct of both took 8, in room for a hypothesis per node
+// (gopair: 2.5 M nodes, 258 tested).
+type hyp int32
+
+// selfHyp is the hypothesis on node x's self value.
+func selfHyp(x int32) hyp { return hyp(^x) }
+
+// node returns the hypothesis's node.
+func (h hyp) node() int32 {
+	if h < 0 {
+		return int32(^h)
+	}
+	return int32(h)
 }
+
+// self reports a hypothesis on a self value.
+func (h hyp) self() bool { return h < 0 }
 
 // lazyShare sets statsGraph's bound on the p-values it leaves inexact:
 // lazyShare/m in a family of m, reached by treeHolm's weight only where
