@@ -54,6 +54,22 @@ func (p pweights) at(i int32) float64 {
 // min(pweight_a, pweight_b). It also returns |CT|, the matched nodes without
 // the root.
 func overlapOf(pwA, pwB pweights, baseOf []int32) (overlap float64, common int) {
+	// One loop per type of values, read as they are: no call or branch
+	// per node (a stream adds hundreds of pairs).
+	switch {
+	case pwA.fself != nil && pwB.fself != nil:
+		return overlapIn(pwA.fself, pwB.fself, pwA, pwB, baseOf)
+	case pwA.fself != nil:
+		return overlapIn(pwA.fself, pwB.self, pwA, pwB, baseOf)
+	case pwB.fself != nil:
+		return overlapIn(pwA.self, pwB.fself, pwA, pwB, baseOf)
+	}
+	return overlapIn(pwA.self, pwB.self, pwA, pwB, baseOf)
+}
+
+// overlapIn is overlapOf with the runs' self values a and b (pwA's and
+// pwB's, int64 or, dropped, float64).
+func overlapIn[A, B int64 | float64](a []A, b []B, pwA, pwB pweights, baseOf []int32) (overlap float64, common int) {
 	for nb, na := range baseOf {
 		if na < 0 {
 			continue
@@ -64,7 +80,7 @@ func overlapOf(pwA, pwB pweights, baseOf []int32) (overlap float64, common int) 
 		// Most nodes have no self value (a CPU profile's inner
 		// nodes): their term is min(a ≥ 0, 0) = 0, and adding 0
 		// changes no bit of the sum.
-		if pwB.value(int32(nb)) == 0 && pwA.value(na) >= 0 {
+		if b[nb] == 0 && a[na] >= 0 {
 			continue
 		}
 		overlap += math.Min(pwA.at(na), pwB.at(int32(nb)))
@@ -164,10 +180,11 @@ func (pa *parcsAcc) add(i int, p pairResult, strictCommon, unionLen int) {
 			k := pa.accOf(p.b.toU[nb])
 			pa.cnt[k]++
 			// A zero weight adds 0, which changes no bit of a sum.
-			if pwA.value(na) != 0 {
+			// (Runs of several pairs keep their values.)
+			if pwA.self[na] != 0 {
 				pa.sumB[k] += pwA.at(na)
 			}
-			if pwB.value(int32(nb)) != 0 {
+			if pwB.self[nb] != 0 {
 				pa.sumN[k] += pwB.at(int32(nb))
 			}
 		}
