@@ -113,8 +113,8 @@ func main() {
 		}
 		d := t.New - t.Base
 		z := func(k float64) float64 { return d / math.Sqrt(period*(t.Base+t.New)/k) }
-		fmt.Printf("miss: %.0f ms at %g runs; true change %.0f ms of %.0f ms, %.1f standard errors at %g runs, %.1f at %g\n",
-			x.Delta/1e6, k1, d/1e6, t.Base/1e6, z(k1), k1, z(k2), k2)
+		fmt.Printf("miss: %.0f ms at %g runs; true change %.0f ms of %.0f ms, %.1f standard errors at %g runs, %.1f at %g: %s\n",
+			x.Delta/1e6, k1, d/1e6, t.Base/1e6, z(k1), k1, z(k2), k2, p)
 	}
 	fa1, fa2 := falseAlarms(few, truth, k1), falseAlarms(more, truth, k2)
 	fmt.Printf("%d causes at %g runs, %d at %g, %d not found again; false alarms %d and %d\n", len(few), k1, len(more), k2, missed, fa1, fa2)
