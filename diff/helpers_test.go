@@ -3,11 +3,13 @@ package diff
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/ctdiff/ctdiff/cct"
+	"github.com/ctdiff/ctdiff/internal/synth"
 )
 
 // ms is one millisecond in nanoseconds.
@@ -138,4 +140,30 @@ func indentJSON(t *testing.T, got any) []byte {
 		t.Fatal(err)
 	}
 	return append(b, '\n')
+}
+
+// A treePair is one run a side of a test case.
+type treePair struct {
+	name     string
+	base, nw *cct.Tree
+}
+
+// synthTreePairs builds synth's small pair (seed 4, 3,000 stacks) as
+// pruned trees and as call-site trees: the two shapes of key a union meets.
+func synthTreePairs(tb testing.TB) []treePair {
+	tb.Helper()
+	pair := synth.Generate(synth.Config{Seed: 4, Stacks: 3000, Functions: 200})
+	var out []treePair
+	for _, opts := range []cct.Options{{Prune: true}, {CallSites: true}} {
+		b, err := cct.FromProfile(pair.Base, opts)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		n, err := cct.FromProfile(pair.New, opts)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		out = append(out, treePair{fmt.Sprintf("synth-%+v", opts), b, n})
+	}
+	return out
 }

@@ -6,22 +6,17 @@ import (
 	"testing"
 
 	"github.com/ctdiff/ctdiff/cct"
-	"github.com/ctdiff/ctdiff/internal/synth"
 )
 
 // TestPairFromUnionMatchesMatchTrees: with one run per side, the pair's
 // matching read off the union tree is the matching matchTrees computes,
 // renames included, in every matching mode.
 func TestPairFromUnionMatchesMatchTrees(t *testing.T) {
-	type pairCase struct {
-		name     string
-		base, nw *cct.Tree
-	}
-	var cases []pairCase
+	var cases []treePair
 	for _, nodes := range []int{300, 3000} {
 		for seed := range 3 {
 			base, nw := benchRuns(t, nodes+seed, 1)
-			cases = append(cases, pairCase{fmt.Sprintf("evolved-%d-%d", nodes, seed), base[0], nw[0]})
+			cases = append(cases, treePair{fmt.Sprintf("evolved-%d-%d", nodes, seed), base[0], nw[0]})
 		}
 	}
 	for i, r := range [][2]string{ // renames (TestRenames)
@@ -29,20 +24,9 @@ func TestPairFromUnionMatchesMatchTrees(t *testing.T) {
 		{"m;fB@app.min.js 100\nm;x@app.min.js 5", "m;_G@app.min.js 104\nm;x@app.min.js 5"},
 	} {
 		ts := trees(t, r[0], r[1])
-		cases = append(cases, pairCase{fmt.Sprintf("renamed-%d", i), ts[0], ts[1]})
+		cases = append(cases, treePair{fmt.Sprintf("renamed-%d", i), ts[0], ts[1]})
 	}
-	pair := synth.Generate(synth.Config{Seed: 4, Stacks: 3000, Functions: 200})
-	for _, opts := range []cct.Options{{Prune: true}, {CallSites: true}} {
-		b, err := cct.FromProfile(pair.Base, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		n, err := cct.FromProfile(pair.New, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cases = append(cases, pairCase{fmt.Sprintf("synth-%+v", opts), b, n})
-	}
+	cases = append(cases, synthTreePairs(t)...)
 	for _, c := range cases {
 		for _, mode := range []Matching{ZAM, PARCS} {
 			t.Run(c.name+"/"+string(mode), func(t *testing.T) {

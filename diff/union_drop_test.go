@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/ctdiff/ctdiff/cct"
-	"github.com/ctdiff/ctdiff/internal/synth"
 )
 
 // TestDropUnionCopies: with one run a side, PARCS's numbers read from the
@@ -24,17 +23,8 @@ func TestDropUnionCopies(t *testing.T) {
 		base, nw := benchRuns(t, 2000+seed, 1)
 		cases = append(cases, pairCase{name: fmt.Sprintf("evolved-%d", seed), base: base[0], nw: nw[0]})
 	}
-	pair := synth.Generate(synth.Config{Seed: 4, Stacks: 3000, Functions: 200})
-	for _, opts := range []cct.Options{{Prune: true}, {CallSites: true}} {
-		b, err := cct.FromProfile(pair.Base, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		n, err := cct.FromProfile(pair.New, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cases = append(cases, pairCase{name: fmt.Sprintf("synth-%+v", opts), base: b, nw: n})
+	for _, p := range synthTreePairs(t) {
+		cases = append(cases, pairCase{name: p.name, base: p.base, nw: p.nw})
 	}
 	big := trees(t, "m;a 100\nm;b 50", "m;a 120\nm;c 10000000001")
 	cases = append(cases, pairCase{name: "beyond 2^53", base: big[0], nw: big[1], big: true})
