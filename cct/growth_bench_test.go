@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"runtime/debug"
 	"sync"
-	"syscall"
 	"testing"
 
 	"github.com/ctdiff/ctdiff/internal/benchcpu"
@@ -96,28 +95,24 @@ func BenchmarkBuildFresh(b *testing.B) {
 			s := growthSamples(n)
 			b.ReportAllocs()
 			var faults int64
+			counted := false
 			for b.Loop() {
 				b.StopTimer()
 				debug.FreeOSMemory()
-				before := minorFaults()
+				before, _ := benchcpu.MinorFaults()
 				b.StartTimer()
 				bl := NewBuilder(Options{Prune: true})
 				if err := bl.AddSamples(s); err != nil {
 					b.Fatal(err)
 				}
 				bl.Finish()
-				faults += minorFaults() - before
+				after, ok := benchcpu.MinorFaults()
+				faults += after - before
+				counted = ok
 			}
-			b.ReportMetric(float64(faults)/float64(b.N), "faults/op")
+			if counted {
+				b.ReportMetric(float64(faults)/float64(b.N), "faults/op")
+			}
 		})
 	}
-}
-
-// minorFaults returns the process's minor page faults so far.
-func minorFaults() int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return ru.Minflt
 }

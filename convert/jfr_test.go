@@ -295,7 +295,7 @@ func TestJFRAsyncProfiler(t *testing.T) {
 		t.Errorf("cpu %d ns, want 1120000000 (112 samples × 10 ms)", got)
 	}
 	if got := jpTotal(p, wall); got != (199_661-112)*200_000_000 {
-		t.Errorf("wall %d ns, want %d (sleeping samples × the 200 ms wall interval)", got, (199_661-112)*200_000_000)
+		t.Errorf("wall %d ns, want %d (sleeping samples × the 200 ms wall interval)", got, int64(199_661-112)*200_000_000)
 	}
 	if n, b := jpTotal(p, allocN), jpTotal(p, allocB); n != 17 || b != 21_379_904+8_208 {
 		t.Errorf("allocations: %d events, %d bytes; want 17, 21388112", n, b)

@@ -57,8 +57,8 @@ func TestStackBudget(t *testing.T) {
 	if got := stackFrameLimit(0); got != minStackFrames {
 		t.Errorf("limit for 0 bytes = %d, want the floor %d", got, minStackFrames)
 	}
-	if got := stackFrameLimit(1 << 30); got != stackFramesPerByte<<30 {
-		t.Errorf("limit for 1 GiB = %d, want %d", got, stackFramesPerByte<<30)
+	if got, want := stackFrameLimit(1<<30), int64(stackFramesPerByte)<<30; got != want {
+		t.Errorf("limit for 1 GiB = %d, want %d", got, want)
 	}
 	b := &stackBudget{limit: 10}
 	for range 5 {

@@ -263,7 +263,7 @@ func (d *pprofDecoder) top(data []byte) bool {
 				return false
 			}
 			at := len(data) - len(b) + 1 + n
-			if l >= 1<<24 || at >= 1<<40 {
+			if l >= 1<<24 || uint64(at) >= 1<<40 {
 				return false // pprof decides about giant samples
 			}
 			d.sampleAt = append(d.sampleAt, uint64(at)<<24|l)
@@ -293,7 +293,7 @@ func (d *pprofDecoder) topField(f field) bool {
 	case 2:
 		// The message's place in data: less to keep than a slice.
 		at := cap(d.data) - cap(f.data)
-		if f.typ != 2 || len(f.data) >= 1<<24 || at >= 1<<40 {
+		if f.typ != 2 || len(f.data) >= 1<<24 || uint64(at) >= 1<<40 {
 			return false // pprof decides about giant samples
 		}
 		d.sampleAt = append(d.sampleAt, uint64(at)<<24|uint64(len(f.data)))

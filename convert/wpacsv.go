@@ -94,7 +94,7 @@ func wpaHeader(line string) *wpaColumns {
 }
 
 // wpaMaxCount bounds Count so that Count × 1 ms cannot overflow.
-const wpaMaxCount = 1 << 40
+const wpaMaxCount int64 = 1 << 40
 
 // wpaAbsorbs lists the columns whose text may contain the separator.
 var wpaAbsorbs = map[string]bool{

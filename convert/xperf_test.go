@@ -204,10 +204,10 @@ func xperfSynthetic(n int) string {
 	stack := func(ts, tid int) {
 		for d := 1; d <= 6; d++ {
 			if d == 3 { // one frame in six has a comma in its name
-				fmt.Fprintf(&sb, "Stack, %d, %d, %d, 0x%x, app.exe!f%d<int,%d>\n", ts, tid, d, 0x7ff600000000+d*16, (ts+d)%40, d)
+				fmt.Fprintf(&sb, "Stack, %d, %d, %d, 0x%x, app.exe!f%d<int,%d>\n", ts, tid, d, 0x7ff600000000+int64(d)*16, (ts+d)%40, d)
 				continue
 			}
-			fmt.Fprintf(&sb, "Stack, %d, %d, %d, 0x%x, app.exe!f%d\n", ts, tid, d, 0x7ff600000000+d*16, (ts+d)%40)
+			fmt.Fprintf(&sb, "Stack, %d, %d, %d, 0x%x, app.exe!f%d\n", ts, tid, d, 0x7ff600000000+int64(d)*16, (ts+d)%40)
 		}
 	}
 	for i := 0; i < n; i++ {

@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command stages times `ctdiff diff BASE NEW` stage by stage (issue 20):
 // reading the file, gunzip, the rest of reading and decoding pprof, the
 // tree build, the comparison and the text report, each side alone and one
@@ -65,7 +67,7 @@ func since(a mark) usage {
 	cpu := func(ru syscall.Rusage) time.Duration {
 		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	}
-	return usage{wall: b.t.Sub(a.t), cpu: cpu(b.ru) - cpu(a.ru), faults: b.ru.Minflt - a.ru.Minflt, alloc: b.alloc - a.alloc}
+	return usage{wall: b.t.Sub(a.t), cpu: cpu(b.ru) - cpu(a.ru), faults: int64(b.ru.Minflt - a.ru.Minflt), alloc: b.alloc - a.alloc}
 }
 
 // peakRSS is the process's peak resident set so far, in MB.
