@@ -3,9 +3,11 @@ package report
 import (
 	"encoding/json"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"unsafe"
@@ -26,7 +28,8 @@ var fastCases = []struct {
 	{"unknown fields", `{"later":{"a":[1,-2.5e+3,true,false,null,"x",{"b":[]}],"c":{}},"unit":"ns"}`, true},
 	{"nulls", `{"unit":null,"causes":null,"benchmark":null,"overlap":null,"alpha":null,"critical_graph":[{"stats":null,"cause":null}]}`, true},
 	{"pointers and floats", `{"overlap":{"noise_floor_percent":1.5e-3,"percent":-0,"pairs":3},"benchmark":{"p":0.01,"base":{"ci_low":null}}}`, true},
-	{"int limits", `{"min_delta":-9223372036854775808,"tree_nodes":9223372036854775807,"base":{"totals":[0,-0,1,12345678901234]}}`, true},
+	// tree_nodes is an int: 2³¹ − 1 on 32-bit platforms.
+	{"int limits", `{"min_delta":-9223372036854775808,"tree_nodes":` + strconv.Itoa(math.MaxInt) + `,"base":{"totals":[0,-0,1,12345678901234]}}`, true},
 	{"empty lists", `{"causes":[],"warnings":[],"critical_graph":[{}]}`, true},
 	{"embedded struct", `{"go_runtime":{"allocators":[{"function":"runtime.mallocgc","base":1,"new":2,"delta":1}],"background_gc":{"base":5}}}`, true},
 	{"many elements", `{"base":{"totals":[` + strings.Repeat("7,", 200) + `7]}}`, true},
