@@ -142,10 +142,7 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 			continue
 		}
 		if sum := u.meanBase[x]*float64(nBase) + u.meanNew[x]*float64(nNew); sum >= m*float64(nNew) {
-			if len(members) == cap(members) {
-				members = slices.Grow(members, len(members))
-			}
-			members = append(members, hyp(x))
+			members = appendDoubling(members, hyp(x))
 			testOf[x] = int32(len(members))
 		}
 		// A leaf's self value is its inclusive value: tested once. So is
@@ -154,10 +151,7 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 			continue
 		}
 		if self.sum(x, selfRow) >= m*float64(nNew) {
-			if len(members) == cap(members) {
-				members = slices.Grow(members, len(members))
-			}
-			members = append(members, selfHyp(x))
+			members = appendDoubling(members, selfHyp(x))
 			selfOf[x] = int32(len(members))
 		}
 	}
@@ -391,6 +385,15 @@ func familyParent(u *union, h hyp, testOf []int32) int32 {
 		return testOf[a] - 1
 	}
 	return -1
+}
+
+// appendDoubling appends h to members, doubling the room when it is full
+// (statsGraph's family: see there why).
+func appendDoubling(members []hyp, h hyp) []hyp {
+	if len(members) == cap(members) {
+		members = slices.Grow(members, len(members))
+	}
+	return append(members, h)
 }
 
 // A testName is a Test's Name, a byte per hypothesis of statsGraph's

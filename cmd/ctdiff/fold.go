@@ -136,11 +136,7 @@ func newFold(o *diffOptions, keepTrees bool, nBase, nNew int) *diff.Fold {
 // of reading profiles that can pile up beside them. 100 + 100 runs of
 // synth's 20,000-stack profile (BENCHMARKS.md, issue 20): at GOGC=150 peak
 // RSS was 1.17 GB, at 20 0.52 GB, for the same CPU time within noise.
-func streamGC() {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(streamGOGC)
-	}
-}
+func streamGC() { lowerGC(streamGOGC) }
 
 // streamGOGC is streamGC's GOGC.
 const streamGOGC = 25
@@ -154,11 +150,15 @@ const streamGOGC = 25
 // rounds (with foldTrees' collection at the last tree but one): peak RSS
 // 510-527 MB at 150, 469-479 at 100, 443-468 at 50, 424-449 at 25, the
 // collector's CPU within noise, and less system time (fewer fresh pages).
-func compareGC() {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(compareGOGC)
-	}
-}
+func compareGC() { lowerGC(compareGOGC) }
 
 // compareGOGC is compareGC's GOGC.
 const compareGOGC = 25
+
+// lowerGC sets GOGC to percent until comparisonGC restores it, unless the
+// user set GOGC, whose choice wins.
+func lowerGC(percent int) {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(percent)
+	}
+}
