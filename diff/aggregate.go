@@ -170,7 +170,6 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 			gc[u.parent[x]] += gc[x]
 		}
 	}
-	groups := <-spread
 	prOf := func(x int32) *prior {
 		if pr == nil || gc == nil || gc[x] == 0 {
 			return pr
@@ -183,17 +182,26 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 	// as Tests: a 1.6 M-stack pair tests 5.4 M hypotheses, whose 64-byte
 	// Tests took 342 MB to make, clear and fill, where the graph reports
 	// a few thousand (made once the graph is known, below).
-	nFamily := len(members) + len(groups)
-	ps := make([]float64, nFamily)
-	names := make([]testName, nFamily)
+	//
+	// The spread groups come last in the family and are tested last: the
+	// members' tests, most of statsGraph's CPU, run while the spread walk
+	// finishes (1.6 M-stack pair: that wait was 0.3 s, a core idle). So
+	// the family's arrays have room for the most groups there can be.
+	nMembers := len(members)
+	room := nMembers + maxSpreadCandidates
+	ps := make([]float64, nMembers, room)
+	names := make([]testName, nMembers, room)
 	// With treeHolm, a p-value surely ≥ c is left at c until the
 	// correction or the graph needs it (treeHolmBounded): a million tests
 	// mostly end at adjusted p 1. exact is nil when every p is exact.
 	var exact []bool
 	if st.correct == nil {
-		exact = make([]bool, nFamily)
+		exact = make([]bool, nMembers, room)
 	}
-	c := lazyShare / float64(nFamily)
+	// c is lazyShare over the largest family there can be, at most the
+	// family's own: any bound is exact in the end (treeHolmBounded), a
+	// lower one leaves fewer p-values lazy.
+	c := lazyShare / float64(room)
 	rowOf := func(row []float64, i int) []float64 {
 		if h := members[i]; h.self() {
 			return self.row(h.node(), row)
@@ -207,10 +215,7 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 	var famParent []int32
 	var famSize []float64
 	if st.correct == nil {
-		famParent, famSize = make([]int32, nFamily), make([]float64, nFamily)
-		for i := len(members); i < nFamily; i++ {
-			famParent[i] = -1
-		}
+		famParent, famSize = make([]int32, nMembers, room), make([]float64, nMembers, room)
 	}
 	parallel(len(members), func(from, to int) {
 		row := make([]float64, runs)
@@ -230,6 +235,18 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 			ps[i], names[i] = t.P, nameOf(t.Name)
 		}
 	})
+	groups := <-spread
+	nFamily := nMembers + len(groups)
+	ps, names = ps[:nFamily], names[:nFamily]
+	if exact != nil {
+		exact = exact[:nFamily]
+	}
+	if famParent != nil {
+		famParent, famSize = famParent[:nFamily], famSize[:nFamily]
+		for i := nMembers; i < nFamily; i++ {
+			famParent[i] = -1
+		}
+	}
 	finish := func(i int) {
 		if exact == nil || exact[i] {
 			return
@@ -444,9 +461,10 @@ func (h hyp) node() int32 {
 func (h hyp) self() bool { return h < 0 }
 
 // lazyShare sets statsGraph's bound on the p-values it leaves inexact:
-// lazyShare/m in a family of m, reached by treeHolm's weight only where
-// rejections pass a node the weight of 63 others (then the p-value is
-// finished and the correction made again).
+// lazyShare/m in a family of m (m counted with the most spread groups
+// there can be), reached by treeHolm's weight only where rejections pass
+// a node the weight of 63 others (then the p-value is finished and the
+// correction made again).
 const lazyShare = 64
 
 // A noiseModel says what statsGraph's tests took the noise from.
