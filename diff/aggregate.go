@@ -45,6 +45,44 @@ next:
 	return out
 }
 
+// dropBareContexts returns g without the context nodes that no node
+// kept for its own growth is below. A pair's graph under a normalization
+// that lifts Algorithm 2's condition on ancestors (relaxedCriticalPair)
+// holds every grown node's ancestors as context; when what grew below an
+// ancestor differs from pair to pair, the intersection keeps the
+// ancestor, in every pair as context, without any of it, and a leaf of
+// the graph is a cause: a null comparison reported main.main at 0%
+// (audit D0). parent is the union tree's; g is closed under ancestors.
+func dropBareContexts(g *graph, parent []int32) *graph {
+	keep := make([]bool, len(g.xs))
+	kept := 0
+	for i, x := range g.xs {
+		if g.vals[i].context || keep[i] {
+			continue
+		}
+		keep[i] = true
+		kept++
+		for p := parent[x]; p > 0; p = parent[p] {
+			if !g.has(p) || keep[g.at[p]-1] {
+				break
+			}
+			keep[g.at[p]-1] = true
+			kept++
+		}
+	}
+	if kept == len(g.xs) {
+		return g
+	}
+	out := newGraph(len(g.at))
+	for i, x := range g.xs {
+		if keep[i] {
+			out.set(x, g.vals[i])
+		}
+	}
+	out.tests, out.spreads = g.tests, g.spreads
+	return out
+}
+
 // statsGraph is Stats mode's critical graph over the union tree.
 //
 // Every node is a hypothesis "new > base" on its inclusive value, one value

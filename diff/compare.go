@@ -337,7 +337,7 @@ func (ia intersectAggregator) criticalGraph(c *comparison, pairs func() []pairRe
 	for i, p := range ps {
 		gs[i] = ia.pair(p.a, p.b, p.baseOf, c.res.MinDelta)
 	}
-	cg := criticalGraph{g: intersect(gs)}
+	cg := criticalGraph{g: dropBareContexts(intersect(gs), c.u.parent)}
 	if len(ps) == 1 {
 		cg.untested = true
 		c.res.warn("one run per side: nothing to intersect, so noise is not filtered and the nodes above μ are untested; record 2-4 runs per side (ZAM Section 6), or use --aggregate stats, which models one pair's noise")

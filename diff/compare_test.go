@@ -158,6 +158,30 @@ func TestIntersect(t *testing.T) {
 	}
 }
 
+// Under a normalization that lifts Algorithm 2's condition on ancestors
+// (share, total), a pair's graph holds each grown node's ancestors as
+// context. What grew in one pair only leaves the intersection, and its
+// ancestors, in every pair as context, must leave with it: they did not
+// grow (audit D0: a null comparison reported "m" as a cause, 0% → 0%).
+func TestIntersectDropsBareContexts(t *testing.T) {
+	base := trees(t, "m;a 100\nm;b 100\nm;c 100", "m;a 100\nm;b 100\nm;c 100")
+	nw := trees(t, "m;a 150\nm;b 100\nm;c 100", "m;a 100\nm;b 150\nm;c 100")
+	share := Normalize{Mode: NormalizeShare}
+	res := compare(t, base, nw, Options{Aggregate: Intersect, Normalize: share})
+	if got := causeLines(res); len(got) != 0 {
+		t.Errorf("causes %q, want none: a grew in one pair, b in the other, m in neither", got)
+	}
+	if len(res.Graph) != 0 {
+		t.Errorf("critical graph %+v, want empty", res.Graph)
+	}
+	// What grew in both pairs stays, with its context.
+	nw = trees(t, "m;a 150\nm;b 100\nm;c 100", "m;a 160\nm;b 150\nm;c 100")
+	res = compare(t, base, nw, Options{Aggregate: Intersect, Normalize: share})
+	if got := causeLines(res); len(got) != 1 || !strings.HasSuffix(got[0], " m;a") {
+		t.Errorf("causes %q, want m;a", got)
+	}
+}
+
 // Threads present on one side only are reported.
 func TestThreadWarnings(t *testing.T) {
 	res := compare(t, trees(t, "thread=main a 10"), trees(t, "thread=main a 10\nthread=gc sweep 5"), Options{})
