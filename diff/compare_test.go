@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"fmt"
 	"math"
 	"reflect"
 	"slices"
@@ -179,6 +180,39 @@ func TestIntersectDropsBareContexts(t *testing.T) {
 	res = compare(t, base, nw, Options{Aggregate: Intersect, Normalize: share})
 	if got := causeLines(res); len(got) != 1 || !strings.HasSuffix(got[0], " m;a") {
 		t.Errorf("causes %q, want m;a", got)
+	}
+}
+
+// A callee inlined in the new version, its frame gone, moves its time
+// into its caller's own: the caller's self time grows significantly while
+// its inclusive time does not, and that is no regression (audit D1). A
+// caller whose own code got slower besides is one, by what it grew beyond
+// the callee's time.
+func TestInlinedCalleeIsNoRegression(t *testing.T) {
+	runs := func(lines func(i int) string) []*cct.Tree {
+		var rs []string
+		for i := range 5 {
+			rs = append(rs, lines(i))
+		}
+		return trees(t, rs...)
+	}
+	other := func(i int) string {
+		return fmt.Sprintf("m;h;other %d\nm;h;more %d\nm;g;x %d\nm;g;y %d", 300+7*i, 200-5*i, 150+3*i, 90+2*(i%3))
+	}
+	base := runs(func(i int) string { return fmt.Sprintf("m;h;enc %d\nm;h;enc;marshal %d\n", 120+i, 150-i) + other(i) })
+	for _, tt := range []struct {
+		name  string
+		extra int // ms of new self time of enc beyond marshal's
+		want  []string
+	}{
+		{"inlined", 0, nil},
+		{"inlined and slower", 200, []string{"regressed 200.4 m;h;enc"}},
+	} {
+		nw := runs(func(i int) string { return fmt.Sprintf("m;h;enc %d\n", 270+tt.extra+(i%2)) + other(4-i) })
+		res := compare(t, base, nw, Options{MinDelta: Threshold{Value: 50 * ms}, Normalize: Normalize{Mode: NormalizeNone}})
+		if got := causeLines(res); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: causes %q, want %q", tt.name, got, tt.want)
+		}
 	}
 }
 
