@@ -44,6 +44,9 @@ type Fold struct {
 	match Matching
 	base1 atomic.Pointer[run]
 	early *earlyUnion
+	// flat is each side's flat profile, for the automatic
+	// normalization's check of the program's bulk (normalize_bulk.go).
+	flat [2]flatProfile
 }
 
 // A foldSlot is one run's place in a Fold: the run, or what kept the tree
@@ -115,22 +118,29 @@ func (f *Fold) Add(isNew bool, i int, t *cct.Tree) {
 		panic(fmt.Sprintf("diff: Fold.Add: run %d of %d", i, n))
 	}
 	last := f.unstarted.Add(-1) == 0
+	side := 0
+	if isNew {
+		side = 1
+	}
 	if f.st == nil {
 		s := &f.slots[i]
 		if s.added {
 			panic(fmt.Sprintf("diff: Fold.Add: run %d added twice", i))
 		}
 		*s = f.fold(t, 0, last)
+		if s.r != nil {
+			f.flat[side].add(t, s.r)
+		}
 		if !isNew && f.nBase == 1 && f.nNew == 1 && s.r != nil && !last {
 			f.base1.Store(s.r)
 		}
 		return
 	}
-	side := 0
-	if isNew {
-		side = 1
+	s := f.fold(t, side, last)
+	if s.r != nil {
+		f.flat[side].add(t, s.r)
 	}
-	f.st.put(f, i, f.fold(t, side, last))
+	f.st.put(f, i, s)
 }
 
 // UnionStartable reports whether StartUnion has work: the Fold compares
@@ -286,6 +296,7 @@ func (f *Fold) prepare(opts Options) (*comparison, error) {
 	if err != nil {
 		return nil, err
 	}
+	nz.checkBulk(&f.flat[0], &f.flat[1], o.MinDeltaText)
 	if o.MinDeltaText != "" {
 		if o.MinDelta, err = ParseThreshold(o.MinDeltaText, nz.Unit); err != nil {
 			return nil, &MinDeltaError{Text: o.MinDeltaText, Unit: nz.Unit, Err: err}

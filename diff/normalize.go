@@ -135,6 +135,8 @@ type Normalization struct {
 	// known and equal within 5%.
 	BaseDurations, NewDurations []int64
 	FixedDuration               bool
+	// cpu says every profile samples CPU time (cpuTime).
+	cpu bool
 }
 
 // PlanNormalization decides the normalization of a comparison before it
@@ -166,6 +168,7 @@ func planNormalization(baseDurations, newDurations []int64, cpu bool, n Normaliz
 	// harness (ZAM RQ1 on V8 timelines) lost 30% recall when equal-length
 	// timelines were compared as shares.
 	nz.FixedDuration = known && spread <= fixedDurationSpread && cpu
+	nz.cpu = cpu
 	switch nz.Mode {
 	case "", NormalizeAuto:
 		nz.Auto = true
@@ -234,7 +237,7 @@ func normalize(nz *Normalization, base, nw []*run, bench *benchIterations, res *
 	nz.BaseFactors, nz.NewFactors = ones(len(base)), ones(len(nw))
 	switch nz.Mode {
 	case NormalizeNone:
-		if nz.FixedDuration {
+		if nz.FixedDuration && !nz.Auto { // checkBulk's choice says why
 			res.warn("--normalize none compares absolute values, but every profile covers the same duration: in fixed-duration profiles the total is capped (here %s → %s, %s), so a slower function shows as a shift of shares and its absolute growth is offset by losses elsewhere; use --normalize share or per=FUNC",
 				fmtValue(nz.RawBase, nz.RawUnit), fmtValue(nz.RawNew, nz.RawUnit), signedPct(nz.RawNew-nz.RawBase, nz.RawBase))
 		}
