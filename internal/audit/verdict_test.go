@@ -100,6 +100,9 @@ func TestVerdicts(t *testing.T) {
 			}
 			res := compare(t, p, row.agg)
 			problems := check(res, p.Truth, row.want)
+			if n := len(problems); n > maxProblems {
+				problems = append(problems[:maxProblems], fmt.Sprintf("  and %d more", n-maxProblems))
+			}
 			switch {
 			case len(problems) > 0 && row.knownDefect != "" && !*strict:
 				t.Skipf("known defect (-audit.strict fails on it): %s\n%s", row.knownDefect, strings.Join(problems, "\n"))
@@ -111,6 +114,9 @@ func TestVerdicts(t *testing.T) {
 		})
 	}
 }
+
+// maxProblems is how many wrong causes a failing row lists (D3 has 38).
+const maxProblems = 8
 
 // check returns what is wrong with res, by w and t: one line per wrong
 // cause, or the miss.
