@@ -27,6 +27,7 @@
 //	go run ./internal/audit/cmd/score -truth /tmp/audit/x/truth.json -out /tmp/audit/x/out.json
 //	go test ./internal/audit -run TestVerdicts -audit.strict   # the open defects fail
 //
-// audit sits beside the pipeline: its tests import convert, cct and diff,
-// and nothing but its commands and tests import it.
+// audit sits beside the pipeline: it imports diff (Score reads a
+// diff.Result), its tests convert and cct too, and nothing but its
+// commands and tests import it.
 package audit
