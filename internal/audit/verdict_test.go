@@ -1,0 +1,189 @@
+package audit
+
+import (
+	"flag"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ctdiff/ctdiff/cct"
+	"github.com/ctdiff/ctdiff/convert"
+	"github.com/ctdiff/ctdiff/diff"
+)
+
+var strict = flag.Bool("audit.strict", false, "TestVerdicts: fail on the known defects (knownDefect) too")
+
+// A want is a row's right verdict, what a user should get: by default no
+// cause at all.
+type want struct {
+	// found: the injected change is found (Outcome.Found) and no cause is
+	// a false alarm.
+	found bool
+	// notOn: no cause ends at this function (others are not judged).
+	notOn string
+}
+
+// A verdictRow is one comparison of TestVerdicts.
+type verdictRow struct {
+	name string
+	c    Case
+	agg  diff.Aggregate // "" is ctdiff diff's default, stats
+	want want
+	// knownDefect describes why diff gets the row wrong at this commit:
+	// the row skips with it unless -audit.strict. Clear it when the fix
+	// lands.
+	knownDefect string
+}
+
+// audited is NewCase with the runs, seed, jitter and (when not 0) injected
+// ms the audit's reproducers gave.
+func audited(name string, k int, seed uint64, sigma, deltaMs float64) Case {
+	c := NewCase(name, seed)
+	c.K, c.Sigma = k, sigma
+	if deltaMs != 0 {
+		c.DeltaMs = deltaMs
+	}
+	return c
+}
+
+// verdictRows are the audit's findings (branch audit, repro.sh and
+// RESULTS.txt) with their right verdicts.
+func verdictRows() []verdictRow {
+	rows := []verdictRow{
+		{name: "D0 null intersect seed 1", c: audited("null", 5, 1, 0.03, 0), agg: diff.Intersect},
+		{name: "D0 null intersect seed 21", c: audited("null", 5, 21, 0.03, 0), agg: diff.Intersect},
+		{name: "D1 inline-flat", c: audited("inline-flat", 5, 1, 0.03, 0), want: want{notOn: Encode},
+			knownDefect: "D1: json.Marshal's frame vanished into Encode's self time, Encode's inclusive time did not change, " +
+				"and Encode is reported regressed twice (once with a negative delta)"},
+		{name: "D2 improve", c: audited("improve", 5, 2, 0.1, 0),
+			knownDefect: "D2: the server's subtree got 2x faster and nothing slower; under auto share normalization the " +
+				"unchanged functions' shares grew and are reported as regressions"},
+		{name: "D3 duration", c: audited("duration", 5, 1, 0.1, 0),
+			knownDefect: "D3: 30 s before and 60 s after at the same load per second: auto normalization picks none " +
+				"(the durations differ) and every function that ran twice as long is a cause"},
+		// 2000 ms is 4.5 μ (1% of a 44.7 s run), where the audit found all 30 seeds
+		{name: "small 4.5μ", c: audited("small", 5, 1, 0.1, 2000), want: want{found: true}},
+		{name: "shift", c: audited("shift", 5, 1, 0.03, 1000), want: want{found: true}},
+		{name: "rename", c: audited("rename", 5, 1, 0.1, 0)},
+		{name: "inline-frame", c: audited("inline-frame", 5, 1, 0.1, 0)},
+	}
+	// Null comparisons at σ 0.05. Stats mode's family-wise error rate is
+	// 5%, so some seeds alarm by design: of seeds 1..10, K = 3 alarms on
+	// 2 (db.(*Conn).query) and 9 (json.Marshal), K = 5 on none; the audit
+	// measured 10 of 150 seeds at K = 3 and 0 of 50 at K = 5. The rows
+	// keep the clean seeds, so that a change that makes noise alarm more
+	// shows here; the rate itself is the audit's to measure, over many
+	// seeds, not a test's.
+	for _, n := range []struct {
+		k     int
+		seeds []uint64
+	}{{3, []uint64{1, 3, 4, 5, 6, 7, 8, 10}}, {5, []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}}} {
+		for _, s := range n.seeds {
+			rows = append(rows, verdictRow{name: fmt.Sprintf("null K=%d seed %d", n.k, s), c: audited("null", n.k, s, 0.05, 0)})
+		}
+	}
+	return rows
+}
+
+// TestVerdicts compares each row's runs as ctdiff diff does and checks the
+// verdict a user would get. The rows diff gets wrong today carry a
+// knownDefect and skip; -audit.strict fails on them:
+//
+//	go test ./internal/audit -run TestVerdicts -audit.strict -v
+func TestVerdicts(t *testing.T) {
+	for _, row := range verdictRows() {
+		t.Run(row.name, func(t *testing.T) {
+			p, err := Generate(row.c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := compare(t, p, row.agg)
+			problems := check(res, p.Truth, row.want)
+			if n := len(problems); n > maxProblems {
+				problems = append(problems[:maxProblems], fmt.Sprintf("  and %d more", n-maxProblems))
+			}
+			switch {
+			case len(problems) > 0 && row.knownDefect != "" && !*strict:
+				t.Skipf("known defect (-audit.strict fails on it): %s\n%s", row.knownDefect, strings.Join(problems, "\n"))
+			case len(problems) > 0:
+				t.Errorf("%s normalization, %d causes:\n%s", res.Normalization.Mode, len(res.Causes), strings.Join(problems, "\n"))
+			case row.knownDefect != "":
+				t.Logf("the known defect no longer shows: clear knownDefect (%s)", row.knownDefect)
+			}
+		})
+	}
+}
+
+// maxProblems is how many wrong causes a failing row lists (D3 has 38).
+const maxProblems = 8
+
+// check returns what is wrong with res, by w and t: one line per wrong
+// cause, or the miss.
+func check(res *diff.Result, t Truth, w want) []string {
+	o := Score(res, t, false)
+	var problems []string
+	for i, c := range res.Causes {
+		v := o.Causes[i]
+		line := fmt.Sprintf("  %s %s %+d (%s; true growth %.0f)", c.Kind, v.Path, c.Delta, v.Verdict, v.Growth)
+		switch {
+		case w.found && v.Verdict == FalseAlarm,
+			w.notOn != "" && len(c.Path) > 0 && c.Path[len(c.Path)-1].Function == w.notOn,
+			!w.found && w.notOn == "":
+			problems = append(problems, line)
+		}
+	}
+	if w.found && !o.Found() {
+		problems = append(problems, fmt.Sprintf("  missed %d of %d injected changes (expected growth %.0f, μ %.0f)", o.Missed, o.Injected, o.Expected, o.MinDelta))
+	}
+	return problems
+}
+
+// compare is ctdiff diff OLD NEW [--aggregate agg] on the pair, in
+// process: the runs are written and read back as the command reads them
+// (convert.ReadFile, cct with pruning), in sorted file name order (which
+// --aggregate intersect pairs by), and compared with the command's
+// default options. --normalize auto is Normalize's zero value: Compare
+// plans it from the trees (diff.PlanNormalization), as for the command,
+// and compare checks that the plan is what the result used.
+func compare(t *testing.T, p *Pair, agg diff.Aggregate) *diff.Result {
+	t.Helper()
+	dir := t.TempDir()
+	if err := p.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	var sides [2][]*cct.Tree
+	for i, name := range []string{"before", "after"} {
+		paths, err := filepath.Glob(filepath.Join(dir, name, "*.pb.gz"))
+		if err != nil || len(paths) == 0 {
+			t.Fatalf("%s: %d runs, %v", name, len(paths), err)
+		}
+		for _, path := range paths {
+			r, err := convert.ReadFile(path, convert.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tree, err := cct.FromProfile(r.Profile, cct.Options{Prune: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sides[i] = append(sides[i], tree)
+		}
+	}
+	opts := diff.DefaultOptions()
+	if agg != "" {
+		opts.Aggregate = agg
+	}
+	res, err := diff.Compare(sides[0], sides[1], opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := diff.PlanNormalization(sides[0], sides[1], opts.Normalize, "nanoseconds", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan.Mode != res.Normalization.Mode || !res.Normalization.Auto {
+		t.Fatalf("normalization %s (auto %v), planned %s", res.Normalization.Mode, res.Normalization.Auto, plan.Mode)
+	}
+	return res
+}
