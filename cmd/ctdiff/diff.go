@@ -162,8 +162,8 @@ func runDiff(s *streams, o *diffOptions, oldArg, newArg string) error {
 	}
 	if o.failOnRegression && o.failOnUntested && len(res.Causes) == 0 && len(res.Untested) > 0 {
 		c := res.Untested[0]
-		fmt.Fprintf(s.Err, "ctdiff: regression (untested, --fail-on-untested): %d node(s) above the threshold, the largest %s +%s in %s\n",
-			len(res.Untested), c.Kind, report.FormatValue(c.Delta, res.Unit), causeWhere(c))
+		fmt.Fprintf(s.Err, "ctdiff: regression (untested, --fail-on-untested): %d node(s) above the threshold, the largest %s %s in %s\n",
+			len(res.Untested), c.Kind, signedValue(c.Delta, res.Unit), causeWhere(c))
 		return errRegression
 	}
 	if o.failOnRegression && len(res.Causes) > 0 {
@@ -172,11 +172,20 @@ func runDiff(s *streams, o *diffOptions, oldArg, newArg string) error {
 		if n := len(c.Path); n > 0 {
 			where = c.Path[n-1].Function
 		}
-		printLine(s.Err, "ctdiff: regression: %d cause(s), the largest %s +%s in %s",
-			len(res.Causes), c.Kind, report.FormatValue(c.Delta, res.Unit), where)
+		printLine(s.Err, "ctdiff: regression: %d cause(s), the largest %s %s in %s",
+			len(res.Causes), c.Kind, signedValue(c.Delta, res.Unit), where)
 		return errRegression
 	}
 	return nil
+}
+
+// signedValue formats a delta with its sign: a cause tested on its self
+// time may show an inclusive delta below zero, which "+" put as "+-1.27%".
+func signedValue(v int64, unit string) string {
+	if v < 0 {
+		return report.FormatValue(v, unit)
+	}
+	return "+" + report.FormatValue(v, unit)
 }
 
 // comparisonGC raises GOGC for a comparison and returns the function that

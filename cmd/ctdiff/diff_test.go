@@ -209,3 +209,21 @@ func TestDiffOneRunVerdicts(t *testing.T) {
 		})
 	}
 }
+
+// The exit line of --fail-on-regression signs a delta as it is: a cause
+// tested on its self time can have an inclusive delta below zero.
+func TestSignedValue(t *testing.T) {
+	for _, tt := range []struct {
+		v    int64
+		unit string
+		want string
+	}{
+		{86_670_000, "nanoseconds", "+86.67ms"},
+		{0, "nanoseconds", "+0"},
+		{-12_700_000, "nanoseconds", "-12.7ms"},
+	} {
+		if got := signedValue(tt.v, tt.unit); got != tt.want {
+			t.Errorf("signedValue(%d, %s) = %q, want %q", tt.v, tt.unit, got, tt.want)
+		}
+	}
+}
