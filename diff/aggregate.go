@@ -325,6 +325,9 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 		return t != 0 && delta >= m && qs[t-1] <= alpha && names[t-1] != nameUntested
 	}
 	g = newGraph(n)
+	if model == modelPair {
+		g.pairJitter = pr.claimedJitter()
+	}
 	context := func(a int32) gval {
 		return gval{base: u.meanBase[a], new: u.meanNew[a], added: u.baseRuns(a) == 0, context: true, test: testOf[a]}
 	}

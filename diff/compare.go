@@ -365,6 +365,13 @@ func (sa statsAggregator) criticalGraph(c *comparison, _ func() []pairResult) cr
 		cg.untested = true
 		cg.g = sa.threshold(c.u, c.kt, res.MinDelta)
 		res.warn("%d base and %d new runs, and too few calling contexts to model one run's noise: the nodes above μ are untested, not regressions; record 3 or more runs per side", nb, nn)
+	case model == modelPair && g.pairJitter >= 1.5*maxPairJitter:
+		// The audit measured what the cap costs: one run a side of
+		// runs 10-25% apart gave false causes in 12-40% of null
+		// comparisons, where the cap keeps a regression under the main
+		// loop from reading as noise (maxPairJitter). Said from half as
+		// much again: a fit reads 10-11% on runs 5% apart.
+		res.warn("one run on a side, and its calling contexts differ as if the runs varied by %.0f%% (a large node's coefficient of variation), where the tests assume at most %.0f%%: either a change reached most of the profile or these runs are noisier than a build's runs usually are, and then causes may be noise; record 3 or more runs per side", 100*g.pairJitter, 100*maxPairJitter)
 	case model == modelPair:
 		res.warn("one run on a side: the tests model noise from how all calling contexts of this pair differ (sampling and run-to-run jitter by size), not from repeated runs; record 3 or more runs per side for a verdict that does not rest on that model")
 	case model == modelSampling:

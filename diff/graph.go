@@ -17,6 +17,10 @@ type graph struct {
 	// spread causes that gval.spread indexes (spread.go).
 	tests   []Test
 	spreads []spreadInfo
+	// pairJitter is the run-to-run jitter one pair's noise fit read above
+	// maxPairJitter, which its tests assume instead (statsGraph); 0 when
+	// the fit read less, or none was made.
+	pairJitter float64
 }
 
 // gval is a critical-graph node's data. It holds no pointers, so the

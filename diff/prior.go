@@ -44,6 +44,9 @@ type prior struct {
 	// nodes (one pair's self values beside its inclusive ones): s0 is the
 	// larger of the two, d0 the smaller.
 	alt *prior
+	// claimed is the coefficient of variation of a large node the fit
+	// read before capJitter lowered it, 0 when it did not.
+	claimed float64
 }
 
 // maxPriorDF caps d0: the sampling model is only approximately right, so a
@@ -299,7 +302,22 @@ func median(v, scratch []float64) float64 {
 // coefficient of variation is at most cv: for large v the trend is
 // σ²(v) ≈ e^(c − logVStar)·v², so logVStar ≥ c − 2·log cv.
 func (pr *prior) capJitter(cv float64) {
-	pr.logVStar = max(pr.logVStar, pr.c-2*math.Log(cv))
+	if least := pr.c - 2*math.Log(cv); pr.logVStar < least {
+		pr.claimed = math.Exp((pr.c - pr.logVStar) / 2)
+		pr.logVStar = least
+	}
+}
+
+// claimedJitter is the largest jitter a fit of pr read above its cap
+// (capJitter), 0 when none did.
+func (pr *prior) claimedJitter() float64 {
+	if pr == nil {
+		return 0
+	}
+	if pr.alt != nil {
+		return max(pr.claimed, pr.alt.claimed)
+	}
+	return pr.claimed
 }
 
 func (pr *prior) trend(l float64) float64 { return pr.c + l + softplus(l-pr.logVStar) }

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -186,4 +187,27 @@ func compare(t *testing.T, p *Pair, agg diff.Aggregate) *diff.Result {
 		t.Fatalf("normalization %s (auto %v), planned %s", res.Normalization.Mode, res.Normalization.Auto, plan.Mode)
 	}
 	return res
+}
+
+// With one run a side the tests assume at most 10% run-to-run jitter
+// (diff's maxPairJitter); where the pair's contexts say the runs vary far
+// more, the verdict says its causes may be noise (audit D4: 20 of 50 null
+// comparisons at σ 0.2 had a false cause), and where they vary less it
+// does not cry wolf.
+func TestOnePairJitterWarning(t *testing.T) {
+	for _, tt := range []struct {
+		sigma float64
+		warn  bool
+	}{{0.05, false}, {0.2, true}} {
+		c := audited("null", 1, 3, tt.sigma, 0)
+		p, err := Generate(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := compare(t, p, "")
+		got := slices.ContainsFunc(res.Warnings, func(w string) bool { return strings.Contains(w, "where the tests assume at most 10%") })
+		if got != tt.warn {
+			t.Errorf("σ %.2f: jitter warning %v, want %v; warnings %q", tt.sigma, got, tt.warn, res.Warnings)
+		}
+	}
 }
