@@ -1,7 +1,6 @@
 package diff
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -24,17 +23,16 @@ import (
 //     every function doubled (38 causes).
 //
 // What tells them apart is the bulk of the program: most functions do not
-// change between two versions, so the ratio of their times, new to base,
-// is the scale the normalization must remove (the median-of-ratios size
-// factor of RNA-seq normalization, DESeq: Anders and Huber 2010). The
-// check weighs each function by its time and takes the weighted median of
-// its ratio, in absolute values and in shares; the planned mode stays
-// unless the bulk moved under it by more than bulkShift and the other mode
-// leaves it at most half as far from 1. A regression or an optimisation,
-// however large, is a minority of the time and does not move the median; a
-// window that caps the total moves the bulk in absolute values as much as
-// in shares (a slower function takes time from all the others), and the
-// plan stays.
+// change between two versions, so the scale under which most of the time
+// is unchanged is the one the normalization must remove (the idea of the
+// median-of-ratios size factor of RNA-seq normalization, DESeq: Anders and
+// Huber 2010). The check counts, for absolute values and for shares, how
+// much of the time of the functions both sides have changed by less than
+// bulkBand; the planned mode stays unless the other leaves clearly more
+// unchanged (bulkWins). A regression or an optimisation, however large,
+// is a minority of the time; a window that caps the total moves the rest
+// in absolute values (a slower function takes time from all the others),
+// and shares stay.
 
 // recordedLonger reports whether one side's recordings of CPU time are at
 // least recordingRatio times as long as the other's, every duration known.
@@ -56,11 +54,19 @@ func recordedLonger(nz *Normalization) bool {
 // checkBulk to read a bulk that scaled with them as a longer recording.
 const recordingRatio = 1.5
 
-// bulkShift is how far the bulk may move under the planned normalization
-// (a ratio of 1.05 or 1/1.05) before the other mode is considered: a
-// regression of a twentieth of the total, under equal windows that did
-// not cap it, is one.
+// bulkShift is how far apart the totals must be (a ratio of 1.05) for the
+// choice to matter: closer, both modes put every function alike.
 const bulkShift = 0.05
+
+// bulkWins and bulkMinUnchanged decide: the other mode must leave half as
+// much time again unchanged as the planned one, and at least a third of
+// the common time (a regression or an optimisation, however large, is a
+// minority of the time; a window that caps the total moves the rest in
+// absolute values, where shares leave it).
+const (
+	bulkWins         = 1.5
+	bulkMinUnchanged = 1.0 / 3
+)
 
 // bulkCommonMin is the least share of the time (of both sides) that
 // functions present on both sides must hold for the bulk to decide: below
@@ -102,13 +108,29 @@ func (p *flatProfile) add(t *cct.Tree, r *run) {
 	}
 }
 
-// bulk is what the check reads of two flat profiles: the weighted median
-// ratio of the functions both sides have, in absolute values (none) and
-// in shares of each side's total, and the share of the time they hold.
+// bulk is what the check reads of two flat profiles: the share of the
+// time of the functions both sides have (weighted in shares of each
+// side's total, so that neither side's scale weighs more) whose ratio new
+// to base is within bulkBand of 1 and nearer 1 in absolute values (none)
+// than in shares, the same for shares, and the share of all the time
+// those functions hold (common).
+//
+// A weighted median ratio was tried first: where an optimisation halves a
+// third of the program, the median lands at the quartile of the rest,
+// whose noise (10% per calling context) put it 10% off, and 4-6 of 30
+// comparisons kept shares. Counting what each mode leaves unchanged does
+// not mind how far the changed functions moved.
 type bulk struct {
 	none, share float64
 	common      float64
+	// scale is the ratio of the totals, new to base: how far apart the
+	// two modes put every function.
+	scale float64
 }
+
+// bulkBand is how far from 1 a function's ratio may be and still count as
+// unchanged: its per-context noise at a few runs a side is about as much.
+const bulkBand = 0.2
 
 // bulkOf returns the bulk of base b and new n; ok is false when a side is
 // empty.
@@ -127,39 +149,33 @@ func bulkOf(b, n *flatProfile) (bulk, bool) {
 	if !(tb > 0 && tn > 0) {
 		return bulk{}, false
 	}
-	type point struct{ ratio, weight float64 }
-	var pts []point
-	var common float64
+	band := math.Log1p(bulkBand)
+	shareScale := math.Log(tb / tn)
+	var bk bulk
 	for k, vb := range b.self {
 		vn, ok := n.self[k]
 		if !ok {
 			continue
 		}
 		vb, vn = vb/float64(b.runs), vn/float64(n.runs)
-		// Weights in shares: a side's scale does not weigh it more.
 		w := vb/tb + vn/tn
-		pts = append(pts, point{vn / vb, w})
-		common += w
-	}
-	if len(pts) == 0 {
-		return bulk{common: 0}, true
-	}
-	// Ties broken by weight: the order, and so the median, does not
-	// depend on the map's.
-	slices.SortFunc(pts, func(x, y point) int {
-		if c := cmp.Compare(x.ratio, y.ratio); c != 0 {
-			return c
-		}
-		return cmp.Compare(x.weight, y.weight)
-	})
-	half, acc, m := common/2, 0.0, pts[len(pts)-1].ratio
-	for _, p := range pts {
-		if acc += p.weight; acc >= half {
-			m = p.ratio
-			break
+		bk.common += w
+		// A function counts for the mode that leaves it nearer 1, if
+		// within the band: one that changed counts for neither.
+		rn, rs := math.Abs(math.Log(vn/vb)), math.Abs(math.Log(vn/vb)+shareScale)
+		switch {
+		case rn <= band && rn < rs:
+			bk.none += w
+		case rs <= band && rs < rn:
+			bk.share += w
 		}
 	}
-	return bulk{none: m, share: m * tb / tn, common: common / 2}, true
+	if bk.common > 0 {
+		bk.none, bk.share = bk.none/bk.common, bk.share/bk.common
+	}
+	bk.common /= 2
+	bk.scale = tn / tb
+	return bk, true
 }
 
 // checkBulk revises an automatic choice of share or none when the bulk of
@@ -179,22 +195,21 @@ func (nz *Normalization) checkBulk(b, n *flatProfile, minDeltaText string) {
 	if nz.Mode == NormalizeNone && !recordedLonger(nz) {
 		return
 	}
-	far := func(r float64) float64 { return math.Abs(math.Log(r)) }
 	planned, other := bk.share, bk.none
 	if nz.Mode == NormalizeNone {
 		planned, other = bk.none, bk.share
 	}
-	if far(planned) <= math.Log1p(bulkShift) || far(other) > far(planned)/2 {
+	if other < bulkWins*planned || other < bulkMinUnchanged || !(math.Abs(math.Log(bk.scale)) > math.Log1p(bulkShift)) {
 		return
 	}
 	if nz.Mode == NormalizeShare {
 		nz.Mode = NormalizeNone
-		nz.Reason = fmt.Sprintf("the profiles cover equal windows, where shares of each run's total would compare, but the functions both sides have kept their absolute time (median ratio ×%.2f by time; ×%.2f in shares): the window did not cap the total, and what changed is some functions, not the load, so absolute values compare (in shares every function the change did not touch would seem to change)",
-			bk.none, bk.share)
+		nz.Reason = fmt.Sprintf("the profiles cover equal windows, where shares of each run's total would compare, but the functions both sides have kept their absolute time (%.0f%% of their time unchanged within ±%.0f%%, against %.0f%% in shares): the window did not cap the total, and what changed is some functions, not the load, so absolute values compare (in shares every function the change did not touch would seem to change)",
+			100*bk.none, 100*bulkBand, 100*bk.share)
 	} else {
 		nz.Mode = NormalizeShare
-		nz.Reason = fmt.Sprintf("the profiles cover different durations (base %s, new %s), and the functions both sides have scaled with the totals (median ratio ×%.2f by time; ×%.2f in shares): the same load recorded for another length of time, not fixed work, so shares of each run's total compare (absolute values would show every function changed)",
-			fmtDuration(meanInt(nz.BaseDurations)), fmtDuration(meanInt(nz.NewDurations)), bk.none, bk.share)
+		nz.Reason = fmt.Sprintf("the profiles cover different durations (base %s, new %s), and the functions both sides have scaled with the totals (%.0f%% of their time unchanged within ±%.0f%% in shares, against %.0f%% in absolute values): the same load recorded for another length of time, not fixed work, so shares of each run's total compare (absolute values would show every function changed)",
+			fmtDuration(meanInt(nz.BaseDurations)), fmtDuration(meanInt(nz.NewDurations)), 100*bk.share, 100*bulkBand, 100*bk.none)
 	}
 	nz.Unit = nz.RawUnit
 	if nz.Mode == NormalizeShare {

@@ -182,7 +182,7 @@ func compare(t *testing.T, p *Pair, agg diff.Aggregate) *diff.Result {
 	}
 	// Compare may revise the plan from the values (the bulk check says
 	// why, with its median ratios).
-	revised := strings.Contains(res.Normalization.Reason, "median ratio")
+	revised := strings.Contains(res.Normalization.Reason, "unchanged within")
 	if plan.Mode != res.Normalization.Mode && !revised || !res.Normalization.Auto {
 		t.Fatalf("normalization %s (auto %v), planned %s", res.Normalization.Mode, res.Normalization.Auto, plan.Mode)
 	}
