@@ -339,6 +339,9 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 				continue
 			}
 		}
+		if u.baseRuns(x) == 0 && movedFromCaller(u, x, m) {
+			continue
+		}
 		g.set(x, gval{base: u.meanBase[x], new: u.meanNew[x], added: u.baseRuns(x) == 0, test: t})
 		addContext(g, u.parent[x], context, u.parent)
 	}
@@ -441,6 +444,25 @@ func vanishedCallees(u *union, x int32) float64 {
 		}
 	}
 	return v
+}
+
+// movedFromCaller reports whether node x, which no base run has, is time
+// its caller's own code had in the base: a function no longer inlined
+// (its frame appears, with the time its caller's self time lost) is no
+// new work (audit D5: Marshal reported added at p 5e-33 where Encode's
+// inclusive time did not change). x's subtree of new nodes starts at a,
+// under a caller c the base has; it is moved when a's time, less what c's
+// self time lost, is below μ. The mirror of vanishedCallees.
+func movedFromCaller(u *union, x int32, m float64) bool {
+	a := x
+	for p := u.parent[a]; p > 0 && u.baseRuns(p) == 0; p = u.parent[a] {
+		a = p
+	}
+	c := u.parent[a]
+	if c <= 0 || u.depth[a] < 3 {
+		return false // a thread or a top-level call: no caller's code
+	}
+	return u.meanNew[a]-max(0, u.selfBase[c]-u.selfNew[c]) < m
 }
 
 // familyParent is the parent of hypothesis h of statsGraph's family in

@@ -214,6 +214,24 @@ func TestInlinedCalleeIsNoRegression(t *testing.T) {
 			t.Errorf("%s: causes %q, want %q", tt.name, got, tt.want)
 		}
 	}
+	// The mirror (audit D5): a function no longer inlined appears with
+	// the time its caller's self time lost, and is no new work; a new
+	// call that costs time of its own is.
+	inlined := runs(func(i int) string { return fmt.Sprintf("m;h;enc %d\n", 270+(i%2)) + other(4-i) })
+	for _, tt := range []struct {
+		name string
+		enc  int // ms of enc's self time in the new runs
+		want []string
+	}{
+		{"no longer inlined", 120, nil},
+		{"a new call", 270, []string{"added 148 m;h;enc;marshal"}},
+	} {
+		nw := runs(func(i int) string { return fmt.Sprintf("m;h;enc %d\nm;h;enc;marshal %d\n", tt.enc+i, 150-i) + other(i) })
+		res := compare(t, inlined, nw, Options{MinDelta: Threshold{Value: 50 * ms}, Normalize: Normalize{Mode: NormalizeNone}})
+		if got := causeLines(res); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: causes %q, want %q", tt.name, got, tt.want)
+		}
+	}
 }
 
 // Threads present on one side only are reported.
