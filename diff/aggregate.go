@@ -410,6 +410,7 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 			continue
 		case v.test == selfOf[x]:
 			self.row(x, selfRow)
+			t.SelfBase, t.SelfNew = round(meanOf(selfRow[:nBase])), round(meanOf(selfRow[nBase:]))
 		default:
 			u.totalRow(x, selfRow)
 		}

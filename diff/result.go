@@ -181,6 +181,11 @@ type Test struct {
 	P, Q float64
 	// Low and High bound the 95% confidence interval of the mean delta.
 	Low, High int64
+	// SelfBase and SelfNew are the means of the self values tested, base
+	// and new, when Of is OfSelf (a cause's Base and New are its inclusive
+	// values). Folded artifacts and callees no new run has count as their
+	// caller's own time here, as in the test.
+	SelfBase, SelfNew int64 `json:",omitempty"`
 }
 
 // Values of Test.Of.

@@ -405,7 +405,7 @@ func htmlModel(res *diff.Result, o diffHTMLOptions) (*htmlReport, *htmlData, err
 		if s := c.Stats; s != nil {
 			r.CI = sval(s.Low) + ".." + sval(s.High)
 			r.P = fmt.Sprintf("%.2g", s.Q)
-			if l := testLabel(s); l != s.Name {
+			if l := testLabel(s, val); l != s.Name {
 				r.Tested = strings.TrimPrefix(l, s.Name+" ")
 			}
 		}

@@ -108,6 +108,9 @@ type testJSON struct {
 	PAdjusted float64 `json:"p_adjusted"`
 	CILow     int64   `json:"ci_low"`
 	CIHigh    int64   `json:"ci_high"`
+	// SelfBase and SelfNew are the self values tested (of "self").
+	SelfBase int64 `json:"self_base,omitempty"`
+	SelfNew  int64 `json:"self_new,omitempty"`
 }
 
 type rankedJSON struct {
@@ -630,6 +633,12 @@ func (e *jsonWriter) test(t *diff.Test) {
 	e.int(j.CILow)
 	e.key("ci_high")
 	e.int(j.CIHigh)
+	if j.SelfBase != 0 || j.SelfNew != 0 {
+		e.key("self_base")
+		e.int(j.SelfBase)
+		e.key("self_new")
+		e.int(j.SelfNew)
+	}
 	e.close('}')
 }
 
@@ -772,7 +781,7 @@ func testOf(t *diff.Test) *testJSON {
 	if t == nil {
 		return nil
 	}
-	return &testJSON{Test: t.Name, Of: t.Of, P: sig3(t.P), PAdjusted: sig3(t.Q), CILow: int64(sig3(float64(t.Low))), CIHigh: int64(sig3(float64(t.High)))}
+	return &testJSON{Test: t.Name, Of: t.Of, P: sig3(t.P), PAdjusted: sig3(t.Q), CILow: int64(sig3(float64(t.Low))), CIHigh: int64(sig3(float64(t.High))), SelfBase: t.SelfBase, SelfNew: t.SelfNew}
 }
 
 // sig3 rounds to three significant digits, for the same reason as pct2.

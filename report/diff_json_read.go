@@ -347,7 +347,7 @@ func testFrom(t *testJSON) *diff.Test {
 	if t == nil {
 		return nil
 	}
-	return &diff.Test{Name: t.Test, Of: t.Of, P: t.P, Q: t.PAdjusted, Low: t.CILow, High: t.CIHigh}
+	return &diff.Test{Name: t.Test, Of: t.Of, P: t.P, Q: t.PAdjusted, Low: t.CILow, High: t.CIHigh, SelfBase: t.SelfBase, SelfNew: t.SelfNew}
 }
 
 func spreadFrom(s *spreadJSON) *diff.Spread {

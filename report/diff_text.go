@@ -111,7 +111,7 @@ func writeDiffText(w io.Writer, res *diff.Result, o diffTextOptions) error {
 	for i, c := range res.Causes[:min(len(res.Causes), o.MaxCauses)] {
 		head := []string{fmt.Sprintf("%3d. %s %s", i+1, sval(c.Delta), c.Kind), val(c.Base) + " → " + val(c.New)}
 		if s := c.Stats; s != nil {
-			head = append(head, fmt.Sprintf("95%% CI %s..%s, adjusted p %.2g (%s)", sval(s.Low), sval(s.High), s.Q, testLabel(s)))
+			head = append(head, fmt.Sprintf("95%% CI %s..%s, adjusted p %.2g (%s)", sval(s.Low), sval(s.High), s.Q, testLabel(s, val)))
 		}
 		writeItems(bw, "", "     ", head, "  ")
 		writePath(bw, "     ", "", c.Thread, path(c.Path, -1), "")

@@ -13,10 +13,15 @@ import (
 // (diff.Result.Untested). One place, so that text, Markdown and HTML say
 // the same thing.
 
-// testLabel names a cause's test and the value it tested.
-func testLabel(t *diff.Test) string {
+// testLabel names a cause's test and the value it tested, with a self
+// value's base and new (val formats them): the cause's own headline
+// values are inclusive, and a self test's interval is not about them.
+func testLabel(t *diff.Test, val func(int64) string) string {
 	switch t.Of {
 	case diff.OfSelf:
+		if t.SelfBase != 0 || t.SelfNew != 0 {
+			return t.Name + " on self time, " + val(t.SelfBase) + " → " + val(t.SelfNew)
+		}
 		return t.Name + " on self time"
 	case diff.OfFunction:
 		return t.Name + " on the function's total"

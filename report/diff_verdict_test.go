@@ -84,3 +84,57 @@ func TestDiffSpreadCauseReports(t *testing.T) {
 		t.Errorf("read back: %+v", back.Causes[0])
 	}
 }
+
+// deepSelfRuns are five runs of a task whose own time is 100 ms (200 with
+// slow) beside a step that varies by far more between runs: the task's
+// inclusive value cannot show the change, its self value can.
+func deepSelfRuns(slow bool) string {
+	var runs []string
+	for r := range 5 {
+		self := 100 + r
+		if slow {
+			self += 100
+		}
+		runs = append(runs, fmt.Sprintf("main;task %d\nmain;task;step %d\nmain;other;x %d\nmain;other;y %d", self, 1000+[]int{-400, 300, -100, 450, -250}[(r+boolInt(slow))%5], 300+r, 200-r))
+	}
+	return strings.Join(runs, "|")
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// A cause tested on its self time says the self values tested beside the
+// inclusive ones of its headline, in text, HTML and JSON (read back too).
+func TestSelfCauseSaysItsSelfValues(t *testing.T) {
+	res := compare(t, deepSelfRuns(false), deepSelfRuns(true), diff.Options{Tree: true, Normalize: diff.Normalize{Mode: diff.NormalizeNone}})
+	if len(res.Causes) != 1 || res.Causes[0].Stats == nil || res.Causes[0].Stats.Of != diff.OfSelf {
+		t.Fatalf("causes %+v: want one cause tested on self time", res.Causes)
+	}
+	var text, html, js bytes.Buffer
+	if err := writeDiffText(&text, res, diffTextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeDiffHTML(&html, res, diffHTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeDiffJSON(&js, res); err != nil {
+		t.Fatal(err)
+	}
+	const want = "on self time, 102ms → 202ms"
+	for name, out := range map[string]string{"text": strings.Join(strings.Fields(text.String()), " "), "html": html.String()} {
+		if !strings.Contains(out, want) {
+			t.Errorf("%s report lacks %q:\n%s", name, want, out)
+		}
+	}
+	back, err := ReadDiffJSON(&js, "r.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := back.Causes[0].Stats; s.SelfBase != 102e6 || s.SelfNew != 202e6 {
+		t.Errorf("read back self values %d → %d, want 102ms → 202ms", s.SelfBase, s.SelfNew)
+	}
+}
