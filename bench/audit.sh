@@ -1,0 +1,100 @@
+#!/bin/sh
+# bench/audit.sh runs the independent audit's case families (internal/audit:
+# its own generator, noise and scorer) on one or more ctdiff binaries and
+# prints, per family and binary, how many comparisons had a false cause, how
+# many had any cause, and the injected changes found and missed
+# (BENCHMARKS.md, "Verdicts: an independent audit").
+#
+#   sh bench/audit.sh [-n SEEDS] CTDIFF...
+#
+# Each family runs seeds 1..SEEDS (default 30; the null families 50); the
+# runs are generated once under WORK (default /tmp/ctdiff-audit) and every
+# binary compares the same ones.
+set -eu
+
+SEEDS=30
+if [ "${1:-}" = "-n" ]; then
+	SEEDS=$2
+	shift 2
+fi
+[ $# -gt 0 ] || { sed -n '2,9p' "$0" >&2; exit 2; }
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+WORK=${WORK:-/tmp/ctdiff-audit}
+mkdir -p "$WORK"
+BINS=""
+for b in "$@"; do
+	BINS="$BINS $(cd "$(dirname "$b")" && pwd)/$(basename "$b")"
+done
+cd "$ROOT"
+go build -o "$WORK/gen" ./internal/audit/cmd/gen
+go build -o "$WORK/score" ./internal/audit/cmd/score
+
+# family LABEL CASE K SEEDS "GEN ARGS" "CTDIFF ARGS" [swap]
+family() {
+	label=$1 cs=$2 k=$3 n=$4 gargs=$5 cargs=$6 swap=${7:-}
+	s=1
+	while [ "$s" -le "$n" ]; do
+		d=$WORK/data/$label/s$s
+		if [ ! -f "$d/truth.json" ]; then
+			rm -rf "$d"
+			# shellcheck disable=SC2086
+			"$WORK/gen" -case "$cs" -k "$k" -seed "$s" -out "$d" $gargs >/dev/null
+		fi
+		s=$((s + 1))
+	done
+	i=0
+	for bin in $BINS; do
+		i=$((i + 1))
+		out=$WORK/$label.$i.jsonl
+		: >"$out"
+		s=1
+		while [ "$s" -le "$n" ]; do
+			d=$WORK/data/$label/s$s
+			old=$d/before new=$d/after
+			if [ -n "$swap" ]; then
+				old=$d/after new=$d/before
+			fi
+			# shellcheck disable=SC2086
+			"$bin" diff "$old" "$new" --format json -o "$d/out.$i.json" $cargs 2>/dev/null || true
+			"$WORK/score" -label "$label" -truth "$d/truth.json" -out "$d/out.$i.json" >>"$out"
+			s=$((s + 1))
+		done
+		# Swapped, the truth is of the other direction: every cause is
+		# false (nothing got slower from after to before), and only the
+		# comparisons with any cause are counted.
+		awk -v label="$label" -v bin="ctdiff$i" -v k="$k" -v swap="$swap" '
+			{
+				fa = 0; if (match($0, /"false_alarms":[0-9]+/)) fa = substr($0, RSTART + 15, RLENGTH - 15) + 0
+				de = 0; if (match($0, /"detected":[0-9]+/)) de = substr($0, RSTART + 11, RLENGTH - 11) + 0
+				mi = 0; if (match($0, /"missed":[0-9]+/)) mi = substr($0, RSTART + 9, RLENGTH - 9) + 0
+				cz = 0; if (match($0, /"causes":\[\{/)) cz = 1
+				runs++; if (fa > 0) runsFA++; if (cz || fa > 0) withCause++; det += de; miss += mi
+			}
+			END {
+				if (swap != "") runsFA = withCause
+				printf "%-26s %-8s K=%-2s %3d comparisons: %3d with a false cause, %3d with any, found %d, missed %d\n", label, bin, k, runs, runsFA, withCause, det, miss
+			}
+		' "$out"
+	done
+}
+
+N50=$SEEDS
+if [ "$SEEDS" -eq 30 ]; then
+	N50=50
+fi
+family null-intersect-k5 null 5 "$SEEDS" "" "--aggregate intersect"
+family inline-flat-k5-s0.03 inline-flat 5 "$SEEDS" "-sigma 0.03" ""
+family inline-flat-k3 inline-flat 3 "$SEEDS" "" ""
+family inline-flat-k5 inline-flat 5 "$SEEDS" "" ""
+family no-longer-inlined-k5 inline-flat 5 "$SEEDS" "-sigma 0.03" "" swap
+family improve-k3 improve 3 "$SEEDS" "" ""
+family improve-k5 improve 5 "$SEEDS" "" ""
+family duration-k5 duration 5 10 "" ""
+family null-k3-s0.05 null 3 "$N50" "-sigma 0.05" ""
+family null-k5-s0.1 null 5 "$N50" "-sigma 0.1" ""
+family null-k1-s0.1 null 1 "$N50" "-sigma 0.1" ""
+family null-31s-k5 null 5 "$N50" "-durafter 31" ""
+family rate-k5 rate 5 "$SEEDS" "" ""
+family small-k3-2000ms small 3 "$SEEDS" "-delta 2000" ""
+family small-k5-800ms small 5 "$SEEDS" "-delta 800" ""
+family small-k10-800ms small 10 "$SEEDS" "-delta 800" ""
