@@ -108,7 +108,13 @@ func writeDiffMarkdown(w io.Writer, res *diff.Result, o diffMarkdownOptions) err
 				sval(c.Delta), val(c.Base), val(c.New), c.Kind)
 			if stats {
 				if s := c.Stats; s != nil {
-					fmt.Fprintf(bw, " %s..%s | %.2g |", sval(s.Low), sval(s.High), s.Q)
+					// Which value the interval is of, when not the
+					// row's (testLabel, as text says it).
+					of := ""
+					if l := testLabel(s, val); l != s.Name {
+						of = " (" + mdText(strings.TrimPrefix(l, s.Name+" ")) + ")"
+					}
+					fmt.Fprintf(bw, " %s..%s%s | %.2g |", sval(s.Low), sval(s.High), of, s.Q)
 				} else {
 					bw.WriteString(" – | – |")
 				}

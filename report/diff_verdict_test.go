@@ -108,14 +108,18 @@ func boolInt(b bool) int {
 }
 
 // A cause tested on its self time says the self values tested beside the
-// inclusive ones of its headline, in text, HTML and JSON (read back too).
+// inclusive ones of its headline, in text, Markdown, HTML and JSON (read
+// back too).
 func TestSelfCauseSaysItsSelfValues(t *testing.T) {
 	res := compare(t, deepSelfRuns(false), deepSelfRuns(true), diff.Options{Tree: true, Normalize: diff.Normalize{Mode: diff.NormalizeNone}})
 	if len(res.Causes) != 1 || res.Causes[0].Stats == nil || res.Causes[0].Stats.Of != diff.OfSelf {
 		t.Fatalf("causes %+v: want one cause tested on self time", res.Causes)
 	}
-	var text, html, js bytes.Buffer
+	var text, md, html, js bytes.Buffer
 	if err := writeDiffText(&text, res, diffTextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeDiffMarkdown(&md, res, diffMarkdownOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := writeDiffHTML(&html, res, diffHTMLOptions{}); err != nil {
@@ -125,7 +129,7 @@ func TestSelfCauseSaysItsSelfValues(t *testing.T) {
 		t.Fatal(err)
 	}
 	const want = "on self time, 102ms → 202ms"
-	for name, out := range map[string]string{"text": strings.Join(strings.Fields(text.String()), " "), "html": html.String()} {
+	for name, out := range map[string]string{"text": strings.Join(strings.Fields(text.String()), " "), "markdown": md.String(), "html": html.String()} {
 		if !strings.Contains(out, want) {
 			t.Errorf("%s report lacks %q:\n%s", name, want, out)
 		}
