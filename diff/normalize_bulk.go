@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/ctdiff/ctdiff/cct"
@@ -151,13 +152,24 @@ func bulkOf(b, n *flatProfile) (bulk, bool) {
 	}
 	band := math.Log1p(bulkBand)
 	shareScale := math.Log(tb / tn)
-	var bk bulk
-	for k, vb := range b.self {
-		vn, ok := n.self[k]
-		if !ok {
-			continue
+	// In the keys' order, not the map's: the sums below are of fractions,
+	// whose last bits depend on their order (the totals above are sums of
+	// integers, exact in any order).
+	keys := make([]funcKey, 0, len(b.self))
+	for k := range b.self {
+		if _, ok := n.self[k]; ok {
+			keys = append(keys, k)
 		}
-		vb, vn = vb/float64(b.runs), vn/float64(n.runs)
+	}
+	slices.SortFunc(keys, func(x, y funcKey) int {
+		if c := strings.Compare(x.function, y.function); c != 0 {
+			return c
+		}
+		return strings.Compare(x.file, y.file)
+	})
+	var bk bulk
+	for _, k := range keys {
+		vb, vn := b.self[k]/float64(b.runs), n.self[k]/float64(n.runs)
 		w := vb/tb + vn/tn
 		bk.common += w
 		// A function counts for the mode that leaves it nearer 1, if
