@@ -29,14 +29,10 @@ func spreadRuns(stale bool) string {
 	return strings.Join(runs, "|")
 }
 
-// Every report names a spread cause by its function and says how many
-// contexts it folds; JSON has them all.
-func TestDiffSpreadCauseReports(t *testing.T) {
-	res := compare(t, spreadRuns(false), spreadRuns(true), diff.Options{Tree: true})
-	if len(res.Causes) != 1 || res.Causes[0].Spread == nil {
-		t.Fatalf("causes %+v: want one spread cause", res.Causes)
-	}
-	var text, md, html, js bytes.Buffer
+// writeEveryFormat writes res as text, Markdown, HTML and JSON, with the
+// default options.
+func writeEveryFormat(t *testing.T, res *diff.Result) (text, md, html, js bytes.Buffer) {
+	t.Helper()
 	if err := writeDiffText(&text, res, diffTextOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -49,6 +45,17 @@ func TestDiffSpreadCauseReports(t *testing.T) {
 	if err := writeDiffJSON(&js, res); err != nil {
 		t.Fatal(err)
 	}
+	return text, md, html, js
+}
+
+// Every report names a spread cause by its function and says how many
+// contexts it folds; JSON has them all.
+func TestDiffSpreadCauseReports(t *testing.T) {
+	res := compare(t, spreadRuns(false), spreadRuns(true), diff.Options{Tree: true})
+	if len(res.Causes) != 1 || res.Causes[0].Spread == nil {
+		t.Fatalf("causes %+v: want one spread cause", res.Causes)
+	}
+	text, md, html, js := writeEveryFormat(t, res)
 	want := "isStaleState grew in 11 of its 11 calling contexts, none by the threshold alone; called from refresh"
 	for name, out := range map[string]string{"text": strings.Join(strings.Fields(text.String()), " "), "markdown": md.String(), "html": html.String()} {
 		if !strings.Contains(out, want) {
@@ -115,19 +122,7 @@ func TestSelfCauseSaysItsSelfValues(t *testing.T) {
 	if len(res.Causes) != 1 || res.Causes[0].Stats == nil || res.Causes[0].Stats.Of != diff.OfSelf {
 		t.Fatalf("causes %+v: want one cause tested on self time", res.Causes)
 	}
-	var text, md, html, js bytes.Buffer
-	if err := writeDiffText(&text, res, diffTextOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if err := writeDiffMarkdown(&md, res, diffMarkdownOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if err := writeDiffHTML(&html, res, diffHTMLOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if err := writeDiffJSON(&js, res); err != nil {
-		t.Fatal(err)
-	}
+	text, md, html, js := writeEveryFormat(t, res)
 	const want = "on self time, 102ms → 202ms"
 	for name, out := range map[string]string{"text": strings.Join(strings.Fields(text.String()), " "), "markdown": md.String(), "html": html.String()} {
 		if !strings.Contains(out, want) {
