@@ -141,9 +141,10 @@ type Normalization struct {
 
 // PlanNormalization decides the normalization of a comparison before it
 // runs: NormalizeAuto becomes a mode chosen from what the inputs say of
-// themselves, and the rest is checked. Compare may then revise an automatic
-// share or none from the values (normalize_bulk.go), and says why. iterations says whether benchmark iteration counts
-// are available (Options.Bench). Compare calls it, and reads
+// themselves, and the rest is checked. Compare may then revise an
+// automatic share or none from the values (normalize_bulk.go), and says
+// why. iterations says whether benchmark iteration counts are available
+// (Options.Bench). Compare calls it, and reads
 // Options.MinDeltaText in the unit it plans (Normalization.Unit, set from
 // metricUnit). Its errors are *NormalizeError.
 //
