@@ -383,8 +383,10 @@ func mergeSpreads(g *graph, causes []Cause, causeAt []int32, kt *keyTable) ([]Ca
 		kf := kt.frames[info.key]
 		sp := &Spread{Function: Frame{Function: kf.Function, File: kf.File}, Callers: []Frame{}, ContextCount: info.contexts, Grew: len(ms)}
 		added := true
+		threads := make(map[string]bool, 1)
 		for _, i := range ms {
 			c := &causes[i]
+			threads[c.Thread] = true
 			added = added && c.Kind == Added
 			if n := len(c.Path); n >= 2 && !slices.Contains(sp.Callers, c.Path[n-2]) {
 				sp.Callers = append(sp.Callers, c.Path[n-2])
@@ -399,6 +401,7 @@ func mergeSpreads(g *graph, causes []Cause, causeAt []int32, kt *keyTable) ([]Ca
 			}
 			return compareStrings(a.File, b.File)
 		})
+		sp.Threads = len(threads)
 		rep := &causes[ms[0]]
 		keep[ms[0]] = true
 		rep.Spread = sp

@@ -156,6 +156,10 @@ type Spread struct {
 	Contexts     []SpreadContext
 	ContextCount int
 	Grew         int
+	// Threads counts the distinct threads of the contexts that grew: the
+	// cause's Thread is the largest context's only, and a function slower
+	// across a pool of workers is not one worker's regression.
+	Threads int
 }
 
 // A SpreadContext is one calling context of a spread cause.

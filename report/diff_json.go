@@ -87,6 +87,7 @@ type spreadJSON struct {
 	Contexts     []spreadContextJSON `json:"contexts"`
 	ContextCount int                 `json:"context_count"`
 	Grew         int                 `json:"grew"`
+	Threads      int                 `json:"threads"`
 }
 
 type spreadContextJSON struct {
@@ -606,6 +607,8 @@ func (e *jsonWriter) cause(c diff.Cause) {
 		e.int(int64(sp.ContextCount))
 		e.key("grew")
 		e.int(int64(sp.Grew))
+		e.key("threads")
+		e.int(int64(sp.Threads))
 		e.close('}')
 	}
 	e.close('}')

@@ -357,7 +357,7 @@ func spreadFrom(s *spreadJSON) *diff.Spread {
 	out := &diff.Spread{
 		Function: diff.Frame{Function: s.Function.Function, File: s.Function.File},
 		Callers:  framesOf(s.Callers), Contexts: []diff.SpreadContext{},
-		ContextCount: s.ContextCount, Grew: s.Grew,
+		ContextCount: s.ContextCount, Grew: s.Grew, Threads: s.Threads,
 	}
 	for _, c := range s.Contexts {
 		out.Contexts = append(out.Contexts, diff.SpreadContext{Thread: c.Thread, Path: framesOf(c.Path), Base: c.Base, New: c.New, Delta: c.Delta})

@@ -60,7 +60,7 @@ func encodeDiffJSON(res *diff.Result) ([]byte, error) {
 			j.Spread = &spreadJSON{
 				Function: frameJSON{Function: sp.Function.Function, File: sp.Function.File},
 				Callers:  frames(sp.Callers), Contexts: []spreadContextJSON{},
-				ContextCount: sp.ContextCount, Grew: sp.Grew,
+				ContextCount: sp.ContextCount, Grew: sp.Grew, Threads: sp.Threads,
 			}
 			for _, x := range sp.Contexts {
 				j.Spread.Contexts = append(j.Spread.Contexts, spreadContextJSON{Thread: x.Thread, Path: frames(x.Path), Base: x.Base, New: x.New, Delta: x.Delta})

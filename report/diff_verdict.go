@@ -29,10 +29,16 @@ func testLabel(t *diff.Test, val func(int64) string) string {
 	return t.Name
 }
 
-// spreadSummary says what a spread cause folds: "isStaleState in 11 of
-// 11 contexts, called from F" (full names when full).
+// spreadSummary says what a spread cause folds: "isStaleState grew in 11
+// of its 11 calling contexts, in 4 threads, …, called from F" (full names
+// when full). The threads are said because the cause's own thread label is
+// its largest context's.
 func spreadSummary(sp *diff.Spread, full bool) string {
-	s := fmt.Sprintf("%s grew in %d of its %d calling contexts, none by the threshold alone", frameName(sp.Function, full), sp.Grew, sp.ContextCount)
+	s := fmt.Sprintf("%s grew in %d of its %d calling contexts", frameName(sp.Function, full), sp.Grew, sp.ContextCount)
+	if sp.Threads > 1 {
+		s += fmt.Sprintf(" in %d threads", sp.Threads)
+	}
+	s += ", none by the threshold alone"
 	if n := len(sp.Callers); n > 0 {
 		names := make([]string, 0, min(n, 4))
 		for _, c := range sp.Callers[:min(n, 4)] {

@@ -13,15 +13,23 @@ import (
 // spreadRuns are three runs of a program whose refresh is called from 11
 // contexts; in the new runs each of its contexts calls isStaleState for
 // 10 ms (issue 17's spread regression).
-func spreadRuns(stale bool) string {
+func spreadRuns(stale bool) string { return spreadPoolRuns(stale, 0) }
+
+// spreadPoolRuns are spreadRuns on a pool of threads: handler i runs on
+// "worker #(i mod threads)" (none: threads 0).
+func spreadPoolRuns(stale bool, threads int) string {
 	var runs []string
 	for r := range 3 {
 		var b strings.Builder
 		for i := range 11 {
-			fmt.Fprintf(&b, "main;handler%02d;work %d\n", i, 200+7*((i+r)%3))
-			fmt.Fprintf(&b, "main;handler%02d;refresh %d\n", i, 20+(i+r)%2)
+			th := ""
+			if threads > 0 {
+				th = fmt.Sprintf("thread=worker#%d ", i%threads)
+			}
+			fmt.Fprintf(&b, "%smain;handler%02d;work %d\n", th, i, 200+7*((i+r)%3))
+			fmt.Fprintf(&b, "%smain;handler%02d;refresh %d\n", th, i, 20+(i+r)%2)
 			if stale {
-				fmt.Fprintf(&b, "main;handler%02d;refresh;isStaleState %d\n", i, 10)
+				fmt.Fprintf(&b, "%smain;handler%02d;refresh;isStaleState %d\n", th, i, 10)
 			}
 		}
 		runs = append(runs, b.String())
@@ -89,6 +97,40 @@ func TestDiffSpreadCauseReports(t *testing.T) {
 	}
 	if sp := back.Causes[0].Spread; sp == nil || sp.Grew != 11 || back.Causes[0].Stats.Of != diff.OfFunction {
 		t.Errorf("read back: %+v", back.Causes[0])
+	}
+}
+
+// A spread cause over a pool of threads says how many: its own thread
+// label is only its largest context's, and a function slower on every
+// worker is not one worker's regression.
+func TestSpreadCauseSaysItsThreads(t *testing.T) {
+	for _, tc := range []struct {
+		threads int
+		want    string
+	}{
+		{0, "isStaleState grew in 11 of its 11 calling contexts, none by the threshold alone"},
+		{1, "isStaleState grew in 11 of its 11 calling contexts, none by the threshold alone"},
+		{4, "isStaleState grew in 11 of its 11 calling contexts in 4 threads, none by the threshold alone"},
+	} {
+		t.Run(fmt.Sprint(tc.threads), func(t *testing.T) {
+			res := compare(t, spreadPoolRuns(false, tc.threads), spreadPoolRuns(true, tc.threads), diff.Options{Tree: true})
+			if len(res.Causes) != 1 || res.Causes[0].Spread == nil {
+				t.Fatalf("causes %+v: want one spread cause", res.Causes)
+			}
+			text, md, html, js := writeEveryFormat(t, res)
+			for name, out := range map[string]string{"text": strings.Join(strings.Fields(text.String()), " "), "markdown": md.String(), "html": html.String()} {
+				if !strings.Contains(out, tc.want) {
+					t.Errorf("%s report lacks %q:\n%s", name, tc.want, out)
+				}
+			}
+			back, err := ReadDiffJSON(&js, "r.json")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := back.Causes[0].Spread.Threads, max(tc.threads, 1); got != want {
+				t.Errorf("JSON read back: %d threads, want %d", got, want)
+			}
+		})
 	}
 }
 
