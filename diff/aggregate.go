@@ -331,6 +331,7 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 	context := func(a int32) gval {
 		return gval{base: u.meanBase[a], new: u.meanNew[a], added: u.baseRuns(a) == 0, context: true, test: testOf[a]}
 	}
+	rec := newRecursionMoves(u, m)
 	for x := int32(1); int(x) < n; x++ {
 		t := testOf[x]
 		if !passes(t, u.meanNew[x]-u.meanBase[x]) {
@@ -339,7 +340,7 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 				continue
 			}
 		}
-		if u.baseRuns(x) == 0 && movedFromCaller(u, x, m) {
+		if u.baseRuns(x) == 0 && movedFromCaller(u, x, m) || rec.moved(x) {
 			continue
 		}
 		g.set(x, gval{base: u.meanBase[x], new: u.meanNew[x], added: u.baseRuns(x) == 0, test: t})
