@@ -293,9 +293,28 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 		ps[i] = testFloats(row[:nBase], row[nBase:], prOf(members[i].node())).P
 		exact[i] = true
 	}
+	// A group's sum varies at least as much as the collector time its
+	// contexts hold, as a node's does: a collector's contexts are no
+	// steadier for being summed (audit R2's rule let the contexts of
+	// (garbage collector) in a browser's threads form a group).
+	groupPrior := func(gr *spreadGroup) *prior {
+		if pr == nil || gc == nil {
+			return pr
+		}
+		var held float64
+		for _, x := range gr.nodes {
+			held += gc[x]
+		}
+		if held == 0 {
+			return pr
+		}
+		p := *pr
+		p.floor = collectorCV * collectorCV * held * held
+		return &p
+	}
 	for i := range groups {
 		gr := &groups[i]
-		t := testFloats(gr.sums[:nBase], gr.sums[nBase:], pr)
+		t := testFloats(gr.sums[:nBase], gr.sums[nBase:], groupPrior(gr))
 		ps[len(members)+i], names[len(members)+i] = t.P, nameOf(t.Name)
 		gr.test = int32(len(members) + i + 1)
 		if exact != nil {
@@ -353,7 +372,7 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 	var spreadGroup []int
 	for i := range groups {
 		gr := &groups[i]
-		if !passes(gr.test, gr.delta()) {
+		if !passes(gr.test, gr.delta()) || gr.large && slices.ContainsFunc(gr.nodes, g.has) {
 			continue
 		}
 		gr.spread.test = gr.test
@@ -407,7 +426,7 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 		switch {
 		case v.spread != 0 && v.test == groups[spreadGroup[v.spread-1]].test:
 			gr := &groups[spreadGroup[v.spread-1]]
-			t.setIntervalFloats(gr.sums[:nBase], gr.sums[nBase:], pr)
+			t.setIntervalFloats(gr.sums[:nBase], gr.sums[nBase:], groupPrior(gr))
 			continue
 		case v.test == selfOf[x]:
 			self.row(x, selfRow)

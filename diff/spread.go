@@ -22,7 +22,13 @@ import (
 //   - the summed growth reaches μ (as for a node);
 //   - no single context grew by μ: a context that did is a cause of its
 //     own, found per node and reported there (a slow call in three
-//     contexts is three causes, each with its own test);
+//     contexts is three causes, each with its own test). Unless its test
+//     did not keep it: in a pool of threads of one name that split the same
+//     work differently in every run, a function's contexts (one per thread
+//     ordinal) move by μ from the split alone, too noisy to pass, while
+//     their sum is steady (audit R2: +2 s found in 3 of 30 seeds). Such a
+//     function is a candidate too, dropped when one of its contexts is in
+//     the graph of its own (statsGraph);
 //   - the contexts' callers grew by μ too: new work makes its callers
 //     slower, but a function renamed in the new version (a minifier's
 //     Aia → $Dp, matched by rename in few of its 80 contexts) is "new" in
@@ -43,9 +49,11 @@ const maxSpreadContexts = 20
 // A spreadGroup is one candidate function: its outermost contexts, their
 // summed values per run (base runs first) and its test.
 type spreadGroup struct {
-	nodes  []int32
-	sums   []float64
-	test   int32 // 1 + index in the family
+	nodes []int32
+	sums  []float64
+	test  int32 // 1 + index in the family
+	// large: a context grew by μ alone (the group yields to it when kept).
+	large  bool
 	spread spreadInfo
 }
 
@@ -70,7 +78,7 @@ func spreadGroups(u *union, kt *keyTable, skip []bool, nBase int, m float64) []s
 	growth := func(k key) float64 { return t[k].growth }
 	var cands []key
 	for k := range key(nk) {
-		if c := &t[k]; c.count >= 2 && c.growth >= m && c.pooled >= m*float64(nNew) && c.largest < m && c.callers >= m {
+		if c := &t[k]; c.count >= 2 && c.growth >= m && c.pooled >= m*float64(nNew) && c.callers >= m {
 			cands = append(cands, k)
 		}
 	}
@@ -126,7 +134,7 @@ func spreadGroups(u *union, kt *keyTable, skip []bool, nBase int, m float64) []s
 		if drop[i] {
 			continue
 		}
-		gr := spreadGroup{nodes: nodes[i], sums: make([]float64, runs)}
+		gr := spreadGroup{nodes: nodes[i], sums: make([]float64, runs), large: t[k].largest >= m}
 		for _, x := range nodes[i] {
 			for r, v := range u.totalRow(x, row) {
 				gr.sums[r] += v
