@@ -350,7 +350,7 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 	context := func(a int32) gval {
 		return gval{base: u.meanBase[a], new: u.meanNew[a], added: u.baseRuns(a) == 0, context: true, test: testOf[a]}
 	}
-	rec := newRecursionMoves(u, m)
+	var kept, keptTest []int32
 	for x := int32(1); int(x) < n; x++ {
 		t := testOf[x]
 		if !passes(t, u.meanNew[x]-u.meanBase[x]) {
@@ -359,10 +359,17 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 				continue
 			}
 		}
-		if u.baseRuns(x) == 0 && movedFromCaller(u, x, m) || rec.moved(x) {
+		if u.baseRuns(x) == 0 && movedFromCaller(u, x, m) {
 			continue
 		}
-		g.set(x, gval{base: u.meanBase[x], new: u.meanNew[x], added: u.baseRuns(x) == 0, test: t})
+		kept, keptTest = append(kept, x), append(keptTest, t)
+	}
+	moved := recursionMoves(u, len(kt.frames), m, kept)
+	for i, x := range kept {
+		if moved[i] {
+			continue
+		}
+		g.set(x, gval{base: u.meanBase[x], new: u.meanNew[x], added: u.baseRuns(x) == 0, test: keptTest[i]})
 		addContext(g, u.parent[x], context, u.parent)
 	}
 	// Spread causes: the contexts of each function whose sum regressed

@@ -1,122 +1,200 @@
 package diff
 
-// recursionMoves tells a node's growth that only moved between the depths
-// of a recursion from growth of the recursion (audit R1): a recursive walk
-// whose depth varies run to run (the data's shape, not the code) has,
-// at K = 3, a context 44 calls deep in no base run and in all three new
-// ones, "added" at p 0.002 while the walk's outermost call did not grow.
-// A node inside a recursion is growth only when its function, summed over
-// the recursion (its outermost nodes below the recursion's outermost
-// call), grew by μ too. The maps hold only the nodes asked about and their
-// ancestors: most comparisons ask about a few causes' paths.
-type recursionMoves struct {
-	u *union
-	m float64
-	// outer[x]: the outermost proper ancestor of x of x's function, 0 for
-	// none; entry[x]: the outermost node of x's path whose function recurs
-	// on the path down to x, 0 for none.
-	outer, entry map[int32]int32
-	sums         map[[2]int32]float64
-}
-
-func newRecursionMoves(u *union, m float64) *recursionMoves {
-	return &recursionMoves{u: u, m: m, outer: map[int32]int32{}, entry: map[int32]int32{}, sums: map[[2]int32]float64{}}
-}
-
-// moved reports whether x lies inside a recursion in which x's function
-// did not grow by μ.
-func (r *recursionMoves) moved(x int32) bool {
-	e := r.entryOf(x)
-	if e == 0 || e == x {
-		return false
+// recursionMoves tells, for each node of xs, whether its growth only moved
+// between the depths of a recursion (audit R1): a recursive walk whose
+// depth varies run to run (the data's shape, not the code) has, at K = 3,
+// a context 44 calls deep in no base run and in all three new ones,
+// "added" at p 0.002 while the walk's outermost call did not grow. A node
+// inside a recursion is growth only when its function, summed over the
+// recursion (its outermost nodes below the recursion's outermost call,
+// the entry), grew by μ (m) too.
+//
+// Both steps are linear: the entries come from one walk over xs and their
+// ancestors, the sums from one scan of the nodes and a walk of the asked
+// functions' nodes below an entry. Walking the entry's
+// subtree per node asked took 0.2 s per question on the 1.6 M-stack pair
+// (a recursion near its root holds most of its 15 M nodes), and finding a
+// node's namesakes by walking up from each ancestor was quadratic in the
+// depth, which hostile stacks put at 100,000.
+func recursionMoves(u *union, nk int, m float64, xs []int32) []bool {
+	moved := make([]bool, len(xs))
+	if len(xs) == 0 {
+		return moved
 	}
-	return r.sum(e, r.u.key[x]) < r.m
+	entry := recursionEntries(u, nk, xs)
+	var queries []recursionQuery
+	asked := make([]int32, len(xs)) // 1 + x's query, 0 for none
+	index := map[recursionQuery]int32{}
+	for i, x := range xs {
+		e := entry[x]
+		if e == 0 || e == x {
+			continue
+		}
+		k := u.key[x]
+		if u.key[e] == k {
+			moved[i] = u.meanNew[e]-u.meanBase[e] < m
+			continue
+		}
+		q := recursionQuery{e, k}
+		j, ok := index[q]
+		if !ok {
+			j = int32(len(queries))
+			index[q] = j
+			queries = append(queries, q)
+		}
+		asked[i] = j + 1
+	}
+	if len(queries) == 0 {
+		return moved
+	}
+	sums := recursionSums(u, nk, queries, index)
+	for i, j := range asked {
+		if j > 0 {
+			moved[i] = sums[j-1] < m
+		}
+	}
+	return moved
 }
 
-// outerOf is outer[x], by the chain of nearest namesakes (x's nearest
-// proper ancestor of its function, that one's, ...), iteratively: stacks
-// may be 100,000 frames deep.
-func (r *recursionMoves) outerOf(x int32) int32 {
-	u := r.u
-	var chain []int32 // nodes whose outer is not known yet, deepest first
-	top := int32(0)
-	for a := x; ; {
-		if v, ok := r.outer[a]; ok {
-			top = v
-			if top == 0 {
-				top = a
+// A recursionQuery asks for function k's growth summed over its outermost
+// nodes below entry e.
+type recursionQuery struct {
+	e int32
+	k key
+}
+
+// recursionEntries returns the entry of each node of xs and of their
+// ancestors (depth 2 or more): the outermost node of its path whose
+// function recurs on the path down to it, 0 for none. One depth-first walk
+// of those nodes keeps each function's outermost node on the path (first),
+// so a node's outermost namesake is a lookup; the walk's child lists are
+// the asked nodes' own (their ancestors' closure), not the union's.
+func recursionEntries(u *union, nk int, xs []int32) map[int32]int32 {
+	in := make(map[int32]bool, 2*len(xs))
+	kids := map[int32][]int32{}
+	var roots []int32
+	for _, x := range xs {
+		for a := x; a > 0 && !in[a]; a = u.parent[a] {
+			in[a] = true
+			if u.depth[a] < 2 {
+				roots = append(roots, a)
+			} else {
+				kids[u.parent[a]] = append(kids[u.parent[a]], a)
 			}
-			break
 		}
-		chain = append(chain, a)
-		n := int32(0)
-		for p := u.parent[a]; p > 0 && u.depth[p] >= 2; p = u.parent[p] {
-			if u.key[p] == u.key[a] {
-				n = p
+	}
+	first := make([]int32, nk)
+	entry := make(map[int32]int32, len(in))
+	stack := roots
+	for len(stack) > 0 {
+		a := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if a < 0 { // leaving ^a's subtree
+			if a = ^a; first[u.key[a]] == a {
+				first[u.key[a]] = 0
+			}
+			continue
+		}
+		if u.depth[a] >= 2 {
+			k := u.key[a]
+			e := entry[u.parent[a]] // 0 above depth 2
+			if o := first[k]; o == 0 {
+				first[k] = a
+			} else if e == 0 || u.depth[o] < u.depth[e] {
+				e = o
+			}
+			entry[a] = e
+			stack = append(stack, ^a)
+		}
+		stack = append(stack, kids[a]...)
+	}
+	return entry
+}
+
+// recursionSums answers the queries (index numbers them): the summed
+// growth of function k's nodes below entry e with no node of k between.
+// No node of k is above e (else x's entry would be above it), so those are
+// k's outermost nodes in e's subtree. One scan finds the asked functions'
+// nodes below an asked entry (the nearest asked entry above a node is
+// memoized, its path compressed); a depth-first walk of them and their
+// ancestors keeps each function's outermost node on the path (first) and,
+// per function, the asked entries on it (active), to which an outermost
+// node adds its growth.
+func recursionSums(u *union, nk int, queries []recursionQuery, index map[recursionQuery]int32) []float64 {
+	sums := make([]float64, len(queries))
+	isAsked := make([]bool, nk)
+	askedWith := map[int32][]key{} // the functions asked about per entry
+	for _, q := range queries {
+		isAsked[q.k] = true
+		askedWith[q.e] = append(askedWith[q.e], q.k)
+	}
+	near := map[int32]int32{}
+	var path []int32
+	// nearEntry is the first asked entry at or above a, 0 for none.
+	nearEntry := func(a int32) int32 {
+		path = path[:0]
+		b := int32(0)
+		for ; a > 0 && u.depth[a] >= 2; a = u.parent[a] {
+			if v, ok := near[a]; ok {
+				b = v
 				break
 			}
-		}
-		if n == 0 {
-			top = a
-			break
-		}
-		a = n
-	}
-	for _, c := range chain {
-		if c == top {
-			r.outer[c] = 0
-		} else {
-			r.outer[c] = top
-		}
-	}
-	return r.outer[x]
-}
-
-// entryOf is entry[x]: the shallower of the parent's entry and x's
-// outermost namesake. The ancestors not yet known are filled root first.
-func (r *recursionMoves) entryOf(x int32) int32 {
-	u := r.u
-	var todo []int32
-	for a := x; a > 0 && u.depth[a] >= 2; a = u.parent[a] {
-		if _, ok := r.entry[a]; ok {
-			break
-		}
-		todo = append(todo, a)
-	}
-	for i := len(todo) - 1; i >= 0; i-- {
-		a := todo[i]
-		e := r.entry[u.parent[a]] // 0 above depth 2
-		if o := r.outerOf(a); o != 0 && (e == 0 || u.depth[o] < u.depth[e]) {
-			e = o
-		}
-		r.entry[a] = e
-	}
-	return r.entry[x]
-}
-
-// sum is the mean growth of function k's outermost nodes in e's subtree
-// (e itself when it is k's).
-func (r *recursionMoves) sum(e int32, k key) float64 {
-	u := r.u
-	if u.key[e] == k {
-		return u.meanNew[e] - u.meanBase[e]
-	}
-	if s, ok := r.sums[[2]int32{e, k}]; ok {
-		return s
-	}
-	s := 0.0
-	stack := []int32{e}
-	for len(stack) > 0 {
-		y := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		for _, c := range u.children(y) {
-			if u.key[c] == k {
-				s += u.meanNew[c] - u.meanBase[c]
-				continue
+			if askedWith[a] != nil {
+				b = a
+				break
 			}
-			stack = append(stack, c)
+			path = append(path, a)
+		}
+		for _, p := range path {
+			near[p] = b
+		}
+		return b
+	}
+	in := map[int32]bool{}
+	kids := map[int32][]int32{}
+	var roots []int32
+	for c := int32(1); int(c) < u.len(); c++ {
+		if !isAsked[u.key[c]] || nearEntry(u.parent[c]) == 0 {
+			continue
+		}
+		for a := c; a > 0 && !in[a]; a = u.parent[a] {
+			in[a] = true
+			if u.depth[a] < 2 {
+				roots = append(roots, a)
+			} else {
+				kids[u.parent[a]] = append(kids[u.parent[a]], a)
+			}
 		}
 	}
-	r.sums[[2]int32{e, k}] = s
-	return s
+	first := make([]int32, nk)
+	active := map[key][]int32{}
+	stack := roots
+	for len(stack) > 0 {
+		a := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if a < 0 { // leaving ^a's subtree
+			a = ^a
+			if first[u.key[a]] == a {
+				first[u.key[a]] = 0
+			}
+			for _, k := range askedWith[a] {
+				active[k] = active[k][:len(active[k])-1]
+			}
+			continue
+		}
+		if u.depth[a] >= 2 {
+			if k := u.key[a]; first[k] == 0 {
+				first[k] = a
+				for _, e := range active[k] {
+					sums[index[recursionQuery{e, k}]] += u.meanNew[a] - u.meanBase[a]
+				}
+			}
+			for _, k := range askedWith[a] {
+				active[k] = append(active[k], a)
+			}
+			stack = append(stack, ^a)
+		}
+		stack = append(stack, kids[a]...)
+	}
+	return sums
 }
