@@ -146,8 +146,15 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 	// The spread groups' walk of the tree (a fifth of statsGraph's CPU)
 	// reads nothing the prior fit and the family below write: on another
 	// core meanwhile.
-	spread := make(chan []spreadGroup, 1)
-	go func() { spread <- spreadGroups(u, kt, skip, nBase, m) }()
+	type spreadOut struct {
+		groups  []spreadGroup
+		topmost []bool
+	}
+	spread := make(chan spreadOut, 1)
+	go func() {
+		groups, topmost := spreadGroups(u, kt, skip, nBase, m)
+		spread <- spreadOut{groups, topmost}
+	}()
 	var pr *prior
 	if !st.welch {
 		pr = fitNodePrior(u, nBase, m, period)
@@ -273,7 +280,8 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 			ps[i], names[i] = t.P, nameOf(t.Name)
 		}
 	})
-	groups := <-spread
+	sp := <-spread
+	groups := sp.groups
 	nFamily := nMembers + len(groups)
 	ps, names = ps[:nFamily], names[:nFamily]
 	if exact != nil {
@@ -364,7 +372,7 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 		}
 		kept, keptTest = append(kept, x), append(keptTest, t)
 	}
-	moved := recursionMoves(u, len(kt.frames), m, kept)
+	moved := recursionMoves(u, len(kt.frames), m, kept, sp.topmost)
 	for i, x := range kept {
 		if moved[i] {
 			continue

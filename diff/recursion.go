@@ -10,13 +10,14 @@ package diff
 // the entry), grew by μ (m) too.
 //
 // Both steps are linear: the entries come from one walk over xs and their
-// ancestors, the sums from one scan of the nodes and a walk of the asked
-// functions' nodes below an entry. Walking the entry's
+// ancestors, the sums from one scan of the outermost contexts (topmost:
+// the nodes of their function with none above them, which skips what
+// spreadGroups skips, folded and idle nodes). Walking the entry's
 // subtree per node asked took 0.2 s per question on the 1.6 M-stack pair
 // (a recursion near its root holds most of its 15 M nodes), and finding a
 // node's namesakes by walking up from each ancestor was quadratic in the
 // depth, which hostile stacks put at 100,000.
-func recursionMoves(u *union, nk int, m float64, xs []int32) []bool {
+func recursionMoves(u *union, nk int, m float64, xs []int32, topmost []bool) []bool {
 	moved := make([]bool, len(xs))
 	if len(xs) == 0 {
 		return moved
@@ -47,7 +48,7 @@ func recursionMoves(u *union, nk int, m float64, xs []int32) []bool {
 	if len(queries) == 0 {
 		return moved
 	}
-	sums := recursionSums(u, nk, queries, index)
+	sums := recursionSums(u, nk, queries, index, topmost)
 	for i, j := range asked {
 		if j > 0 {
 			moved[i] = sums[j-1] < m
@@ -114,19 +115,17 @@ func recursionEntries(u *union, nk int, xs []int32) map[int32]int32 {
 // recursionSums answers the queries (index numbers them): the summed
 // growth of function k's nodes below entry e with no node of k between.
 // No node of k is above e (else x's entry would be above it), so those are
-// k's outermost nodes in e's subtree. One scan finds the asked functions'
-// nodes below an asked entry (the nearest asked entry above a node is
-// memoized, its path compressed); a depth-first walk of them and their
-// ancestors keeps each function's outermost node on the path (first) and,
-// per function, the asked entries on it (active), to which an outermost
-// node adds its growth.
-func recursionSums(u *union, nk int, queries []recursionQuery, index map[recursionQuery]int32) []float64 {
+// k's outermost nodes in e's subtree: one scan of the outermost contexts
+// (topmost, spreadGroups' marks) of the asked functions, each adding its
+// growth to the asked entries above it, found by climbing from entry to
+// entry (the nearest asked entry above a node memoized, its path
+// compressed).
+func recursionSums(u *union, nk int, queries []recursionQuery, index map[recursionQuery]int32, topmost []bool) []float64 {
 	sums := make([]float64, len(queries))
 	isAsked := make([]bool, nk)
-	askedWith := map[int32][]key{} // the functions asked about per entry
+	isEntry := map[int32]bool{}
 	for _, q := range queries {
-		isAsked[q.k] = true
-		askedWith[q.e] = append(askedWith[q.e], q.k)
+		isAsked[q.k], isEntry[q.e] = true, true
 	}
 	near := map[int32]int32{}
 	var path []int32
@@ -139,7 +138,7 @@ func recursionSums(u *union, nk int, queries []recursionQuery, index map[recursi
 				b = v
 				break
 			}
-			if askedWith[a] != nil {
+			if isEntry[a] {
 				b = a
 				break
 			}
@@ -150,51 +149,16 @@ func recursionSums(u *union, nk int, queries []recursionQuery, index map[recursi
 		}
 		return b
 	}
-	in := map[int32]bool{}
-	kids := map[int32][]int32{}
-	var roots []int32
 	for c := int32(1); int(c) < u.len(); c++ {
-		if !isAsked[u.key[c]] || nearEntry(u.parent[c]) == 0 {
+		k := u.key[c]
+		if !isAsked[k] || !topmost[c] {
 			continue
 		}
-		for a := c; a > 0 && !in[a]; a = u.parent[a] {
-			in[a] = true
-			if u.depth[a] < 2 {
-				roots = append(roots, a)
-			} else {
-				kids[u.parent[a]] = append(kids[u.parent[a]], a)
+		for e := nearEntry(u.parent[c]); e != 0; e = nearEntry(u.parent[e]) {
+			if j, ok := index[recursionQuery{e, k}]; ok {
+				sums[j] += u.meanNew[c] - u.meanBase[c]
 			}
 		}
-	}
-	first := make([]int32, nk)
-	active := map[key][]int32{}
-	stack := roots
-	for len(stack) > 0 {
-		a := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if a < 0 { // leaving ^a's subtree
-			a = ^a
-			if first[u.key[a]] == a {
-				first[u.key[a]] = 0
-			}
-			for _, k := range askedWith[a] {
-				active[k] = active[k][:len(active[k])-1]
-			}
-			continue
-		}
-		if u.depth[a] >= 2 {
-			if k := u.key[a]; first[k] == 0 {
-				first[k] = a
-				for _, e := range active[k] {
-					sums[index[recursionQuery{e, k}]] += u.meanNew[a] - u.meanBase[a]
-				}
-			}
-			for _, k := range askedWith[a] {
-				active[k] = append(active[k], a)
-			}
-			stack = append(stack, ^a)
-		}
-		stack = append(stack, kids[a]...)
 	}
 	return sums
 }

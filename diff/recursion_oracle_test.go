@@ -156,7 +156,7 @@ func TestRecursionMovesMatchesWalk(t *testing.T) {
 				xs = append(xs, x)
 			}
 			rng.Shuffle(len(xs), func(i, j int) { xs[i], xs[j] = xs[j], xs[i] })
-			got := recursionMoves(u, tc.keys+1, m, xs)
+			got := recursionMoves(u, tc.keys+1, m, xs, outermostContexts(u, make([]bool, u.len()), tc.keys+1))
 			r := newNaiveRecursion(u, m)
 			want := make([]bool, len(xs))
 			for i, x := range xs {
@@ -197,7 +197,7 @@ func TestRecursionMovesDeepPath(t *testing.T) {
 		u.meanNew[x] = 1
 		xs = append(xs, int32(x))
 	}
-	moved := recursionMoves(u, depth/2+2, 2, xs)
+	moved := recursionMoves(u, depth/2+2, 2, xs, outermostContexts(u, make([]bool, n), depth/2+2))
 	// The second half's nodes are inside the recursion entered at depth 2,
 	// and each function's outermost node there grew by 1 < 2.
 	for i, x := range xs {

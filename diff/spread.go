@@ -73,8 +73,9 @@ type spreadInfo struct {
 func (g *spreadGroup) delta() float64 { return g.spread.new - g.spread.base }
 
 // spreadGroups returns the candidate functions of the union tree, with
-// the nodes skip marks (artifacts folded, idle) left out.
-func spreadGroups(u *union, kt *keyTable, skip []bool, nBase int, m float64) []spreadGroup {
+// the nodes skip marks (artifacts folded, idle) left out, and the
+// outermost contexts it marked (tallyContexts), which recursionMoves reads.
+func spreadGroups(u *union, kt *keyTable, skip []bool, nBase int, m float64) ([]spreadGroup, []bool) {
 	n, runs := u.len(), u.runs
 	nNew := runs - nBase
 	nk := len(kt.frames)
@@ -93,7 +94,7 @@ func spreadGroups(u *union, kt *keyTable, skip []bool, nBase int, m float64) []s
 	}
 	cands = append(cands, inPools(u, kt, large, topmost)...)
 	if len(cands) == 0 {
-		return nil
+		return nil, topmost
 	}
 	slices.SortFunc(cands, func(a, b key) int {
 		if c := cmp.Compare(growth(b), growth(a)); c != 0 {
@@ -160,7 +161,7 @@ func spreadGroups(u *union, kt *keyTable, skip []bool, nBase int, m float64) []s
 		}
 		groups = append(groups, gr)
 	}
-	return groups
+	return groups, topmost
 }
 
 // A contextTally is what spreadGroups needs of one function's outermost
