@@ -146,8 +146,15 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 	// The spread groups' walk of the tree (a fifth of statsGraph's CPU)
 	// reads nothing the prior fit and the family below write: on another
 	// core meanwhile.
-	spread := make(chan []spreadGroup, 1)
-	go func() { spread <- spreadGroups(u, kt, skip, nBase, m) }()
+	type spreadOut struct {
+		groups  []spreadGroup
+		topmost []bool
+	}
+	spread := make(chan spreadOut, 1)
+	go func() {
+		groups, topmost := spreadGroups(u, kt, skip, nBase, m)
+		spread <- spreadOut{groups, topmost}
+	}()
 	var pr *prior
 	if !st.welch {
 		pr = fitNodePrior(u, nBase, m, period)
@@ -273,7 +280,8 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 			ps[i], names[i] = t.P, nameOf(t.Name)
 		}
 	})
-	groups := <-spread
+	sp := <-spread
+	groups := sp.groups
 	nFamily := nMembers + len(groups)
 	ps, names = ps[:nFamily], names[:nFamily]
 	if exact != nil {
@@ -293,9 +301,28 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 		ps[i] = testFloats(row[:nBase], row[nBase:], prOf(members[i].node())).P
 		exact[i] = true
 	}
+	// A group's sum varies at least as much as the collector time its
+	// contexts hold, as a node's does: a collector's contexts are no
+	// steadier for being summed (audit R2's rule let the contexts of
+	// (garbage collector) in a browser's threads form a group).
+	groupPrior := func(gr *spreadGroup) *prior {
+		if pr == nil || gc == nil {
+			return pr
+		}
+		var held float64
+		for _, x := range gr.nodes {
+			held += gc[x]
+		}
+		if held == 0 {
+			return pr
+		}
+		p := *pr
+		p.floor = collectorCV * collectorCV * held * held
+		return &p
+	}
 	for i := range groups {
 		gr := &groups[i]
-		t := testFloats(gr.sums[:nBase], gr.sums[nBase:], pr)
+		t := testFloats(gr.sums[:nBase], gr.sums[nBase:], groupPrior(gr))
 		ps[len(members)+i], names[len(members)+i] = t.P, nameOf(t.Name)
 		gr.test = int32(len(members) + i + 1)
 		if exact != nil {
@@ -331,6 +358,7 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 	context := func(a int32) gval {
 		return gval{base: u.meanBase[a], new: u.meanNew[a], added: u.baseRuns(a) == 0, context: true, test: testOf[a]}
 	}
+	var kept, keptTest []int32
 	for x := int32(1); int(x) < n; x++ {
 		t := testOf[x]
 		if !passes(t, u.meanNew[x]-u.meanBase[x]) {
@@ -342,7 +370,14 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 		if u.baseRuns(x) == 0 && movedFromCaller(u, x, m) {
 			continue
 		}
-		g.set(x, gval{base: u.meanBase[x], new: u.meanNew[x], added: u.baseRuns(x) == 0, test: t})
+		kept, keptTest = append(kept, x), append(keptTest, t)
+	}
+	moved := recursionMoves(u, len(kt.frames), m, kept, sp.topmost)
+	for i, x := range kept {
+		if moved[i] {
+			continue
+		}
+		g.set(x, gval{base: u.meanBase[x], new: u.meanNew[x], added: u.baseRuns(x) == 0, test: keptTest[i]})
 		addContext(g, u.parent[x], context, u.parent)
 	}
 	// Spread causes: the contexts of each function whose sum regressed
@@ -352,7 +387,7 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 	var spreadGroup []int
 	for i := range groups {
 		gr := &groups[i]
-		if !passes(gr.test, gr.delta()) {
+		if !passes(gr.test, gr.delta()) || gr.large && slices.ContainsFunc(gr.nodes, g.has) {
 			continue
 		}
 		gr.spread.test = gr.test
@@ -406,7 +441,7 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 		switch {
 		case v.spread != 0 && v.test == groups[spreadGroup[v.spread-1]].test:
 			gr := &groups[spreadGroup[v.spread-1]]
-			t.setIntervalFloats(gr.sums[:nBase], gr.sums[nBase:], pr)
+			t.setIntervalFloats(gr.sums[:nBase], gr.sums[nBase:], groupPrior(gr))
 			continue
 		case v.test == selfOf[x]:
 			self.row(x, selfRow)

@@ -22,7 +22,18 @@ import (
 //   - the summed growth reaches μ (as for a node);
 //   - no single context grew by μ: a context that did is a cause of its
 //     own, found per node and reported there (a slow call in three
-//     contexts is three causes, each with its own test);
+//     contexts is three causes, each with its own test). Unless its test
+//     did not keep it: in a pool of threads of one name that split the same
+//     work differently in every run, a function's contexts (one per thread
+//     ordinal) move by μ from the split alone, too noisy to pass, while
+//     their sum is steady (audit R2: +2 s found in 3 of 30 seeds). Such a
+//     function is a candidate too when its contexts run on two threads of
+//     one pool (inPools), dropped when one of its contexts is in the graph
+//     of its own (statsGraph). Not every function: most that grew by μ in
+//     one context (every caller of a regression) would join the family,
+//     which cost the 1.6 M-stack pair 2.5 s of walks (explained, below);
+//     and not where threads do not pool: there a context's swing is its
+//     own;
 //   - the contexts' callers grew by μ too: new work makes its callers
 //     slower, but a function renamed in the new version (a minifier's
 //     Aia → $Dp, matched by rename in few of its 80 contexts) is "new" in
@@ -43,9 +54,11 @@ const maxSpreadContexts = 20
 // A spreadGroup is one candidate function: its outermost contexts, their
 // summed values per run (base runs first) and its test.
 type spreadGroup struct {
-	nodes  []int32
-	sums   []float64
-	test   int32 // 1 + index in the family
+	nodes []int32
+	sums  []float64
+	test  int32 // 1 + index in the family
+	// large: a context grew by μ alone (the group yields to it when kept).
+	large  bool
 	spread spreadInfo
 }
 
@@ -60,22 +73,28 @@ type spreadInfo struct {
 func (g *spreadGroup) delta() float64 { return g.spread.new - g.spread.base }
 
 // spreadGroups returns the candidate functions of the union tree, with
-// the nodes skip marks (artifacts folded, idle) left out.
-func spreadGroups(u *union, kt *keyTable, skip []bool, nBase int, m float64) []spreadGroup {
+// the nodes skip marks (artifacts folded, idle) left out, and the
+// outermost contexts it marked (tallyContexts), which recursionMoves reads.
+func spreadGroups(u *union, kt *keyTable, skip []bool, nBase int, m float64) ([]spreadGroup, []bool) {
 	n, runs := u.len(), u.runs
 	nNew := runs - nBase
 	nk := len(kt.frames)
 	t, topmost := tallyContexts(u, skip, nBase, nk)
 	count := func(k key) int32 { return t[k].count }
 	growth := func(k key) float64 { return t[k].growth }
-	var cands []key
+	var cands, large []key
 	for k := range key(nk) {
-		if c := &t[k]; c.count >= 2 && c.growth >= m && c.pooled >= m*float64(nNew) && c.largest < m && c.callers >= m {
-			cands = append(cands, k)
+		if c := &t[k]; c.count >= 2 && c.growth >= m && c.pooled >= m*float64(nNew) && c.callers >= m {
+			if c.largest < m {
+				cands = append(cands, k)
+			} else {
+				large = append(large, k)
+			}
 		}
 	}
+	cands = append(cands, inPools(u, kt, large, topmost)...)
 	if len(cands) == 0 {
-		return nil
+		return nil, topmost
 	}
 	slices.SortFunc(cands, func(a, b key) int {
 		if c := cmp.Compare(growth(b), growth(a)); c != 0 {
@@ -126,7 +145,7 @@ func spreadGroups(u *union, kt *keyTable, skip []bool, nBase int, m float64) []s
 		if drop[i] {
 			continue
 		}
-		gr := spreadGroup{nodes: nodes[i], sums: make([]float64, runs)}
+		gr := spreadGroup{nodes: nodes[i], sums: make([]float64, runs), large: t[k].largest >= m}
 		for _, x := range nodes[i] {
 			for r, v := range u.totalRow(x, row) {
 				gr.sums[r] += v
@@ -142,7 +161,7 @@ func spreadGroups(u *union, kt *keyTable, skip []bool, nBase int, m float64) []s
 		}
 		groups = append(groups, gr)
 	}
-	return groups
+	return groups, topmost
 }
 
 // A contextTally is what spreadGroups needs of one function's outermost
@@ -380,4 +399,99 @@ func tallyOrdered(u *union, skip []bool, nBase, nk int) ([]contextTally, []bool)
 		}
 	}
 	return t, topmost
+}
+
+// inPools returns the functions of ks (their outermost contexts marked in
+// topmost) with contexts on two threads of one pool: threads whose names
+// are the same but for numbers ("worker", "worker #2"; "pool-1-thread-3",
+// "pool-1-thread-7"). None when no two threads of the union pool.
+func inPools(u *union, kt *keyTable, ks []key, topmost []bool) []key {
+	if len(ks) == 0 {
+		return nil
+	}
+	pool := map[int32]string{} // a thread node's pool, for pooling threads
+	byName := map[string][]int32{}
+	for _, th := range u.children(0) {
+		kf := kt.frames[u.key[th]]
+		name := kf.Process + "\x00" + digitless(kf.Thread)
+		byName[name] = append(byName[name], th)
+	}
+	for name, ths := range byName {
+		if len(ths) >= 2 {
+			for _, th := range ths {
+				pool[th] = name
+			}
+		}
+	}
+	if len(pool) == 0 {
+		return nil
+	}
+	asked := make([]int32, len(kt.frames)) // 1 + the key's place in ks
+	for i, k := range ks {
+		asked[k] = int32(i + 1)
+	}
+	threadOf := map[int32]int32{}
+	var path []int32
+	thread := func(x int32) int32 {
+		path = path[:0]
+		for u.depth[x] > 1 {
+			if th, ok := threadOf[x]; ok {
+				x = th
+				break
+			}
+			path = append(path, x)
+			x = u.parent[x]
+		}
+		for _, p := range path {
+			threadOf[p] = x
+		}
+		return x
+	}
+	seen := make([]map[string]int32, len(ks)) // per function, a thread per pool
+	pooled := make([]bool, len(ks))
+	for x := int32(1); int(x) < u.len(); x++ {
+		i := asked[u.key[x]] - 1
+		if i < 0 || pooled[i] || !topmost[x] {
+			continue
+		}
+		th := thread(x)
+		name, ok := pool[th]
+		if !ok {
+			continue
+		}
+		if seen[i] == nil {
+			seen[i] = map[string]int32{}
+		}
+		if other, ok := seen[i][name]; !ok {
+			seen[i][name] = th
+		} else if other != th {
+			pooled[i] = true
+		}
+	}
+	var out []key
+	for i, k := range ks {
+		if pooled[i] {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// digitless is a thread name with its runs of digits as one "#": the
+// name of the pool it belongs to.
+func digitless(s string) string {
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= '0' && c <= '9' {
+			if len(b) == 0 || b[len(b)-1] != '#' {
+				b = append(b, '#')
+			}
+			for i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9' {
+				i++
+			}
+			continue
+		}
+		b = append(b, s[i])
+	}
+	return string(b)
 }

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strings"
 )
 
@@ -71,6 +72,9 @@ type changed struct {
 	unchanged     Workload
 	regressedRuns []int
 	truth         Truth
+	// perRun, when not nil, changes one run's workload (side 0 before,
+	// 1 after) with noise from r: what differs run to run beyond jitter.
+	perRun func(r *rand.Rand, side, run int, w Workload) Workload
 	// secBefore and secAfter are the runs' durations; periodAfter the
 	// after runs' sampling period.
 	secBefore, secAfter float64
@@ -177,7 +181,9 @@ func change(c Case) (changed, error) {
 				DeltaNs: c.DeltaMs * 1e6, Note: "spread over 16 worker threads"})
 		}
 	default:
-		return ch, fmt.Errorf("audit: unknown case %q (one of %s)", c.Name, strings.Join(Cases, ", "))
+		if ok := changeMore(c, &ch); !ok {
+			return ch, fmt.Errorf("audit: unknown case %q (one of %s)", c.Name, strings.Join(append(Cases, MoreCases...), ", "))
+		}
 	}
 	return ch, nil
 }

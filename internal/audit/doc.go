@@ -8,7 +8,11 @@
 //   - workload.go: the synthetic Go-like workload, or one read from a
 //     pprof or folded file (ReadBase);
 //   - cases.go: the cases, each a change (or none) made to the workload,
-//     with the truth it implies;
+//     with the truth it implies; cases2.go: the second round's (spread
+//     regressions, recursion depths and thread loads that vary per run,
+//     a GC-heavy run, warm-ups, flat profiles, JVM lambdas, idle time);
+//   - formats.go: a run written as pprof, folded stacks or a V8
+//     .cpuprofile, for the converters;
 //   - noise.go: one recorded run: lognormal jitter per calling-context
 //     prefix and per run, an optional 30%-slower outlier run, Poisson
 //     sampling;

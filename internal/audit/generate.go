@@ -47,6 +47,8 @@ func NewCase(name string, seed uint64) Case {
 type Pair struct {
 	Before, After []*profile.Profile
 	Truth         Truth
+	// Format is how Write writes the runs (Formats; "" is pprof).
+	Format string
 }
 
 // period is the sampling period of every run but the rate case's after
@@ -85,8 +87,14 @@ func Generate(c Case) (*Pair, error) {
 	}
 	ob, oa := outlierRun(), outlierRun()
 	p := &Pair{Truth: tr}
+	vary := func(side, run int, w Workload) Workload {
+		if ch.perRun == nil {
+			return w
+		}
+		return ch.perRun(g.r, side, run, w.clone())
+	}
 	for i := range c.K {
-		p.Before = append(p.Before, g.record(ch.before, ch.secBefore, period, i == ob))
+		p.Before = append(p.Before, g.record(vary(0, i, ch.before), ch.secBefore, period, i == ob))
 	}
 	na := c.K
 	if c.KNew > 0 {
@@ -97,7 +105,7 @@ func Generate(c Case) (*Pair, error) {
 		if len(ch.regressedRuns) > 0 && !slices.Contains(ch.regressedRuns, i) {
 			w = ch.unchanged
 		}
-		p.After = append(p.After, g.record(w, ch.secAfter, ch.periodAfter, i == oa))
+		p.After = append(p.After, g.record(vary(1, i, w), ch.secAfter, ch.periodAfter, i == oa))
 	}
 	return p, nil
 }

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/ctdiff/ctdiff/diff"
@@ -93,6 +94,8 @@ func Score(res *diff.Result, t Truth, abs bool) Outcome {
 	oldName := func(key string) string {
 		fs := strings.Split(key, ";")
 		for i, f := range fs {
+			fs[i] = lambdaRun.ReplaceAllString(f, "$$$$Lambda.")
+			f = fs[i]
 			if o, ok := t.Renames[f]; ok {
 				fs[i] = o
 			}
@@ -110,7 +113,7 @@ func Score(res *diff.Result, t Truth, abs bool) Outcome {
 		for i, f := range c.Path {
 			fs[i] = f.Function
 		}
-		key := strings.Join(fs, ";")
+		key := lambdaRun.ReplaceAllString(strings.Join(fs, ";"), "$$$$Lambda.")
 		threads := 1.0
 		if n := t.Threads[threadName(c.Thread)]; n > 0 {
 			threads = float64(n)
@@ -153,6 +156,11 @@ func Score(res *diff.Result, t Truth, abs bool) Outcome {
 	}
 	return o
 }
+
+// lambdaRun is a JVM lambda class's run-specific part, as a folded stack
+// names it ("$$Lambda$123/0x0000000800c01234." or, normalized, "$$Lambda_."):
+// the truth names the class without it.
+var lambdaRun = regexp.MustCompile(`\$\$Lambda[^.;]*\.`)
 
 // threadName strips a thread label's ordinal and process: "worker #3" and
 // "app/worker" are "worker".

@@ -69,7 +69,7 @@ func inclusive(w Workload, seconds float64) map[string]float64 {
 }
 
 // Write writes the pair as the audit's generator did: dir/before/runNN.pb.gz,
-// dir/after/runNN.pb.gz (gzipped pprof) and dir/truth.json.
+// dir/after/runNN.pb.gz (gzipped pprof, or p.Format) and dir/truth.json.
 func (p *Pair) Write(dir string) error {
 	for _, side := range []struct {
 		name string
@@ -80,7 +80,7 @@ func (p *Pair) Write(dir string) error {
 			return err
 		}
 		for i, prof := range side.runs {
-			if err := writeProfile(filepath.Join(d, fmt.Sprintf("run%02d.pb.gz", i)), prof); err != nil {
+			if err := writeRun(filepath.Join(d, fmt.Sprintf("run%02d", i)), p.Format, prof); err != nil {
 				return err
 			}
 		}

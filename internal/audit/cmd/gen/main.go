@@ -19,7 +19,8 @@ import (
 
 func main() {
 	c := audit.NewCase("null", 1)
-	flag.StringVar(&c.Name, "case", c.Name, "case: "+strings.Join(audit.Cases, ", "))
+	flag.StringVar(&c.Name, "case", c.Name, "case: "+strings.Join(append(audit.Cases, audit.MoreCases...), ", "))
+	format := flag.String("format", "pprof", "run format: "+strings.Join(audit.Formats, ", "))
 	flag.IntVar(&c.K, "k", c.K, "runs per side")
 	flag.IntVar(&c.KNew, "knew", 0, "runs of the after side (default k)")
 	flag.Uint64Var(&c.Seed, "seed", c.Seed, "noise seed")
@@ -47,6 +48,7 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
+	p.Format = *format
 	if err := p.Write(*out); err != nil {
 		fail(err)
 	}
