@@ -99,6 +99,17 @@ func verdictRows() []verdictRow {
 		// verdict was due. The after side's first run of this case.
 		// Fixed: sniffETL checks the buffer's saved offset too.
 		{name: "R3 pprof sniffed as ETL", c: audited("idle-one", 5, 3, 0.1, 1000), want: want{notOn: "(no function)"}},
+		// Round 2's families with no defect, one seed each, so that a
+		// change that breaks them shows here (rates: the report).
+		{name: "spread σ 0.03", c: audited("spread", 5, 1, 0.03, 1000), want: want{found: true}},
+		{name: "trade", c: audited("trade", 5, 1, 0.03, 1000), want: want{found: true}},
+		{name: "flat-one", c: audited("flat-one", 5, 1, 0.1, 1500), want: want{found: true}},
+		{name: "flat", c: audited("flat", 5, 1, 0.1, 0)},
+		{name: "gc-outlier K=3", c: audited("gc-outlier", 3, 1, 0.1, 0)},
+		{name: "warmup", c: audited("warmup", 5, 1, 0.1, 0)},
+		{name: "threads-perm-null", c: audited("threads-perm-null", 5, 1, 0.1, 0)},
+		{name: "threads-uneven-null", c: audited("threads-uneven-null", 5, 1, 0.1, 0)},
+		{name: "spread-null", c: audited("spread-null", 5, 2, 0.1, 0)},
 		{name: "R2 threads-uneven seed 1", c: audited("threads-uneven", 5, 1, 0.03, 2000), want: want{found: true}},
 	}
 	// Null comparisons at σ 0.05. Stats mode's family-wise error rate is
