@@ -127,27 +127,13 @@ func recursionSums(u *union, nk int, queries []recursionQuery, index map[recursi
 	for _, q := range queries {
 		isAsked[q.k], isEntry[q.e] = true, true
 	}
-	near := map[int32]int32{}
-	var path []int32
+	near := newAncestorMemo(u, func(a int32) bool { return u.depth[a] < 2 || isEntry[a] })
 	// nearEntry is the first asked entry at or above a, 0 for none.
 	nearEntry := func(a int32) int32 {
-		path = path[:0]
-		b := int32(0)
-		for ; a > 0 && u.depth[a] >= 2; a = u.parent[a] {
-			if v, ok := near[a]; ok {
-				b = v
-				break
-			}
-			if isEntry[a] {
-				b = a
-				break
-			}
-			path = append(path, a)
+		if b := near.first(a); b != 0 && u.depth[b] >= 2 {
+			return b
 		}
-		for _, p := range path {
-			near[p] = b
-		}
-		return b
+		return 0
 	}
 	for c := int32(1); int(c) < u.len(); c++ {
 		k := u.key[c]
@@ -161,4 +147,39 @@ func recursionSums(u *union, nk int, queries []recursionQuery, index map[recursi
 		}
 	}
 	return sums
+}
+
+// An ancestorMemo finds the first node at or above a node for which stop
+// holds (0 where the climb passes the root), memoizing every node it
+// climbs past: the questions of one scan share their paths, so each node
+// is climbed past once.
+type ancestorMemo struct {
+	u     *union
+	stop  func(int32) bool
+	found map[int32]int32
+	path  []int32
+}
+
+func newAncestorMemo(u *union, stop func(int32) bool) *ancestorMemo {
+	return &ancestorMemo{u: u, stop: stop, found: map[int32]int32{}}
+}
+
+func (m *ancestorMemo) first(a int32) int32 {
+	m.path = m.path[:0]
+	b := int32(0)
+	for ; a > 0; a = m.u.parent[a] {
+		if v, ok := m.found[a]; ok {
+			b = v
+			break
+		}
+		if m.stop(a) {
+			b = a
+			break
+		}
+		m.path = append(m.path, a)
+	}
+	for _, p := range m.path {
+		m.found[p] = b
+	}
+	return b
 }

@@ -430,23 +430,7 @@ func inPools(u *union, kt *keyTable, ks []key, topmost []bool) []key {
 	for i, k := range ks {
 		asked[k] = int32(i + 1)
 	}
-	threadOf := map[int32]int32{}
-	var path []int32
-	thread := func(x int32) int32 {
-		path = path[:0]
-		for u.depth[x] > 1 {
-			if th, ok := threadOf[x]; ok {
-				x = th
-				break
-			}
-			path = append(path, x)
-			x = u.parent[x]
-		}
-		for _, p := range path {
-			threadOf[p] = x
-		}
-		return x
-	}
+	threads := newAncestorMemo(u, func(a int32) bool { return u.depth[a] <= 1 })
 	seen := make([]map[string]int32, len(ks)) // per function, a thread per pool
 	pooled := make([]bool, len(ks))
 	for x := int32(1); int(x) < u.len(); x++ {
@@ -454,7 +438,7 @@ func inPools(u *union, kt *keyTable, ks []key, topmost []bool) []key {
 		if i < 0 || pooled[i] || !topmost[x] {
 			continue
 		}
-		th := thread(x)
+		th := threads.first(x)
 		name, ok := pool[th]
 		if !ok {
 			continue
