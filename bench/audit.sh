@@ -7,6 +7,9 @@
 #
 #   sh bench/audit.sh [-n SEEDS] CTDIFF...
 #
+# ONLY=REGEX (an extended regular expression) runs the families whose
+# labels match it, say ONLY='^improve|^null-k3'.
+#
 # Each family runs seeds 1..SEEDS (default 30; the null families 50); the
 # runs are generated once under WORK (default /tmp/ctdiff-audit) and every
 # binary compares the same ones.
@@ -32,6 +35,9 @@ go build -o "$WORK/score" ./internal/audit/cmd/score
 # family LABEL CASE K SEEDS "GEN ARGS" "CTDIFF ARGS" [swap]
 family() {
 	label=$1 cs=$2 k=$3 n=$4 gargs=$5 cargs=$6 swap=${7:-}
+	if [ -n "${ONLY:-}" ] && ! echo "$label" | grep -Eq "$ONLY"; then
+		return 0
+	fi
 	s=1
 	while [ "$s" -le "$n" ]; do
 		d=$WORK/data/$label/s$s

@@ -206,3 +206,39 @@ func TestRecursionMovesDeepPath(t *testing.T) {
 		}
 	}
 }
+
+// TestAncestorMemo checks the memo against a plain climb, in both of its
+// forms: a few questions (a map) and a question at every node (an array
+// once the map holds a sixteenth of the nodes).
+func TestAncestorMemo(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		every int
+		dense bool
+	}{{"few", 997, false}, {"every", 1, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			u := randomUnion(11, 20_000, 30, false)
+			u.depth = make([]int32, u.len())
+			for x := 1; x < u.len(); x++ {
+				u.depth[x] = u.depth[u.parent[x]] + 1
+			}
+			stop := func(a int32) bool { return u.depth[a] <= 1 || u.key[a] == 3 }
+			m := newAncestorMemo(u, stop)
+			for x := int32(1); int(x) < u.len(); x += int32(tc.every) {
+				want := int32(0)
+				for a := x; a > 0; a = u.parent[a] {
+					if stop(a) {
+						want = a
+						break
+					}
+				}
+				if got := m.first(x); got != want {
+					t.Fatalf("first(%d) = %d, want %d", x, got, want)
+				}
+			}
+			if (m.dense != nil) != tc.dense {
+				t.Errorf("dense memo %v, want %v", m.dense != nil, tc.dense)
+			}
+		})
+	}
+}
