@@ -79,6 +79,9 @@ type changed struct {
 	// after runs' sampling period.
 	secBefore, secAfter float64
 	periodAfter         int64
+	// src, when not nil, places each side's functions' sources (file,
+	// start line, column): round 3's moved sources.
+	src [2]func(name string) (file string, line, col int64)
 }
 
 // change makes c's workloads.
@@ -181,8 +184,8 @@ func change(c Case) (changed, error) {
 				DeltaNs: c.DeltaMs * 1e6, Note: "spread over 16 worker threads"})
 		}
 	default:
-		if ok := changeMore(c, &ch); !ok {
-			return ch, fmt.Errorf("audit: unknown case %q (one of %s)", c.Name, strings.Join(append(Cases, MoreCases...), ", "))
+		if ok := changeMore(c, &ch) || changeRound3(c, &ch); !ok {
+			return ch, fmt.Errorf("audit: unknown case %q (one of %s)", c.Name, strings.Join(AllCases(), ", "))
 		}
 	}
 	return ch, nil

@@ -34,13 +34,26 @@ func writeRun(path, f string, p *profile.Profile) error {
 // names returns a sample's frames, root first, inline lines as frames.
 func names(s *profile.Sample) []string {
 	var fs []string
-	for i := len(s.Location) - 1; i >= 0; i-- {
-		l := s.Location[i]
-		for j := len(l.Line) - 1; j >= 0; j-- {
-			fs = append(fs, l.Line[j].Function.Name)
-		}
+	for _, ln := range lines(s) {
+		fs = append(fs, ln.Function.Name)
 	}
 	return fs
+}
+
+// lines returns a sample's lines, root first, inline lines as frames.
+func lines(s *profile.Sample) []profile.Line {
+	var ls []profile.Line
+	for i := len(s.Location) - 1; i >= 0; i-- {
+		l := s.Location[i]
+		if len(l.Line) == 0 && l.Mapping != nil {
+			// unsymbolized: named as cct names it
+			ls = append(ls, profile.Line{Function: &profile.Function{Name: fmt.Sprintf("%s!0x%x", l.Mapping.File[strings.LastIndex(l.Mapping.File, "/")+1:], l.Address)}})
+		}
+		for j := len(l.Line) - 1; j >= 0; j-- {
+			ls = append(ls, l.Line[j])
+		}
+	}
+	return ls
 }
 
 func folded(p *profile.Profile) string {
@@ -85,7 +98,8 @@ func cpuprofile(p *profile.Profile) v8Profile {
 	t := out.StartTime
 	for _, s := range p.Sample {
 		key, parent := "", root
-		for _, n := range names(s) {
+		for _, ln := range lines(s) {
+			n := ln.Function.Name
 			key += ";" + n
 			id, ok := ids[key]
 			if !ok {
@@ -95,7 +109,12 @@ func cpuprofile(p *profile.Profile) v8Profile {
 				if !strings.HasPrefix(n, "(") {
 					url = "file:///app/" + strings.ReplaceAll(n[:max(0, strings.LastIndex(n, "."))], "/", "_") + ".js"
 				}
-				out.Nodes = append(out.Nodes, &v8Node{ID: id, CallFrame: v8Frame{FunctionName: n, ScriptID: "1", URL: url, LineNumber: 1, ColumnNumber: 1}})
+				line, col := 1, 1
+				if ln.Function.StartLine > 0 {
+					// round 3's moved sources: where the bundle put it
+					line, col = int(ln.Function.StartLine), int(ln.Column)
+				}
+				out.Nodes = append(out.Nodes, &v8Node{ID: id, CallFrame: v8Frame{FunctionName: n, ScriptID: "1", URL: url, LineNumber: line, ColumnNumber: col}})
 				parent.Children = append(parent.Children, id)
 			}
 			parent = out.Nodes[id-1]

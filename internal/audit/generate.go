@@ -47,8 +47,9 @@ func NewCase(name string, seed uint64) Case {
 type Pair struct {
 	Before, After []*profile.Profile
 	Truth         Truth
-	// Format is how Write writes the runs (Formats; "" is pprof).
-	Format string
+	// Format is how Write writes the runs (Formats; "" is pprof), and
+	// FormatAfter, when not "", the after runs (round 3's mixed formats).
+	Format, FormatAfter string
 }
 
 // period is the sampling period of every run but the rate case's after
@@ -93,6 +94,7 @@ func Generate(c Case) (*Pair, error) {
 		}
 		return ch.perRun(g.r, side, run, w.clone())
 	}
+	g.src = ch.src[0]
 	for i := range c.K {
 		p.Before = append(p.Before, g.record(vary(0, i, ch.before), ch.secBefore, period, i == ob))
 	}
@@ -100,6 +102,7 @@ func Generate(c Case) (*Pair, error) {
 	if c.KNew > 0 {
 		na = c.KNew
 	}
+	g.src = ch.src[1]
 	for i := range na {
 		w := ch.after
 		if len(ch.regressedRuns) > 0 && !slices.Contains(ch.regressedRuns, i) {

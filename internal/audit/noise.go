@@ -3,6 +3,7 @@ package audit
 import (
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 
 	"github.com/google/pprof/profile"
@@ -15,6 +16,9 @@ type recorder struct {
 	r *rand.Rand
 	// sigma and runSigma: Case.Sigma and Case.RunSigma; hotSigma: Case.Hot.
 	sigma, runSigma, hotSigma float64
+	// src, when not nil, places a function's source: its file, start line
+	// and column (round 3's moved sources); nil is the default place.
+	src func(name string) (file string, line, col int64)
 }
 
 // record returns one run of w lasting seconds, sampled every period ns,
@@ -62,6 +66,9 @@ func (g *recorder) record(w Workload, seconds float64, period int64, outlier boo
 		}
 		file := "/src/" + strings.ReplaceAll(name[:max(0, strings.LastIndex(name, "."))], ".", "_") + ".go"
 		f := &profile.Function{ID: uint64(len(funcs) + 1), Name: name, SystemName: name, Filename: file}
+		if g.src != nil {
+			f.Filename, f.StartLine, _ = g.src(name)
+		}
 		funcs[name] = f
 		prof.Function = append(prof.Function, f)
 		return f
@@ -76,14 +83,32 @@ func (g *recorder) record(w Workload, seconds float64, period int64, outlier boo
 		return v
 	}
 	locs := map[string]*profile.Location{}
+	var mapping *profile.Mapping
 	loc := func(lines []string) *profile.Location {
 		key := strings.Join(lines, "|")
 		if l, ok := locs[key]; ok {
 			return l
 		}
 		l := &profile.Location{ID: uint64(len(locs) + 1), Address: uint64(0x400000 + 16*len(locs))}
+		if m, a, ok := unsymbolized(lines[0]); ok && len(lines) == 1 {
+			// a frame the profiler could not symbolize: an address in
+			// a mapping, no line
+			if mapping == nil {
+				mapping = &profile.Mapping{ID: 1, Start: 0x400000, Limit: 0x8000000, File: m}
+				prof.Mapping = append(prof.Mapping, mapping)
+			}
+			l.Address, l.Mapping = a, mapping
+			locs[key] = l
+			prof.Location = append(prof.Location, l)
+			return l
+		}
 		for i, n := range lines {
-			l.Line = append(l.Line, profile.Line{Function: fn(n), Line: int64(10 + i)})
+			ln := profile.Line{Function: fn(n), Line: int64(10 + i)}
+			if g.src != nil {
+				_, start, col := g.src(n)
+				ln.Line, ln.Column = start+int64(2+i), col
+			}
+			l.Line = append(l.Line, ln)
 		}
 		locs[key] = l
 		prof.Location = append(prof.Location, l)
@@ -123,6 +148,20 @@ func (g *recorder) record(w Workload, seconds float64, period int64, outlier boo
 		prof.Sample = append(prof.Sample, s)
 	}
 	return prof
+}
+
+// unsymbolized reads a frame "shop!0x4c1a20" (round 3's unsymbolized
+// frames, as cct names them) as its mapping's file and address.
+func unsymbolized(name string) (file string, addr uint64, ok bool) {
+	m, hex, ok := strings.Cut(name, "!0x")
+	if !ok || strings.ContainsAny(m, ".()") {
+		return "", 0, false
+	}
+	a, err := strconv.ParseUint(hex, 16, 64)
+	if err != nil {
+		return "", 0, false
+	}
+	return "/app/" + m, a, true
 }
 
 // splitThread splits "@thread=NAME/TID|body" into its parts; a stack

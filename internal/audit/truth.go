@@ -76,11 +76,15 @@ func (p *Pair) Write(dir string) error {
 		runs []*profile.Profile
 	}{{"before", p.Before}, {"after", p.After}} {
 		d := filepath.Join(dir, side.name)
+		f := p.Format
+		if side.name == "after" && p.FormatAfter != "" {
+			f = p.FormatAfter
+		}
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return err
 		}
 		for i, prof := range side.runs {
-			if err := writeRun(filepath.Join(d, fmt.Sprintf("run%02d", i)), p.Format, prof); err != nil {
+			if err := writeRun(filepath.Join(d, fmt.Sprintf("run%02d", i)), f, prof); err != nil {
 				return err
 			}
 		}

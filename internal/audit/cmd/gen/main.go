@@ -19,8 +19,9 @@ import (
 
 func main() {
 	c := audit.NewCase("null", 1)
-	flag.StringVar(&c.Name, "case", c.Name, "case: "+strings.Join(append(audit.Cases, audit.MoreCases...), ", "))
+	flag.StringVar(&c.Name, "case", c.Name, "case: "+strings.Join(audit.AllCases(), ", "))
 	format := flag.String("format", "pprof", "run format: "+strings.Join(audit.Formats, ", "))
+	formatAfter := flag.String("formatafter", "", "the after runs' format (default -format)")
 	flag.IntVar(&c.K, "k", c.K, "runs per side")
 	flag.IntVar(&c.KNew, "knew", 0, "runs of the after side (default k)")
 	flag.Uint64Var(&c.Seed, "seed", c.Seed, "noise seed")
@@ -48,7 +49,7 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
-	p.Format = *format
+	p.Format, p.FormatAfter = *format, *formatAfter
 	if err := p.Write(*out); err != nil {
 		fail(err)
 	}
