@@ -20,7 +20,8 @@ import (
 //   - truncated-null: tree.Walk recurses 100..200 deep (drawn per run) and
 //     the profiler keeps the 64 leaf-most frames of a stack (pprof in older
 //     Go; JFR's default); truncated-perf-null: 100..250 deep, 127 frames
-//     (perf's default);
+//     (perf's default); truncated-vary-null: 30..200 deep, 64 frames, so
+//     that some runs are not truncated at all and others mostly;
 //   - moved-line-null: every function starts 13 lines lower after;
 //   - moved-file, moved-file-null: package db's file conn.go is
 //     conn_pool.go after, its functions 37 lines lower; the change: query
@@ -31,14 +32,15 @@ import (
 //   - gomaxprocs, gomaxprocs-null: a pool of 8 "worker" threads is 16
 //     after, the same work split over them; the change: query in the pool
 //     grows by DeltaMs; gomaxprocs-named-null: the threads named
-//     pool-1-thread-1..8, then ..16;
+//     pool-1-thread-1..8, then ..16; gomaxprocs-heavy-null: "worker"
+//     threads of 3 times the load (the pool a third of the CPU);
 //   - unsym-null: the after side's Encode and json.Marshal frames are
 //     unsymbolized (shop!0x4c1a20, shop!0x4b3f10): a stripped build.
 //
 // Mixed formats need no case: Pair.FormatAfter (gen -formatafter).
 var Round3Cases = []string{"closure-renumber", "closure-renumber-null", "generic-renamed", "generic-renamed-null",
-	"truncated-null", "truncated-perf-null", "moved-line-null", "moved-file", "moved-file-null", "moved-js", "moved-js-null",
-	"gomaxprocs", "gomaxprocs-null", "gomaxprocs-named-null", "unsym-null"}
+	"truncated-null", "truncated-perf-null", "truncated-vary-null", "moved-line-null", "moved-file", "moved-file-null", "moved-js", "moved-js-null",
+	"gomaxprocs", "gomaxprocs-null", "gomaxprocs-named-null", "gomaxprocs-heavy-null", "unsym-null"}
 
 // AllCases are the three rounds' cases.
 func AllCases() []string {
@@ -115,10 +117,13 @@ func changeRound3(c Case, ch *changed) bool {
 			after[hA+";"+mapDots+";"+parse] += d
 			inject(hA+";"+mapDots+";"+parse, parse, "Map[go.shape.int] before")
 		}
-	case "truncated-null", "truncated-perf-null":
+	case "truncated-null", "truncated-perf-null", "truncated-vary-null":
 		maxFrames, lo, hi := 64, 100, 200
-		if c.Name == "truncated-perf-null" {
+		switch c.Name {
+		case "truncated-perf-null":
 			maxFrames, hi = 127, 250
+		case "truncated-vary-null":
+			lo = 30
 		}
 		for dep := 5; dep <= 50; dep++ {
 			// the truth's mean shape; the runs' is drawn per run
@@ -185,8 +190,12 @@ func changeRound3(c Case, ch *changed) bool {
 			after[hA+";"+query] += d
 			inject(hA+";"+query, query, "in a re-laid-out bundle")
 		}
-	case "gomaxprocs", "gomaxprocs-null", "gomaxprocs-named-null":
+	case "gomaxprocs", "gomaxprocs-null", "gomaxprocs-named-null", "gomaxprocs-heavy-null":
 		name := func(i int) string { return fmt.Sprintf("worker/%d", i) }
+		load := 1.0
+		if c.Name == "gomaxprocs-heavy-null" {
+			load = 3
+		}
 		tr.Threads = map[string]int{"worker": 16}
 		if c.Name == "gomaxprocs-named-null" {
 			name = func(i int) string { return fmt.Sprintf("pool-1-thread-%d/%d", i+1, i) }
@@ -202,12 +211,12 @@ func changeRound3(c Case, ch *changed) bool {
 				DeltaNs: c.DeltaMs * 1e6, Note: "a pool of 8 threads before, 16 after"})
 		}
 		for i := range 8 {
-			before[fmt.Sprintf("@thread=%s|runtime.goexit;%s;%s", name(i), pool, query)] += 20
-			before[fmt.Sprintf("@thread=%s|runtime.goexit;%s", name(i), pool)] += 4
+			before[fmt.Sprintf("@thread=%s|runtime.goexit;%s;%s", name(i), pool, query)] += 20 * load
+			before[fmt.Sprintf("@thread=%s|runtime.goexit;%s", name(i), pool)] += 4 * load
 		}
 		for i := range 16 {
-			after[fmt.Sprintf("@thread=%s|runtime.goexit;%s;%s", name(i), pool, query)] += 10 + grow/16
-			after[fmt.Sprintf("@thread=%s|runtime.goexit;%s", name(i), pool)] += 2
+			after[fmt.Sprintf("@thread=%s|runtime.goexit;%s;%s", name(i), pool, query)] += 10*load + grow/16
+			after[fmt.Sprintf("@thread=%s|runtime.goexit;%s", name(i), pool)] += 2 * load
 		}
 	case "unsym-null":
 		ch.after = Workload{}

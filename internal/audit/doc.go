@@ -11,6 +11,9 @@
 //     with the truth it implies; cases2.go: the second round's (spread
 //     regressions, recursion depths and thread loads that vary per run,
 //     a GC-heavy run, warm-ups, flat profiles, JVM lambdas, idle time);
+//     cases3.go: the third round's (renumbered closures, generic names,
+//     truncated stacks, moved sources, a resized pool, unsymbolized
+//     frames; mixed formats by Pair.FormatAfter);
 //   - formats.go: a run written as pprof, folded stacks or a V8
 //     .cpuprofile, for the converters;
 //   - noise.go: one recorded run: lognormal jitter per calling-context
