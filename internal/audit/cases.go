@@ -82,6 +82,9 @@ type changed struct {
 	// src, when not nil, places each side's functions' sources (file,
 	// start line, column): round 3's moved sources.
 	src [2]func(name string) (file string, line, col int64)
+	// truthBefore, when not nil, renames the before stacks for the truth
+	// (two functions the after runs name alike: Renames cannot say it).
+	truthBefore func(stack string) string
 }
 
 // change makes c's workloads.

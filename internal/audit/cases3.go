@@ -16,7 +16,9 @@ import (
 //     Encode grows by DeltaMs;
 //   - generic-renamed, generic-renamed-null: util.Map[go.shape.int] is
 //     printed util.Map[...] after (a Go release changed the form); the
-//     change: parse under it grows by DeltaMs;
+//     change: parse under it grows by DeltaMs; generic-merged-null:
+//     Map[go.shape.int] and Map[go.shape.string], both under handleOrders,
+//     are one Map[...] after (their time summed: no change);
 //   - truncated-null: tree.Walk recurses 100..200 deep (drawn per run) and
 //     the profiler keeps the 64 leaf-most frames of a stack (pprof in older
 //     Go; JFR's default); truncated-perf-null: 100..250 deep, 127 frames
@@ -38,7 +40,7 @@ import (
 //     unsymbolized (shop!0x4c1a20, shop!0x4b3f10): a stripped build.
 //
 // Mixed formats need no case: Pair.FormatAfter (gen -formatafter).
-var Round3Cases = []string{"closure-renumber", "closure-renumber-null", "generic-renamed", "generic-renamed-null",
+var Round3Cases = []string{"closure-renumber", "closure-renumber-null", "generic-renamed", "generic-renamed-null", "generic-merged-null",
 	"truncated-null", "truncated-perf-null", "truncated-vary-null", "moved-line-null", "moved-file", "moved-file-null", "moved-js", "moved-js-null",
 	"gomaxprocs", "gomaxprocs-null", "gomaxprocs-named-null", "gomaxprocs-heavy-null", "unsym-null"}
 
@@ -117,6 +119,24 @@ func changeRound3(c Case, ch *changed) bool {
 			after[hA+";"+mapDots+";"+parse] += d
 			inject(hA+";"+mapDots+";"+parse, parse, "Map[go.shape.int] before")
 		}
+	case "generic-merged-null":
+		mapStr := "github.com/acme/shop/internal/util.Map[go.shape.string]"
+		before[hA+";"+mapInt] += 30
+		before[hA+";"+mapInt+";"+parse] += 40
+		before[hA+";"+mapStr] += 20
+		before[hA+";"+mapStr+";"+parse] += 30
+		after[hA+";"+mapDots] += 50
+		after[hA+";"+mapDots+";"+parse] += 70
+		ch.truthBefore = func(st string) string {
+			return strings.ReplaceAll(strings.ReplaceAll(st, mapInt, mapDots), mapStr, mapDots)
+		}
+		src := func(name string) (string, int64, int64) {
+			if strings.HasPrefix(name, "github.com/acme/shop/internal/util.Map[") {
+				return "/src/github.com/acme/shop/internal/util/map.go", 20, 0
+			}
+			return defaultFile(name), 8, 0
+		}
+		ch.src = [2]func(string) (string, int64, int64){src, src}
 	case "truncated-null", "truncated-perf-null", "truncated-vary-null":
 		maxFrames, lo, hi := 64, 100, 200
 		switch c.Name {

@@ -71,6 +71,13 @@ func Generate(c Case) (*Pair, error) {
 	tr := ch.truth
 	tr.Case, tr.Seed, tr.K = c.Name, c.Seed, c.K
 	tr.Before = inclusive(ch.before, ch.secBefore)
+	if ch.truthBefore != nil {
+		w := Workload{}
+		for _, st := range ch.before.stacks() {
+			w[ch.truthBefore(st)] += ch.before[st]
+		}
+		tr.Before = inclusive(w, ch.secBefore)
+	}
 	mean := ch.after
 	if len(ch.regressedRuns) > 0 {
 		mean = mix(ch.unchanged, ch.after, len(ch.regressedRuns), c.K)
