@@ -290,6 +290,14 @@ func (m *matcher) matchTrees(a, b *run, mode Matching) []int32 {
 			continue
 		}
 		pairs := m.siblings(ka, kb, ca, cb, d, mode)
+		if mode == ZAM && d >= 1 {
+			pairs = m.realignClosures(closureSide{ka,
+				func(i int32) []key { k, _ := a.childKeys(int32(chA[i]), nil, false); return k },
+				func(i int32) int64 { return a.total[chA[i]] }},
+				closureSide{kb,
+					func(j int32) []key { k, _ := b.childKeys(int32(chB[j]), nil, false); return k },
+					func(j int32) int64 { return b.total[chB[j]] }}, pairs)
+		}
 		if m.renaming(mode, d, len(chA), len(chB), len(pairs)) {
 			if lo, ln := m.renameLeftovers(ka, kb, pairs, keysA, keysB); len(lo) > 0 && len(ln) > 0 {
 				m.weighed++

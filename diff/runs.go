@@ -61,6 +61,10 @@ type keyTable struct {
 	// position of. nil otherwise.
 	late      map[startKey]int32
 	ambiguous map[[2]string]bool
+	// closures tags each key whose function is a numbered closure, and
+	// groups numbers their enclosing functions (match_closure.go).
+	closures []closureTag
+	groups   map[string]int32
 }
 
 // newKeyTable returns a key table for comparing the base trees with the new
@@ -113,6 +117,9 @@ func (kt *keyTable) intern(f cct.Frame, s int) key {
 	kf.Slot = id.Slot
 	kt.frames = append(kt.frames, kf)
 	kt.idx[id] = k
+	if f.Kind == cct.KindFunction {
+		kt.tagClosure(k, f.Function, id.File)
+	}
 	return k
 }
 

@@ -525,6 +525,14 @@ func (m *matcher) matchPass(a *addState, from, to int) (unmatched int) {
 			continue
 		}
 		pairs := m.siblings(ku, kr, cu, m.cr, d, a.mode)
+		if a.mode == ZAM && d >= 1 {
+			pairs = m.realignClosures(closureSide{ku,
+				func(i int32) []key { return u.childKeys(chU[i]) },
+				func(i int32) int64 { return u.weight[chU[i]] }},
+				closureSide{kr,
+					func(j int32) []key { k, _ := r.childKeys(int32(chR[j]), nil, false); return k },
+					func(j int32) int64 { return r.total[chR[j]] }}, pairs)
+		}
 		if m.renaming(a.mode, d, len(chU), len(chR), len(pairs)) {
 			if lo, ln := m.renameLeftovers(ku, kr, pairs, a.unionKeys, a.runKeys); len(lo) > 0 && len(ln) > 0 {
 				m.weighed++
@@ -533,9 +541,10 @@ func (m *matcher) matchPass(a *addState, from, to int) (unmatched int) {
 		}
 		a.flags[rn] |= ordered
 		m.spans = append(m.spans, ordSpan{rn, int32(len(m.ord)), int32(len(pairs))})
+		rekey := renamesKeepKeysDistinct(ku, kr, pairs)
 		for _, q := range pairs {
 			rc, uc := int32(chR[q.b]), chU[q.a]
-			if k := kr[q.b]; ku[q.a] != k {
+			if k := kr[q.b]; ku[q.a] != k && rekey {
 				// Renamed: the node takes the newer name, under which
 				// later runs match it directly and reports show it
 				// (rekey; the key set takes it after the pass).
