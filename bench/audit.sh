@@ -139,6 +139,11 @@ family gomaxprocs-named-null-k5 gomaxprocs-named-null 5 "$SEEDS" "" ""
 family gomaxprocs-heavy-null-k5 gomaxprocs-heavy-null 5 "$SEEDS" "" ""
 family gomaxprocs-null-k3 gomaxprocs-null 3 "$SEEDS" "" ""
 family gomaxprocs-k5-1000ms gomaxprocs 5 "$SEEDS" "-sigma 0.05 -delta 1000" ""
+# the same with --pools, which the warning on a resized pool names
+family gomaxprocs-null-k5-pools gomaxprocs-null 5 "$SEEDS" "" "--pools"
+family gomaxprocs-named-null-k5-pools gomaxprocs-named-null 5 "$SEEDS" "" "--pools"
+family gomaxprocs-heavy-null-k5-pools gomaxprocs-heavy-null 5 "$SEEDS" "" "--pools"
+family gomaxprocs-k5-1000ms-pools gomaxprocs 5 "$SEEDS" "-sigma 0.05 -delta 1000" "--pools"
 # Without --metric these exit 2 with "pick a type both have with --metric"
 # (a clear error, the right verdict); with the type the error names:
 family mixed-folded-null-k5 null 5 "$SEEDS" "-formatafter folded" "--metric samples"

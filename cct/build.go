@@ -35,6 +35,14 @@ type Options struct {
 	// type, or of one type, keeps every type's.
 	OneSampleType bool
 	SampleType    string
+	// Pools makes the threads of a pool one thread: threads whose names
+	// are equal but for their numbers (pool-1-thread-7, "worker" #3)
+	// become one thread frame per pool, named with each run of digits as
+	// "#" (PoolName) and without an ordinal. A pool resized between two
+	// versions, or by the cores of the machine it ran on, then compares as
+	// a whole, where thread by thread the threads one side lacks read as
+	// added (audit C4).
+	Pools bool
 
 	// batchFrames, when positive, replaces the inserter's batch limit
 	// (insert.go), so tests can force many batches.
@@ -243,7 +251,7 @@ func (b *Builder) add(src *sampleReader) error {
 	if src.len() > math.MaxInt32 {
 		return fmt.Errorf("%d samples: more than the %d a profile may have", src.len(), math.MaxInt32)
 	}
-	threads := threadFrames{t: t, ids: map[stacks.Thread]FrameID{}, ordinals: map[[2]string]int32{}}
+	threads := threadFrames{t: t, ids: map[stacks.Thread]FrameID{}, ordinals: map[[2]string]int32{}, pools: b.opts.Pools}
 	if b.opts.Timeline {
 		t.Timeline = withRoom(t.Timeline, len(t.Timeline)+src.len())
 	}
@@ -732,6 +740,7 @@ type threadFrames struct {
 	t        *Tree
 	ids      map[stacks.Thread]FrameID
 	ordinals map[[2]string]int32
+	pools    bool // Options.Pools
 }
 
 // frameOf returns the frame of a thread, interning it (and numbering it
@@ -739,6 +748,13 @@ type threadFrames struct {
 func (tn *threadFrames) frameOf(k stacks.Thread) FrameID {
 	f, ok := tn.ids[k]
 	if !ok {
+		if tn.pools {
+			// Every thread of a pool is its one frame, ordinal 0:
+			// Intern returns the frame the first made.
+			f = tn.t.Intern(Frame{Thread: PoolName(k.Thread), Process: k.Process, Kind: KindThread}, FrameInfo{})
+			tn.ids[k] = f
+			return f
+		}
 		name := [2]string{k.Process, k.Thread}
 		ord := tn.ordinals[name]
 		tn.ordinals[name] = ord + 1
@@ -746,6 +762,26 @@ func (tn *threadFrames) frameOf(k stacks.Thread) FrameID {
 		tn.ids[k] = f
 	}
 	return f
+}
+
+// PoolName is a thread name with each run of digits as one "#": the name
+// of the pool the thread belongs to (pool-1-thread-7 and pool-1-thread-12
+// are pool-#-thread-#).
+func PoolName(s string) string {
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= '0' && c <= '9' {
+			if len(b) == 0 || b[len(b)-1] != '#' {
+				b = append(b, '#')
+			}
+			for i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9' {
+				i++
+			}
+			continue
+		}
+		b = append(b, s[i])
+	}
+	return string(b)
 }
 
 // ThreadLabel is how a thread frame is shown: "process/thread #2".

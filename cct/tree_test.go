@@ -135,6 +135,40 @@ func TestThreadOrdinals(t *testing.T) {
 	}
 }
 
+// TestPools: with Options.Pools the threads of a pool (names equal but
+// for numbers, and ordinals of one name) are one thread frame per pool;
+// without it, one per thread.
+func TestPools(t *testing.T) {
+	p := cctest.Profile(t, "a 1", "b 2", "c 3", "d 4", "e 5")
+	for i, th := range []struct {
+		name string
+		tid  int64
+	}{{"worker", 7}, {"worker", 9}, {"pool-1-thread-2", 11}, {"pool-1-thread-12", 12}, {"main", 1}} {
+		p.Sample[i].Label = map[string][]string{"thread": {th.name}}
+		p.Sample[i].NumLabel = map[string][]int64{"tid": {th.tid}}
+	}
+	for _, tt := range []struct {
+		pools bool
+		want  string
+	}{
+		{false, "worker 0 1\n  a 1 1\nworker #2 0 2\n  b 2 2\npool-1-thread-2 0 3\n  c 3 3\npool-1-thread-12 0 4\n  d 4 4\nmain 0 5\n  e 5 5\n"},
+		{true, "worker 0 3\n  a 1 1\n  b 2 2\npool-#-thread-# 0 7\n  c 3 3\n  d 4 4\nmain 0 5\n  e 5 5\n"},
+	} {
+		tr, err := cct.FromProfile(p, cct.Options{Pools: tt.pools})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := cctest.Dump(tr, 0); got != tt.want {
+			t.Errorf("pools %v: got\n%s\nwant\n%s", tt.pools, got, tt.want)
+		}
+	}
+	for in, want := range map[string]string{"pool-1-thread-12": "pool-#-thread-#", "worker": "worker", "GC Thread#3": "GC Thread#", "": ""} {
+		if got := cct.PoolName(in); got != want {
+			t.Errorf("PoolName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 // TestThreadFrames: a thread node's frame names its thread and process in
 // Thread and Process, not in Function and File, and ThreadLabel shows them.
 func TestThreadFrames(t *testing.T) {

@@ -485,29 +485,75 @@ func meanTotal(runs []*run) float64 {
 
 // threadWarnings reports threads present on one side only: their whole time
 // becomes a topology change, which is usually a naming problem (a thread
-// label missing on one side) rather than a regression.
+// label missing on one side) rather than a regression, or a thread pool
+// of another size (audit C4: 8 workers before, 16 after, the same work:
+// the 8 new threads' contexts were added causes). The threads of a pool
+// (names equal but for numbers, digitless) are reported as one pool.
 func threadWarnings(res *Result, u *union, kt *keyTable) {
-	var onlyBase, onlyNew []string
+	var onlyBase, onlyNew []int32
 	both := 0
+	type pool struct{ base, nw int }
+	pools := map[string]*pool{}
+	poolOf := func(x int32) *pool {
+		kf := kt.frames[u.key[x]]
+		name := kf.Process + "\x00" + digitless(kf.Thread)
+		p := pools[name]
+		if p == nil {
+			p = &pool{}
+			pools[name] = p
+		}
+		return p
+	}
 	for _, x := range u.children(0) {
+		p := poolOf(x)
 		switch {
 		case u.newRuns(x) == 0:
-			onlyBase = append(onlyBase, threadLabel(kt.frames[u.key[x]]))
+			onlyBase = append(onlyBase, x)
+			p.base++
 		case u.baseRuns(x) == 0:
-			onlyNew = append(onlyNew, threadLabel(kt.frames[u.key[x]]))
+			onlyNew = append(onlyNew, x)
+			p.nw++
 		default:
 			both++
+			p.base++
+			p.nw++
 		}
 	}
+	label := func(x int32) string { return threadLabel(kt.frames[u.key[x]]) }
+	labels := func(xs []int32) []string {
+		out := make([]string, len(xs))
+		for i, x := range xs {
+			out[i] = label(x)
+		}
+		return out
+	}
 	if both == 0 && len(onlyBase) > 0 && len(onlyNew) > 0 {
-		res.warn("no thread of the new runs matches a thread of the base runs (threads match by name and ordinal): base has %q, new has %q", onlyBase, onlyNew)
+		res.warn("no thread of the new runs matches a thread of the base runs (threads match by name and ordinal): base has %q, new has %q", labels(onlyBase), labels(onlyNew))
 		return
 	}
-	for _, t := range onlyNew {
-		res.warn("thread %q occurs only in the new runs", t)
+	// A pool with threads on both sides and threads on one only was
+	// resized: one warning for it, naming its first thread so alone.
+	resized := func(x int32) *pool {
+		if p := poolOf(x); p.base > 0 && p.nw > 0 && p.base != p.nw {
+			return p
+		}
+		return nil
 	}
-	for _, t := range onlyBase {
-		res.warn("thread %q occurs only in the base runs", t)
+	warned := map[*pool]bool{}
+	for _, xs := range [][]int32{onlyNew, onlyBase} {
+		for _, x := range xs {
+			p := resized(x)
+			switch {
+			case p != nil && !warned[p]:
+				warned[p] = true
+				res.warn("the thread pool of %q has %d threads in the base runs and %d in the new: the contexts of the threads one side lacks read as added or removed, and the others' as improved or regressed, though the pool's work may be the same; --pools compares each pool as one thread", label(x), p.base, p.nw)
+			case p != nil:
+			case u.baseRuns(x) == 0:
+				res.warn("thread %q occurs only in the new runs", label(x))
+			default:
+				res.warn("thread %q occurs only in the base runs", label(x))
+			}
+		}
 	}
 }
 

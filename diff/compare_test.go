@@ -243,6 +243,11 @@ func TestThreadWarnings(t *testing.T) {
 	if got := strings.Join(res.Warnings, "\n"); !strings.Contains(got, `thread "gc" occurs only in the new runs`) {
 		t.Errorf("warnings %q", got)
 	}
+	// A pool resized (audit C4): one warning for the pool, none per thread.
+	res = compare(t, trees(t, "thread=w-1 a 10\nthread=w-2 a 10\nthread=main m 5"), trees(t, "thread=w-1 a 5\nthread=w-2 a 5\nthread=w-3 a 5\nthread=w-4 a 5\nthread=main m 5"), Options{})
+	if got := strings.Join(res.Warnings, "\n"); !strings.Contains(got, `the thread pool of "w-3" has 2 threads in the base runs and 4 in the new`) || strings.Contains(got, "occurs only") {
+		t.Errorf("warnings %q", got)
+	}
 	res = compare(t, trees(t, "thread=main a 10"), trees(t, "thread=ui a 10"), Options{})
 	if got := strings.Join(res.Warnings, "\n"); !strings.Contains(got, `no thread of the new runs matches a thread of the base runs (threads match by name and ordinal): base has ["main"], new has ["ui"]`) {
 		t.Errorf("warnings %q", got)

@@ -1,6 +1,8 @@
 package diff
 
 import (
+	"github.com/ctdiff/ctdiff/cct"
+
 	"cmp"
 	"math"
 	"slices"
@@ -462,20 +464,5 @@ func inPools(u *union, kt *keyTable, ks []key, topmost []bool) []key {
 }
 
 // digitless is a thread name with its runs of digits as one "#": the
-// name of the pool it belongs to.
-func digitless(s string) string {
-	b := make([]byte, 0, len(s))
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= '0' && c <= '9' {
-			if len(b) == 0 || b[len(b)-1] != '#' {
-				b = append(b, '#')
-			}
-			for i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9' {
-				i++
-			}
-			continue
-		}
-		b = append(b, s[i])
-	}
-	return string(b)
-}
+// name of the pool it belongs to (cct.PoolName).
+func digitless(s string) string { return cct.PoolName(s) }

@@ -19,6 +19,7 @@ type cctOptions struct {
 	format       string
 	metric       string
 	callSites    bool
+	pools        bool
 	prune        bool
 	nodeFraction float64
 	output       string
@@ -62,6 +63,7 @@ func newCCTCmd(s *streams) *cobra.Command {
 	fl.StringVar(&o.format, "format", "", "text, json, dot or pprof (gzipped; with --latency its sample types are calls and own latencies) (default: from -o's extension, else text)")
 	fl.StringVar(&o.metric, "metric", "", "sample type shown in text (default: the profile's default, else the last)")
 	fl.BoolVar(&o.callSites, "call-sites", false, "distinguish calls from different lines of the caller (PARCS call-site CCT)")
+	fl.BoolVar(&o.pools, "pools", false, "one thread per thread pool: threads named alike but for numbers (pool-1-thread-7, worker #3) merge")
 	fl.BoolVar(&o.prune, "prune", false, "drop anonymous, empty and one-letter frames (ZAM pruning)")
 	fl.Float64Var(&o.nodeFraction, "node-fraction", 0.005, "in text and dot, hide nodes below this share of the total")
 	fl.StringVarP(&o.output, "output", "o", "", "output file (default stdout)")
@@ -104,7 +106,7 @@ func runCCT(s *streams, o *cctOptions, args []string) error {
 		return err
 	}
 	latency := o.latency != "off"
-	b := cct.NewBuilder(cct.Options{CallSites: o.callSites, Prune: o.prune, Timeline: latency})
+	b := cct.NewBuilder(cct.Options{CallSites: o.callSites, Prune: o.prune, Timeline: latency, Pools: o.pools})
 	samples := make([]int, len(results))
 	for i, r := range results {
 		samples[i] = r.Samples.Len()

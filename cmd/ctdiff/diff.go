@@ -27,6 +27,7 @@ type diffOptions struct {
 	top              int
 	noPrune          bool
 	callSites        bool
+	pools            bool
 	alpha            float64
 	norm             normalizeFlags
 	names            diffNames
@@ -97,6 +98,7 @@ func (o *diffOptions) register(cmd *cobra.Command) {
 	fl.BoolVar(&o.names.full, "full-names", false, "text and markdown reports: name functions in full (Go import paths, Java packages) instead of example.checkRules")
 	fl.BoolVar(&o.noPrune, "no-prune", false, "keep anonymous, empty and one-letter frames (ZAM prunes them)")
 	fl.BoolVar(&o.callSites, "call-sites", false, "distinguish calls from different lines of the caller (PARCS call-site CCT)")
+	fl.BoolVar(&o.pools, "pools", false, "compare each thread pool as one thread: threads named alike but for numbers (pool-1-thread-7, worker #3) merge, so a pool resized between the runs (by a setting or the machine's cores) compares as a whole")
 	fl.Float64Var(&o.alpha, "alpha", diff.DefaultAlpha, "with --aggregate stats, the chance of any false cause (family-wise error rate)")
 }
 
@@ -219,7 +221,7 @@ func comparisonGC() (restore func()) {
 func compareSides(s *streams, o *diffOptions, oldArg, newArg string, keepTrees bool) (*diff.Result, []*cct.Tree, error) {
 	o.inputs.warnFetchFlags(s, []string{oldArg, newArg})
 	latency := o.metric == "latency" || o.metric == "latency-aggressive"
-	copts := cct.Options{Prune: !o.noPrune, CallSites: o.callSites, Timeline: latency}
+	copts := cct.Options{Prune: !o.noPrune, CallSites: o.callSites, Timeline: latency, Pools: o.pools}
 	if paths, err := expandInputs([]string{oldArg, newArg}); err == nil {
 		s.progress = startProgress(s, "reading", inputSize(paths))
 		defer func() { s.progress.finish(); s.progress = nil }()

@@ -42,7 +42,9 @@ type verdictRow struct {
 	// format and formatAfter are how the runs are written (Pair.Format,
 	// Pair.FormatAfter); metric is --metric (diff.Options.SampleType).
 	format, formatAfter, metric string
-	want                        want
+	// pools builds the trees with cct.Options.Pools (--pools).
+	pools bool
+	want  want
 	// knownDefect describes why diff gets the row wrong at this commit:
 	// the row skips with it unless -audit.strict. Clear it when the fix
 	// lands.
@@ -162,7 +164,7 @@ func verdictRows() []verdictRow {
 		// did half a before thread's work; seed 19 (absolute
 		// normalization): query on each of worker #9..#16, +266..374 ms.
 		{name: "C4 gomaxprocs-null seed 1", c: audited("gomaxprocs-null", 5, 1, 0.1, 0),
-			knownDefect: "a pool resized 8 -> 16 threads: a thread ordinal new in the after runs is a cause, where the pool's total did not change"},
+			knownDefect: "a pool resized 8 -> 16 threads: a thread ordinal new in the after runs is a cause, where the pool's total did not change (a warning names the pool and --pools)"},
 		// With 30 seeds: 6 of 30 (5 on a new ordinal), K = 3 the same.
 		// The new thread's delta is about μ (+1.0..1.2%), so the rate is
 		// the gate's: with three times the pool's load
@@ -170,11 +172,18 @@ func verdictRows() []verdictRow {
 		// new ordinal. Seed 1: worker #14's runtime.goexit;pool.work;
 		// query "added" +1.62% (p 5.5e-16), worker #12's +1.59%, ...
 		{name: "C4 gomaxprocs-heavy-null seed 1", c: audited("gomaxprocs-heavy-null", 5, 1, 0.1, 0),
-			knownDefect: "a pool resized 8 -> 16 threads: each thread ordinal new in the after runs is a cause, where the pool's total did not change"},
+			knownDefect: "a pool resized 8 -> 16 threads: each thread ordinal new in the after runs is a cause, where the pool's total did not change (a warning names the pool and --pools)"},
 		// The same with pool-1-thread-N names: 5 of 20 (6 of 30). Seed 1:
 		// pool-1-thread-13's pool.(*Pool).work +1.08% (p 4.7e-7).
 		{name: "C4 gomaxprocs-named-null seed 1", c: audited("gomaxprocs-named-null", 5, 1, 0.1, 0),
-			knownDefect: "a pool resized 8 -> 16 threads: a thread new in the after runs is a cause, where the pool's total did not change"},
+			knownDefect: "a pool resized 8 -> 16 threads: a thread new in the after runs is a cause, where the pool's total did not change (a warning names the pool and --pools)"},
+		// The same comparisons with --pools (cct.Options.Pools), which the
+		// warning on a resized pool names: each pool one thread, no cause;
+		// the change (+1 s of query in the pool) found.
+		{name: "C4 gomaxprocs-null seed 1 --pools", c: audited("gomaxprocs-null", 5, 1, 0.1, 0), pools: true},
+		{name: "C4 gomaxprocs-heavy-null seed 1 --pools", c: audited("gomaxprocs-heavy-null", 5, 1, 0.1, 0), pools: true},
+		{name: "C4 gomaxprocs-named-null seed 1 --pools", c: audited("gomaxprocs-named-null", 5, 1, 0.1, 0), pools: true},
+		{name: "C4 gomaxprocs seed 1 --pools", c: audited("gomaxprocs", 5, 1, 0.05, 1000), pools: true, want: want{found: true}},
 		// C5: the before runs as pprof, the after ones as a V8
 		// (diff's MixedSampleTypesError, which the command words "pick a
 		// type both have with --metric")
@@ -257,7 +266,7 @@ func TestVerdicts(t *testing.T) {
 			}
 			p.Format, p.FormatAfter = row.format, row.formatAfter
 			var problems []string
-			res, err := compareRunsMetric(t, p, row.agg, row.metric)
+			res, err := compareRunsOpts(t, p, row.agg, row.metric, row.pools)
 			switch {
 			case row.want.err != "" && err == nil:
 				problems = []string{fmt.Sprintf("  no error %q, %d causes", row.want.err, len(res.Causes))}
@@ -332,13 +341,13 @@ func compare(t *testing.T, p *Pair, agg diff.Aggregate) *diff.Result {
 // compareRuns is compare, a run the command could not read its error.
 func compareRuns(t *testing.T, p *Pair, agg diff.Aggregate) (*diff.Result, error) {
 	t.Helper()
-	return compareRunsMetric(t, p, agg, "")
+	return compareRunsOpts(t, p, agg, "", false)
 }
 
-// compareRunsMetric is compareRuns with --metric (a sample type; "" is
+// compareRunsOpts is compareRuns with --metric (a sample type; "" is
 // the default) and runs of any format (p.Format, p.FormatAfter); an error
 // of Compare's (mixed sample types) is returned too.
-func compareRunsMetric(t *testing.T, p *Pair, agg diff.Aggregate, metric string) (*diff.Result, error) {
+func compareRunsOpts(t *testing.T, p *Pair, agg diff.Aggregate, metric string, pools bool) (*diff.Result, error) {
 	t.Helper()
 	dir := t.TempDir()
 	if err := p.Write(dir); err != nil {
@@ -355,7 +364,7 @@ func compareRunsMetric(t *testing.T, p *Pair, agg diff.Aggregate, metric string)
 			if err != nil {
 				return nil, err
 			}
-			tree, err := cct.FromProfile(r.Profile, cct.Options{Prune: true})
+			tree, err := cct.FromProfile(r.Profile, cct.Options{Prune: true, Pools: pools})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// TestPoolsFlag runs the CLI on a pool of two threads before and four
+// after, the same work: thread by thread, the two new threads' contexts
+// are added (and a warning names the pool and --pools); with --pools, the
+// pool is one thread and nothing changed.
+func TestPoolsFlag(t *testing.T) {
+	dir := t.TempDir()
+	var before, after []string
+	for i := range 2 {
+		before = append(before, "thread=pool-1-thread-"+string(rune('1'+i))+" run;query 400000000")
+	}
+	for i := range 4 {
+		after = append(after, "thread=pool-1-thread-"+string(rune('1'+i))+" run;query 200000000")
+	}
+	old := writeProfile(t, dir, "old.pb.gz", before...)
+	nw := writeProfile(t, dir, "new.pb.gz", after...)
+	for _, tt := range []struct {
+		name      string
+		args      []string
+		want, not string
+	}{
+		{name: "diff, thread by thread", args: []string{"diff", old, nw}, want: "[pool-1-thread-3]"},
+		{name: "diff, the warning", args: []string{"diff", old, nw, "--format", "json"}, want: `the thread pool of \"pool-1-thread-3\" has 2 threads in the base runs and 4 in the new`},
+		{name: "diff --pools", args: []string{"diff", "--pools", old, nw}, want: "Regression causes: 0", not: "thread pool of"},
+		{name: "cct --pools", args: []string{"cct", "--pools", nw}, want: "pool-#-thread-#", not: "pool-1-thread-3"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			if code := run(tt.args, &out, &errb); code != 0 {
+				t.Fatalf("exit %d: %s", code, errb.String())
+			}
+			if !strings.Contains(out.String(), tt.want) {
+				t.Errorf("output lacks %q:\n%s", tt.want, out.String())
+			}
+			if tt.not != "" && strings.Contains(out.String(), tt.not) {
+				t.Errorf("output has %q:\n%s", tt.not, out.String())
+			}
+		})
+	}
+}
