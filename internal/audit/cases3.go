@@ -15,7 +15,8 @@ import (
 //     handle.func2 is handle.func3; the change: the renamed closure's
 //     Encode grows by DeltaMs;
 //   - generic-renamed, generic-renamed-null: util.Map[go.shape.int] is
-//     printed util.Map[...] after (a Go release changed the form); the
+//     printed util.Map[...] after (runtime/pprof printed [...] up to Go
+//     1.20 and the shape names since 1.21; godeltaprof prints [...]); the
 //     change: parse under it grows by DeltaMs; generic-merged-null:
 //     Map[go.shape.int] and Map[go.shape.string], both under handleOrders,
 //     are one Map[...] after (their time summed: no change);
