@@ -546,7 +546,9 @@ func threadWarnings(res *Result, u *union, kt *keyTable) {
 			switch {
 			case p != nil && !warned[p]:
 				warned[p] = true
-				res.warn("the thread pool of %q has %d threads in the base runs and %d in the new: the contexts of the threads one side lacks read as added or removed, and the others' as improved or regressed, though the pool's work may be the same; --pools compares each pool as one thread", label(x), p.base, p.nw)
+				desc := fmt.Sprintf("the thread pool of %q has %d threads in the base runs and %d in the new", label(x), p.base, p.nw)
+				res.ResizedPools = append(res.ResizedPools, desc)
+				res.warn("%s: the contexts of the threads one side lacks read as added or removed, and the others' as improved or regressed, though the pool's work may be the same; --pools compares each pool as one thread", desc)
 			case p != nil:
 			case u.baseRuns(x) == 0:
 				res.warn("thread %q occurs only in the new runs", label(x))

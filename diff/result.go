@@ -60,6 +60,12 @@ type Result struct {
 	// Warnings are things the user should know: too few runs for
 	// statistics, threads that match nothing, and the like.
 	Warnings []string
+	// ResizedPools describes each thread pool (threads named alike but for
+	// numbers) with another number of threads on each side, as "the pool
+	// of "worker #9" has 8 threads in the base runs and 16 in the new";
+	// the command compares such runs again with cct.Options.Pools. Not
+	// written: a warning says the same.
+	ResizedPools []string `json:"-"`
 
 	// Tree is the matched union tree of all runs (tree.go), root first;
 	// set only when Options.Tree asks for it.

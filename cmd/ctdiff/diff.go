@@ -27,7 +27,7 @@ type diffOptions struct {
 	top              int
 	noPrune          bool
 	callSites        bool
-	pools            bool
+	pools            string
 	alpha            float64
 	norm             normalizeFlags
 	names            diffNames
@@ -98,7 +98,8 @@ func (o *diffOptions) register(cmd *cobra.Command) {
 	fl.BoolVar(&o.names.full, "full-names", false, "text and markdown reports: name functions in full (Go import paths, Java packages) instead of example.checkRules")
 	fl.BoolVar(&o.noPrune, "no-prune", false, "keep anonymous, empty and one-letter frames (ZAM prunes them)")
 	fl.BoolVar(&o.callSites, "call-sites", false, "distinguish calls from different lines of the caller (PARCS call-site CCT)")
-	fl.BoolVar(&o.pools, "pools", false, "compare each thread pool as one thread: threads named alike but for numbers (pool-1-thread-7, worker #3) merge, so a pool resized between the runs (by a setting or the machine's cores) compares as a whole")
+	fl.StringVar(&o.pools, "pools", "auto", "compare each thread pool as one thread (threads named alike but for numbers: pool-1-thread-7, worker #3): on, off, or auto, which does so when a pool has another size on each side (a setting, or the machine's cores), so that it compares as a whole")
+	fl.Lookup("pools").NoOptDefVal = "on"
 	fl.Float64Var(&o.alpha, "alpha", diff.DefaultAlpha, "with --aggregate stats, the chance of any false cause (family-wise error rate)")
 }
 
@@ -127,6 +128,9 @@ func (o *diffOptions) check(formatGiven bool) error {
 		return err
 	}
 	o.format = format
+	if err := oneOf("--pools", o.pools, "auto", "on", "off"); err != nil {
+		return err
+	}
 	if o.top < 0 {
 		return fmt.Errorf("--top %d must not be negative", o.top)
 	}
@@ -221,7 +225,7 @@ func comparisonGC() (restore func()) {
 func compareSides(s *streams, o *diffOptions, oldArg, newArg string, keepTrees bool) (*diff.Result, []*cct.Tree, error) {
 	o.inputs.warnFetchFlags(s, []string{oldArg, newArg})
 	latency := o.metric == "latency" || o.metric == "latency-aggressive"
-	copts := cct.Options{Prune: !o.noPrune, CallSites: o.callSites, Timeline: latency, Pools: o.pools}
+	copts := cct.Options{Prune: !o.noPrune, CallSites: o.callSites, Timeline: latency, Pools: o.pools == "on"}
 	if paths, err := expandInputs([]string{oldArg, newArg}); err == nil {
 		s.progress = startProgress(s, "reading", inputSize(paths))
 		defer func() { s.progress.finish(); s.progress = nil }()
@@ -273,7 +277,31 @@ func compareSides(s *streams, o *diffOptions, oldArg, newArg string, keepTrees b
 		return nil, nil, flagError(err, allPaths)
 	}
 	res.Base.Profiles, res.New.Profiles = sides[0].paths, sides[1].paths
+	if o.pools == "auto" && len(res.ResizedPools) > 0 && rereadable(oldArg, newArg) {
+		// A pool of another size on each side (audit C4): thread by
+		// thread, the threads one side lacks are added causes. The runs
+		// are read again with each pool one thread.
+		on := *o
+		on.pools = "on"
+		res2, all2, err := compareSides(s, &on, oldArg, newArg, keepTrees)
+		if err != nil {
+			return nil, nil, err
+		}
+		res2.Warnings = append([]string{fmt.Sprintf("threads: each thread pool is compared as one thread, because %s (--pools=off compares thread by thread)", strings.Join(res.ResizedPools, "; "))}, res2.Warnings...)
+		return res2, all2, nil
+	}
 	return res, all, nil
+}
+
+// rereadable reports whether the inputs can be read a second time: not
+// standard input or a URL.
+func rereadable(args ...string) bool {
+	for _, a := range args {
+		if a == "-" || isURL(a) {
+			return false
+		}
+	}
+	return true
 }
 
 // flagError words diff.Compare's typed errors the way the command line

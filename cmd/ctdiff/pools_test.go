@@ -7,9 +7,10 @@ import (
 )
 
 // TestPoolsFlag runs the CLI on a pool of two threads before and four
-// after, the same work: thread by thread, the two new threads' contexts
-// are added (and a warning names the pool and --pools); with --pools, the
-// pool is one thread and nothing changed.
+// after, the same work: by default (--pools=auto) the resized pool is
+// compared as one thread, and a warning says so; --pools=off compares
+// thread by thread, where the two new threads' contexts are added (and a
+// warning names the pool and --pools); --pools merges every pool.
 func TestPoolsFlag(t *testing.T) {
 	dir := t.TempDir()
 	var before, after []string
@@ -26,9 +27,13 @@ func TestPoolsFlag(t *testing.T) {
 		args      []string
 		want, not string
 	}{
-		{name: "diff, thread by thread", args: []string{"diff", old, nw}, want: "[pool-1-thread-3]"},
-		{name: "diff, the warning", args: []string{"diff", old, nw, "--format", "json"}, want: `the thread pool of \"pool-1-thread-3\" has 2 threads in the base runs and 4 in the new`},
-		{name: "diff --pools", args: []string{"diff", "--pools", old, nw}, want: "Regression causes: 0", not: "thread pool of"},
+		{name: "diff, auto", args: []string{"diff", old, nw}, want: "Regression causes: 0", not: "[pool-1-thread-3]"},
+		{name: "diff, auto says so", args: []string{"diff", old, nw, "--format", "json"},
+			want: `threads: each thread pool is compared as one thread, because the thread pool of \"pool-1-thread-3\" has 2 threads in the base runs and 4 in the new (--pools=off compares thread by thread)`},
+		{name: "diff --pools=off", args: []string{"diff", "--pools=off", old, nw}, want: "[pool-1-thread-3]"},
+		{name: "diff --pools=off, the warning", args: []string{"diff", "--pools=off", old, nw, "--format", "json"},
+			want: `the thread pool of \"pool-1-thread-3\" has 2 threads in the base runs and 4 in the new: the contexts`},
+		{name: "diff --pools", args: []string{"diff", "--pools", old, nw}, want: "Regression causes: 0", not: "thread pool"},
 		{name: "cct --pools", args: []string{"cct", "--pools", nw}, want: "pool-#-thread-#", not: "pool-1-thread-3"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -43,5 +48,12 @@ func TestPoolsFlag(t *testing.T) {
 				t.Errorf("output has %q:\n%s", tt.not, out.String())
 			}
 		})
+	}
+}
+
+func TestPoolsFlagValues(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"diff", "--pools=maybe", "a", "b"}, &out, &errb); code != 2 || !strings.Contains(errb.String(), "--pools") {
+		t.Errorf("exit %d, stderr %q: want 2 and an error naming --pools", code, errb.String())
 	}
 }
