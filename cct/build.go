@@ -43,6 +43,9 @@ type Options struct {
 	// a whole, where thread by thread the threads one side lacks read as
 	// added (audit C4).
 	Pools bool
+	// PoolNames, when not empty, limits Pools to the pools of these names
+	// (PoolName's): the others keep a thread node per thread.
+	PoolNames []string
 
 	// batchFrames, when positive, replaces the inserter's batch limit
 	// (insert.go), so tests can force many batches.
@@ -251,7 +254,7 @@ func (b *Builder) add(src *sampleReader) error {
 	if src.len() > math.MaxInt32 {
 		return fmt.Errorf("%d samples: more than the %d a profile may have", src.len(), math.MaxInt32)
 	}
-	threads := threadFrames{t: t, ids: map[stacks.Thread]FrameID{}, ordinals: map[[2]string]int32{}, pools: b.opts.Pools}
+	threads := threadFrames{t: t, ids: map[stacks.Thread]FrameID{}, ordinals: map[[2]string]int32{}, pools: b.opts.Pools, poolNames: b.opts.PoolNames}
 	if b.opts.Timeline {
 		t.Timeline = withRoom(t.Timeline, len(t.Timeline)+src.len())
 	}
@@ -737,10 +740,11 @@ func Prunable(name string) bool {
 // threadFrames maps a profile's thread instances to thread frames: a
 // thread's node is the child of the root with that frame.
 type threadFrames struct {
-	t        *Tree
-	ids      map[stacks.Thread]FrameID
-	ordinals map[[2]string]int32
-	pools    bool // Options.Pools
+	t         *Tree
+	ids       map[stacks.Thread]FrameID
+	ordinals  map[[2]string]int32
+	pools     bool     // Options.Pools
+	poolNames []string // Options.PoolNames
 }
 
 // frameOf returns the frame of a thread, interning it (and numbering it
@@ -748,7 +752,7 @@ type threadFrames struct {
 func (tn *threadFrames) frameOf(k stacks.Thread) FrameID {
 	f, ok := tn.ids[k]
 	if !ok {
-		if tn.pools {
+		if tn.pools && (len(tn.poolNames) == 0 || slices.Contains(tn.poolNames, PoolName(k.Thread))) {
 			// Every thread of a pool is its one frame, ordinal 0:
 			// Intern returns the frame the first made.
 			f = tn.t.Intern(Frame{Thread: PoolName(k.Thread), Process: k.Process, Kind: KindThread}, FrameInfo{})

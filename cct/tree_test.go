@@ -149,12 +149,15 @@ func TestPools(t *testing.T) {
 	}
 	for _, tt := range []struct {
 		pools bool
+		names []string
 		want  string
 	}{
-		{false, "worker 0 1\n  a 1 1\nworker #2 0 2\n  b 2 2\npool-1-thread-2 0 3\n  c 3 3\npool-1-thread-12 0 4\n  d 4 4\nmain 0 5\n  e 5 5\n"},
-		{true, "worker 0 3\n  a 1 1\n  b 2 2\npool-#-thread-# 0 7\n  c 3 3\n  d 4 4\nmain 0 5\n  e 5 5\n"},
+		{false, nil, "worker 0 1\n  a 1 1\nworker #2 0 2\n  b 2 2\npool-1-thread-2 0 3\n  c 3 3\npool-1-thread-12 0 4\n  d 4 4\nmain 0 5\n  e 5 5\n"},
+		{true, nil, "worker 0 3\n  a 1 1\n  b 2 2\npool-#-thread-# 0 7\n  c 3 3\n  d 4 4\nmain 0 5\n  e 5 5\n"},
+		// PoolNames: that pool only
+		{true, []string{"pool-#-thread-#"}, "worker 0 1\n  a 1 1\nworker #2 0 2\n  b 2 2\npool-#-thread-# 0 7\n  c 3 3\n  d 4 4\nmain 0 5\n  e 5 5\n"},
 	} {
-		tr, err := cct.FromProfile(p, cct.Options{Pools: tt.pools})
+		tr, err := cct.FromProfile(p, cct.Options{Pools: tt.pools, PoolNames: tt.names})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -548,6 +548,7 @@ func threadWarnings(res *Result, u *union, kt *keyTable) {
 				warned[p] = true
 				desc := fmt.Sprintf("the thread pool of %q has %d threads in the base runs and %d in the new", label(x), p.base, p.nw)
 				res.ResizedPools = append(res.ResizedPools, desc)
+				res.ResizedPoolNames = append(res.ResizedPoolNames, digitless(kt.frames[u.key[x]].Thread))
 				res.warn("%s: the contexts of the threads one side lacks read as added or removed, and the others' as improved or regressed, though the pool's work may be the same; --pools compares each pool as one thread", desc)
 			case p != nil:
 			case u.baseRuns(x) == 0:

@@ -66,6 +66,9 @@ type Result struct {
 	// the command compares such runs again with cct.Options.Pools. Not
 	// written: a warning says the same.
 	ResizedPools []string `json:"-"`
+	// ResizedPoolNames are those pools' names (cct.PoolName), for
+	// cct.Options.PoolNames.
+	ResizedPoolNames []string `json:"-"`
 
 	// Tree is the matched union tree of all runs (tree.go), root first;
 	// set only when Options.Tree asks for it.

@@ -28,6 +28,7 @@ type diffOptions struct {
 	noPrune          bool
 	callSites        bool
 	pools            string
+	poolNames        []string // with pools "on": only these (auto's resized pools)
 	alpha            float64
 	norm             normalizeFlags
 	names            diffNames
@@ -98,7 +99,7 @@ func (o *diffOptions) register(cmd *cobra.Command) {
 	fl.BoolVar(&o.names.full, "full-names", false, "text and markdown reports: name functions in full (Go import paths, Java packages) instead of example.checkRules")
 	fl.BoolVar(&o.noPrune, "no-prune", false, "keep anonymous, empty and one-letter frames (ZAM prunes them)")
 	fl.BoolVar(&o.callSites, "call-sites", false, "distinguish calls from different lines of the caller (PARCS call-site CCT)")
-	fl.StringVar(&o.pools, "pools", "auto", "compare each thread pool as one thread (threads named alike but for numbers: pool-1-thread-7, worker #3): on, off, or auto, which does so when a pool has another size on each side (a setting, or the machine's cores), so that it compares as a whole")
+	fl.StringVar(&o.pools, "pools", "auto", "compare each thread pool as one thread (threads named alike but for numbers: pool-1-thread-7, worker #3): on, off, or auto, which does so for a pool that has another size on each side (a setting, or the machine's cores), so that it compares as a whole")
 	fl.Lookup("pools").NoOptDefVal = "on"
 	fl.Float64Var(&o.alpha, "alpha", diff.DefaultAlpha, "with --aggregate stats, the chance of any false cause (family-wise error rate)")
 }
@@ -225,7 +226,7 @@ func comparisonGC() (restore func()) {
 func compareSides(s *streams, o *diffOptions, oldArg, newArg string, keepTrees bool) (*diff.Result, []*cct.Tree, error) {
 	o.inputs.warnFetchFlags(s, []string{oldArg, newArg})
 	latency := o.metric == "latency" || o.metric == "latency-aggressive"
-	copts := cct.Options{Prune: !o.noPrune, CallSites: o.callSites, Timeline: latency, Pools: o.pools == "on"}
+	copts := cct.Options{Prune: !o.noPrune, CallSites: o.callSites, Timeline: latency, Pools: o.pools == "on", PoolNames: o.poolNames}
 	if paths, err := expandInputs([]string{oldArg, newArg}); err == nil {
 		s.progress = startProgress(s, "reading", inputSize(paths))
 		defer func() { s.progress.finish(); s.progress = nil }()
@@ -282,12 +283,12 @@ func compareSides(s *streams, o *diffOptions, oldArg, newArg string, keepTrees b
 		// thread, the threads one side lacks are added causes. The runs
 		// are read again with each pool one thread.
 		on := *o
-		on.pools = "on"
+		on.pools, on.poolNames = "on", res.ResizedPoolNames
 		res2, all2, err := compareSides(s, &on, oldArg, newArg, keepTrees)
 		if err != nil {
 			return nil, nil, err
 		}
-		res2.Warnings = append([]string{fmt.Sprintf("threads: each thread pool is compared as one thread, because %s (--pools=off compares thread by thread)", strings.Join(res.ResizedPools, "; "))}, res2.Warnings...)
+		res2.Warnings = append([]string{fmt.Sprintf("threads: a thread pool is compared as one thread where it has another size on each side: %s (--pools=off compares thread by thread, --pools merges every pool)", strings.Join(res.ResizedPools, "; "))}, res2.Warnings...)
 		return res2, all2, nil
 	}
 	return res, all, nil

@@ -360,14 +360,14 @@ func compareRuns(t *testing.T, p *Pair, agg diff.Aggregate) (*diff.Result, error
 // is made again with it, as ctdiff diff's default (--pools=auto) does.
 func compareRunsOpts(t *testing.T, p *Pair, agg diff.Aggregate, metric string, pools bool) (*diff.Result, error) {
 	t.Helper()
-	res, err := compareRunsOnce(t, p, agg, metric, pools)
+	res, err := compareRunsOnce(t, p, agg, metric, pools, nil)
 	if err == nil && !pools && len(res.ResizedPools) > 0 {
-		return compareRunsOnce(t, p, agg, metric, true)
+		return compareRunsOnce(t, p, agg, metric, true, res.ResizedPoolNames)
 	}
 	return res, err
 }
 
-func compareRunsOnce(t *testing.T, p *Pair, agg diff.Aggregate, metric string, pools bool) (*diff.Result, error) {
+func compareRunsOnce(t *testing.T, p *Pair, agg diff.Aggregate, metric string, pools bool, poolNames []string) (*diff.Result, error) {
 	t.Helper()
 	dir := t.TempDir()
 	if err := p.Write(dir); err != nil {
@@ -384,7 +384,7 @@ func compareRunsOnce(t *testing.T, p *Pair, agg diff.Aggregate, metric string, p
 			if err != nil {
 				return nil, err
 			}
-			tree, err := cct.FromProfile(r.Profile, cct.Options{Prune: true, Pools: pools})
+			tree, err := cct.FromProfile(r.Profile, cct.Options{Prune: true, Pools: pools, PoolNames: poolNames})
 			if err != nil {
 				t.Fatal(err)
 			}
