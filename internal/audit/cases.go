@@ -63,6 +63,18 @@ func fixedPart(w Workload) {
 	w[hA+";github.com/acme/shop/internal/db.(*Rows).Scan"] += 30
 }
 
+// inject records a change of c.DeltaMs injected in context (its frames
+// joined by ";") at function fn.
+func (ch *changed) inject(c Case, context, fn, note string) {
+	ch.truth.Injected = append(ch.truth.Injected, Injection{Context: strings.Split(context, ";"), Func: fn, DeltaNs: c.DeltaMs * 1e6, Note: note})
+}
+
+// both adds v to stack st on both sides.
+func (ch *changed) both(st string, v float64) {
+	ch.before[st] += v
+	ch.after[st] += v
+}
+
 // A changed workload is a case's before and after workloads and what
 // recording them takes.
 type changed struct {
@@ -106,15 +118,12 @@ func change(c Case) (changed, error) {
 	}
 	before, after, tr := ch.before, ch.after, &ch.truth
 	d := c.DeltaMs / c.Seconds // the rate that adds DeltaMs to a run
-	inject := func(context, fn, note string) {
-		tr.Injected = append(tr.Injected, Injection{Context: strings.Split(context, ";"), Func: fn, DeltaNs: c.DeltaMs * 1e6, Note: note})
-	}
 	switch c.Name {
 	case "null":
 	case "shift":
 		after[hA+";"+encX] += d
 		after[hB+";"+encX] -= d
-		inject(hA+";"+encX, encX, "B->X shrank by the same")
+		ch.inject(c, hA+";"+encX, encX, "B->X shrank by the same")
 	case "recursion", "recursion-null":
 		for dep := 5; dep <= 50; dep++ {
 			st := hA + strings.Repeat(";"+walk, dep)
@@ -127,7 +136,7 @@ func change(c Case) (changed, error) {
 			}
 		}
 		if c.Name == "recursion" {
-			inject(hA+";"+walk, visit, "spread over depths 5..50")
+			ch.inject(c, hA+";"+walk, visit, "spread over depths 5..50")
 		}
 	case "rename":
 		ch.after = Workload{}
@@ -164,7 +173,7 @@ func change(c Case) (changed, error) {
 		}
 	case "small", "bimodal":
 		after[hA+";"+query] += d
-		inject(hA+";"+query, query, "")
+		ch.inject(c, hA+";"+query, query, "")
 		if c.Name == "bimodal" {
 			// 2 of the K runs carry K/2 times the growth: the mean is d
 			for i := 0; i < 2 && i < c.K; i++ {
@@ -183,8 +192,7 @@ func change(c Case) (changed, error) {
 			}
 		}
 		if c.Name == "threads" {
-			tr.Injected = append(tr.Injected, Injection{Context: []string{"runtime.goexit", pool, query}, Func: query,
-				DeltaNs: c.DeltaMs * 1e6, Note: "spread over 16 worker threads"})
+			ch.inject(c, "runtime.goexit;"+pool+";"+query, query, "spread over 16 worker threads")
 		}
 	default:
 		if ok := changeMore(c, &ch) || changeRound3(c, &ch); !ok {

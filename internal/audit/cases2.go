@@ -50,35 +50,31 @@ const (
 func changeMore(c Case, ch *changed) bool {
 	before, after, tr := ch.before, ch.after, &ch.truth
 	d := c.DeltaMs / c.Seconds
-	inject := func(context, fn, note string) {
-		tr.Injected = append(tr.Injected, Injection{Context: strings.Split(context, ";"), Func: fn, DeltaNs: c.DeltaMs * 1e6, Note: note})
-	}
-	both := func(st string, v float64) { before[st] += v; after[st] += v }
 	switch c.Name {
 	case "spread", "spread-null":
 		for i := range 20 {
 			h := fmt.Sprintf("%s;github.com/acme/shop/internal/http.handle%02d", srv, i)
-			both(h, 2)
-			both(h+";"+parse, 8)
+			ch.both(h, 2)
+			ch.both(h+";"+parse, 8)
 			if c.Name == "spread" {
 				after[h+";"+parse] += d / 20
 			}
 		}
 		if c.Name == "spread" {
 			// the context is Serve: every call site lies below it
-			inject(srv, parse, "spread over 20 handlers")
+			ch.inject(c, srv, parse, "spread over 20 handlers")
 		}
 	case "recursion-vary", "recursion-vary-null":
-		both(hA+";"+walk, 0) // the mean shape is drawn per run
+		ch.both(hA+";"+walk, 0) // the mean shape is drawn per run
 		grow := 0.0
 		if c.Name == "recursion-vary" {
 			grow = d
-			inject(hA+";"+walk, visit, "spread over depths drawn per run")
+			ch.inject(c, hA+";"+walk, visit, "spread over depths drawn per run")
 		}
 		for dep := 5; dep <= 50; dep++ {
 			st := hA + strings.Repeat(";"+walk, dep)
-			both(st+";"+visit, 150.0/46)
-			both(st, 30.0/46)
+			ch.both(st+";"+visit, 150.0/46)
+			ch.both(st, 30.0/46)
 			after[st+";"+visit] += grow / 46
 		}
 		ch.perRun = func(r *rand.Rand, side, _ int, w Workload) Workload {
@@ -121,8 +117,7 @@ func changeMore(c Case, ch *changed) bool {
 		grow := 0.0
 		if c.Name == "threads-uneven" {
 			grow = d
-			tr.Injected = append(tr.Injected, Injection{Context: []string{"runtime.goexit", pool, query}, Func: query,
-				DeltaNs: c.DeltaMs * 1e6, Note: "in a pool of 8 threads of uneven, varying loads"})
+			ch.inject(c, "runtime.goexit;"+pool+";"+query, query, "in a pool of 8 threads of uneven, varying loads")
 		}
 		for i := range 8 {
 			st := fmt.Sprintf("@thread=worker/%d|runtime.goexit;%s;%s", i, pool, query)
@@ -149,7 +144,7 @@ func changeMore(c Case, ch *changed) bool {
 		tr.Threads = map[string]int{}
 		for i, v := range loads {
 			tr.Threads[fmt.Sprintf("pool-1-thread-%d", i+1)] = 1
-			both(fmt.Sprintf("@thread=pool-1-thread-%d/%d|runtime.goexit;%s;%s", i+1, i, pool, query), v)
+			ch.both(fmt.Sprintf("@thread=pool-1-thread-%d/%d|runtime.goexit;%s;%s", i+1, i, pool, query), v)
 		}
 		ch.perRun = func(r *rand.Rand, _, _ int, w Workload) Workload {
 			perm := r.Perm(len(loads))
@@ -164,14 +159,14 @@ func changeMore(c Case, ch *changed) bool {
 	case "trade":
 		after[hA+";"+query] += d
 		after[hB+";"+encX] -= d
-		inject(hA+";"+query, query, "Encode under handleUsers shrank by as much")
+		ch.inject(c, hA+";"+query, query, "Encode under handleUsers shrank by as much")
 	case "flat", "flat-one":
 		for i := range 3000 {
 			st := fmt.Sprintf("runtime.main;main.main;github.com/acme/shop/internal/gen%02d.Area;github.com/acme/shop/internal/gen%02d.f%04d", i/50, i/50, i)
-			both(st, 0.2)
+			ch.both(st, 0.2)
 			if c.Name == "flat-one" && i == 1234 {
 				after[st] += d
-				inject(st, st[strings.LastIndex(st, ";")+1:], "one of 3000 small functions")
+				ch.inject(c, st, st[strings.LastIndex(st, ";")+1:], "one of 3000 small functions")
 			}
 		}
 	case "warmup":
@@ -185,16 +180,16 @@ func changeMore(c Case, ch *changed) bool {
 	case "lambda", "lambda-null":
 		ch.before, ch.after = Workload{}, Workload{}
 		before, after = ch.before, ch.after
-		both(jRoot, 10)
-		both(jRoot+";"+jLambda, 30)
-		both(jRoot+";"+jLambda+";"+jQuery, 200)
-		both(jRoot+";"+jLambda+";com.acme.shop.Json.write", 150)
-		both(jRoot+";com.acme.shop.Cache.get", 100)
-		both(jRoot+";com.acme.shop.Service"+lambdaID+".accept;com.acme.shop.Log.append", 80)
-		both("java.lang.Thread.run;jdk.internal.misc.Unsafe.park", 30)
+		ch.both(jRoot, 10)
+		ch.both(jRoot+";"+jLambda, 30)
+		ch.both(jRoot+";"+jLambda+";"+jQuery, 200)
+		ch.both(jRoot+";"+jLambda+";com.acme.shop.Json.write", 150)
+		ch.both(jRoot+";com.acme.shop.Cache.get", 100)
+		ch.both(jRoot+";com.acme.shop.Service"+lambdaID+".accept;com.acme.shop.Log.append", 80)
+		ch.both("java.lang.Thread.run;jdk.internal.misc.Unsafe.park", 30)
 		if c.Name == "lambda" {
 			after[jRoot+";"+jLambda+";"+jQuery] += d
-			inject(jRoot+";"+jLambda+";"+jQuery, jQuery, "under a lambda")
+			ch.inject(c, jRoot+";"+jLambda+";"+jQuery, jQuery, "under a lambda")
 		}
 		ch.unchanged = ch.before
 		ch.perRun = func(r *rand.Rand, _, _ int, w Workload) Workload {
@@ -209,7 +204,7 @@ func changeMore(c Case, ch *changed) bool {
 	case "idle", "idle-one":
 		if c.Name == "idle-one" {
 			after[hA+";"+query] += d
-			inject(hA+";"+query, query, "beside a varying (idle)")
+			ch.inject(c, hA+";"+query, query, "beside a varying (idle)")
 		}
 		ch.perRun = func(r *rand.Rand, _, _ int, w Workload) Workload {
 			// busy time is w's total; idle makes it 10..80% of the run

@@ -75,10 +75,6 @@ func hash32(s string) int64 {
 func changeRound3(c Case, ch *changed) bool {
 	before, after, tr := ch.before, ch.after, &ch.truth
 	d := c.DeltaMs / c.Seconds
-	inject := func(context, fn, note string) {
-		tr.Injected = append(tr.Injected, Injection{Context: strings.Split(context, ";"), Func: fn, DeltaNs: c.DeltaMs * 1e6, Note: note})
-	}
-	both := func(st string, v float64) { before[st] += v; after[st] += v }
 	switch c.Name {
 	case "closure-renumber", "closure-renumber-null":
 		h := srv + ";" + handle
@@ -99,7 +95,7 @@ func changeRound3(c Case, ch *changed) bool {
 		tr.Renames = map[string]string{handle + ".func2": handle + ".func1", handle + ".func3": handle + ".func2"}
 		if c.Name == "closure-renumber" {
 			after[h+";"+handle+".func2;"+encX] += d
-			inject(h+";"+handle+".func2", encX, "the closure was func1 before")
+			ch.inject(c, h+";"+handle+".func2", encX, "the closure was func1 before")
 		}
 	case "generic-renamed", "generic-renamed-null":
 		for _, hh := range []string{hA, hB} {
@@ -118,7 +114,7 @@ func changeRound3(c Case, ch *changed) bool {
 		ch.src = [2]func(string) (string, int64, int64){src, src}
 		if c.Name == "generic-renamed" {
 			after[hA+";"+mapDots+";"+parse] += d
-			inject(hA+";"+mapDots+";"+parse, parse, "Map[go.shape.int] before")
+			ch.inject(c, hA+";"+mapDots+";"+parse, parse, "Map[go.shape.int] before")
 		}
 	case "generic-merged-null":
 		mapStr := "github.com/acme/shop/internal/util.Map[go.shape.string]"
@@ -149,8 +145,8 @@ func changeRound3(c Case, ch *changed) bool {
 		for dep := 5; dep <= 50; dep++ {
 			// the truth's mean shape; the runs' is drawn per run
 			st := hA + strings.Repeat(";"+walk, dep)
-			both(st+";"+visit, 150.0/46)
-			both(st, 30.0/46)
+			ch.both(st+";"+visit, 150.0/46)
+			ch.both(st, 30.0/46)
 		}
 		trunc := func(st string) string {
 			fs := strings.Split(st, ";")
@@ -198,7 +194,7 @@ func changeRound3(c Case, ch *changed) bool {
 		}
 		if c.Name == "moved-file" {
 			after[hA+";"+query] += d
-			inject(hA+";"+query, query, "its file renamed")
+			ch.inject(c, hA+";"+query, query, "its file renamed")
 		}
 	case "moved-js", "moved-js-null":
 		// one-line minified bundle: columns move, lines too in another
@@ -209,7 +205,7 @@ func changeRound3(c Case, ch *changed) bool {
 		}
 		if c.Name == "moved-js" {
 			after[hA+";"+query] += d
-			inject(hA+";"+query, query, "in a re-laid-out bundle")
+			ch.inject(c, hA+";"+query, query, "in a re-laid-out bundle")
 		}
 	case "gomaxprocs", "gomaxprocs-null", "gomaxprocs-named-null", "gomaxprocs-heavy-null":
 		name := func(i int) string { return fmt.Sprintf("worker/%d", i) }
@@ -228,8 +224,7 @@ func changeRound3(c Case, ch *changed) bool {
 		grow := 0.0
 		if c.Name == "gomaxprocs" {
 			grow = d
-			tr.Injected = append(tr.Injected, Injection{Context: []string{"runtime.goexit", pool, query}, Func: query,
-				DeltaNs: c.DeltaMs * 1e6, Note: "a pool of 8 threads before, 16 after"})
+			ch.inject(c, "runtime.goexit;"+pool+";"+query, query, "a pool of 8 threads before, 16 after")
 		}
 		for i := range 8 {
 			before[fmt.Sprintf("@thread=%s|runtime.goexit;%s;%s", name(i), pool, query)] += 20 * load
