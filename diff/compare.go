@@ -254,8 +254,7 @@ func (c *comparison) compare() *Result {
 
 	wg.Wait()
 	res.Overlap, res.Topology, res.WeightMatching = overlap, topology, weights
-	sharedWarning(res, c.u)
-	symbolWarning(res, c.u, c.kt)
+	sideWarnings(res, c.u, c.kt)
 	res.RankedPaths = ranked
 	if c.verdict != nil {
 		benchProfile(c.verdict, o.Bench, &c.nz, c.bRuns, c.nRuns, res)

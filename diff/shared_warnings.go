@@ -14,26 +14,46 @@ import (
 //   - Sides that share almost nothing: a pprof of a Go service against a
 //     V8 .cpuprofile of the same workload, under a --metric both have
 //     (C5: overlap 0%, 0.75% of the base tree matched), or two unrelated
-//     programs. sharedWarning says how little of each side's time lies in
+//     programs. sideWarnings says how little of each side's time lies in
 //     calling contexts both have.
 //   - One side unsymbolized: a stripped build's frames are module!0xADDR,
 //     which match nothing on the symbolized side (C6: Encode's unchanged
-//     time "added" as shop!0x4c1a20 at p 3.5e-10). symbolWarning says
+//     time "added" as shop!0x4c1a20 at p 3.5e-10). sideWarnings says
 //     how much of each side's time is in such frames.
 //
 // Both are warnings, not errors: the causes stay, and the warning says
 // what they are worth.
 
 // sharedMin is the least share of each side's time, in calling contexts
-// both sides have, below which sharedWarning speaks. Versions of one
+// both sides have, below which sideWarnings speaks. Versions of one
 // program share most of their time; a regression, however large, adds a
 // subtree beside what stays.
 const sharedMin = 0.2
 
-// sharedWarning warns when either side has less than sharedMin of its
-// self time in union nodes that both sides' runs have.
-func sharedWarning(res *Result, u *union) {
-	var totB, totN, comB, comN float64
+// unsymbolizedName matches frames without a symbol: cct's module!0xADDR
+// and bare 0xADDR of a pprof location without lines, ETW's module!? and
+// module!0xADDR.
+var unsymbolizedName = regexp.MustCompile(`^(?:[^!]*!)?(?:0x[0-9a-fA-F]+|\?)$`)
+
+// symbolMin is the least share of a side's time in unsymbolized frames for
+// sideWarnings to speak, and symbolRatio how many times the other side's
+// share it must be.
+const (
+	symbolMin   = 0.02
+	symbolRatio = 2
+)
+
+// sideWarnings warns when either side has less than sharedMin of its self
+// time in union nodes both sides' runs have, and when one side has clearly
+// more of its time in unsymbolized frames than the other (a build without
+// symbols on one side): one walk of the union's nodes for both.
+func sideWarnings(res *Result, u *union, kt *keyTable) {
+	unsym := make([]bool, len(kt.frames))
+	for k, f := range kt.frames {
+		unsym[k] = f.Function != "" && unsymbolizedName.MatchString(f.Function)
+	}
+	var totB, totN, comB, comN, inB, inN float64
+	var names []string
 	for x := int32(1); int(x) < u.len(); x++ {
 		b, n := u.selfBase[x], u.selfNew[x]
 		totB += b
@@ -42,50 +62,6 @@ func sharedWarning(res *Result, u *union) {
 			comB += b
 			comN += n
 		}
-	}
-	if totB <= 0 || totN <= 0 {
-		return
-	}
-	fb, fn := comB/totB, comN/totN
-	if fb >= sharedMin && fn >= sharedMin {
-		return
-	}
-	res.warn("the base and new runs share little: %s of the base's time and %s of the new's is in calling contexts both have (frames match by function and file; Go symbols by function): are they profiles of the same program, symbolized alike? The rest reads as added and removed, and causes there say only that the trees differ",
-		percent(fb), percent(fn))
-}
-
-// unsymbolizedName matches frames without a symbol: cct's module!0xADDR
-// and bare 0xADDR of a pprof location without lines, ETW's module!? and
-// module!0xADDR.
-var unsymbolizedName = regexp.MustCompile(`^(?:[^!]*!)?(?:0x[0-9a-fA-F]+|\?)$`)
-
-// symbolMin is the least share of a side's time in unsymbolized frames for
-// symbolWarning to speak, and symbolRatio how many times the other side's
-// share it must be.
-const (
-	symbolMin   = 0.02
-	symbolRatio = 2
-)
-
-// symbolWarning warns when one side has clearly more of its time in
-// unsymbolized frames than the other: a build without symbols on one side.
-func symbolWarning(res *Result, u *union, kt *keyTable) {
-	unsym := make([]bool, len(kt.frames))
-	var any bool
-	for k, f := range kt.frames {
-		if unsym[k] = f.Function != "" && unsymbolizedName.MatchString(f.Function); unsym[k] {
-			any = true
-		}
-	}
-	if !any {
-		return
-	}
-	var totB, totN, inB, inN float64
-	var names []string
-	for x := int32(1); int(x) < u.len(); x++ {
-		b, n := u.selfBase[x], u.selfNew[x]
-		totB += b
-		totN += n
 		if k := u.key[x]; k >= 0 && unsym[k] {
 			inB += b
 			inN += n
@@ -96,6 +72,10 @@ func symbolWarning(res *Result, u *union, kt *keyTable) {
 	}
 	if totB <= 0 || totN <= 0 {
 		return
+	}
+	if fb, fn := comB/totB, comN/totN; fb < sharedMin || fn < sharedMin {
+		res.warn("the base and new runs share little: %s of the base's time and %s of the new's is in calling contexts both have (frames match by function and file; Go symbols by function): are they profiles of the same program, symbolized alike? The rest reads as added and removed, and causes there say only that the trees differ",
+			percent(fb), percent(fn))
 	}
 	fb, fn := inB/totB, inN/totN
 	side, other := "", ""
