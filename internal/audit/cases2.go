@@ -179,7 +179,7 @@ func changeMore(c Case, ch *changed) bool {
 		}
 	case "lambda", "lambda-null":
 		ch.before, ch.after = Workload{}, Workload{}
-		before, after = ch.before, ch.after
+		after = ch.after
 		ch.both(jRoot, 10)
 		ch.both(jRoot+";"+jLambda, 30)
 		ch.both(jRoot+";"+jLambda+";"+jQuery, 200)
