@@ -251,6 +251,9 @@ func (b *Builder) add(src *sampleReader) error {
 	b.sc.prefix.reset()
 	b.starts = nil
 	t.DurationNanos += p.DurationNanos
+	if p.TimeNanos > 0 && (t.TimeNanos == 0 || p.TimeNanos < t.TimeNanos) {
+		t.TimeNanos = p.TimeNanos
+	}
 	if src.len() > math.MaxInt32 {
 		return fmt.Errorf("%d samples: more than the %d a profile may have", src.len(), math.MaxInt32)
 	}

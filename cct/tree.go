@@ -94,6 +94,9 @@ type Tree struct {
 	Period     int64
 	// DurationNanos sums the inputs' durations, when known.
 	DurationNanos int64
+	// TimeNanos is when the earliest input was recorded (pprof's
+	// time_nanos, Unix nanoseconds), 0 when none says.
+	TimeNanos int64
 	// Profiles counts the profiles merged into the tree.
 	Profiles int
 

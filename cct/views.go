@@ -13,7 +13,7 @@ package cct
 func BottomUp(t *Tree) *Tree {
 	u := New(t.SampleTypes)
 	u.DefaultSampleType, u.PeriodType, u.Period = t.DefaultSampleType, t.PeriodType, t.Period
-	u.DurationNanos, u.Profiles = t.DurationNanos, t.Profiles
+	u.DurationNanos, u.TimeNanos, u.Profiles = t.DurationNanos, t.TimeNanos, t.Profiles
 	// Thread nodes first, in the original order, so threads keep their place.
 	threadOf := map[NodeID]NodeID{}
 	for _, th := range t.Children(RootID) {

@@ -156,9 +156,13 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 		spread <- spreadOut{groups, topmost}
 	}()
 	var pr *prior
-	if !st.welch {
+	switch {
+	case st.fitted != nil:
+		pr = st.fitted
+	case !st.welch:
 		pr = fitNodePrior(u, nBase, m, period)
 	}
+	fitted := pr
 	model = modelRuns
 	if min(nBase, nNew) < 2 {
 		model = modelPair
@@ -352,6 +356,7 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 		return t != 0 && delta >= m && qs[t-1] <= alpha && names[t-1] != nameUntested
 	}
 	g = newGraph(n)
+	g.fitted, g.noise = fitted, pr
 	if model == modelPair {
 		g.pairJitter = pr.claimedJitter()
 	}

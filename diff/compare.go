@@ -238,7 +238,20 @@ func (c *comparison) compare() *Result {
 	cg := c.agg.criticalGraph(c, pairs)
 	var graphIDs []int32
 	res.Graph, res.Causes, graphIDs = assemble(cg.g, c.u, c.kt)
-	res.Untested = untestedCauses(c.u, c.kt, cg.oneRun)
+	var untestedIDs []int32
+	res.Untested, untestedIDs = untestedCauses(c.u, c.kt, cg.oneRun)
+	b := newBlamer(c.u, c.kt, ownership{rules: o.Code, eco: keyEcosystem(c.kt)})
+	for i := range res.Causes {
+		cs := &res.Causes[i]
+		cs.Blame = b.blame(graphIDs[cs.Node], cs.Thread)
+	}
+	for i := range res.Untested {
+		res.Untested[i].Blame = b.blame(untestedIDs[i], res.Untested[i].Thread)
+	}
+	res.Improvements = improvements(cg, c.kt, b)
+	orderByBlame(res.Causes)
+	orderByBlame(res.Untested)
+	orderByBlame(res.Improvements)
 	if cg.untested {
 		// Nothing was tested: the graph still says where time grew, but
 		// its leaves are not causes.
@@ -261,6 +274,10 @@ func (c *comparison) compare() *Result {
 		res.Benchmark = c.verdict
 	}
 	res.GoRuntime = goRT
+	res.Outcome = decide(res, cg.g.noise, meanPeriod(c.runs), c.bRuns, c.nRuns)
+	if res.Outcome.Swapped {
+		res.warn("every new run was recorded before every base run: if the sides are swapped (base first, then new), the improvements are regressions and the regressions improvements")
+	}
 	return res
 }
 
@@ -296,6 +313,10 @@ type criticalGraph struct {
 	g        *graph
 	oneRun   []int32
 	untested bool
+	// improved is the critical graph of the mirrored union (the sides
+	// swapped): the improvements; nil when none were looked for.
+	improved *graph
+	mirror   *union
 }
 
 // An aggregator is the way a critical graph is made from the runs, chosen
@@ -360,6 +381,14 @@ func (sa statsAggregator) criticalGraph(c *comparison, _ func() []pairResult) cr
 	res, nb, nn := c.res, len(c.bRuns), len(c.nRuns)
 	g, oneRun, model := statsGraph(c.u, c.kt, nb, res.MinDelta, c.o.Alpha, meanPeriod(c.runs), c.o.stats)
 	cg := criticalGraph{g: g, oneRun: oneRun}
+	if model != modelNone {
+		// The improvements: the same tests with the sides swapped, a
+		// family of their own (Result.Improvements).
+		cg.mirror = c.u.mirrored(nb)
+		st := c.o.stats
+		st.fitted = g.fitted
+		cg.improved, _, _ = statsGraph(cg.mirror, c.kt, nn, res.MinDelta, c.o.Alpha, meanPeriod(c.runs), st)
+	}
 	res.Matchers = c.um.counts
 	switch {
 	case model == modelNone:
@@ -560,9 +589,9 @@ func threadWarnings(res *Result, u *union, kt *keyTable) {
 }
 
 // untestedCauses describes union nodes a single run could not test
-// (statsGraph) as Result.Untested entries, largest growth first. They are
-// not in the graph: Node is -1.
-func untestedCauses(u *union, kt *keyTable, xs []int32) []Cause {
+// (statsGraph) as Result.Untested entries, largest growth first, with
+// their union nodes. They are not in the graph: Node is -1.
+func untestedCauses(u *union, kt *keyTable, xs []int32) ([]Cause, []int32) {
 	out := make([]Cause, 0, len(xs))
 	for _, x := range xs {
 		thread, path := u.describe(kt, x)
@@ -573,7 +602,12 @@ func untestedCauses(u *union, kt *keyTable, xs []int32) []Cause {
 		c.Delta = c.New - c.Base
 		out = append(out, c)
 	}
-	slices.SortStableFunc(out, func(a, b Cause) int {
+	order := make([]int, len(out))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(i, j int) int {
+		a, b := &out[i], &out[j]
 		if a.Delta != b.Delta {
 			return cmp.Compare(b.Delta, a.Delta)
 		}
@@ -582,7 +616,29 @@ func untestedCauses(u *union, kt *keyTable, xs []int32) []Cause {
 		}
 		return comparePathFrames(a.Path, b.Path)
 	})
-	return out
+	causes, ids := make([]Cause, len(out)), make([]int32, len(out))
+	for i, j := range order {
+		causes[i], ids[i] = out[j], xs[j]
+	}
+	return causes, ids
+}
+
+// maxEcosystemVotes bounds the frames keyEcosystem looks at: an even
+// sample of a large comparison's functions says as much as all of them.
+const maxEcosystemVotes = 4096
+
+// keyEcosystem is the ecosystem most of a comparison's functions look
+// like (MostFrames).
+func keyEcosystem(kt *keyTable) Ecosystem {
+	n := len(kt.frames)
+	step := max(1, n/maxEcosystemVotes)
+	return MostFrames(func(yield func(Frame) bool) {
+		for i := 0; i < n; i += step {
+			if kf := kt.frames[i]; kf.Kind == cct.KindFunction && !yield(kf.frame()) {
+				return
+			}
+		}
+	})
 }
 
 // runDurations returns each run's recording duration (0 when unknown).

@@ -68,7 +68,7 @@ func RuntimeGroup(f Frame) string {
 	}
 	if isGoRuntime(fn) {
 		switch {
-		case hasFuncPrefix(fn, goGC):
+		case hasFuncPrefix(fn, goGC), isWriteBarrier(fn):
 			return groupGC
 		case hasFuncPrefix(fn, goAlloc):
 			return groupAlloc
@@ -87,6 +87,14 @@ func RuntimeGroup(f Frame) string {
 		return groupVM
 	}
 	return ""
+}
+
+// isWriteBarrier reports the Go runtime's write barriers: the collector's
+// cost of a pointer write while it marks (runtime.gcWriteBarrier2,
+// runtime.wbBufFlush1, runtime.bulkBarrierPreWrite).
+func isWriteBarrier(fn string) bool {
+	return strings.HasPrefix(fn, "runtime.gcWriteBarrier") || strings.HasPrefix(fn, "runtime.wbBufFlush") ||
+		strings.HasPrefix(fn, "runtime.bulkBarrier") || strings.HasPrefix(fn, "runtime.wbMove")
 }
 
 // hasFuncPrefix reports whether fn is one of names, a closure or method of

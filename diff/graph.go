@@ -21,6 +21,11 @@ type graph struct {
 	// maxPairJitter, which its tests assume instead (statsGraph); 0 when
 	// the fit read less, or none was made.
 	pairJitter float64
+	// fitted is the noise prior statsGraph fitted on the union (nil when
+	// none could be), which the mirrored union's tests reuse: the fit is
+	// symmetric in the sides. noise is the prior the tests used (fitted,
+	// or the sampling model), for the verdict's detectable change.
+	fitted, noise *prior
 }
 
 // gval is a critical-graph node's data. It holds no pointers, so the

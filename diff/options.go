@@ -190,6 +190,10 @@ type Options struct {
 	// are compared (normalize.go); the zero value picks the mode from the
 	// inputs. MinDelta and the tests apply to the normalized values.
 	Normalize Normalize
+	// Code overrides what counts as the program's own code, to which
+	// causes are charged (Cause.Blame); the zero value keeps each
+	// ecosystem's default (ownership.go).
+	Code CodeRules
 	// Bench holds the go test -bench outputs of the runs, for normalization
 	// per iteration and benchstat's verdict (benchstat.go); nil when there
 	// are none.
@@ -208,6 +212,9 @@ type statsChoices struct {
 	// correct adjusts the family's p-values; nil is treeHolm on the
 	// family's tree.
 	correct func([]float64) []float64
+	// fitted, when set, is the noise prior to test with instead of
+	// fitting one: the mirrored union's (improvements) is the union's.
+	fitted *prior
 }
 
 // DefaultOptions returns the options `ctdiff diff` uses without flags.

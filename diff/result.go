@@ -19,6 +19,9 @@ type Result struct {
 	// Base and New describe the two sides.
 	Base, New Side
 
+	// Outcome is the verdict (verdict.go): regressed, improved, unchanged
+	// or inconclusive, with the smallest detectable change.
+	Outcome Outcome
 	// Causes are the leaves of the critical graph (ZAM Definitions 2 and 3):
 	// the lowest functions whose time grew by at least MinDelta (and, in
 	// Stats mode, significantly). Sorted by Delta, largest first. A cause
@@ -35,6 +38,14 @@ type Result struct {
 	// Node is -1 for those not in Graph (Graph holds the others, with Cause
 	// unset).
 	Untested []Cause
+	// Improvements are the causes of the time that fell: the lowest
+	// functions whose time shrank by at least MinDelta, significantly,
+	// tested as the causes are (the sides swapped) in a family of their
+	// own, so that looking for them costs the regressions no power. Kind
+	// is Improved or Removed; Base, New and Delta (negative) are as
+	// measured, the test's interval too. Node is -1: they are not in
+	// Graph. Stats mode only.
+	Improvements []Cause
 	// Graph is the critical graph in pre-order (children by Delta, largest
 	// first), without the synthetic root: every cause with its ancestors.
 	Graph []GraphNode
@@ -124,6 +135,12 @@ const (
 	Regressed Kind = "regressed"
 	// Added: the node has no match on the base side and costs at least μ.
 	Added Kind = "added"
+	// Improved: an improvement (Result.Improvements): the node exists on
+	// both sides and shrank by at least μ.
+	Improved Kind = "improved"
+	// Removed: an improvement whose node has no match on the new side: a
+	// call the new runs no longer make, which cost at least μ.
+	Removed Kind = "removed"
 )
 
 // A Cause is a performance regression-cause (ZAM Definition 2).
@@ -145,6 +162,11 @@ type Cause struct {
 	// its calling contexts; Path is then the context that grew most, and
 	// Base, New and Delta are the function's sums.
 	Spread *Spread `json:",omitempty"`
+	// Blame is the function of the program's own code the cause is
+	// charged to (blame.go): the lowest such frame of Path, or for the
+	// runtime's work on the program's behalf the functions the evidence
+	// points at. nil when there is none.
+	Blame *Blame `json:",omitempty"`
 }
 
 // A Spread is a regression spread over the calling contexts of one function,

@@ -181,6 +181,8 @@ type treeInfo struct {
 	periodType    cct.ValueType
 	periodValue   int64 // cct.Tree.Period
 	durationNanos int64
+	// timeNanos is when the run was recorded (cct.Tree.TimeNanos).
+	timeNanos int64
 	// samples is the tree's sample count when it has one (sampleCount).
 	samples    int64
 	hasSamples bool
@@ -317,7 +319,7 @@ func foldTreeLike(t *cct.Tree, m Metric, marker string, like *shapeMemo, wide bo
 		r.copyShape(t, parts)
 	}
 	r.period = samplePeriod(t, r.total[cct.RootID])
-	r.info = treeInfo{sampleTypes: t.SampleTypes, periodType: t.PeriodType, periodValue: t.Period, durationNanos: t.DurationNanos}
+	r.info = treeInfo{sampleTypes: t.SampleTypes, periodType: t.PeriodType, periodValue: t.Period, durationNanos: t.DurationNanos, timeNanos: t.TimeNanos}
 	r.info.samples, r.info.hasSamples = sampleCount(t)
 	if marker != "" {
 		c, src, name, err := markerCount(t, marker)

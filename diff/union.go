@@ -79,6 +79,37 @@ type union struct {
 	pairBase          int32
 	pairNew           []bool
 	meanBase, meanNew []float64 // mean inclusive value per side
+
+	// mirror says the sides are swapped (mirrored): what reads the union
+	// as base and new reads the new runs as the base and the base runs
+	// as the new, rows new runs first; nBase is the base runs of the
+	// union as built, where a row's new runs start.
+	mirror bool
+	nBase  int
+}
+
+// mirrored returns a view of u with the sides swapped, sharing its
+// arrays: the improvements are the regressions of the mirrored union,
+// tested by the same code (statsGraph) in a family of their own.
+func (u *union) mirrored(nBase int) *union {
+	m := *u
+	m.meanBase, m.meanNew = u.meanNew, u.meanBase
+	m.selfBase, m.selfNew = u.selfNew, u.selfBase
+	m.inBase, m.inNew = u.inNew, u.inBase
+	m.mirror, m.nBase = !u.mirror, nBase
+	return &m
+}
+
+// unmirror puts a row read from the union as built into the mirrored
+// order: the new runs first.
+func (u *union) unmirror(row []float64) []float64 {
+	if !u.mirror {
+		return row
+	}
+	slices.Reverse(row)
+	slices.Reverse(row[:len(row)-u.nBase])
+	slices.Reverse(row[len(row)-u.nBase:])
+	return row
 }
 
 func newUnion() *union {
@@ -1147,6 +1178,22 @@ func (u *union) valuesPair(b, nw *run) {
 
 // baseRuns returns on how many base runs node x occurs.
 func (u *union) baseRuns(x int32) int32 {
+	if u.paired && u.mirror {
+		return u.pairedNewRuns(x)
+	}
+	return u.pairedBaseRuns(x)
+}
+
+// newRuns returns on how many new runs node x occurs.
+func (u *union) newRuns(x int32) int32 {
+	if u.paired && u.mirror {
+		return u.pairedBaseRuns(x)
+	}
+	return u.pairedNewRuns(x)
+}
+
+// pairedBaseRuns is baseRuns of the union as built.
+func (u *union) pairedBaseRuns(x int32) int32 {
 	if u.paired {
 		if x < u.pairBase {
 			return 1
@@ -1156,8 +1203,8 @@ func (u *union) baseRuns(x int32) int32 {
 	return u.inBase[x]
 }
 
-// newRuns returns on how many new runs node x occurs.
-func (u *union) newRuns(x int32) int32 {
+// pairedNewRuns is newRuns of the union as built.
+func (u *union) pairedNewRuns(x int32) int32 {
 	if u.paired {
 		if x >= u.pairBase || u.pairNew[x] {
 			return 1
@@ -1196,9 +1243,9 @@ func (u *union) totalRow(x int32, dst []float64) []float64 {
 		dst[0], dst[1] = u.meanBase[x], u.meanNew[x]
 		return dst
 	case u.pv != nil:
-		return u.pv.totalRow(x, dst)
+		return u.unmirror(u.pv.totalRow(x, dst))
 	}
-	return floatsInto(dst, u.total[int(x)*u.runs:int(x+1)*u.runs])
+	return u.unmirror(floatsInto(dst, u.total[int(x)*u.runs:int(x+1)*u.runs]))
 }
 
 // selfRow is totalRow for self values.
@@ -1208,9 +1255,9 @@ func (u *union) selfRow(x int32, dst []float64) []float64 {
 		dst[0], dst[1] = u.selfBase[x], u.selfNew[x]
 		return dst
 	case u.pv != nil:
-		return u.pv.selfRow(x, dst)
+		return u.unmirror(u.pv.selfRow(x, dst))
 	}
-	return floatsInto(dst, u.self[int(x)*u.runs:int(x+1)*u.runs])
+	return u.unmirror(floatsInto(dst, u.self[int(x)*u.runs:int(x+1)*u.runs]))
 }
 
 // foldedSelf are the union's self values with the artifacts' inclusive

@@ -341,29 +341,20 @@ func htmlModel(res *diff.Result, o diffHTMLOptions) (*htmlReport, *htmlData, err
 	// pairs); Untested grew by μ where nothing could test them (one run
 	// pair under intersect, or too few contexts to model one pair's noise):
 	// they are not called a regression, and the verdict says why.
-	switch {
-	case len(res.Causes) > 0:
+	page.Verdict = capitalize(verdictLine(res, false, func(s string) string { return s })) + "."
+	switch res.Outcome.Status {
+	case diff.StatusRegressed:
 		page.VerdictClass = "bad"
 		page.Title = "ctdiff: " + plural(len(res.Causes), "regression cause")
-		c := res.Causes[0]
-		page.Verdict = fmt.Sprintf("Regressed: the largest cause is %s, %s (%s → %s).", causeName(c, false), sval(c.Delta), val(c.Base), val(c.New))
-		if n := len(res.Untested); n > 0 {
-			page.Verdict += fmt.Sprintf(" %s above %s could not be tested (below).", plural(n, "more node"), val(res.MinDelta))
-		}
-	case len(res.Untested) > 0:
+	case diff.StatusInconclusive:
 		page.VerdictClass = "warn"
-		page.Title = "ctdiff: not tested"
-		c := res.Untested[0]
-		page.Verdict = fmt.Sprintf("Not tested: %s grew by %s or more, but no test could judge them (%s), so they are not called regressions. The largest is %s, %s (%s → %s).",
-			plural(len(res.Untested), "node"), val(res.MinDelta), untestedReason(res), causeName(c, false), sval(c.Delta), val(c.Base), val(c.New))
+		page.Title = "ctdiff: inconclusive"
+	case diff.StatusImproved:
+		page.VerdictClass = "good"
+		page.Title = "ctdiff: improved"
 	default:
 		page.VerdictClass = "good"
-		page.Title = "ctdiff: no regression"
-		page.Verdict = "No function grew by " + val(res.MinDelta) + " or more"
-		if tested(res) {
-			page.Verdict += " with significance"
-		}
-		page.Verdict += "."
+		page.Title = "ctdiff: no significant change"
 	}
 	topo := res.Topology
 	if len(topo.Added) < topo.AddedCount || len(topo.Removed) < topo.RemovedCount {

@@ -64,13 +64,13 @@ func TestDiffHTMLUntested(t *testing.T) {
 		untested  bool   // an untested table
 	}{
 		{"one run pair, intersect", "main;work 10\nmain;idle 100", "main;work 200\nmain;idle 100", diff.Options{Aggregate: diff.Intersect},
-			`<p class="verdict warn">Not tested: 1 node grew by 50ms or more, but no test could judge them (one run pair: intersecting one critical graph filters no noise), so they are not called regressions. The largest is work,`,
+			`<p class="verdict warn">Inconclusive: 1 call path grew by 50ms or more where no test could judge them (one run pair: intersecting one critical graph filters no noise); the largest is work &#43;190ms`,
 			"one run per side: nothing to intersect", true},
 		{"one run per side, too few contexts", "main;work 10\nmain;idle 100", "main;work 200\nmain;idle 100", diff.Options{},
-			`<p class="verdict warn">Not tested: 1 node grew by 50ms or more, but no test could judge them (one run on a side and too few calling contexts to model its noise)`,
+			`<p class="verdict warn">Inconclusive: 1 call path grew by 50ms or more where no test could judge them (one run on a side and too few calling contexts to model its noise)`,
 			"too few calling contexts to model one run&#39;s noise", true},
 		{"three runs per side", "main;work 10|main;work 11|main;work 12", "main;work 200|main;work 210|main;work 205", diff.Options{},
-			`<p class="verdict bad">Regressed: the largest cause is work,`, "", false},
+			`<p class="verdict bad">Regressed: work &#43;194ms (95% CI`, "", false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			page := renderHTML(t, compareTree(t, tt.base, tt.new, tt.opts))

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 
@@ -13,14 +14,20 @@ import (
 )
 
 // DiffSchema names the JSON schema of writeDiffJSON.
-const DiffSchema = "ctdiff.diff/v1"
+const DiffSchema = "ctdiff.diff/v2"
+
+// DiffSchemaV1 names the schema results had before the verdict, the
+// causes' blame and the improvements: ReadDiffJSON reads it too.
+const DiffSchemaV1 = "ctdiff.diff/v1"
 
 // The ctdiff.diff/v1 schema (DESIGN.md, "report"). The fields DESIGN.md
 // requires come first, in its order, and never change; the others are
 // additions. Values are in "unit"; paths are root-first, without the
 // synthetic root and the thread node; percentages have two decimals.
 type diffJSON struct {
-	Schema             string       `json:"schema"`
+	Schema string `json:"schema"`
+	// Verdict is the comparison's outcome (diff.Outcome); absent in v1.
+	Verdict            *verdictJSON `json:"verdict,omitempty"`
 	Unit               string       `json:"unit"`
 	MinDelta           int64        `json:"min_delta"`
 	Base               sideJSON     `json:"base"`
@@ -39,9 +46,12 @@ type diffJSON struct {
 	CriticalGraph      []graphJSON  `json:"critical_graph"`
 	WeightMatching     weightsJSON  `json:"weight_matching"`
 	// Untested: nodes above μ that no test could judge (diff.Result).
-	Untested []causeJSON  `json:"untested"`
-	Matchers matchersJSON `json:"matchers"`
-	Warnings []string     `json:"warnings"`
+	Untested []causeJSON `json:"untested"`
+	// Improvements: the causes of the time that fell (diff.Result);
+	// absent in results written before they were looked for.
+	Improvements []causeJSON  `json:"improvements"`
+	Matchers     matchersJSON `json:"matchers"`
+	Warnings     []string     `json:"warnings"`
 	// Normalization, Benchmark and GoRuntime: diff_normalize.go.
 	Normalization normalizationJSON `json:"normalization"`
 	Benchmark     *benchmarkJSON    `json:"benchmark"`
@@ -77,6 +87,108 @@ type causeJSON struct {
 	Delta  int64       `json:"delta"`
 	Stats  *testJSON   `json:"stats,omitempty"`
 	Spread *spreadJSON `json:"spread,omitempty"`
+	// Blame is the function of the program's own code the cause is
+	// charged to (diff.Blame), a frame like the path's; Breakdown its
+	// values and what grew below it; Attribution, for the runtime's work
+	// charged by evidence, how. Absent when the cause has no blame.
+	Blame       *frameJSON       `json:"blame,omitempty"`
+	Breakdown   *breakdownJSON   `json:"breakdown,omitempty"`
+	Attribution *attributionJSON `json:"attribution,omitempty"`
+}
+
+// verdictJSON is the verdict (diff.Outcome): its status ("regressed",
+// "improved", "unchanged", "inconclusive"), the report's first line, the
+// cause it names (the first of causes, improvements or untested, as the
+// status says; absent when there is none), the smallest change of the
+// total the runs would have detected (0 when unknown), the runs a side
+// that would test an inconclusive change (0 when unknown), and whether
+// the sides look swapped.
+type verdictJSON struct {
+	Status       string     `json:"status"`
+	Summary      string     `json:"summary"`
+	TopCause     *causeJSON `json:"top_cause,omitempty"`
+	Detectable   int64      `json:"detectable"`
+	RunsNeeded   int        `json:"runs_needed"`
+	SidesSwapped bool       `json:"sides_swapped"`
+}
+
+// verdictOf is res's verdict for JSON.
+func verdictOf(res *diff.Result) *verdictJSON {
+	o := res.Outcome
+	v := &verdictJSON{Status: string(o.Status), Summary: verdictLine(res, true, func(s string) string { return s }),
+		Detectable: o.Detectable, RunsNeeded: o.Runs, SidesSwapped: o.Swapped}
+	var list []diff.Cause
+	switch o.Status {
+	case diff.StatusRegressed:
+		list = res.Causes
+	case diff.StatusImproved:
+		list = res.Improvements
+	case diff.StatusInconclusive:
+		list = res.Untested
+	}
+	if len(list) > 0 {
+		c := causeJSONOf(list[0])
+		v.TopCause = &c
+	}
+	return v
+}
+
+// causeJSONOf is a cause as JSON holds it.
+func causeJSONOf(c diff.Cause) causeJSON {
+	j := causeJSON{
+		Thread: c.Thread, Path: frames(c.Path), Kind: string(c.Kind),
+		Base: c.Base, New: c.New, Delta: c.Delta, Stats: testOf(c.Stats),
+	}
+	if sp := c.Spread; sp != nil {
+		j.Spread = &spreadJSON{
+			Function: frameJSON{Function: sp.Function.Function, File: sp.Function.File},
+			Callers:  frames(sp.Callers), Contexts: []spreadContextJSON{},
+			ContextCount: sp.ContextCount, Grew: sp.Grew, Threads: sp.Threads,
+		}
+		for _, x := range sp.Contexts {
+			j.Spread.Contexts = append(j.Spread.Contexts, spreadContextJSON{Thread: x.Thread, Path: frames(x.Path), Base: x.Base, New: x.New, Delta: x.Delta})
+		}
+	}
+	if b := c.Blame; b != nil {
+		j.Blame = &frames([]diff.Frame{b.Frame})[0]
+		j.Breakdown = &breakdownJSON{Base: b.Base, New: b.New, Delta: b.Delta, Calls: []stepJSON{}}
+		for _, s := range b.Breakdown {
+			j.Breakdown.Calls = append(j.Breakdown.Calls, stepJSON{frames([]diff.Frame{s.Frame})[0], s.Base, s.New, s.Delta})
+		}
+		if b.By != "" {
+			j.Attribution = &attributionJSON{By: b.By, Work: b.Work, Also: []stepJSON{}}
+			for _, a := range b.Also {
+				j.Attribution.Also = append(j.Attribution.Also, stepJSON{frames([]diff.Frame{a.Frame})[0], a.Base, a.New, a.Delta})
+			}
+		}
+	}
+	return j
+}
+
+// breakdownJSON is a blame's values and the calls below it down to the
+// cause's node ("main.validEmail +93ms, of which regexp.Compile +93ms").
+type breakdownJSON struct {
+	Base  int64      `json:"base"`
+	New   int64      `json:"new"`
+	Delta int64      `json:"delta"`
+	Calls []stepJSON `json:"calls"`
+}
+
+// stepJSON is a frame with its values: a call of a breakdown, or a
+// function runtime work is charged to.
+type stepJSON struct {
+	frameJSON
+	Base  int64 `json:"base"`
+	New   int64 `json:"new"`
+	Delta int64 `json:"delta"`
+}
+
+// attributionJSON says how the runtime's work was charged to the blame
+// (diff.Blame.By, Work, Also).
+type attributionJSON struct {
+	By   string     `json:"by"`
+	Work string     `json:"work"`
+	Also []stepJSON `json:"also"`
 }
 
 // spreadJSON is a cause spread over a function's calling contexts
@@ -218,6 +330,8 @@ func writeDiffJSON(w io.Writer, res *diff.Result) error {
 	e.open('{')
 	e.key("schema")
 	e.string(DiffSchema)
+	e.key("verdict")
+	e.raw(parts.verdict)
 	e.key("unit")
 	e.string(res.Unit)
 	e.key("min_delta")
@@ -295,6 +409,13 @@ func writeDiffJSON(w io.Writer, res *diff.Result) error {
 		e.cause(c)
 	}
 	e.close(']')
+	e.key("improvements")
+	e.open('[')
+	for _, c := range res.Improvements {
+		e.elem()
+		e.cause(c)
+	}
+	e.close(']')
 	for _, p := range parts.tail {
 		e.key(p.key)
 		e.raw(p.value)
@@ -313,7 +434,7 @@ type diffJSONPart struct {
 // diffJSONParts holds the small, fixed-size parts of the document, encoded
 // by encoding/json at the depth they are written at.
 type diffJSONParts struct {
-	base, new, overlap []byte
+	verdict, base, new, overlap []byte
 	// tail are the fields after weight_matching.
 	tail []diffJSONPart
 }
@@ -333,7 +454,7 @@ func encodeJSONParts(res *diff.Result) (*diffJSONParts, error) {
 		{key: "matchers"}, {key: "warnings"}, {key: "normalization"}, {key: "benchmark"}, {key: "go_runtime"},
 	}
 	values := []any{
-		side(res.Base), side(res.New), overlap,
+		verdictOf(res), side(res.Base), side(res.New), overlap,
 		matchersJSON{LCS: m.LCS, Alternate: m.Alternate, Fallback: m.Fallback, Residual: m.Residual, Renamed: m.Renamed, Relaxed: m.Relaxed, Strict: m.Strict},
 		append([]string{}, res.Warnings...),
 		normalizationOf(res.Normalization), benchmarkOf(res.Benchmark), goRuntimeOf(res.GoRuntime),
@@ -351,9 +472,9 @@ func encodeJSONParts(res *diff.Result) (*diffJSONParts, error) {
 		encoded[i] = bytes.Clone(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
 	}
 	for i := range tail {
-		tail[i].value = encoded[3+i]
+		tail[i].value = encoded[4+i]
 	}
-	return &diffJSONParts{base: encoded[0], new: encoded[1], overlap: encoded[2], tail: tail}, nil
+	return &diffJSONParts{verdict: encoded[0], base: encoded[1], new: encoded[2], overlap: encoded[3], tail: tail}, nil
 }
 
 // checkJSONFloats returns encoding/json's error for the first float of
@@ -395,7 +516,7 @@ func checkJSONFloats(res *diff.Result) error {
 	if err := check(pct2(res.WeightMatching.Adjusted)); err != nil {
 		return err
 	}
-	for _, c := range res.Untested {
+	for _, c := range slices.Concat(res.Untested, res.Improvements) {
 		if err := test(c.Stats); err != nil {
 			return err
 		}
@@ -611,7 +732,79 @@ func (e *jsonWriter) cause(c diff.Cause) {
 		e.int(int64(sp.Threads))
 		e.close('}')
 	}
+	e.blame(c.Blame)
 	e.close('}')
+}
+
+// blame writes a cause's "blame", "breakdown" and "attribution", which
+// are left out when b is nil.
+func (e *jsonWriter) blame(b *diff.Blame) {
+	if b == nil {
+		return
+	}
+	e.key("blame")
+	e.frame(b.Frame)
+	e.key("breakdown")
+	e.open('{')
+	e.values(b.Base, b.New, b.Delta)
+	e.key("calls")
+	e.open('[')
+	for _, s := range b.Breakdown {
+		e.elem()
+		e.step(s.Frame, s.Base, s.New, s.Delta)
+	}
+	e.close(']')
+	e.close('}')
+	if b.By == "" {
+		return
+	}
+	e.key("attribution")
+	e.open('{')
+	e.key("by")
+	e.string(b.By)
+	e.key("work")
+	e.string(b.Work)
+	e.key("also")
+	e.open('[')
+	for _, c := range b.Also {
+		e.elem()
+		e.step(c.Frame, c.Base, c.New, c.Delta)
+	}
+	e.close(']')
+	e.close('}')
+}
+
+// frame writes one frame object, as a path's elements are written.
+func (e *jsonWriter) frame(f diff.Frame) {
+	e.open('{')
+	e.key("function")
+	e.string(f.Function)
+	e.key("file")
+	e.string(f.File)
+	e.position(f)
+	e.close('}')
+}
+
+// step writes a frame with its values (stepJSON).
+func (e *jsonWriter) step(f diff.Frame, base, nw, delta int64) {
+	e.open('{')
+	e.key("function")
+	e.string(f.Function)
+	e.key("file")
+	e.string(f.File)
+	e.position(f)
+	e.values(base, nw, delta)
+	e.close('}')
+}
+
+// values writes "base", "new" and "delta".
+func (e *jsonWriter) values(base, nw, delta int64) {
+	e.key("base")
+	e.int(base)
+	e.key("new")
+	e.int(nw)
+	e.key("delta")
+	e.int(delta)
 }
 
 // test writes the "stats" field, which is left out when t is nil.
@@ -649,13 +842,7 @@ func (e *jsonWriter) frames(p []diff.Frame) {
 	e.open('[')
 	for _, f := range p {
 		e.elem()
-		e.open('{')
-		e.key("function")
-		e.string(f.Function)
-		e.key("file")
-		e.string(f.File)
-		e.position(f)
-		e.close('}')
+		e.frame(f)
 	}
 	e.close(']')
 }

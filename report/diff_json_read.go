@@ -69,7 +69,7 @@ func readDiffJSON(r io.Reader, name string, limit int) (*diff.Result, error) {
 			return nil, jsonError(name, data, err)
 		}
 	}
-	if in.Schema != DiffSchema {
+	if in.Schema != DiffSchema && in.Schema != DiffSchemaV1 {
 		if err := schemaError(data, name); err != nil {
 			return nil, err
 		}
@@ -95,8 +95,8 @@ func schemaError(data []byte, name string) error {
 		return nil
 	case probe.Schema == nil:
 		return fmt.Errorf(`%s: no "schema" field: not a ctdiff diff result (ctdiff diff --format json writes %s)`, name, DiffSchema)
-	case *probe.Schema != DiffSchema:
-		return fmt.Errorf("%s: schema %q, expected %s: this ctdiff reads %s results (ctdiff diff --format json)", name, *probe.Schema, DiffSchema, DiffSchema)
+	case *probe.Schema != DiffSchema && *probe.Schema != DiffSchemaV1:
+		return fmt.Errorf("%s: schema %q, expected %s: this ctdiff reads %s and %s results (ctdiff diff --format json)", name, *probe.Schema, DiffSchema, DiffSchema, DiffSchemaV1)
 	}
 	return nil
 }
@@ -218,7 +218,7 @@ func resultOf(in *diffJSON) (*diff.Result, error) {
 		if kind == "" {
 			return nil, fmt.Errorf(`causes[%d]: "kind" is empty, expected regressed or added`, i)
 		}
-		cause := diff.Cause{Thread: c.Thread, Path: framesOf(c.Path), Kind: kind, Base: c.Base, New: c.New, Delta: c.Delta, Stats: testFrom(c.Stats), Spread: spreadFrom(c.Spread)}
+		cause := diff.Cause{Thread: c.Thread, Path: framesOf(c.Path), Kind: kind, Base: c.Base, New: c.New, Delta: c.Delta, Stats: testFrom(c.Stats), Spread: spreadFrom(c.Spread), Blame: blameFrom(c)}
 		cause.Node = causeNode(res.Graph, causes, cause)
 		res.Causes = append(res.Causes, cause)
 	}
@@ -228,7 +228,26 @@ func resultOf(in *diffJSON) (*diff.Result, error) {
 		if err != nil || kind == "" {
 			return nil, fmt.Errorf(`untested[%d]: "kind" %q, expected regressed or added`, i, c.Kind)
 		}
-		res.Untested = append(res.Untested, diff.Cause{Thread: c.Thread, Path: framesOf(c.Path), Kind: kind, Base: c.Base, New: c.New, Delta: c.Delta, Stats: testFrom(c.Stats), Node: -1})
+		res.Untested = append(res.Untested, diff.Cause{Thread: c.Thread, Path: framesOf(c.Path), Kind: kind, Base: c.Base, New: c.New, Delta: c.Delta, Stats: testFrom(c.Stats), Node: -1, Blame: blameFrom(c)})
+	}
+	res.Improvements = []diff.Cause{}
+	for i, c := range in.Improvements {
+		kind := diff.Kind(c.Kind)
+		if kind != diff.Improved && kind != diff.Removed {
+			return nil, fmt.Errorf(`improvements[%d]: "kind" %q, expected improved or removed`, i, c.Kind)
+		}
+		res.Improvements = append(res.Improvements, diff.Cause{Thread: c.Thread, Path: framesOf(c.Path), Kind: kind, Base: c.Base, New: c.New, Delta: c.Delta,
+			Stats: testFrom(c.Stats), Spread: spreadFrom(c.Spread), Node: -1, Blame: blameFrom(c)})
+	}
+	res.Outcome = diff.Outcome{Status: diff.StatusOf(res)}
+	if v := in.Verdict; v != nil {
+		st := diff.Status(v.Status)
+		switch st {
+		case diff.StatusRegressed, diff.StatusImproved, diff.StatusUnchanged, diff.StatusInconclusive:
+		default:
+			return nil, fmt.Errorf(`verdict: "status" %q, expected regressed, improved, unchanged or inconclusive`, v.Status)
+		}
+		res.Outcome = diff.Outcome{Status: st, Detectable: v.Detectable, Runs: v.RunsNeeded, Swapped: v.SidesSwapped}
 	}
 	for _, p := range in.RankedPaths {
 		rp := diff.RankedPath{Rank: p.Rank, Thread: p.Thread, Cost: p.Cost, Path: make([]diff.PathNode, len(p.Path))}
@@ -243,6 +262,32 @@ func resultOf(in *diffJSON) (*diff.Result, error) {
 		})
 	}
 	return res, nil
+}
+
+// blameFrom reads a cause's blame, nil when it has none (and in results
+// written before causes had one).
+func blameFrom(c causeJSON) *diff.Blame {
+	if c.Blame == nil {
+		return nil
+	}
+	b := &diff.Blame{Frame: frameOf(*c.Blame)}
+	if bd := c.Breakdown; bd != nil {
+		b.Base, b.New, b.Delta = bd.Base, bd.New, bd.Delta
+		for _, s := range bd.Calls {
+			b.Breakdown = append(b.Breakdown, diff.Step{Frame: frameOf(s.frameJSON), Base: s.Base, New: s.New, Delta: s.Delta})
+		}
+	}
+	if a := c.Attribution; a != nil {
+		b.By, b.Work = a.By, a.Work
+		for _, s := range a.Also {
+			b.Also = append(b.Also, diff.Charge{Frame: frameOf(s.frameJSON), Base: s.Base, New: s.New, Delta: s.Delta})
+		}
+	}
+	return b
+}
+
+func frameOf(f frameJSON) diff.Frame {
+	return diff.Frame{Function: f.Function, File: f.File, Line: f.Line, Column: f.Column}
 }
 
 // kindOf checks a cause or graph node kind; thread nodes may have none.

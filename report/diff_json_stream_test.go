@@ -20,12 +20,14 @@ import (
 func encodeDiffJSON(res *diff.Result) ([]byte, error) {
 	out := diffJSON{
 		Schema:             DiffSchema,
+		Verdict:            verdictOf(res),
 		Unit:               res.Unit,
 		MinDelta:           res.MinDelta,
 		Base:               side(res.Base),
 		New:                side(res.New),
 		Causes:             []causeJSON{},
 		Untested:           []causeJSON{},
+		Improvements:       []causeJSON{},
 		RankedPaths:        []rankedJSON{},
 		Topology:           topologyJSON{Added: subtreesJSON(res.Topology.Added), Removed: subtreesJSON(res.Topology.Removed), AddedCount: res.Topology.AddedCount, RemovedCount: res.Topology.RemovedCount},
 		CriticalGraphNodes: res.CriticalGraphNodes,
@@ -51,28 +53,15 @@ func encodeDiffJSON(res *diff.Result) ([]byte, error) {
 		nf := pct2(*ov.NoiseFloor)
 		out.Overlap.NoiseFloorPercent = &nf
 	}
-	cause := func(c diff.Cause) causeJSON {
-		j := causeJSON{
-			Thread: c.Thread, Path: frames(c.Path), Kind: string(c.Kind),
-			Base: c.Base, New: c.New, Delta: c.Delta, Stats: testOf(c.Stats),
-		}
-		if sp := c.Spread; sp != nil {
-			j.Spread = &spreadJSON{
-				Function: frameJSON{Function: sp.Function.Function, File: sp.Function.File},
-				Callers:  frames(sp.Callers), Contexts: []spreadContextJSON{},
-				ContextCount: sp.ContextCount, Grew: sp.Grew, Threads: sp.Threads,
-			}
-			for _, x := range sp.Contexts {
-				j.Spread.Contexts = append(j.Spread.Contexts, spreadContextJSON{Thread: x.Thread, Path: frames(x.Path), Base: x.Base, New: x.New, Delta: x.Delta})
-			}
-		}
-		return j
-	}
+	cause := causeJSONOf
 	for _, c := range res.Causes {
 		out.Causes = append(out.Causes, cause(c))
 	}
 	for _, c := range res.Untested {
 		out.Untested = append(out.Untested, cause(c))
+	}
+	for _, c := range res.Improvements {
+		out.Improvements = append(out.Improvements, cause(c))
 	}
 	for _, p := range res.RankedPaths {
 		r := rankedJSON{Rank: p.Rank, Cost: p.Cost, Thread: p.Thread, Path: make([]rankedNodeJSON, len(p.Path))}

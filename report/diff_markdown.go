@@ -47,29 +47,19 @@ func writeDiffMarkdown(w io.Writer, res *diff.Result, o diffMarkdownOptions) err
 	change := res.New.Total - res.Base.Total
 	stats := tested(res)
 
-	if len(res.Causes) == 0 && len(res.Untested) > 0 {
-		fmt.Fprintf(bw, "### ctdiff: no tested regression\n\n")
-		if stats {
-			fmt.Fprintf(bw, "No function grew by %s or more with significance.", val(res.MinDelta))
-		} else {
-			bw.WriteString("Nothing could be tested.")
-		}
-	} else if len(res.Causes) == 0 {
-		fmt.Fprintf(bw, "### ctdiff: no regression\n\nNo function grew by %s or more", val(res.MinDelta))
-		if stats {
-			bw.WriteString(" with significance")
-		}
-		bw.WriteString(".")
-	} else {
-		fmt.Fprintf(bw, "### ctdiff: %s found\n\n", plural(len(res.Causes), "regression cause"))
-		c := res.Causes[0]
-		fmt.Fprintf(bw, "The largest: %s %s (%s → %s).", mdCode(causeName(c, o.FullNames), false), sval(c.Delta), val(c.Base), val(c.New))
+	// The verdict, then the warnings that say what it is worth.
+	fmt.Fprintf(bw, "### ctdiff: %s\n\n%s.\n\n", markdownTitle(res), capitalize(verdictLine(res, o.FullNames, func(s string) string { return mdCode(s, false) })))
+	for _, w := range res.Warnings {
+		fmt.Fprintf(bw, "> **Warning:** %s\n>\n", mdText(w))
+	}
+	if len(res.Warnings) > 0 {
+		bw.WriteString("\n")
 	}
 	if equalTotals(res) {
 		// The normalization line gives the absolute totals.
-		fmt.Fprintf(bw, " %s, %s vs %s.\n\n", mdCode(res.Metric, false), runs(res.Base.Runs, "base"), runs(res.New.Runs, "new"))
+		fmt.Fprintf(bw, "%s, %s vs %s.\n\n", mdCode(res.Metric, false), runs(res.Base.Runs, "base"), runs(res.New.Runs, "new"))
 	} else {
-		fmt.Fprintf(bw, " Total %s: %s → %s (%s, %s)%s, %s vs %s.\n\n", mdCode(res.Metric, false),
+		fmt.Fprintf(bw, "Total %s: %s → %s (%s, %s)%s, %s vs %s.\n\n", mdCode(res.Metric, false),
 			val(res.Base.Total), val(res.New.Total), sval(change), signedPercent(change, res.Base.Total), totalExcludes(res),
 			runs(res.Base.Runs, "base"), runs(res.New.Runs, "new"))
 	}
@@ -94,17 +84,17 @@ func writeDiffMarkdown(w io.Writer, res *diff.Result, o diffMarkdownOptions) err
 
 	causes := res.Causes[:min(len(res.Causes), o.MaxCauses)]
 	if len(causes) > 0 {
-		bw.WriteString("\n| # | Function | Delta | Base → New | Kind |")
+		bw.WriteString("\n| # | Function | In | Delta | Base → New | Kind |")
 		if stats {
 			bw.WriteString(" 95% CI | adj. p |")
 		}
-		bw.WriteString(" Path (lowest frames) |\n|--:|---|--:|---|---|")
+		bw.WriteString(" Path (lowest frames) |\n|--:|---|---|--:|---|---|")
 		if stats {
 			bw.WriteString("---|--:|")
 		}
 		bw.WriteString("---|\n")
 		for i, c := range causes {
-			fmt.Fprintf(bw, "| %d | %s | %s | %s → %s | %s |", i+1, mdCode(causeName(c, o.FullNames), true),
+			fmt.Fprintf(bw, "| %d | %s | %s | %s | %s → %s | %s |", i+1, mdCode(blameName(c, o.FullNames), true), mdBelow(c, o.FullNames),
 				sval(c.Delta), val(c.Base), val(c.New), c.Kind)
 			if stats {
 				if s := c.Stats; s != nil {
@@ -154,12 +144,6 @@ func writeDiffMarkdown(w io.Writer, res *diff.Result, o diffMarkdownOptions) err
 		bw.WriteString("\n</details>\n")
 	}
 
-	if len(res.Warnings) > 0 {
-		bw.WriteString("\n**Warnings**\n\n")
-		for _, w := range res.Warnings {
-			fmt.Fprintf(bw, "- %s\n", mdText(w))
-		}
-	}
 	return bw.Flush()
 }
 
@@ -207,6 +191,33 @@ func writeCausePaths(bw *bufio.Writer, causes []diff.Cause) {
 // causeFunc is the function a cause names in full: its lowest frame, or the
 // thread.
 func causeFunc(c diff.Cause) string { return causeName(c, true) }
+
+// mdBelow says where below its blame a cause grew: the cause's own
+// function, "itself", or the runtime work charged to it.
+func mdBelow(c diff.Cause, full bool) string {
+	switch b := c.Blame; {
+	case b == nil:
+		return "–"
+	case b.By != "":
+		return mdText(b.Work)
+	case len(b.Breakdown) == 0:
+		return "itself"
+	}
+	return mdCode(causeName(c, full), true)
+}
+
+// markdownTitle is the heading's words: the verdict and its count.
+func markdownTitle(res *diff.Result) string {
+	switch res.Outcome.Status {
+	case diff.StatusRegressed:
+		return plural(len(res.Causes), "regression cause") + " found"
+	case diff.StatusImproved:
+		return "improved"
+	case diff.StatusInconclusive:
+		return "inconclusive, no tested regression"
+	}
+	return "no significant change"
+}
 
 // causeName is the name of causeFunc, short unless full (frameName).
 func causeName(c diff.Cause, full bool) string {

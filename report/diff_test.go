@@ -192,9 +192,12 @@ func TestDiffJSONSchema(t *testing.T) {
 	check(doc, "top", field{"schema", "string"}, field{"unit", "string"}, field{"min_delta", "number"},
 		field{"base", "object"}, field{"new", "object"}, field{"causes", "array"}, field{"ranked_paths", "array"},
 		field{"overlap", "object"}, field{"topology", "object"}, field{"critical_graph_nodes", "number"}, field{"tree_nodes", "number"})
-	if doc["schema"] != "ctdiff.diff/v1" || doc["unit"] != "nanoseconds" {
+	if doc["schema"] != "ctdiff.diff/v2" || doc["unit"] != "nanoseconds" {
 		t.Errorf("schema %v, unit %v", doc["schema"], doc["unit"])
 	}
+	check(doc, "top", field{"verdict", "object"}, field{"improvements", "array"}, field{"untested", "array"})
+	check(doc["verdict"].(map[string]any), "verdict", field{"status", "string"}, field{"summary", "string"},
+		field{"top_cause", "object"}, field{"detectable", "number"}, field{"runs_needed", "number"})
 	for _, s := range []string{"base", "new"} {
 		check(doc[s].(map[string]any), s, field{"profiles", "array"}, field{"total", "number"})
 	}
@@ -206,6 +209,9 @@ func TestDiffJSONSchema(t *testing.T) {
 	check(c, "cause", field{"thread", "string"}, field{"path", "array"}, field{"kind", "string"},
 		field{"base", "number"}, field{"new", "number"}, field{"delta", "number"})
 	check(c["path"].([]any)[0].(map[string]any), "cause.path[0]", field{"function", "string"}, field{"file", "string"})
+	check(c, "cause", field{"blame", "object"}, field{"breakdown", "object"})
+	check(c["blame"].(map[string]any), "cause.blame", field{"function", "string"}, field{"file", "string"})
+	check(c["breakdown"].(map[string]any), "cause.breakdown", field{"delta", "number"}, field{"calls", "array"})
 	rp := doc["ranked_paths"].([]any)[0].(map[string]any)
 	check(rp, "ranked path", field{"rank", "number"}, field{"cost", "number"}, field{"path", "array"})
 	check(rp["path"].([]any)[0].(map[string]any), "ranked path node", field{"function", "string"}, field{"file", "string"}, field{"cost", "number"})

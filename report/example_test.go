@@ -46,18 +46,22 @@ func ExampleWriteDiff() {
 		fmt.Println(err)
 	}
 	// Output:
+	// Regressed: layout +83 (95% CI +69..+96, adjusted p 0.00028)
+	//
 	// ctdiff diff: samples/count, 3 base runs vs 3 new runs
+	// Total: 602 → 685 (+83, +13.79%)
+	//
+	// Regression causes: 1
+	//   1. layout +83  200 → 283
+	//      [(all threads)] main → render → layout
+	//      95% CI +69..+96, adjusted p 0.00028 (welch)
+	//
 	// Normalization: none (chosen: the inputs do not record their durations,
 	//   so nothing says the work was not fixed: absolute values compare)
-	// Total: 602 → 685 (+83, +13.79%)
 	// Method: stats (per-node tests, Holm α=0.05), zam matching; min delta 6 (1% of the base total)
 	// Similarity: overlap 91.97% (noise floor 98.21%),
 	//   common tree 100.00% (strict 100.00%), matching score 91.97%
 	// Critical graph: 4 of 6 nodes
-	//
-	// Regression causes: 1
-	//   1. +83 regressed  200 → 283  95% CI +69..+96, adjusted p 0.00028 (welch)
-	//      [(all threads)] main → render → layout
 	//
 	// Top paths (IntroPerf differential ranking; * marks the costliest node): 1
 	//   1. +83  (hottest layout +83)

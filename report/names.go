@@ -4,8 +4,6 @@ import (
 	"path"
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/ctdiff/ctdiff/diff"
 )
@@ -39,31 +37,8 @@ func shortFunc(name string) string {
 }
 
 // javaClass returns where the class starts in a dotted Java or C# name
-// ("java.util.regex.Pattern.compile": two or more lower-case package
-// segments, a capitalised class, the method), or -1 for other names. Go's
-// "runtime.gcBgMarkWorker.func2" and "time.Time.Add" are not such names.
-// Every report names every frame through here, so the segments are walked
-// rather than split.
-func javaClass(head string) int {
-	n := strings.Count(head, ".") + 1
-	if n < 4 {
-		return -1
-	}
-	class := 0
-	for seg, start := 0, 0; seg < n-1; seg++ {
-		end := start + strings.IndexByte(head[start:], '.')
-		if end == start {
-			return -1
-		}
-		first, _ := utf8.DecodeRuneInString(head[start:end])
-		if seg < n-2 && !unicode.IsLower(first) || seg == n-2 && !unicode.IsUpper(first) {
-			return -1
-		}
-		class = start
-		start = end + 1
-	}
-	return class
-}
+// (diff.JavaClass), or -1.
+func javaClass(head string) int { return diff.JavaClass(head) }
 
 // frameName is how every diff report names a frame (frameStyle): by
 // default its short name (shortFunc), which is what tells functions apart

@@ -10,7 +10,7 @@ import (
 const releaseSchema = "ctdiff.report/v1"
 
 // The ctdiff.report/v1 schema: the components in ranking order, each with
-// its verdict and its causes exactly as ctdiff diff's ctdiff.diff/v1 writes
+// its verdict and its causes exactly as ctdiff diff's ctdiff.diff/v2 writes
 // them (same fields, same order), so a pipeline can check either.
 type releaseJSON struct {
 	Schema     string          `json:"schema"`
@@ -63,10 +63,7 @@ func writeReleaseJSON(w io.Writer, rel *Release) error {
 			Causes: []causeJSON{}, Runtime: []runtimeJSON{}, Warnings: append([]string{}, res.Warnings...),
 		}
 		for _, cause := range res.Causes {
-			cj.Causes = append(cj.Causes, causeJSON{
-				Thread: cause.Thread, Path: frames(cause.Path), Kind: string(cause.Kind),
-				Base: cause.Base, New: cause.New, Delta: cause.Delta, Stats: testOf(cause.Stats),
-			})
+			cj.Causes = append(cj.Causes, causeJSONOf(cause))
 		}
 		for _, g := range c.runtime {
 			rj := runtimeJSON{Group: g.Group, Delta: g.Delta, Causes: []int{}}

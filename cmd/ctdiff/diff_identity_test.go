@@ -97,7 +97,8 @@ func diffOutputs(t *testing.T, base, nw string, formats []string, args ...string
 		if code != 0 {
 			t.Fatalf("ctdiff diff --format %s: exit %d: %s", format, code, errOut)
 		}
-		out[format] = strings.ReplaceAll(stdout, nw, "NEW")
+		// The text report names inputs by directory, then file.
+		out[format] = strings.ReplaceAll(strings.ReplaceAll(stdout, nw, "NEW"), ": "+filepath.Base(nw)+"\n", ": NEW\n")
 	}
 	return out
 }

@@ -98,7 +98,7 @@ func TestDiffFixedDuration(t *testing.T) {
 		t.Errorf("exit %d, the text header does not say why share was chosen:\n%s", code, out[:min(len(out), 900)])
 	}
 	out, _, _ = ctdiff("diff", fixedOld, fixedNew, "--normalize", "none")
-	if !strings.Contains(out, "Normalization: none\n") || !strings.Contains(strings.Join(strings.Fields(out), " "), "- --normalize none compares absolute values, but every profile covers the same duration: in fixed-duration profiles the total is capped") {
+	if !strings.Contains(out, "Normalization: none\n") || !strings.Contains(strings.Join(strings.Fields(out), " "), "warning: --normalize none compares absolute values, but every profile covers the same duration: in fixed-duration profiles the total is capped") {
 		t.Errorf("none on fixed-duration profiles is not called wrong:\n%s", out)
 	}
 }

@@ -88,7 +88,7 @@ func TestDiffOutputFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(b), `"schema": "ctdiff.diff/v1"`) || !strings.Contains(string(b), `"noise_floor_percent": null`) {
+	if !strings.Contains(string(b), `"schema": "ctdiff.diff/v2"`) || !strings.Contains(string(b), `"noise_floor_percent": null`) {
 		t.Errorf("report:\n%s", b[:min(len(b), 400)])
 	}
 }

@@ -94,7 +94,7 @@ func headerTree(t *cct.Tree) *cct.Tree {
 	return &cct.Tree{
 		SampleTypes: t.SampleTypes, DefaultSampleType: t.DefaultSampleType,
 		PeriodType: t.PeriodType, Period: t.Period,
-		DurationNanos: t.DurationNanos, Profiles: t.Profiles,
+		DurationNanos: t.DurationNanos, TimeNanos: t.TimeNanos, Profiles: t.Profiles,
 	}
 }
 

@@ -27,14 +27,14 @@ func TestOutputFormatFromExtension(t *testing.T) {
 		file   string
 		prefix string
 	}{
-		{[]string{"diff", exampleOld, exampleNew}, "r.txt", "ctdiff diff:"},
-		{[]string{"diff", exampleOld, exampleNew}, "r.json", "{\n  \"schema\": \"ctdiff.diff/v1\""},
+		{[]string{"diff", exampleOld, exampleNew}, "r.txt", "Regressed: example.checkRules"},
+		{[]string{"diff", exampleOld, exampleNew}, "r.json", "{\n  \"schema\": \"ctdiff.diff/v2\""},
 		{[]string{"diff", exampleOld, exampleNew}, "r.dot", "digraph critical {"},
 		{[]string{"diff", exampleOld, exampleNew}, "r.pb.gz", "\x1f\x8b"},
 		{[]string{"diff", exampleOld, exampleNew}, "r.pprof", "\x1f\x8b"},
 		{[]string{"diff", exampleOld, exampleNew}, "r.md", "### ctdiff: 2 regression causes found"},
 		{[]string{"diff", exampleOld, exampleNew}, "R.HTML", "<!DOCTYPE html>"},
-		{[]string{"diff", exampleOld, exampleNew}, "r.out", "ctdiff diff:"},
+		{[]string{"diff", exampleOld, exampleNew}, "r.out", "Regressed: example.checkRules"},
 		{[]string{"diff", exampleOld, exampleNew, "--format", "json"}, "r2.md", "{"},
 		{[]string{"cct", exampleNew}, "t.dot", "digraph cct {"},
 		{[]string{"cct", exampleNew}, "t.pb.gz", "\x1f\x8b"},
@@ -154,11 +154,11 @@ func TestDiffPprofInGoToolPprof(t *testing.T) {
 	}
 	// Paths wrap before an arrow: join them again.
 	unwrapped := regexp.MustCompile(`\n +→ `).ReplaceAllString(text, " → ")
-	m := regexp.MustCompile(`(?m)^  1\. \+(\S+) regressed .*\n +\[[^\]]*\] .* → (\S+)$`).FindStringSubmatch(unwrapped)
+	m := regexp.MustCompile(`(?m)^     of which (\S+) \+(\S+)$`).FindStringSubmatch(unwrapped)
 	if m == nil {
 		t.Fatalf("no first cause in the text report:\n%s", text)
 	}
-	delta, function := m[1], m[2]
+	function, delta := m[1], m[2]
 	if function != "strings.EqualFold" {
 		t.Errorf("the text report's first cause is %s, want the injected slowdown's strings.EqualFold", function)
 	}

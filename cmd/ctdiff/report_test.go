@@ -165,7 +165,7 @@ func TestReportErrors(t *testing.T) {
 	dir := t.TempDir()
 	web, _ := filepath.Abs("../../testdata/release/web")
 	comp := "[[component]]\nname = \"web\"\nold = \"" + web + "/old\"\nnew = \"" + web + "/new\"\n"
-	other := writeFile(t, dir, "other.json", `{"schema": "ctdiff.diff/v2"}`)
+	other := writeFile(t, dir, "other.json", `{"schema": "ctdiff.diff/v3"}`)
 	for _, tt := range []struct{ name, manifest, want string }{
 		{"syntax", "[[component]\nname = 1", "bad.toml:2:12: expected end of table array name delimiter"},
 		{"unknown key", comp + "olld = \"x\"\n", `bad.toml: unknown key "component.olld"`},
@@ -180,7 +180,7 @@ func TestReportErrors(t *testing.T) {
 		{"bad option value", comp + "options = { aggregate = \"median\" }\n", `bad.toml: component "web": --aggregate "median"`},
 		{"table option", comp + "options = { thread = { a = 1 } }\n", `option "thread": a map[string]interface {}, expected a string`},
 		{"missing input", "[[component]]\nname = \"x\"\nold = \"nope/old\"\nnew = \"nope/new\"\n", `bad.toml: component "x": stat `},
-		{"other schema", "[[component]]\nname = \"x\"\nresult = \"other.json\"\n", `schema "ctdiff.diff/v2", expected ctdiff.diff/v1`},
+		{"other schema", "[[component]]\nname = \"x\"\nresult = \"other.json\"\n", `schema "ctdiff.diff/v3", expected ctdiff.diff/v2`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			m := writeFile(t, dir, "bad.toml", tt.manifest)
@@ -195,12 +195,12 @@ func TestReportErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"report"}, "report takes at least one manifest or diff result"},
-		{[]string{"report", other}, `other.json: schema "ctdiff.diff/v2", expected ctdiff.diff/v1`},
+		{[]string{"report", other}, `other.json: schema "ctdiff.diff/v3", expected ctdiff.diff/v2`},
 		{[]string{"report", releaseManifest, releaseManifest}, `component "web" is also in`},
 		{[]string{"report", releaseManifest, "-o", filepath.Join(dir, "r.pb.gz")}, "the .pb.gz extension means --format pprof"},
 		{[]string{"report", writeFile(t, dir, "report.html", "<!DOCTYPE html>\n<html><body>a report</body></html>\n")},
-			"report.html: neither a report manifest (TOML) nor a ctdiff.diff/v1 result (ctdiff diff --format json)\n"},
-		{[]string{"report", exampleOld + "/run1.pb.gz"}, "run1.pb.gz: neither a report manifest (TOML) nor a ctdiff.diff/v1 result"},
+			"report.html: neither a report manifest (TOML) nor a ctdiff.diff/v2 result (ctdiff diff --format json)\n"},
+		{[]string{"report", exampleOld + "/run1.pb.gz"}, "run1.pb.gz: neither a report manifest (TOML) nor a ctdiff.diff/v2 result"},
 		{[]string{"report", writeFile(t, dir, "notes.txt", "# notes\n\nhello world\n")}, "notes.txt: neither a report manifest"},
 	} {
 		_, stderr, code := ctdiff(tt.args...)
