@@ -84,6 +84,7 @@ func prepareComparison(bRuns, nRuns []*run, o Options, nz Normalization, st *str
 		Aggregate: o.Aggregate, Match: o.Match, Alpha: o.Alpha,
 		TreeNodes: bRuns[0].nodes() - 1,
 		Warnings:  []string{},
+		Shared:    1,
 	}
 	if err := normalize(&nz, c.bRuns, c.nRuns, c.iters, res); err != nil {
 		return nil, err

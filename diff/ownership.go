@@ -56,8 +56,8 @@ func (o ownership) owner(f Frame) Owner {
 		return OwnerRuntime
 	}
 	eco := o.eco
-	if e := FrameEcosystem(f); e != UnknownEcosystem {
-		eco = e
+	if eco == UnknownEcosystem {
+		eco = FrameEcosystem(f)
 	}
 	if libraryFrame(f, eco) {
 		return OwnerLib

@@ -68,6 +68,11 @@ type Result struct {
 
 	// Matchers counts the sibling-list matchings by algorithm (ZAM RQ3).
 	Matchers MatcherCounts
+	// Shared is the smaller of the two sides' shares of their time in
+	// calling contexts both sides have (1 for versions of one program
+	// that changed nothing, near 0 for two programs); 1 when a side has
+	// no time. Below SharedMin the causes say only that the trees differ.
+	Shared float64
 	// Warnings are things the user should know: too few runs for
 	// statistics, threads that match nothing, and the like.
 	Warnings []string

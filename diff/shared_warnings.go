@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/ctdiff/ctdiff/cct"
 )
 
 // Two comparisons give causes that say nothing of the program, and the
@@ -24,11 +26,11 @@ import (
 // Both are warnings, not errors: the causes stay, and the warning says
 // what they are worth.
 
-// sharedMin is the least share of each side's time, in calling contexts
+// SharedMin is the least share of each side's time, in calling contexts
 // both sides have, below which sideWarnings speaks. Versions of one
 // program share most of their time; a regression, however large, adds a
 // subtree beside what stays.
-const sharedMin = 0.2
+const SharedMin = 0.2
 
 // unsymbolizedName matches frames without a symbol: cct's module!0xADDR
 // and bare 0xADDR of a pprof location without lines, ETW's module!? and
@@ -43,19 +45,29 @@ const (
 	symbolRatio = 2
 )
 
-// sideWarnings warns when either side has less than sharedMin of its self
+// sideWarnings warns when either side has less than SharedMin of its self
 // time in union nodes both sides' runs have, and when one side has clearly
 // more of its time in unsymbolized frames than the other (a build without
 // symbols on one side): one walk of the union's nodes for both.
+//
+// The runtime's and the VM's own frames (RuntimeGroup: V8's "(idle)" and
+// "(program)", Go's collector and scheduler) are left out of the shared
+// time: every program of a runtime has them, in the same contexts, and
+// two Chrome traces of different pages shared 48% of their time there.
 func sideWarnings(res *Result, u *union, kt *keyTable) {
 	unsym := make([]bool, len(kt.frames))
+	vm := make([]bool, len(kt.frames))
 	for k, f := range kt.frames {
 		unsym[k] = f.Function != "" && unsymbolizedName.MatchString(f.Function)
+		vm[k] = f.Kind == cct.KindFunction && RuntimeGroup(f.frame()) != ""
 	}
 	var totB, totN, comB, comN, inB, inN float64
 	var names []string
 	for x := int32(1); int(x) < u.len(); x++ {
 		b, n := u.selfBase[x], u.selfNew[x]
+		if k := u.key[x]; k >= 0 && vm[k] {
+			continue
+		}
 		totB += b
 		totN += n
 		if u.baseRuns(x) > 0 && u.newRuns(x) > 0 {
@@ -73,7 +85,8 @@ func sideWarnings(res *Result, u *union, kt *keyTable) {
 	if totB <= 0 || totN <= 0 {
 		return
 	}
-	if fb, fn := comB/totB, comN/totN; fb < sharedMin || fn < sharedMin {
+	res.Shared = min(comB/totB, comN/totN)
+	if fb, fn := comB/totB, comN/totN; fb < SharedMin || fn < SharedMin {
 		res.warn("the base and new runs share little: %s of the base's time and %s of the new's is in calling contexts both have (frames match by function and file; Go symbols by function): are they profiles of the same program, symbolized alike? The rest reads as added and removed, and causes there say only that the trees differ",
 			percent(fb), percent(fn))
 	}

@@ -110,13 +110,16 @@ type verdictJSON struct {
 	Detectable   int64      `json:"detectable"`
 	RunsNeeded   int        `json:"runs_needed"`
 	SidesSwapped bool       `json:"sides_swapped"`
+	// SharedPercent is diff.Result.Shared as a percentage: below 20 the
+	// sides look like profiles of two programs.
+	SharedPercent float64 `json:"shared_percent"`
 }
 
 // verdictOf is res's verdict for JSON.
 func verdictOf(res *diff.Result) *verdictJSON {
 	o := res.Outcome
 	v := &verdictJSON{Status: string(o.Status), Summary: verdictLine(res, true, func(s string) string { return s }),
-		Detectable: o.Detectable, RunsNeeded: o.Runs, SidesSwapped: o.Swapped}
+		Detectable: o.Detectable, RunsNeeded: o.Runs, SidesSwapped: o.Swapped, SharedPercent: pct2(100 * res.Shared)}
 	var list []diff.Cause
 	switch o.Status {
 	case diff.StatusRegressed:

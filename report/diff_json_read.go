@@ -240,6 +240,7 @@ func resultOf(in *diffJSON) (*diff.Result, error) {
 			Stats: testFrom(c.Stats), Spread: spreadFrom(c.Spread), Node: -1, Blame: blameFrom(c)})
 	}
 	res.Outcome = diff.Outcome{Status: diff.StatusOf(res)}
+	res.Shared = 1 // v1 results do not say
 	if v := in.Verdict; v != nil {
 		st := diff.Status(v.Status)
 		switch st {
@@ -248,6 +249,7 @@ func resultOf(in *diffJSON) (*diff.Result, error) {
 			return nil, fmt.Errorf(`verdict: "status" %q, expected regressed, improved, unchanged or inconclusive`, v.Status)
 		}
 		res.Outcome = diff.Outcome{Status: st, Detectable: v.Detectable, Runs: v.RunsNeeded, Swapped: v.SidesSwapped}
+		res.Shared = v.SharedPercent / 100
 	}
 	for _, p := range in.RankedPaths {
 		rp := diff.RankedPath{Rank: p.Rank, Thread: p.Thread, Cost: p.Cost, Path: make([]diff.PathNode, len(p.Path))}

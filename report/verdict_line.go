@@ -12,6 +12,10 @@ import (
 // through the format's own escaping (name); the words are the same
 // everywhere.
 
+// VerdictLine is res's verdict in one line, as the text report's first
+// line says it (names short, control characters escaped).
+func VerdictLine(res *diff.Result) string { return verdictLine(res, false, textName) }
+
 // verdictLine is res's verdict: "regressed: F +X, of which G +Y (95% CI
 // …, adjusted p …)", "improved: …", "no significant change: …" or
 // "inconclusive: …".

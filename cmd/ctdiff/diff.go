@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"runtime/debug"
 	"strings"
 
@@ -24,6 +25,8 @@ type diffOptions struct {
 	output           string
 	failOnRegression bool
 	failOnUntested   bool
+	allowUnrelated   bool
+	app, lib         string
 	top              int
 	noPrune          bool
 	callSites        bool
@@ -94,6 +97,9 @@ func (o *diffOptions) register(cmd *cobra.Command) {
 	fl.StringVarP(&o.output, "output", "o", "", "output file (default stdout)")
 	fl.BoolVar(&o.failOnRegression, "fail-on-regression", false, "exit with status 1 when a regression cause is found (tested causes only: nodes above --min-delta that no test could judge do not count)")
 	fl.BoolVar(&o.failOnUntested, "fail-on-untested", false, "with --fail-on-regression, also exit 1 for nodes above --min-delta that could not be tested (threshold-only gating, e.g. one run per side)")
+	fl.BoolVar(&o.allowUnrelated, "allow-unrelated", false, "with --fail-on-regression, gate even when the sides share under 20% of their time (profiles of different programs, or of one program symbolized differently), which is refused otherwise")
+	fl.StringVar(&o.app, "app", "", "regular expression of functions (or files) that are the program's own code, to which causes are charged (default: not the runtime, the standard library, JDK or V8 builtins, shared libraries)")
+	fl.StringVar(&o.lib, "lib", "", "regular expression of functions (or files) that are library code: causes are charged to the program's function that calls them")
 	fl.IntVar(&o.top, "top", diff.DefaultTop, "ranked paths (and weight differences) to report")
 	fl.BoolVar(&o.names.allPaths, "all-paths", false, "text report: also list the ranked paths that cost less than --min-delta (counted, not listed, by default)")
 	fl.BoolVar(&o.names.full, "full-names", false, "text and markdown reports: name functions in full (Go import paths, Java packages) instead of example.checkRules")
@@ -138,7 +144,28 @@ func (o *diffOptions) check(formatGiven bool) error {
 	if !(o.alpha > 0 && o.alpha < 1) {
 		return fmt.Errorf("--alpha %g must be between 0 and 1", o.alpha)
 	}
+	for _, f := range []struct{ name, re string }{{"--app", o.app}, {"--lib", o.lib}} {
+		if _, err := regexp.Compile(f.re); err != nil {
+			return fmt.Errorf("%s %q: %v", f.name, f.re, err)
+		}
+	}
+	// --fail-on-untested is a gate of its own: alone it would gate
+	// nothing, and exit 0 silently.
+	o.failOnRegression = o.failOnRegression || o.failOnUntested
 	return nil
+}
+
+// codeRules are --app and --lib as diff takes them (check has compiled
+// both).
+func (o *diffOptions) codeRules() diff.CodeRules {
+	var r diff.CodeRules
+	if o.app != "" {
+		r.App = regexp.MustCompile(o.app)
+	}
+	if o.lib != "" {
+		r.Lib = regexp.MustCompile(o.lib)
+	}
+	return r
 }
 
 // side is one side of a comparison: its inputs and their trees.
@@ -161,27 +188,43 @@ func runDiff(s *streams, o *diffOptions, oldArg, newArg string) error {
 	if err := writeDiff(s, res, o.format, o.output, o.names); err != nil {
 		return err
 	}
-	if o.format != "text" || (o.output != "" && o.output != "-") {
-		// The report holds the warnings; say them where CI logs show them.
+	if o.failOnRegression || o.format != "text" || (o.output != "" && o.output != "-") {
+		// The report holds the warnings; say them where CI logs show
+		// them, and under a gate always: they say what the gate's
+		// verdict is worth.
 		for _, w := range res.Warnings {
 			printLine(s.Err, "ctdiff: warning: %s", w)
 		}
 	}
-	if o.failOnRegression && o.failOnUntested && len(res.Causes) == 0 && len(res.Untested) > 0 {
-		c := res.Untested[0]
-		fmt.Fprintf(s.Err, "ctdiff: regression (untested, --fail-on-untested): %d node(s) above the threshold, the largest %s %s in %s\n",
-			len(res.Untested), c.Kind, signedValue(c.Delta, res.Unit), causeWhere(c))
+	if !o.failOnRegression {
+		return nil
+	}
+	return gate(s, o, res)
+}
+
+// gate is --fail-on-regression's verdict on res: errRegression (exit 1)
+// for a cause, or with --fail-on-untested for a node above μ no test could
+// judge; an error (exit 2) for sides that share too little to be judged
+// (--allow-unrelated gates them anyway). What it judges, and what it
+// could not, goes to stderr: a gate never passes silently over findings.
+func gate(s *streams, o *diffOptions, res *diff.Result) error {
+	if res.Shared < diff.SharedMin && !o.allowUnrelated {
+		return fmt.Errorf("the base and new runs share %.2g%% of their time in calling contexts both have (under %g%%): they look like profiles of different programs, and a gate on them judges nothing; --allow-unrelated gates them anyway",
+			100*res.Shared, 100*diff.SharedMin)
+	}
+	if len(res.Causes) > 0 {
+		printLine(s.Err, "ctdiff: %s", report.VerdictLine(res))
 		return errRegression
 	}
-	if o.failOnRegression && len(res.Causes) > 0 {
-		c := res.Causes[0]
-		where := c.Thread
-		if n := len(c.Path); n > 0 {
-			where = c.Path[n-1].Function
+	if n := len(res.Untested); n > 0 {
+		c := res.Untested[0]
+		if o.failOnUntested {
+			printLine(s.Err, "ctdiff: regression (untested, --fail-on-untested): %d node(s) above the threshold, the largest %s %s in %s",
+				n, c.Kind, signedValue(c.Delta, res.Unit), causeWhere(c))
+			return errRegression
 		}
-		printLine(s.Err, "ctdiff: regression: %d cause(s), the largest %s %s in %s",
-			len(res.Causes), c.Kind, signedValue(c.Delta, res.Unit), where)
-		return errRegression
+		printLine(s.Err, "ctdiff: untested: %d call path(s) grew by %s or more where no test could judge them, the largest %s in %s; they do not fail the gate (--fail-on-untested makes them; more runs a side test them)",
+			n, report.FormatValue(res.MinDelta, res.Unit), signedValue(c.Delta, res.Unit), causeWhere(c))
 	}
 	return nil
 }
@@ -245,6 +288,7 @@ func compareSides(s *streams, o *diffOptions, oldArg, newArg string, keepTrees b
 	opts.Alpha = o.alpha
 	opts.Tree = report.Format(o.format).NeedsTree()
 	opts.MinDeltaText = o.minDelta
+	opts.Code = o.codeRules()
 	if latency {
 		for i, t := range all {
 			if err := t.InferLatency(cct.LatencyOptions{}); err != nil {
@@ -392,6 +436,9 @@ func loadSides(s *streams, o *diffOptions, args [2]string, copts cct.Options, ke
 
 // causeWhere names a cause's lowest function, or its thread.
 func causeWhere(c diff.Cause) string {
+	if c.Blame != nil {
+		return oneline.Escape(c.Blame.Function)
+	}
 	if n := len(c.Path); n > 0 {
 		return oneline.Escape(c.Path[n-1].Function)
 	}

@@ -63,7 +63,7 @@ func TestDiffFailOnRegression(t *testing.T) {
 	if !strings.HasPrefix(out, "{") {
 		t.Errorf("the report must still be written; stdout %q", out[:min(len(out), 80)])
 	}
-	if want := "ctdiff: regression: 2 cause(s), the largest regressed +86.67ms in strings.EqualFold\n"; errOut != want {
+	if want := "ctdiff: regressed: example.checkRules +213.3ms, of which strings.EqualFold +86.67ms (95% CI +51.3ms..+122ms, adjusted p 0.00025); 1 more cause\n"; errOut != want {
 		t.Errorf("stderr %q, want %q", errOut, want)
 	}
 	// The old runs against themselves: nothing regressed, exit 0.
