@@ -17,6 +17,7 @@ import (
 type diffOptions struct {
 	inputs           inputFlags
 	minDelta         string
+	threshold        diff.Threshold // minDelta, read by check
 	aggregate        string
 	match            string
 	metric           string
@@ -86,7 +87,7 @@ func (o *diffOptions) register(cmd *cobra.Command) {
 	o.inputs.register(cmd)
 	fl := cmd.Flags()
 	o.norm.register(fl)
-	fl.StringVar(&o.minDelta, "min-delta", "", "least growth of a cause: a duration (50ms), a share of the base total (1%) or a number in the normalized values' unit (default 50ms for time metrics under --normalize none or total, 1% otherwise)")
+	fl.StringVar(&o.minDelta, "min-delta", "", "least growth of a cause, with its unit: a duration (50ms) for time metrics, a size (1MB) for byte metrics, a number for counts (samples), or a share of the base total (1%) for any (default 50ms for time metrics under --normalize none or total, 1% otherwise)")
 	fl.StringVar(&o.aggregate, "aggregate", string(diff.DefaultAggregate), "how runs combine: stats (per-node significance tests) or intersect (ZAM)")
 	fl.StringVar(&o.match, "match", string(diff.DefaultMatching), "sibling matching: zam (LCS with hash-map fallback) or parcs (relaxed common-tree matching)")
 	fl.StringVar(&o.metric, "metric", "", "sample type to compare (default: the profiles' default, else the last), or latency / latency-aggressive for latencies inferred from timestamped stacks")
@@ -137,6 +138,11 @@ func (o *diffOptions) check(formatGiven bool) error {
 	}
 	if !(o.alpha > 0 && o.alpha < 1) {
 		return fmt.Errorf("--alpha %g must be between 0 and 1", o.alpha)
+	}
+	if o.minDelta != "" {
+		if o.threshold, err = diff.ParseThreshold(o.minDelta); err != nil {
+			return fmt.Errorf("--min-delta %w", err)
+		}
 	}
 	return nil
 }
@@ -244,7 +250,7 @@ func compareSides(s *streams, o *diffOptions, oldArg, newArg string, keepTrees b
 	opts.Top = o.top
 	opts.Alpha = o.alpha
 	opts.Tree = report.Format(o.format).NeedsTree()
-	opts.MinDeltaText = o.minDelta
+	opts.MinDelta = o.threshold
 	if latency {
 		for i, t := range all {
 			if err := t.InferLatency(cct.LatencyOptions{}); err != nil {
@@ -305,6 +311,19 @@ func rereadable(args ...string) bool {
 	return true
 }
 
+// minDeltaHint words a --min-delta that does not fit the compared values
+// by the flags that set them.
+func minDeltaHint(e *diff.MinDeltaError) string {
+	if e.Unit != diff.UnitShare {
+		return fmt.Sprintf("--min-delta %q: %s", e.Threshold, e.Reason)
+	}
+	how := "--normalize share"
+	if e.AutoShare {
+		how = "--normalize auto chose share for these inputs"
+	}
+	return fmt.Sprintf("--min-delta %q: values are shares of each run's total (%s): use a share such as 1%%", e.Threshold, how)
+}
+
 // flagError words diff.Compare's typed errors the way the command line
 // sees them: by the flags that set what is wrong, and the inputs by path
 // (paths: the base runs' and then the new runs'). Other errors pass as
@@ -329,12 +348,7 @@ func flagError(err error, paths []string) error {
 	case errors.As(err, &norm):
 		return hinted(err, "--"+norm.Error())
 	case errors.As(err, &minDelta):
-		if minDelta.Unit == diff.UnitShare {
-			if _, perr := diff.ParseThreshold(minDelta.Text, "nanoseconds"); perr == nil {
-				return hinted(err, fmt.Sprintf("--min-delta %q: values are shares of each run's total (--normalize share): use a share such as 1%%", minDelta.Text))
-			}
-		}
-		return hinted(err, "--min-delta "+minDelta.Err.Error())
+		return hinted(err, minDeltaHint(minDelta))
 	}
 	return err
 }

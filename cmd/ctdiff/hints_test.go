@@ -36,8 +36,12 @@ func TestFlagHints(t *testing.T) {
 			"new/1.pb.gz: compares samples/count, and old/1.pb.gz compares cpu/nanoseconds: pick a type both have with --metric"},
 		{"per without a function", perNoFunc(t), func(err error) error { return flagError(err, paths) },
 			"--normalize per=FUNC needs a function name"},
-		{"number in a share unit", &diff.MinDeltaError{Text: "x", Unit: diff.UnitShare, Err: errors.New(`"x": want a share`)}, func(err error) error { return flagError(err, paths) },
-			`--min-delta "x": want a share`},
+		{"duration in a share unit", &diff.MinDeltaError{Threshold: diff.Threshold{Value: 5e7, Unit: diff.Nanoseconds}, Unit: diff.UnitShare, Reason: "shares"}, func(err error) error { return flagError(err, paths) },
+			`--min-delta "50ms": values are shares of each run's total (--normalize share): use a share such as 1%`},
+		{"number in a share unit chosen automatically", &diff.MinDeltaError{Threshold: diff.Threshold{Value: 5, Unit: diff.Count}, Unit: diff.UnitShare, AutoShare: true, Reason: "shares"}, func(err error) error { return flagError(err, paths) },
+			`--min-delta "5": values are shares of each run's total (--normalize auto chose share for these inputs): use a share such as 1%`},
+		{"number for a time metric", &diff.MinDeltaError{Threshold: diff.Threshold{Value: 50, Unit: diff.Count}, Unit: "nanoseconds", Reason: "write 50ms"}, func(err error) error { return flagError(err, paths) },
+			`--min-delta "50": write 50ms`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
