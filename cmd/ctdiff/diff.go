@@ -156,6 +156,8 @@ type side struct {
 	// fold holds the runs of both sides when loadSides folded them
 	// (fold.go); trees are then headers only.
 	fold *diff.Fold
+	// sums identify the inputs by content, in path order.
+	sums []digest
 }
 
 func runDiff(s *streams, o *diffOptions, oldArg, newArg string) error {
@@ -284,6 +286,9 @@ func compareSides(s *streams, o *diffOptions, oldArg, newArg string, keepTrees b
 		return nil, nil, flagError(err, allPaths)
 	}
 	res.Base.Profiles, res.New.Profiles = sides[0].paths, sides[1].paths
+	if w := sharedProfiles([2][]string{sides[0].paths, sides[1].paths}, [2][]digest{sides[0].sums, sides[1].sums}); w != "" {
+		res.Warnings = append([]string{w}, res.Warnings...)
+	}
 	if o.pools == "auto" && len(res.ResizedPools) > 0 && rereadable(oldArg, newArg) {
 		// A pool of another size on each side (audit C4): thread by
 		// thread, the threads one side lacks are added causes. The runs
@@ -379,6 +384,9 @@ func loadSides(s *streams, o *diffOptions, args [2]string, copts cct.Options, ke
 		if sides[i].paths, err = o.inputs.resolve(s, []string{arg}, o.output); err != nil {
 			return sides, err
 		}
+		if err := sameFiles(i, arg, sides[i].paths); err != nil {
+			return sides, err
+		}
 		paths = append(paths, sides[i].paths...)
 	}
 	var trees []builtTree
@@ -396,9 +404,13 @@ func loadSides(s *streams, o *diffOptions, args [2]string, copts cct.Options, ke
 			t := trees[0]
 			trees = trees[1:]
 			sides[i].trees = append(sides[i].trees, t.tree)
+			sides[i].sums = append(sides[i].sums, t.sum)
 			if !t.timed {
 				sides[i].untimed = append(sides[i].untimed, p)
 			}
+		}
+		if err := sameContent(i, args[i], sides[i].paths, sides[i].sums); err != nil {
+			return sides, err
 		}
 	}
 	return sides, nil

@@ -301,7 +301,7 @@ func readProfiles(s *streams, paths []string, opts convert.Options) ([]*convert.
 	prog.countRuns(len(paths))
 	out := make([]*convert.Result, 0, len(paths))
 	for _, p := range paths {
-		res, err := readInput(p, opts, prog)
+		res, err := readInput(p, opts, prog, nil)
 		if err != nil {
 			prog.clear()
 			return nil, err
