@@ -156,8 +156,10 @@ type side struct {
 	// fold holds the runs of both sides when loadSides folded them
 	// (fold.go); trees are then headers only.
 	fold *diff.Fold
-	// sums identify the inputs by content, in path order.
-	sums []digest
+	// sums identify the inputs by content, and formats name their
+	// formats, in path order.
+	sums    []digest
+	formats []string
 }
 
 func runDiff(s *streams, o *diffOptions, oldArg, newArg string) error {
@@ -283,7 +285,7 @@ func compareSides(s *streams, o *diffOptions, oldArg, newArg string, keepTrees b
 	}
 	s.progress.finish()
 	if err != nil {
-		return nil, nil, flagError(err, allPaths)
+		return nil, nil, flagError(err, allPaths, inputKinds(all, append(append([]string{}, sides[0].formats...), sides[1].formats...)))
 	}
 	res.Base.Profiles, res.New.Profiles = sides[0].paths, sides[1].paths
 	if w := sharedProfiles([2][]string{sides[0].paths, sides[1].paths}, [2][]digest{sides[0].sums, sides[1].sums}); w != "" {
@@ -331,9 +333,9 @@ func minDeltaHint(e *diff.MinDeltaError) string {
 
 // flagError words diff.Compare's typed errors the way the command line
 // sees them: by the flags that set what is wrong, and the inputs by path
-// (paths: the base runs' and then the new runs'). Other errors pass as
-// they are.
-func flagError(err error, paths []string) error {
+// and kind (paths and kinds: the base runs' and then the new runs'; kinds
+// may be nil). Other errors pass as they are.
+func flagError(err error, paths []string, kinds []inputKind) error {
 	var (
 		unpaired *diff.UnpairedRunsError
 		missing  *diff.SampleTypeError
@@ -345,9 +347,9 @@ func flagError(err error, paths []string) error {
 	case errors.As(err, &unpaired):
 		return hinted(err, fmt.Sprintf("--aggregate intersect pairs runs by sorted file name (ZAM Section 3.1) and needs as many base runs as new runs, got %d and %d: use --aggregate stats", unpaired.Base, unpaired.New))
 	case errors.As(err, &missing) && missing.Tree < len(paths):
-		return hinted(err, fmt.Sprintf("%s: --metric: %v", paths[missing.Tree], missing.Err))
+		return hinted(err, missingTypeHint(missing, paths, kinds))
 	case errors.As(err, &mixed) && mixed.Tree < len(paths):
-		return hinted(err, fmt.Sprintf("%s: compares %s, and %s compares %s: pick a type both have with --metric", paths[mixed.Tree], mixed.Type, paths[0], mixed.First))
+		return hinted(err, mixedTypesHint(mixed, paths, kinds))
 	case errors.As(err, &norm) && norm.NoIterations:
 		return hinted(err, "--"+norm.Error()+" (--bench-base and --bench-new)")
 	case errors.As(err, &norm):
@@ -405,6 +407,7 @@ func loadSides(s *streams, o *diffOptions, args [2]string, copts cct.Options, ke
 			trees = trees[1:]
 			sides[i].trees = append(sides[i].trees, t.tree)
 			sides[i].sums = append(sides[i].sums, t.sum)
+			sides[i].formats = append(sides[i].formats, t.format)
 			if !t.timed {
 				sides[i].untimed = append(sides[i].untimed, p)
 			}

@@ -111,7 +111,7 @@ func TestDiffErrors(t *testing.T) {
 		{"duration on a count metric", []string{"diff", exampleOld, exampleNew, "--metric", "samples", "--min-delta", "50ms"}, "ctdiff: --min-delta \"50ms\": a duration needs a time metric, and samples/count is not one: use a number or a share such as 1%\n"},
 		{"unknown metric", []string{"diff", exampleOld, exampleNew, "--metric", "alloc"}, "ctdiff: ../../testdata/example/old/run1.pb.gz: --metric: sample type \"alloc\" not found: must be one of: [samples/count cpu/nanoseconds]\n"},
 		{"intersect with unequal runs", []string{"diff", exampleOld, exampleNew + "/run1.pb.gz", "--aggregate", "intersect"}, "ctdiff: --aggregate intersect pairs runs by sorted file name (ZAM Section 3.1) and needs as many base runs as new runs, got 3 and 1: use --aggregate stats\n"},
-		{"different sample types", []string{"diff", exampleOld + "/run1.pb.gz", counts}, "ctdiff: " + counts + ": compares samples/count, and ../../testdata/example/old/run1.pb.gz compares cpu/nanoseconds: pick a type both have with --metric\n"},
+		{"different sample types", []string{"diff", exampleOld + "/run1.pb.gz", counts}, "ctdiff: " + counts + ": compares samples/count, and ../../testdata/example/old/run1.pb.gz compares cpu/nanoseconds: pick a type every input has with --metric samples\n"},
 		{"latency without timestamps", []string{"diff", folded, counts, "--metric", "latency"}, "ctdiff: " + folded + ": --metric latency: latency inference needs per-sample timestamps, and the input has none (no sample carries the timestamp_ns label)\n"},
 		{"bad alpha", []string{"diff", exampleOld, exampleNew, "--alpha", "1.5"}, "ctdiff: --alpha 1.5 must be between 0 and 1\n"},
 	} {

@@ -20,8 +20,10 @@ type builtTree struct {
 	// order.
 	timed    bool
 	warnings []string
-	// sum identifies the input by its content (sameContent).
-	sum digest
+	// sum identifies the input by its content (sameContent), and format
+	// names its format.
+	sum    digest
+	format string
 }
 
 // buildTrees reads the profile at each path and builds its tree, on up to
@@ -131,5 +133,5 @@ func buildTree(s *streams, path string, opts convert.Options, copts cct.Options,
 	}
 	rbuf.Keep(weakSrc.Value()) // the tree holds nothing of them
 	s.progress.describe("reading")
-	return builtTree{tree: b.Finish(), timed: isTimed, warnings: res.Warnings, sum: sum}, nil
+	return builtTree{tree: b.Finish(), timed: isTimed, warnings: res.Warnings, sum: sum, format: res.Format}, nil
 }
