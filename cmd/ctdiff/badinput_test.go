@@ -384,7 +384,7 @@ func TestBadInputDiff(t *testing.T) {
 
 	tests := []badInputCase{
 		{name: "mismatched sample types", args: []string{"diff", oldFolded, newV8}, code: exitError,
-			stderr: "ctdiff: " + newV8 + ": compares wall/nanoseconds, and " + oldFolded + " compares samples/count: pick a type both have with --metric\n"},
+			stderr: "ctdiff: " + newV8 + ": compares wall/nanoseconds, and " + oldFolded + " compares samples/count: pick a type every input has with --metric samples\n"},
 		{name: "mixed formats, one run each", args: []string{"diff", "--metric", "samples", "--format", "json", oldFolded, newV8}, code: exitOK,
 			check: diffTotals([]int64{7}, []int64{11})},
 		{name: "mixed formats within each side", args: []string{"diff", "--metric", "samples", "--format", "json", oldRuns, newRuns}, code: exitOK,
