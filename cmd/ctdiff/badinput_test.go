@@ -178,7 +178,7 @@ func TestBadInputMatrix(t *testing.T) {
 		{name: "negative pprof value", args: []string{"cct", p("negpprof")}, code: exitError,
 			stderr: "ctdiff: " + p("negpprof") + ": sample 1: negative sample value: cpu/nanoseconds is -5; ctdiff needs counts and times (a profile of differences, such as pprof -diff_base writes, cannot be read: pass the two profiles instead)\n"},
 		{name: "negative folded count", args: []string{"cct", "--from", "collapsed", p("negfolded")}, code: exitError,
-			stderr: "ctdiff: " + p("negfolded") + ": line 2: expected a non-negative integer count at the end, found \"-2\"\n"},
+			stderr: "ctdiff: " + p("negfolded") + ": line 2: expected a non-negative integer count at the end, found \"-2\" (--skip-invalid-lines skips such lines, with one warning counting them)\n"},
 		{name: "negative tree value", args: []string{"cct", p("negcct")}, code: exitError,
 			stderr: "ctdiff: " + p("negcct") + ": sample 0: negative sample value: cpu/nanoseconds is -3;"},
 		{name: "NaN time delta", args: []string{"cct", p("nandelta")}, code: exitError,
