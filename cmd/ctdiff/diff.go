@@ -108,7 +108,7 @@ func (o *diffOptions) register(cmd *cobra.Command) {
 // checkDiffArgs checks diff's OLD and NEW.
 func checkDiffArgs(args []string) error {
 	if len(args) != 2 {
-		return fmt.Errorf("diff takes OLD and NEW, got %d arguments (see 'ctdiff diff --help')", len(args))
+		return fmt.Errorf("diff takes OLD and NEW, got %d arguments%s (see 'ctdiff diff --help')", len(args), sidesHint(args))
 	}
 	if args[0] == "-" && args[1] == "-" {
 		return fmt.Errorf("OLD and NEW are both standard input (-), which can be read once: give at least one of them as a file")
