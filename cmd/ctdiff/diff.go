@@ -285,7 +285,8 @@ func compareSides(s *streams, o *diffOptions, oldArg, newArg string, keepTrees b
 	}
 	s.progress.finish()
 	if err != nil {
-		return nil, nil, flagError(err, allPaths, inputKinds(all, append(append([]string{}, sides[0].formats...), sides[1].formats...)))
+		formats := append(append([]string{}, sides[0].formats...), sides[1].formats...)
+		return nil, nil, flagError(err, allPaths, inputKinds(all, formats))
 	}
 	res.Base.Profiles, res.New.Profiles = sides[0].paths, sides[1].paths
 	if w := sharedProfiles([2][]string{sides[0].paths, sides[1].paths}, [2][]digest{sides[0].sums, sides[1].sums}); w != "" {
