@@ -97,8 +97,11 @@ func parseCollapsed(in *parserInput) (*profile.Profile, error) {
 		if err == nil {
 			continue
 		}
-		if !in.Options.SkipInvalidLines || errors.Is(err, errStackLimit) {
+		switch {
+		case errors.Is(err, errStackLimit):
 			return nil, err
+		case !in.Options.SkipInvalidLines:
+			return nil, &invalidLineError{err}
 		}
 		if skipped++; skipped == 1 {
 			firstErr = err

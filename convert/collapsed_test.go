@@ -2,6 +2,7 @@ package convert_test
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -78,6 +79,9 @@ func TestCollapsedErrors(t *testing.T) {
 			_, err := readString(t, "x.folded", tt.in, convert.Options{From: from})
 			if err == nil || err.Error() != tt.want {
 				t.Errorf("Read(%q, --from %q) error = %v\nwant %s", tt.in, from, err, tt.want)
+			}
+			if !errors.Is(err, convert.ErrInvalidLine) {
+				t.Errorf("Read(%q, --from %q) error %v is not ErrInvalidLine (a line SkipInvalidLines skips)", tt.in, from, err)
 			}
 		}
 	}

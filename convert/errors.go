@@ -42,6 +42,19 @@ func errAtEvent(event int, format string, args ...any) *SyntaxError {
 	return &SyntaxError{Where: fmt.Sprintf("event %d", event), Msg: fmt.Sprintf(format, args...)}
 }
 
+// ErrInvalidLine is matched (errors.Is) by the folded-stacks reader's
+// errors about a line it cannot read, which Options.SkipInvalidLines skips
+// instead.
+var ErrInvalidLine = errors.New("invalid line")
+
+// An invalidLineError is a reader's error about one line that
+// Options.SkipInvalidLines would skip: it reads as the error it wraps and
+// matches ErrInvalidLine too.
+type invalidLineError struct{ err error }
+
+func (e *invalidLineError) Error() string   { return e.err.Error() }
+func (e *invalidLineError) Unwrap() []error { return []error{e.err, ErrInvalidLine} }
+
 // errUnknownFormat is returned (wrapped) when no registered format
 // recognises the input.
 var errUnknownFormat = errors.New("unknown profile format")

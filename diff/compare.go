@@ -38,7 +38,7 @@ type comparison struct {
 // prepareComparison is the first stage after the runs are folded (Fold):
 // it keys the runs, checks the sides' totals, applies the normalization nz
 // (planned by Fold.prepare) and resolves μ. o is complete (withDefaults,
-// the metric resolved, MinDeltaText read into MinDelta).
+// the metric resolved, MinDelta in the unit of the normalized values).
 //
 // st, when not nil, is the streamed Fold that already keyed the runs and
 // built the union (stream.go); the runs are then summaries. e, when not

@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -109,34 +110,62 @@ func TestSampleMetric(t *testing.T) {
 	}
 }
 
+// ParseThreshold reads μ as a user writes it; in checks it against the
+// unit of the compared values.
 func TestParseThreshold(t *testing.T) {
 	for _, tt := range []struct {
 		in, unit string
-		want     Threshold
+		parsed   Threshold // ParseThreshold's
+		want     Threshold // in unit
 		err      string
 	}{
-		{"50ms", "nanoseconds", Threshold{Value: 50 * ms}, ""},
-		{"1.5s", "nanoseconds", Threshold{Value: 1500 * ms}, ""},
-		{"2ms", "microseconds", Threshold{Value: 2000}, ""},
-		{"1%", "nanoseconds", Threshold{Share: 0.01}, ""},
-		{" 0.5% ", "count", Threshold{Share: 0.005}, ""},
-		{"1000", "bytes", Threshold{Value: 1000}, ""},
-		{"0", "count", Threshold{}, `"0": must be positive`},
-		{"-5ms", "nanoseconds", Threshold{}, `"-5ms": must be positive`},
-		{"150%", "nanoseconds", Threshold{}, `"150%": want a share between 0% and 100%, such as 1%`},
-		{"50ms", "count", Threshold{}, `"50ms": a duration needs a time metric, and this metric counts count: use a share such as 1% or a number`},
-		{"fast", "nanoseconds", Threshold{}, `"fast": want a duration such as 50ms, a share such as 1%, or a number in nanoseconds`},
-		{"500ns", "milliseconds", Threshold{}, `"500ns" is below one millisecond`},
+		{"50ms", "nanoseconds", Threshold{Value: 50 * ms, Unit: Nanoseconds}, Threshold{Value: 50 * ms}, ""},
+		{"1.5s", "nanoseconds", Threshold{Value: 1500 * ms, Unit: Nanoseconds}, Threshold{Value: 1500 * ms}, ""},
+		{"2ms", "microseconds", Threshold{Value: 2 * ms, Unit: Nanoseconds}, Threshold{Value: 2000}, ""},
+		{"50µs", "nanoseconds", Threshold{Value: 50000, Unit: Nanoseconds}, Threshold{Value: 50000}, ""},
+		{"1%", "nanoseconds", Threshold{Share: 0.01}, Threshold{Share: 0.01}, ""},
+		{" 0.5% ", "count", Threshold{Share: 0.005}, Threshold{Share: 0.005}, ""},
+		{"5%", UnitShare, Threshold{Share: 0.05}, Threshold{Share: 0.05}, ""},
+		{"1000", "count", Threshold{Value: 1000, Unit: Count}, Threshold{Value: 1000}, ""},
+		{"1MB", "bytes", Threshold{Value: 1 << 20, Unit: Bytes}, Threshold{Value: 1 << 20}, ""},
+		{"1.5 KiB", "bytes", Threshold{Value: 1536, Unit: Bytes}, Threshold{Value: 1536}, ""},
+		{"100b", "bytes", Threshold{Value: 100, Unit: Bytes}, Threshold{Value: 100}, ""},
+		{"1m", "nanoseconds", Threshold{Value: 60e9, Unit: Nanoseconds}, Threshold{Value: 60e9}, ""},
+		{"0", "count", Threshold{}, Threshold{}, `"0": must be positive`},
+		{"-5ms", "nanoseconds", Threshold{}, Threshold{}, `"-5ms": must be positive`},
+		{"0MB", "bytes", Threshold{}, Threshold{}, `"0MB": must be positive`},
+		{"0.1B", "bytes", Threshold{}, Threshold{}, `"0.1B": is below one byte`},
+		{"9000000TB", "bytes", Threshold{}, Threshold{}, `"9000000TB": is too large`},
+		{"150%", "nanoseconds", Threshold{}, Threshold{}, `"150%": want a share between 0% and 100%, such as 1%`},
+		{"fast", "nanoseconds", Threshold{}, Threshold{}, `"fast": want a duration such as 50ms, a share such as 1%, a size such as 1MB or a count such as 100`},
+		{"1e3", "count", Threshold{}, Threshold{}, `"1e3": want a duration such as 50ms, a share such as 1%, a size such as 1MB or a count such as 100`},
+		{"50", "nanoseconds", Threshold{Value: 50, Unit: Count}, Threshold{},
+			`min delta "50": a number without a unit is ambiguous for a time metric (m): write a duration such as 50ms or 50us, or a share of the base total such as 1%`},
+		{"50", UnitShare, Threshold{Value: 50, Unit: Count}, Threshold{}, `min delta "50": the values are shares of each run's total: use a share such as 1%`},
+		{"50ms", UnitShare, Threshold{Value: 50 * ms, Unit: Nanoseconds}, Threshold{}, `min delta "50ms": the values are shares of each run's total: use a share such as 1%`},
+		{"1000", "bytes", Threshold{Value: 1000, Unit: Count}, Threshold{},
+			`min delta "1000": a number without a unit is ambiguous for a byte metric (m): write a size such as 1000B, 1000kB or 1000MB, or a share of the base total such as 1%`},
+		{"50ms", "count", Threshold{Value: 50 * ms, Unit: Nanoseconds}, Threshold{}, `min delta "50ms": a duration needs a time metric, and m is not one: use a number or a share such as 1%`},
+		{"50ms", "bytes", Threshold{Value: 50 * ms, Unit: Nanoseconds}, Threshold{}, `min delta "50ms": a duration needs a time metric, and m is not one: use a size such as 1MB or a share such as 1%`},
+		{"2kB", "count", Threshold{Value: 2048, Unit: Bytes}, Threshold{}, `min delta "2kB": a size needs a byte metric, and m is not one: use a number or a share such as 1%`},
+		{"500ns", "milliseconds", Threshold{Value: 500, Unit: Nanoseconds}, Threshold{}, `min delta "500ns": is below one millisecond`},
 	} {
-		got, err := ParseThreshold(tt.in, tt.unit)
+		parsed, err := ParseThreshold(tt.in)
+		if err == nil && parsed != tt.parsed {
+			t.Errorf("ParseThreshold(%q) = %+v, want %+v", tt.in, parsed, tt.parsed)
+		}
+		var got Threshold
+		if err == nil {
+			got, err = parsed.in(tt.unit, "m")
+		}
 		if tt.err != "" {
 			if err == nil || err.Error() != tt.err {
-				t.Errorf("ParseThreshold(%q, %s) err = %v, want %s", tt.in, tt.unit, err, tt.err)
+				t.Errorf("ParseThreshold(%q) in %s: err = %v, want %s", tt.in, tt.unit, err, tt.err)
 			}
 			continue
 		}
 		if err != nil || got != tt.want {
-			t.Errorf("ParseThreshold(%q, %s) = %+v, %v; want %+v", tt.in, tt.unit, got, err, tt.want)
+			t.Errorf("ParseThreshold(%q) in %s = %+v, %v; want %+v", tt.in, tt.unit, got, err, tt.want)
 		}
 	}
 }
@@ -281,23 +310,40 @@ func TestDeepStacks(t *testing.T) {
 }
 
 func FuzzParseThreshold(f *testing.F) {
-	for _, s := range []string{"50ms", "1%", "0.5%", "1000", "1.5s", "-1ms", "100%", "1e3", "%", "ms", "9223372036854775807ns"} {
+	for _, s := range []string{"50ms", "1%", "0.5%", "1000", "1.5s", "-1ms", "100%", "1e3", "%", "ms", "9223372036854775807ns", "1MB", "1.5 KiB", "0.5B", "1e30TB"} {
 		f.Add(s, "nanoseconds")
 		f.Add(s, "count")
+		f.Add(s, "bytes")
+		f.Add(s, UnitShare)
 	}
 	f.Fuzz(func(t *testing.T, s, unit string) {
-		th, err := ParseThreshold(s, unit)
+		th, err := ParseThreshold(s)
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), strconv.Quote(strings.TrimSpace(s))) {
 				t.Errorf("error %q does not start with the quoted input", err)
 			}
 			return
 		}
-		if th.Value < 0 || th.Share < 0 || th.Share > 1 || (th.Value == 0) == (th.Share == 0) {
-			t.Errorf("ParseThreshold(%q, %q) = %+v", s, unit, th)
+		if th.Value < 0 || th.Share < 0 || th.Share > 1 || (th.Value == 0) == (th.Share == 0) || (th.Share > 0) != (th.Unit == InValues) {
+			t.Errorf("ParseThreshold(%q) = %+v", s, th)
 		}
-		if th.resolve(1e9) < 1 {
-			t.Errorf("resolved μ below 1 for %+v", th)
+		again, err := ParseThreshold(th.String())
+		if err != nil || again != th && th.Share == 0 {
+			t.Errorf("ParseThreshold(%q) = %+v, written %q, read again %+v, %v", s, th, th.String(), again, err)
+		}
+		v, err := th.in(unit, "m")
+		if err != nil {
+			var me *MinDeltaError
+			if !errors.As(err, &me) || me.Threshold != th || me.Unit != unit {
+				t.Errorf("%+v in %q: err = %#v", th, unit, err)
+			}
+			return
+		}
+		if v.Unit != InValues {
+			t.Errorf("%+v in %q = %+v, not in the values' unit", th, unit, v)
+		}
+		if v.resolve(1e9) < 1 {
+			t.Errorf("resolved μ below 1 for %+v", v)
 		}
 	})
 }

@@ -58,13 +58,22 @@ type NormalizeError struct {
 
 func (e *NormalizeError) Error() string { return "normalize " + e.detail }
 
-// A MinDeltaError says Options.MinDeltaText does not read as a threshold in
-// Unit, the unit of the normalized values.
+// A MinDeltaError says Options.MinDelta is in a unit that does not fit
+// the compared values: a duration or a plain number for shares, a plain
+// number for a time or byte metric, a duration for a metric that is not
+// time.
 type MinDeltaError struct {
-	Text, Unit string
-	// Err is ParseThreshold's error, which starts with the quoted text.
-	Err error
+	Threshold Threshold
+	// Metric is the sample type compared, Unit the unit of its values
+	// after the normalization (UnitShare for shares).
+	Metric, Unit string
+	// AutoShare says the normalization chose shares by itself
+	// (NormalizeAuto), rather than as Options.Normalize asked.
+	AutoShare bool
+	// Reason says what does not fit and what would.
+	Reason string
 }
 
-func (e *MinDeltaError) Error() string { return "min delta " + e.Err.Error() }
-func (e *MinDeltaError) Unwrap() error { return e.Err }
+func (e *MinDeltaError) Error() string {
+	return fmt.Sprintf("min delta %q: %s", e.Threshold.String(), e.Reason)
+}

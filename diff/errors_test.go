@@ -38,10 +38,19 @@ func TestCompareTypedErrors(t *testing.T) {
 			"normalize iteration needs benchmark outputs with iteration counts"},
 		{"per without a function", one, one, Options{Normalize: Normalize{Mode: NormalizePer}}, new(*NormalizeError), nil,
 			"normalize per=FUNC needs a function name"},
-		{"duration on a count metric", one, one, Options{SampleType: "samples", MinDeltaText: "50ms"}, new(*MinDeltaError), nil,
-			`min delta "50ms": a duration needs a time metric, and this metric counts count: use a share such as 1% or a number`},
-		{"duration on shares", one, one, Options{Normalize: Normalize{Mode: NormalizeShare}, MinDeltaText: "50ms"}, new(*MinDeltaError), nil,
-			`min delta "50ms": a duration needs a time metric, and this metric counts parts-per-billion: use a share such as 1% or a number`},
+		{"duration on a count metric", one, one, Options{SampleType: "samples", MinDelta: Threshold{Value: 50 * ms, Unit: Nanoseconds}}, new(*MinDeltaError), nil,
+			`min delta "50ms": a duration needs a time metric, and samples/count is not one: use a number or a share such as 1%`},
+		{"duration on shares", one, one, Options{Normalize: Normalize{Mode: NormalizeShare}, MinDelta: Threshold{Value: 50 * ms, Unit: Nanoseconds}}, new(*MinDeltaError),
+			&MinDeltaError{Threshold: Threshold{Value: 50 * ms, Unit: Nanoseconds}, Metric: "cpu/nanoseconds", Unit: UnitShare, Reason: "the values are shares of each run's total: use a share such as 1%"},
+			`min delta "50ms": the values are shares of each run's total: use a share such as 1%`},
+		{"number on shares", one, one, Options{Normalize: Normalize{Mode: NormalizeShare}, MinDelta: Threshold{Value: 5, Unit: Count}}, new(*MinDeltaError), nil,
+			`min delta "5": the values are shares of each run's total: use a share such as 1%`},
+		{"number on a time metric", one, one, Options{MinDelta: Threshold{Value: 50, Unit: Count}}, new(*MinDeltaError), nil,
+			`min delta "50": a number without a unit is ambiguous for a time metric (cpu/nanoseconds): write a duration such as 50ms or 50us, or a share of the base total such as 1%`},
+		{"size on a time metric", one, one, Options{MinDelta: Threshold{Value: 1 << 20, Unit: Bytes}}, new(*MinDeltaError), nil,
+			`min delta "1MB": a size needs a byte metric, and cpu/nanoseconds is not one: use a duration such as 50ms or a share such as 1%`},
+		{"size on a count metric", one, one, Options{SampleType: "samples", MinDelta: Threshold{Value: 100, Unit: Bytes}}, new(*MinDeltaError), nil,
+			`min delta "100B": a size needs a byte metric, and samples/count is not one: use a number or a share such as 1%`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -59,23 +68,30 @@ func TestCompareTypedErrors(t *testing.T) {
 	}
 }
 
-// MinDeltaText is read in the unit of the normalized values: a share of
-// each run's total under share, nanoseconds otherwise; a *MinDeltaError
-// carries the unit it was read in.
-func TestCompareMinDeltaText(t *testing.T) {
+// MinDelta is read in the unit of the normalized values: a share of each
+// run's total under share, the metric's unit otherwise; a *MinDeltaError
+// carries the unit it was checked against.
+func TestCompareMinDeltaUnits(t *testing.T) {
 	t.Parallel()
 	base, nw := trees(t, "main;a 100", "main;a 110"), trees(t, "main;a 200", "main;a 210")
 	for _, tt := range []struct {
-		text string
-		norm NormalizeMode
-		want int64 // Result.MinDelta
+		text   string
+		metric string
+		norm   NormalizeMode
+		want   int64 // Result.MinDelta
 	}{
-		{"20ms", NormalizeNone, 20 * ms},
-		{"1%", NormalizeNone, 1050 * ms / 1000},
-		{"1%", NormalizeShare, 1e7},
-		{"2500000", NormalizeNone, 2500000},
+		{"20ms", "", NormalizeNone, 20 * ms},
+		{"2500us", "", NormalizeNone, 2500000},
+		{"1%", "", NormalizeNone, 1050 * ms / 1000},
+		{"1%", "", NormalizeShare, 1e7},
+		{"3", "samples", NormalizeNone, 3},
+		{"1%", "samples", NormalizeShare, 1e7},
 	} {
-		res, err := Compare(base, nw, Options{MinDeltaText: tt.text, Normalize: Normalize{Mode: tt.norm}})
+		th, err := ParseThreshold(tt.text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Compare(base, nw, Options{MinDelta: th, SampleType: tt.metric, Normalize: Normalize{Mode: tt.norm}})
 		if err != nil {
 			t.Fatalf("%s under %s: %v", tt.text, tt.norm, err)
 		}
@@ -83,9 +99,9 @@ func TestCompareMinDeltaText(t *testing.T) {
 			t.Errorf("%s under %s: μ = %d, want %d", tt.text, tt.norm, res.MinDelta, tt.want)
 		}
 	}
-	_, err := Compare(base, nw, Options{MinDeltaText: "fast", Normalize: Normalize{Mode: NormalizeShare}})
+	_, err := Compare(base, nw, Options{MinDelta: Threshold{Value: 2500000, Unit: Count}, Normalize: Normalize{Mode: NormalizeShare}})
 	var me *MinDeltaError
-	if !errors.As(err, &me) || me.Text != "fast" || me.Unit != UnitShare {
-		t.Errorf("err = %#v, want a *MinDeltaError for \"fast\" in %s", err, UnitShare)
+	if !errors.As(err, &me) || me.Unit != UnitShare || me.AutoShare {
+		t.Errorf("err = %#v, want a *MinDeltaError in %s, not chosen automatically", err, UnitShare)
 	}
 }

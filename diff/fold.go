@@ -296,11 +296,12 @@ func (f *Fold) prepare(opts Options) (*comparison, error) {
 	if err != nil {
 		return nil, err
 	}
-	nz.checkBulk(&f.flat[0], &f.flat[1], o.MinDeltaText)
-	if o.MinDeltaText != "" {
-		if o.MinDelta, err = ParseThreshold(o.MinDeltaText, nz.Unit); err != nil {
-			return nil, &MinDeltaError{Text: o.MinDeltaText, Unit: nz.Unit, Err: err}
+	nz.checkBulk(&f.flat[0], &f.flat[1], o.MinDelta)
+	if o.MinDelta, err = o.MinDelta.in(nz.Unit, o.Metric.Name); err != nil {
+		if me, ok := err.(*MinDeltaError); ok {
+			me.AutoShare = nz.Auto && nz.Mode == NormalizeShare
 		}
+		return nil, err
 	}
 	if o.Aggregate == Intersect && f.nBase != f.nNew {
 		return nil, &UnpairedRunsError{Base: f.nBase, New: f.nNew}

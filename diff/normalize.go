@@ -144,9 +144,9 @@ type Normalization struct {
 // themselves, and the rest is checked. Compare may then revise an
 // automatic share or none from the values (normalize_bulk.go), and says
 // why. iterations says whether benchmark iteration counts are available
-// (Options.Bench). Compare calls it, and reads
-// Options.MinDeltaText in the unit it plans (Normalization.Unit, set from
-// metricUnit). Its errors are *NormalizeError.
+// (Options.Bench). Compare calls it, and checks Options.MinDelta
+// against the unit it plans (Normalization.Unit, set from metricUnit).
+// Its errors are *NormalizeError.
 //
 // The automatic choice: iteration counts → NormalizeIteration; profiles that
 // all cover the same duration and sample CPU time → NormalizeShare

@@ -192,12 +192,13 @@ func bulkOf(b, n *flatProfile) (bulk, bool) {
 
 // checkBulk revises an automatic choice of share or none when the bulk of
 // the program says the other is right (see the top of this file).
-// minDeltaText is --min-delta as given: a duration rules shares out.
-func (nz *Normalization) checkBulk(b, n *flatProfile, minDeltaText string) {
+// minDelta is μ as given: an amount (a duration, a size, a count) rules
+// shares out, in which it could not be read.
+func (nz *Normalization) checkBulk(b, n *flatProfile, minDelta Threshold) {
 	if !nz.Auto || nz.Mode != NormalizeShare && nz.Mode != NormalizeNone {
 		return
 	}
-	if _, err := ParseThreshold(minDeltaText, UnitShare); nz.Mode == NormalizeNone && minDeltaText != "" && err != nil {
+	if nz.Mode == NormalizeNone && minDelta.absolute() {
 		return
 	}
 	bk, ok := bulkOf(b, n)

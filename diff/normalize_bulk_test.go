@@ -65,7 +65,13 @@ func TestCheckBulk(t *testing.T) {
 				t.Fatal(err)
 			}
 			planned := nz.Mode
-			nz.checkBulk(tt.base, tt.new, tt.minDelta)
+			var th Threshold
+			if tt.minDelta != "" {
+				if th, err = ParseThreshold(tt.minDelta); err != nil {
+					t.Fatal(err)
+				}
+			}
+			nz.checkBulk(tt.base, tt.new, th)
 			if nz.Mode != tt.want {
 				bk, _ := bulkOf(tt.base, tt.new)
 				t.Fatalf("planned %s, checked %s, want %s (bulk %+v)", planned, nz.Mode, tt.want, bk)
@@ -87,7 +93,7 @@ func TestCheckBulkKeepsExplicitModes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		nz.checkBulk(flatOf(1, 1, "a=100 b=100 c=100"), flatOf(1, 1, "a=10 b=100 c=100"), "")
+		nz.checkBulk(flatOf(1, 1, "a=100 b=100 c=100"), flatOf(1, 1, "a=10 b=100 c=100"), Threshold{})
 		if nz.Mode != m {
 			t.Errorf("--normalize %s became %s", m, nz.Mode)
 		}

@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -78,19 +79,44 @@ var DefaultBudget = Budget{Base: 1 << 12, PerItem: 64}
 
 func (b Budget) limit(n, m int) int { return b.Base + b.PerItem*(n+m) }
 
-// A Threshold is ZAM's μ: an absolute value in the metric's unit, or a share
-// of the mean base total.
+// A Threshold is ZAM's μ: an amount in a unit (ThresholdUnit), or a share
+// of the mean base total. ParseThreshold reads one as a user writes it;
+// Compare checks it against the unit of the compared values (a duration
+// needs a time metric, a size a byte metric, a plain number a count) once
+// the normalization has fixed that unit.
 type Threshold struct {
-	// Value is the absolute threshold, used when Share is 0.
+	// Value is the absolute threshold in Unit, used when Share is 0.
 	Value int64
 	// Share is a fraction of the mean base total (0.01 for 1%).
 	Share float64
+	// Unit says what Value counts; the zero value is the unit of the
+	// compared values (Result.Unit), as a caller that knows it gives μ.
+	Unit ThresholdUnit
 }
 
-// ParseThreshold parses "50ms" (a duration, for time metrics), "1%" (a share
-// of the base total) or a plain positive number in unit. Errors start with
-// the quoted input, for the caller to prefix with the flag's name.
-func ParseThreshold(s, unit string) (Threshold, error) {
+// A ThresholdUnit says what a Threshold's Value counts.
+type ThresholdUnit uint8
+
+const (
+	// InValues: Value is in the unit of the compared values.
+	InValues ThresholdUnit = iota
+	// Nanoseconds: Value is a duration, for time metrics.
+	Nanoseconds
+	// Bytes: Value is a size, for byte metrics.
+	Bytes
+	// Count: Value is a plain number, for metrics that count (samples,
+	// objects, events).
+	Count
+)
+
+// ParseThreshold parses μ as a user writes it: a duration ("50ms", "1.5s",
+// "50us"), a share of the base total ("1%"), a size ("1MB", "512kB", "100B";
+// powers of 1024, as pprof reads them) or a plain positive integer, a
+// count. Which of them fits the metric is known once Compare has planned
+// the normalization, which checks it (a *MinDeltaError says why one does
+// not). Errors start with the quoted input, for the caller to prefix with
+// the flag's name.
+func ParseThreshold(s string) (Threshold, error) {
 	s = strings.TrimSpace(s)
 	if p, ok := strings.CutSuffix(s, "%"); ok {
 		f, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
@@ -103,25 +129,104 @@ func ParseThreshold(s, unit string) (Threshold, error) {
 		if n <= 0 {
 			return Threshold{}, fmt.Errorf("%q: must be positive", s)
 		}
-		return Threshold{Value: n}, nil
+		return Threshold{Value: n, Unit: Count}, nil
+	}
+	if b, ok, err := parseSize(s); ok {
+		if err != nil {
+			return Threshold{}, fmt.Errorf("%q: %w", s, err)
+		}
+		return Threshold{Value: b, Unit: Bytes}, nil
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil {
-		return Threshold{}, fmt.Errorf("%q: want a duration such as 50ms, a share such as 1%%, or a number in %s", s, unit)
+		return Threshold{}, fmt.Errorf("%q: want a duration such as 50ms, a share such as 1%%, a size such as 1MB or a count such as 100", s)
 	}
 	if d <= 0 {
 		return Threshold{}, fmt.Errorf("%q: must be positive", s)
 	}
-	per, ok := timeUnits[unit]
-	if !ok {
-		return Threshold{}, fmt.Errorf("%q: a duration needs a time metric, and this metric counts %s: use a share such as 1%% or a number", s, unit)
-	}
-	v := int64(d) / per
-	if v == 0 {
-		return Threshold{}, fmt.Errorf("%q is below one %s", s, strings.TrimSuffix(unit, "s"))
-	}
-	return Threshold{Value: v}, nil
+	return Threshold{Value: int64(d), Unit: Nanoseconds}, nil
 }
+
+// sizeUnits are the byte units ParseThreshold reads, in lower case, and
+// their sizes: powers of 1024, as pprof reads and ctdiff prints sizes.
+var sizeUnits = map[string]float64{
+	"b": 1, "byte": 1, "bytes": 1,
+	"kb": 1 << 10, "kib": 1 << 10,
+	"mb": 1 << 20, "mib": 1 << 20,
+	"gb": 1 << 30, "gib": 1 << 30,
+	"tb": 1 << 40, "tib": 1 << 40,
+}
+
+// parseSize reads a size such as "1MB" or "1.5 GiB"; ok is false when s is
+// not a number followed by a byte unit.
+func parseSize(s string) (n int64, ok bool, err error) {
+	i := strings.LastIndexAny(s, "0123456789.")
+	if i < 0 || i == len(s)-1 {
+		return 0, false, nil
+	}
+	per, known := sizeUnits[strings.ToLower(strings.TrimSpace(s[i+1:]))]
+	if !known {
+		return 0, false, nil
+	}
+	f, perr := strconv.ParseFloat(s[:i+1], 64)
+	switch {
+	case perr != nil:
+		return 0, false, nil
+	case !(f > 0):
+		return 0, true, errors.New("must be positive")
+	case f*per >= math.MaxInt64:
+		return 0, true, errors.New("is too large")
+	case f*per < 1:
+		return 0, true, errors.New("is below one byte")
+	}
+	return int64(math.Round(f * per)), true, nil
+}
+
+// in returns t in the unit of the compared values (unit; metric names
+// the sample type, for messages): a share or an amount in that unit, or a
+// *MinDeltaError when t's unit does not fit (a plain number for a time
+// metric, which would read as nanoseconds; any amount for shares, which
+// would read as parts per billion).
+func (t Threshold) in(unit, metric string) (Threshold, error) {
+	if t.Share > 0 || t.Unit == InValues {
+		return t, nil
+	}
+	per, isTime := timeUnits[unit]
+	fail := func(format string, args ...any) (Threshold, error) {
+		return Threshold{}, &MinDeltaError{Threshold: t, Metric: metric, Unit: unit, Reason: fmt.Sprintf(format, args...)}
+	}
+	fits := "a number" // what fits the metric, besides a share
+	switch {
+	case isTime:
+		fits = "a duration such as 50ms"
+	case unit == "bytes":
+		fits = "a size such as 1MB"
+	}
+	switch {
+	case unit == UnitShare:
+		return fail("the values are shares of each run's total: use a share such as 1%%")
+	case t.Unit == Nanoseconds && isTime:
+		v := t.Value / per
+		if v == 0 {
+			return fail("is below one %s", strings.TrimSuffix(unit, "s"))
+		}
+		return Threshold{Value: v}, nil
+	case t.Unit == Bytes && unit == "bytes", t.Unit == Count && !isTime && unit != "bytes":
+		return Threshold{Value: t.Value}, nil
+	case t.Unit == Count && isTime:
+		return fail("a number without a unit is ambiguous for a time metric (%s): write a duration such as %[2]dms or %[2]dus, or a share of the base total such as 1%%", metric, t.Value)
+	case t.Unit == Count:
+		return fail("a number without a unit is ambiguous for a byte metric (%s): write a size such as %[2]dB, %[2]dkB or %[2]dMB, or a share of the base total such as 1%%", metric, t.Value)
+	case t.Unit == Nanoseconds:
+		return fail("a duration needs a time metric, and %s is not one: use %s or a share such as 1%%", metric, fits)
+	default:
+		return fail("a size needs a byte metric, and %s is not one: use %s or a share such as 1%%", metric, fits)
+	}
+}
+
+// absolute reports a threshold a user gave as an amount (a duration, a
+// size, a count): it rules shares out (checkBulk).
+func (t Threshold) absolute() bool { return t.Share == 0 && t.Unit != InValues }
 
 // timeUnits maps pprof time units to nanoseconds per unit.
 var timeUnits = map[string]int64{
@@ -141,11 +246,31 @@ func (t Threshold) resolve(baseTotal float64) int64 {
 	return max(v, 1)
 }
 
+// String writes t as ParseThreshold reads it, but for InValues, a plain
+// number.
 func (t Threshold) String() string {
-	if t.Share > 0 {
+	switch {
+	case t.Share > 0:
 		return strconv.FormatFloat(100*t.Share, 'g', -1, 64) + "%"
+	case t.Unit == Nanoseconds:
+		return time.Duration(t.Value).String()
+	case t.Unit == Bytes:
+		return formatSize(t.Value)
 	}
 	return strconv.FormatInt(t.Value, 10)
+}
+
+// formatSize writes a size in the largest unit that divides it.
+func formatSize(v int64) string {
+	for _, u := range []struct {
+		name string
+		size int64
+	}{{"TB", 1 << 40}, {"GB", 1 << 30}, {"MB", 1 << 20}, {"kB", 1 << 10}} {
+		if v%u.size == 0 {
+			return strconv.FormatInt(v/u.size, 10) + u.name
+		}
+	}
+	return strconv.FormatInt(v, 10) + "B"
 }
 
 // Options control Compare. Start from DefaultOptions (or the zero value:
@@ -159,14 +284,11 @@ type Options struct {
 	// every tree with SampleMetric.
 	SampleType string
 	// MinDelta is μ. Zero means DefaultMinDelta for time metrics and
-	// DefaultMinDeltaShare of the base total otherwise.
+	// DefaultMinDeltaShare of the base total otherwise. One in a unit
+	// (ParseThreshold) is checked against the unit of the normalized
+	// values, known once Compare has planned the normalization: a
+	// *MinDeltaError reports one that does not fit.
 	MinDelta Threshold
-	// MinDeltaText, when not "", is μ as a user writes it ("50ms", "1%",
-	// "200"), read with ParseThreshold in the unit of the normalized
-	// values, which is known once Compare has planned the normalization;
-	// it overrides MinDelta. A *MinDeltaError reports one that does not
-	// read.
-	MinDeltaText string
 	// Aggregate combines runs; "" means DefaultAggregate.
 	Aggregate Aggregate
 	// Match pairs siblings; "" means DefaultMatching.

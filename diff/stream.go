@@ -268,10 +268,8 @@ func (st *stream) renameMin(f *Fold, b0, n0 *run) int64 {
 		return 1
 	}
 	o := st.o
-	if o.MinDeltaText != "" {
-		if o.MinDelta, err = ParseThreshold(o.MinDeltaText, nz.Unit); err != nil {
-			return 1
-		}
+	if o.MinDelta, err = o.MinDelta.in(nz.Unit, ""); err != nil {
+		return 1
 	}
 	mu, _ := minDeltaOf(o, &nz, base)
 	return max(int64(math.Round(float64(max(mu/2, 1))/nz.BaseFactors[0])), 1)

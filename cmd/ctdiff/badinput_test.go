@@ -178,7 +178,7 @@ func TestBadInputMatrix(t *testing.T) {
 		{name: "negative pprof value", args: []string{"cct", p("negpprof")}, code: exitError,
 			stderr: "ctdiff: " + p("negpprof") + ": sample 1: negative sample value: cpu/nanoseconds is -5; ctdiff needs counts and times (a profile of differences, such as pprof -diff_base writes, cannot be read: pass the two profiles instead)\n"},
 		{name: "negative folded count", args: []string{"cct", "--from", "collapsed", p("negfolded")}, code: exitError,
-			stderr: "ctdiff: " + p("negfolded") + ": line 2: expected a non-negative integer count at the end, found \"-2\"\n"},
+			stderr: "ctdiff: " + p("negfolded") + ": line 2: expected a non-negative integer count at the end, found \"-2\" (--skip-invalid-lines skips such lines, with one warning counting them)\n"},
 		{name: "negative tree value", args: []string{"cct", p("negcct")}, code: exitError,
 			stderr: "ctdiff: " + p("negcct") + ": sample 0: negative sample value: cpu/nanoseconds is -3;"},
 		{name: "NaN time delta", args: []string{"cct", p("nandelta")}, code: exitError,
@@ -384,7 +384,7 @@ func TestBadInputDiff(t *testing.T) {
 
 	tests := []badInputCase{
 		{name: "mismatched sample types", args: []string{"diff", oldFolded, newV8}, code: exitError,
-			stderr: "ctdiff: " + newV8 + ": compares wall/nanoseconds, and " + oldFolded + " compares samples/count: pick a type both have with --metric\n"},
+			stderr: "ctdiff: " + newV8 + ": compares wall/nanoseconds, and " + oldFolded + " compares samples/count: pick a type every input has with --metric samples\n"},
 		{name: "mixed formats, one run each", args: []string{"diff", "--metric", "samples", "--format", "json", oldFolded, newV8}, code: exitOK,
 			check: diffTotals([]int64{7}, []int64{11})},
 		{name: "mixed formats within each side", args: []string{"diff", "--metric", "samples", "--format", "json", oldRuns, newRuns}, code: exitOK,

@@ -18,6 +18,7 @@ import (
 type diffOptions struct {
 	inputs           inputFlags
 	minDelta         string
+	threshold        diff.Threshold // minDelta, read by check
 	aggregate        string
 	match            string
 	metric           string
@@ -89,7 +90,7 @@ func (o *diffOptions) register(cmd *cobra.Command) {
 	o.inputs.register(cmd)
 	fl := cmd.Flags()
 	o.norm.register(fl)
-	fl.StringVar(&o.minDelta, "min-delta", "", "least growth of a cause: a duration (50ms), a share of the base total (1%) or a number in the normalized values' unit (default 50ms for time metrics under --normalize none or total, 1% otherwise)")
+	fl.StringVar(&o.minDelta, "min-delta", "", "least growth of a cause, with its unit: a duration (50ms) for time metrics, a size (1MB) for byte metrics, a number for counts (samples), or a share of the base total (1%) for any (default 50ms for time metrics under --normalize none or total, 1% otherwise)")
 	fl.StringVar(&o.aggregate, "aggregate", string(diff.DefaultAggregate), "how runs combine: stats (per-node significance tests) or intersect (ZAM)")
 	fl.StringVar(&o.match, "match", string(diff.DefaultMatching), "sibling matching: zam (LCS with hash-map fallback) or parcs (relaxed common-tree matching)")
 	fl.StringVar(&o.metric, "metric", "", "sample type to compare (default: the profiles' default, else the last), or latency / latency-aggressive for latencies inferred from timestamped stacks")
@@ -113,7 +114,7 @@ func (o *diffOptions) register(cmd *cobra.Command) {
 // checkDiffArgs checks diff's OLD and NEW.
 func checkDiffArgs(args []string) error {
 	if len(args) != 2 {
-		return fmt.Errorf("diff takes OLD and NEW, got %d arguments (see 'ctdiff diff --help')", len(args))
+		return fmt.Errorf("diff takes OLD and NEW, got %d arguments%s (see 'ctdiff diff --help')", len(args), sidesHint(args))
 	}
 	if args[0] == "-" && args[1] == "-" {
 		return fmt.Errorf("OLD and NEW are both standard input (-), which can be read once: give at least one of them as a file")
@@ -152,6 +153,11 @@ func (o *diffOptions) check(formatGiven bool) error {
 	// --fail-on-untested is a gate of its own: alone it would gate
 	// nothing, and exit 0 silently.
 	o.failOnRegression = o.failOnRegression || o.failOnUntested
+	if o.minDelta != "" {
+		if o.threshold, err = diff.ParseThreshold(o.minDelta); err != nil {
+			return fmt.Errorf("--min-delta %w", err)
+		}
+	}
 	return nil
 }
 
@@ -177,6 +183,10 @@ type side struct {
 	// fold holds the runs of both sides when loadSides folded them
 	// (fold.go); trees are then headers only.
 	fold *diff.Fold
+	// sums identify the inputs by content, and formats name their
+	// formats, in path order.
+	sums    []digest
+	formats []string
 }
 
 func runDiff(s *streams, o *diffOptions, oldArg, newArg string) error {
@@ -287,7 +297,7 @@ func compareSides(s *streams, o *diffOptions, oldArg, newArg string, keepTrees b
 	opts.Top = o.top
 	opts.Alpha = o.alpha
 	opts.Tree = report.Format(o.format).NeedsTree()
-	opts.MinDeltaText = o.minDelta
+	opts.MinDelta = o.threshold
 	opts.Code = o.codeRules()
 	if latency {
 		for i, t := range all {
@@ -319,9 +329,13 @@ func compareSides(s *streams, o *diffOptions, oldArg, newArg string, keepTrees b
 	}
 	s.progress.finish()
 	if err != nil {
-		return nil, nil, flagError(err, allPaths)
+		formats := append(append([]string{}, sides[0].formats...), sides[1].formats...)
+		return nil, nil, flagError(err, allPaths, inputKinds(all, formats))
 	}
 	res.Base.Profiles, res.New.Profiles = sides[0].paths, sides[1].paths
+	if w := sharedProfiles([2][]string{sides[0].paths, sides[1].paths}, [2][]digest{sides[0].sums, sides[1].sums}); w != "" {
+		res.Warnings = append([]string{w}, res.Warnings...)
+	}
 	if o.pools == "auto" && len(res.ResizedPools) > 0 && rereadable(oldArg, newArg) {
 		// A pool of another size on each side (audit C4): thread by
 		// thread, the threads one side lacks are added causes. The runs
@@ -349,11 +363,24 @@ func rereadable(args ...string) bool {
 	return true
 }
 
+// minDeltaHint words a --min-delta that does not fit the compared values
+// by the flags that set them.
+func minDeltaHint(e *diff.MinDeltaError) string {
+	if e.Unit != diff.UnitShare {
+		return fmt.Sprintf("--min-delta %q: %s", e.Threshold, e.Reason)
+	}
+	how := "--normalize share"
+	if e.AutoShare {
+		how = "--normalize auto chose share for these inputs"
+	}
+	return fmt.Sprintf("--min-delta %q: values are shares of each run's total (%s): use a share such as 1%%", e.Threshold, how)
+}
+
 // flagError words diff.Compare's typed errors the way the command line
 // sees them: by the flags that set what is wrong, and the inputs by path
-// (paths: the base runs' and then the new runs'). Other errors pass as
-// they are.
-func flagError(err error, paths []string) error {
+// and kind (paths and kinds: the base runs' and then the new runs'; kinds
+// may be nil). Other errors pass as they are.
+func flagError(err error, paths []string, kinds []inputKind) error {
 	var (
 		unpaired *diff.UnpairedRunsError
 		missing  *diff.SampleTypeError
@@ -365,20 +392,15 @@ func flagError(err error, paths []string) error {
 	case errors.As(err, &unpaired):
 		return hinted(err, fmt.Sprintf("--aggregate intersect pairs runs by sorted file name (ZAM Section 3.1) and needs as many base runs as new runs, got %d and %d: use --aggregate stats", unpaired.Base, unpaired.New))
 	case errors.As(err, &missing) && missing.Tree < len(paths):
-		return hinted(err, fmt.Sprintf("%s: --metric: %v", paths[missing.Tree], missing.Err))
+		return hinted(err, missingTypeHint(missing, paths, kinds))
 	case errors.As(err, &mixed) && mixed.Tree < len(paths):
-		return hinted(err, fmt.Sprintf("%s: compares %s, and %s compares %s: pick a type both have with --metric", paths[mixed.Tree], mixed.Type, paths[0], mixed.First))
+		return hinted(err, mixedTypesHint(mixed, paths, kinds))
 	case errors.As(err, &norm) && norm.NoIterations:
 		return hinted(err, "--"+norm.Error()+" (--bench-base and --bench-new)")
 	case errors.As(err, &norm):
 		return hinted(err, "--"+norm.Error())
 	case errors.As(err, &minDelta):
-		if minDelta.Unit == diff.UnitShare {
-			if _, perr := diff.ParseThreshold(minDelta.Text, "nanoseconds"); perr == nil {
-				return hinted(err, fmt.Sprintf("--min-delta %q: values are shares of each run's total (--normalize share): use a share such as 1%%", minDelta.Text))
-			}
-		}
-		return hinted(err, "--min-delta "+minDelta.Err.Error())
+		return hinted(err, minDeltaHint(minDelta))
 	}
 	return err
 }
@@ -409,6 +431,9 @@ func loadSides(s *streams, o *diffOptions, args [2]string, copts cct.Options, ke
 		if sides[i].paths, err = o.inputs.resolve(s, []string{arg}, o.output); err != nil {
 			return sides, err
 		}
+		if err := sameFiles(i, arg, sides[i].paths); err != nil {
+			return sides, err
+		}
 		paths = append(paths, sides[i].paths...)
 	}
 	var trees []builtTree
@@ -426,9 +451,14 @@ func loadSides(s *streams, o *diffOptions, args [2]string, copts cct.Options, ke
 			t := trees[0]
 			trees = trees[1:]
 			sides[i].trees = append(sides[i].trees, t.tree)
+			sides[i].sums = append(sides[i].sums, t.sum)
+			sides[i].formats = append(sides[i].formats, t.format)
 			if !t.timed {
 				sides[i].untimed = append(sides[i].untimed, p)
 			}
+		}
+		if err := sameContent(i, args[i], sides[i].paths, sides[i].sums); err != nil {
+			return sides, err
 		}
 	}
 	return sides, nil

@@ -72,13 +72,34 @@ func rewriteJSON(t *testing.T, src, dir, name string, edit func(map[string]any))
 	return path
 }
 
-// copyFile copies a file into dir, under the name "same" and its
-// extension.
+// copyFile writes the profile of a file into dir, under the name "same"
+// and its extension, in other bytes (gunzipped if it is gzipped, else
+// gzipped): the same profile, which is not the same input given on both
+// sides (ctdiff warns of that).
 func copyFile(t *testing.T, src, dir string) string {
 	t.Helper()
 	b, err := os.ReadFile(src)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if bytes.HasPrefix(b, []byte{0x1f, 0x8b}) {
+		zr, err := gzip.NewReader(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, err = io.ReadAll(zr); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		var zb bytes.Buffer
+		zw := gzip.NewWriter(&zb)
+		if _, err := zw.Write(b); err != nil {
+			t.Fatal(err)
+		}
+		if err := zw.Close(); err != nil {
+			t.Fatal(err)
+		}
+		b = zb.Bytes()
 	}
 	path := filepath.Join(dir, "same"+filepath.Ext(src))
 	if err := os.WriteFile(path, b, 0o644); err != nil {

@@ -262,7 +262,8 @@ func TestDiffNormalizeErrors(t *testing.T) {
 		{"one bench file", []string{"--bench-base", oneLine}, "ctdiff: --bench-base and --bench-new go together: give the go test -bench output of both sides\n"},
 		{"missing bench file", []string{"--bench-base", filepath.Join(dir, "nope.txt"), "--bench-new", oneLine}, "ctdiff: open " + filepath.Join(dir, "nope.txt") + ": no such file or directory\n"},
 		{"results and runs", []string{"--bench-base", oneLine, "--bench-new", oneLine}, "ctdiff: the base side has 3 profiles and 1 benchmark results: want one result per profile, or the same -count for each (a multiple of 3)\n"},
-		{"duration threshold on shares", []string{"--min-delta", "50ms"}, `ctdiff: --min-delta "50ms": values are shares of each run's total (--normalize share): use a share such as 1%` + "\n"},
+		{"duration threshold on shares", []string{"--min-delta", "50ms"}, `ctdiff: --min-delta "50ms": values are shares of each run's total (--normalize auto chose share for these inputs): use a share such as 1%` + "\n"},
+		{"duration threshold on shares asked for", []string{"--min-delta", "50ms", "--normalize", "share"}, `ctdiff: --min-delta "50ms": values are shares of each run's total (--normalize share): use a share such as 1%` + "\n"},
 		{"unknown marker", []string{"--normalize", "per=serveHTTP"}, `ctdiff: normalize per=serveHTTP: base run 1: no function named "serveHTTP" (or ending in .serveHTTP) in the profile` + "\n"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

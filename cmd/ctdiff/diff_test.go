@@ -66,10 +66,11 @@ func TestDiffFailOnRegression(t *testing.T) {
 	if want := "ctdiff: regressed: example.checkRules +213.3ms, of which strings.EqualFold +86.67ms (95% CI +51.3ms..+122ms, adjusted p 0.00025); 1 more cause\n"; errOut != want {
 		t.Errorf("stderr %q, want %q", errOut, want)
 	}
-	// The old runs against themselves: nothing regressed, exit 0.
+	// The old runs against themselves: nothing regressed, exit 0, with the
+	// warning that the sides are the same profiles.
 	_, errOut, code = ctdiff("diff", exampleOld, exampleOld, "--fail-on-regression", "-o", filepath.Join(t.TempDir(), "r.txt"))
-	if code != exitOK || errOut != "" {
-		t.Errorf("old vs old: exit %d, stderr %q; want 0 and nothing", code, errOut)
+	if want := "ctdiff: warning: inputs: OLD and NEW hold the same 3 profiles, byte for byte: a profile compared with itself shows no change\n"; code != exitOK || errOut != want {
+		t.Errorf("old vs old: exit %d, stderr %q; want 0 and %q", code, errOut, want)
 	}
 }
 
@@ -107,11 +108,11 @@ func TestDiffErrors(t *testing.T) {
 		{"bad aggregate", []string{"diff", exampleOld, exampleNew, "--aggregate", "mean"}, "ctdiff: --aggregate \"mean\" must be one of: [stats intersect]\n"},
 		{"bad match", []string{"diff", exampleOld, exampleNew, "--match", "exact"}, "ctdiff: --match \"exact\" must be one of: [zam parcs]\n"},
 		{"bad format", []string{"diff", exampleOld, exampleNew, "--format", "xml"}, "ctdiff: --format \"xml\" must be one of: [text json dot pprof markdown html]\n"},
-		{"bad min delta", []string{"diff", exampleOld, exampleNew, "--min-delta", "fast"}, "ctdiff: --min-delta \"fast\": want a duration such as 50ms, a share such as 1%, or a number in nanoseconds\n"},
-		{"duration on a count metric", []string{"diff", exampleOld, exampleNew, "--metric", "samples", "--min-delta", "50ms"}, "ctdiff: --min-delta \"50ms\": a duration needs a time metric, and this metric counts count: use a share such as 1% or a number\n"},
+		{"bad min delta", []string{"diff", exampleOld, exampleNew, "--min-delta", "fast"}, "ctdiff: --min-delta \"fast\": want a duration such as 50ms, a share such as 1%, a size such as 1MB or a count such as 100\n"},
+		{"duration on a count metric", []string{"diff", exampleOld, exampleNew, "--metric", "samples", "--min-delta", "50ms"}, "ctdiff: --min-delta \"50ms\": a duration needs a time metric, and samples/count is not one: use a number or a share such as 1%\n"},
 		{"unknown metric", []string{"diff", exampleOld, exampleNew, "--metric", "alloc"}, "ctdiff: ../../testdata/example/old/run1.pb.gz: --metric: sample type \"alloc\" not found: must be one of: [samples/count cpu/nanoseconds]\n"},
 		{"intersect with unequal runs", []string{"diff", exampleOld, exampleNew + "/run1.pb.gz", "--aggregate", "intersect"}, "ctdiff: --aggregate intersect pairs runs by sorted file name (ZAM Section 3.1) and needs as many base runs as new runs, got 3 and 1: use --aggregate stats\n"},
-		{"different sample types", []string{"diff", exampleOld + "/run1.pb.gz", counts}, "ctdiff: " + counts + ": compares samples/count, and ../../testdata/example/old/run1.pb.gz compares cpu/nanoseconds: pick a type both have with --metric\n"},
+		{"different sample types", []string{"diff", exampleOld + "/run1.pb.gz", counts}, "ctdiff: " + counts + ": compares samples/count, and ../../testdata/example/old/run1.pb.gz compares cpu/nanoseconds: pick a type every input has with --metric samples\n"},
 		{"latency without timestamps", []string{"diff", folded, counts, "--metric", "latency"}, "ctdiff: " + folded + ": --metric latency: latency inference needs per-sample timestamps, and the input has none (no sample carries the timestamp_ns label)\n"},
 		{"bad alpha", []string{"diff", exampleOld, exampleNew, "--alpha", "1.5"}, "ctdiff: --alpha 1.5 must be between 0 and 1\n"},
 	} {

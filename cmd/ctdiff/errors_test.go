@@ -35,7 +35,7 @@ func TestInputErrors(t *testing.T) {
 		{"truncated gzip", []string{"cct", truncated}, "ctdiff: " + truncated + ": gzip: truncated gzip stream after "},
 		{"unknown format", []string{"cct", unknown}, "ctdiff: " + unknown + ": unknown profile format: the content matches none of: "},
 		{"corrupt pprof", []string{"cct", "--from", "pprof", corrupt}, "ctdiff: " + corrupt + ": byte 7: not a valid pprof profile: field 2047 has wire type 7"},
-		{"bad count", []string{"convert", "-o", filepath.Join(dir, "out.pb.gz"), badCount}, "ctdiff: " + badCount + ": line 2: expected a non-negative integer count at the end, found \"x2\"\n"},
+		{"bad count", []string{"convert", "-o", filepath.Join(dir, "out.pb.gz"), badCount}, "ctdiff: " + badCount + ": line 2: expected a non-negative integer count at the end, found \"x2\" (--skip-invalid-lines skips such lines, with one warning counting them)\n"},
 		{"missing file", []string{"cct", filepath.Join(dir, "nope.pb.gz")}, "ctdiff: stat " + filepath.Join(dir, "nope.pb.gz") + ": no such file or directory\n"},
 		{"empty directory", []string{"cct", filepath.Join(dir, "emptydir")}, "ctdiff: " + filepath.Join(dir, "emptydir") + ": directory holds no profiles\n"},
 		{"unknown --from", []string{"cct", "--from", "nope", badCount}, "ctdiff: " + badCount + ": unknown format \"nope\": must be one of: "},

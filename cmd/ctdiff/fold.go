@@ -119,7 +119,7 @@ func newFold(o *diffOptions, keepTrees bool, nBase, nNew int) *diff.Fold {
 	}
 	// The Fold streams many runs (matches them as they are added) with
 	// the options they are compared with: compareSides sets the same.
-	opts := diff.Options{SampleType: o.metric, Aggregate: diff.Aggregate(o.aggregate), Match: diff.Matching(o.match), MinDeltaText: o.minDelta}
+	opts := diff.Options{SampleType: o.metric, Aggregate: diff.Aggregate(o.aggregate), Match: diff.Matching(o.match), MinDelta: o.threshold}
 	if o.norm.benchBase != "" {
 		opts.Bench = &diff.Bench{} // read the runs' trees: no streaming
 	}

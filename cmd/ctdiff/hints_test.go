@@ -30,14 +30,23 @@ func TestFlagHints(t *testing.T) {
 			"x.bin: unknown profile format: the content matches none of: a, b (use --from to force one)"},
 		{"other input error", errors.New("x.bin: empty input: no profile data"), inputFlagHints,
 			"x.bin: empty input: no profile data"},
-		{"unpaired runs", &diff.UnpairedRunsError{Base: 2, New: 1}, func(err error) error { return flagError(err, paths) },
+		{"unpaired runs", &diff.UnpairedRunsError{Base: 2, New: 1}, func(err error) error { return flagError(err, paths, nil) },
 			"--aggregate intersect pairs runs by sorted file name (ZAM Section 3.1) and needs as many base runs as new runs, got 2 and 1: use --aggregate stats"},
-		{"mixed sample types", &diff.MixedSampleTypesError{Tree: 2, Type: diffType("samples", "count"), First: diffType("cpu", "nanoseconds")}, func(err error) error { return flagError(err, paths) },
+		{"mixed sample types", &diff.MixedSampleTypesError{Tree: 2, Type: diffType("samples", "count"), First: diffType("cpu", "nanoseconds")}, func(err error) error { return flagError(err, paths, nil) },
 			"new/1.pb.gz: compares samples/count, and old/1.pb.gz compares cpu/nanoseconds: pick a type both have with --metric"},
-		{"per without a function", perNoFunc(t), func(err error) error { return flagError(err, paths) },
+		{"mixed sample types of two kinds", &diff.MixedSampleTypesError{Tree: 2, Type: diffType("inuse_space", "bytes"), First: diffType("cpu", "nanoseconds")},
+			func(err error) error {
+				return flagError(err, paths, []inputKind{goCPU, goCPU, {format: "pprof", types: []cct.ValueType{diffType("inuse_space", "bytes")}, period: diffType("space", "bytes")}})
+			},
+			"the inputs are different kinds of profile: new/1.pb.gz is a heap profile (pprof: inuse_space/bytes), and old/1.pb.gz is a CPU profile (pprof: samples/count, cpu/nanoseconds); they have no sample type in common, so they do not compare"},
+		{"per without a function", perNoFunc(t), func(err error) error { return flagError(err, paths, nil) },
 			"--normalize per=FUNC needs a function name"},
-		{"number in a share unit", &diff.MinDeltaError{Text: "x", Unit: diff.UnitShare, Err: errors.New(`"x": want a share`)}, func(err error) error { return flagError(err, paths) },
-			`--min-delta "x": want a share`},
+		{"duration in a share unit", &diff.MinDeltaError{Threshold: diff.Threshold{Value: 5e7, Unit: diff.Nanoseconds}, Unit: diff.UnitShare, Reason: "shares"}, func(err error) error { return flagError(err, paths, nil) },
+			`--min-delta "50ms": values are shares of each run's total (--normalize share): use a share such as 1%`},
+		{"number in a share unit chosen automatically", &diff.MinDeltaError{Threshold: diff.Threshold{Value: 5, Unit: diff.Count}, Unit: diff.UnitShare, AutoShare: true, Reason: "shares"}, func(err error) error { return flagError(err, paths, nil) },
+			`--min-delta "5": values are shares of each run's total (--normalize auto chose share for these inputs): use a share such as 1%`},
+		{"number for a time metric", &diff.MinDeltaError{Threshold: diff.Threshold{Value: 50, Unit: diff.Count}, Unit: "nanoseconds", Reason: "write 50ms"}, func(err error) error { return flagError(err, paths, nil) },
+			`--min-delta "50": write 50ms`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -51,6 +60,9 @@ func TestFlagHints(t *testing.T) {
 		})
 	}
 }
+
+// goCPU is the kind of a Go CPU profile.
+var goCPU = inputKind{format: "pprof", types: []cct.ValueType{diffType("samples", "count"), diffType("cpu", "nanoseconds")}, period: diffType("cpu", "nanoseconds")}
 
 func diffType(typ, unit string) cct.ValueType { return cct.ValueType{Type: typ, Unit: unit} }
 

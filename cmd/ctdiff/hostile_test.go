@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"io"
 	"os"
 	"path/filepath"
@@ -24,6 +25,22 @@ func writeGenerated(t *testing.T, dir, name string, gz bool, body func(io.Writer
 		t.Fatal(err)
 	}
 	return writeFile(t, dir, name, b.String())
+}
+
+// regzip is the gzipped file src gzipped again with name in its header:
+// the same profile in other bytes.
+func regzip(t *testing.T, src, name string) string {
+	t.Helper()
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Name = name
+	if _, err := zw.Write(readJSON(t, src)); err != nil { // readJSON gunzips
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }
 
 // TestHostileInputs runs the CLI on issue 18's shapes, generated small
@@ -53,8 +70,9 @@ func TestHostileInputs(t *testing.T) {
 	if err := os.Mkdir(maxes, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"a.pb", "b.pb"} {
-		writeGenerated(t, maxes, name, false, func(w io.Writer) error { return hostile.Pprof(w, 1<<63-1) })
+	// Two runs of 2^63-1 and 2^63-2: one run given twice is refused.
+	for i, name := range []string{"a.pb", "b.pb"} {
+		writeGenerated(t, maxes, name, false, func(w io.Writer) error { return hostile.Pprof(w, 1<<63-1-int64(i)) })
 	}
 	sides := map[string]string{}
 	for _, side := range []string{"old", "new"} {
@@ -62,9 +80,10 @@ func TestHostileInputs(t *testing.T) {
 		if err := os.Mkdir(sides[side], 0o755); err != nil {
 			t.Fatal(err)
 		}
-		data, _ := os.ReadFile(chain)
+		// The chain, gzipped under each run's name: one run given twice
+		// is refused.
 		for _, name := range []string{"1.cpuprofile.gz", "2.cpuprofile.gz", "3.cpuprofile.gz"} {
-			writeFile(t, sides[side], name, string(data))
+			writeFile(t, sides[side], name, regzip(t, chain, side+"/"+name))
 		}
 	}
 	out := filepath.Join(dir, "out.pb.gz")

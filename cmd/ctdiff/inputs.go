@@ -85,6 +85,58 @@ func (f *inputFlags) warnFetchFlags(s *streams, args []string) {
 	printLine(s.Err, "ctdiff: warning: %s %s only to URL inputs, and no input is a URL: ignored", strings.Join(given, ", "), verb)
 }
 
+// sidesHint says how to give the sides of a diff when args are more than
+// OLD and NEW because a shell expanded unquoted globs into files (two
+// or more of args are files): which files are OLD and which NEW cannot be
+// told then. It is "" when args do not look so.
+func sidesHint(args []string) string {
+	var files, dirs, unmatched []string
+	for _, a := range args {
+		st, err := os.Stat(a)
+		switch {
+		case err == nil && st.Mode().IsRegular():
+			files = append(files, a)
+			if d := filepath.Dir(a); len(dirs) == 0 || dirs[len(dirs)-1] != d {
+				dirs = append(dirs, d)
+			}
+		case err != nil && strings.ContainsAny(a, "*?["):
+			unmatched = append(unmatched, a)
+		}
+	}
+	if len(files) < 2 {
+		return ""
+	}
+	how := "quote each side's glob so that ctdiff expands it, or give each side as a directory or an @LIST"
+	if len(dirs) == 2 && dirs[0] != dirs[1] {
+		pattern := "*" + profileExt(files)
+		how = fmt.Sprintf("quote each side's glob so that ctdiff expands it (ctdiff diff '%s' '%s'), or give each side as a directory (ctdiff diff %s %s) or an @LIST",
+			filepath.Join(dirs[0], pattern), filepath.Join(dirs[1], pattern), dirs[0], dirs[1])
+	}
+	msg := fmt.Sprintf(": did the shell expand unquoted globs? %d of them are files, and which are OLD and which NEW cannot be told: %s", len(files), how)
+	if len(unmatched) > 0 {
+		msg += fmt.Sprintf("; %s matched no file", strings.Join(unmatched, ", "))
+	}
+	return msg
+}
+
+// profileExt is the extension every file has, from its first dot (".pb.gz"),
+// or "".
+func profileExt(files []string) string {
+	ext := ""
+	for i, f := range files {
+		base := filepath.Base(f)
+		e := ""
+		if j := strings.IndexByte(base[1:], '.'); j >= 0 {
+			e = base[j+1:]
+		}
+		if i > 0 && e != ext {
+			return ""
+		}
+		ext = e
+	}
+	return ext
+}
+
 // expandInputs turns command-line inputs into file paths: a file is itself,
 // a directory stands for the profiles in it (dirProfiles), @LIST for the
 // inputs LIST names, one a line (listInputs), and anything else is tried
@@ -301,7 +353,7 @@ func readProfiles(s *streams, paths []string, opts convert.Options) ([]*convert.
 	prog.countRuns(len(paths))
 	out := make([]*convert.Result, 0, len(paths))
 	for _, p := range paths {
-		res, err := readInput(p, opts, prog)
+		res, err := readInput(p, opts, prog, nil)
 		if err != nil {
 			prog.clear()
 			return nil, err

@@ -137,9 +137,13 @@ func startsLikeTOML(path string) bool {
 	return true
 }
 
-// relTo resolves a manifest path against the manifest's directory; empty
-// paths, absolute paths, URLs and "-" stay as they are.
+// relTo resolves a manifest path against the manifest's directory, the
+// list of an @LIST too; empty paths, absolute paths, URLs and "-" stay as
+// they are.
 func relTo(dir, p string) string {
+	if list, ok := strings.CutPrefix(p, "@"); ok && list != "" {
+		return "@" + relTo(dir, list)
+	}
 	if dir == "" || p == "" || p == "-" || isURL(p) || filepath.IsAbs(p) {
 		return p
 	}

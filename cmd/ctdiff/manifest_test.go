@@ -47,6 +47,24 @@ options = { min-delta = "1%", pid = [1, 2], bench-base = "b.txt", top = 5 }
 	}
 }
 
+// A manifest's paths are relative to its directory, an @LIST's list too.
+func TestManifestRelTo(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"old", "/m/old"},
+		{"@old.list", "@/m/old.list"},
+		{"@/abs/old.list", "@/abs/old.list"},
+		{"@", "/m/@"},
+		{"/abs/new", "/abs/new"},
+		{"-", "-"},
+		{"", ""},
+		{"http://host/debug/pprof/profile", "http://host/debug/pprof/profile"},
+	} {
+		if got := relTo("/m", tt.in); got != tt.want {
+			t.Errorf("relTo(/m, %q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
 // FuzzReadManifest: any manifest is read or refused with one line naming
 // the file, never a panic; a manifest read has components that diffArgs
 // can turn into arguments or refuse.

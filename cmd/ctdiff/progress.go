@@ -143,20 +143,27 @@ func inputSize(paths []string) int64 {
 	return n
 }
 
-// readInput is convert.ReadFile, counting the bytes read on p.
-func readInput(path string, opts convert.Options, p *progress) (*convert.Result, error) {
-	if p == nil || path == "-" {
-		return convert.ReadFile(path, opts)
+// readInput is convert.ReadFile, counting the bytes read on p and, when
+// sum is not nil, hashing them into it as they are read (the input's
+// identity by content: sameContent).
+func readInput(path string, opts convert.Options, p *progress, sum *digest) (*convert.Result, error) {
+	h := newDigester(sum)
+	if path == "-" {
+		return h.read(io.Reader(os.Stdin), path, opts)
 	}
 	f, err := os.Open(path)
 	if err != nil {
 		return convert.ReadFile(path, opts) // for its error text
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-		return convert.ReadFile(path, opts)
+	st, err := f.Stat()
+	switch {
+	case err != nil || st.IsDir():
+		return convert.ReadFile(path, opts) // for its error text
+	case !st.Mode().IsRegular():
+		return h.read(f, path, opts) // of no size the bar counts
 	}
-	return convert.Read(countedFile{p.reader(f), f}, path, opts)
+	return h.read(countedFile{p.reader(f), f}, path, opts)
 }
 
 // countedFile is a file read through the progress bar. It answers Stat and

@@ -87,7 +87,7 @@ func TestCountedFileIsAFile(t *testing.T) {
 	}); !ok {
 		t.Fatal("countedFile hides Stat or ReadAt")
 	}
-	res, err := readInput(f.Name(), convert.Options{}, p)
+	res, err := readInput(f.Name(), convert.Options{}, p, nil)
 	if err != nil || len(res.Profile.Sample) == 0 {
 		t.Fatalf("readInput through the bar: %v", err)
 	}

@@ -86,6 +86,9 @@ func inputFlagHints(err error) error {
 	if errors.As(err, &unknown) {
 		msg = strings.Replace(msg, unknown.Error(), unknown.Error()+" (use --from to force one)", 1)
 	}
+	if errors.Is(err, convert.ErrInvalidLine) {
+		msg += " (--skip-invalid-lines skips such lines, with one warning counting them)"
+	}
 	if msg == err.Error() {
 		return err
 	}

@@ -20,6 +20,10 @@ type builtTree struct {
 	// order.
 	timed    bool
 	warnings []string
+	// sum identifies the input by its content (sameContent), and format
+	// names its format.
+	sum    digest
+	format string
 }
 
 // buildTrees reads the profile at each path and builds its tree, on up to
@@ -102,7 +106,8 @@ func buildTree(s *streams, path string, opts convert.Options, copts cct.Options,
 	// compactly (pprof) do so, which takes a third of the memory, in
 	// arrays given back after the tree is built.
 	opts.Stacks, opts.Buffers = true, rbuf
-	res, err := readInput(path, opts, s.progress)
+	var sum digest
+	res, err := readInput(path, opts, s.progress, &sum)
 	if err != nil {
 		return builtTree{}, err
 	}
@@ -128,5 +133,5 @@ func buildTree(s *streams, path string, opts convert.Options, copts cct.Options,
 	}
 	rbuf.Keep(weakSrc.Value()) // the tree holds nothing of them
 	s.progress.describe("reading")
-	return builtTree{tree: b.Finish(), timed: isTimed, warnings: res.Warnings}, nil
+	return builtTree{tree: b.Finish(), timed: isTimed, warnings: res.Warnings, sum: sum, format: res.Format}, nil
 }
