@@ -13,9 +13,9 @@ import (
 )
 
 // bidiControls are Unicode's Bidi_Control characters: they reorder the
-// text around them on a terminal (U+202E right-to-left override makes
-// "exe.txt" of "txt.exe"), so a name holding one can show other text
-// than it is.
+// text around them on a terminal (after U+202E, the right-to-left
+// override, "gpj.exe" shows as "exe.jpg"), so a name holding one can show
+// other text than it is.
 var bidiControls = []rune{
 	0x202A, 0x202B, 0x202C, 0x202D, 0x202E, // embeddings and overrides
 	0x2066, 0x2067, 0x2068, 0x2069, // isolates
