@@ -40,6 +40,9 @@ func sniffCollapsed(head []byte) bool {
 	if sniffLegacyPprof(head) { // "threadcreate profile: total 7" ends in a count too
 		return false
 	}
+	if !bytes.Contains(head, []byte{'\n'}) && bytes.Contains(head, []byte{'\r'}) {
+		head = bytes.ReplaceAll(head, []byte{'\r'}, []byte{'\n'}) // classic Mac OS line ends
+	}
 	line, complete := firstLine(head, collapsedComments...)
 	if len(line) == 0 || line[0] == '{' || bytes.HasPrefix(line, []byte("[{")) || line[0] == '<' {
 		return false
@@ -88,23 +91,30 @@ func parseCollapsed(in *parserInput) (*profile.Profile, error) {
 	lr := newLineReader(in.R)
 	skipped := 0
 	var firstErr error
+	crLines := 0 // lines ended by a lone CR (classic Mac OS line ends), not by the line reader
 	for lr.Scan() {
-		line := bytes.TrimSpace(lr.Bytes())
-		if len(line) == 0 || hasAnyPrefix(line, collapsedComments) {
-			continue
-		}
-		err := r.line(line, lr.Line())
-		if err == nil {
-			continue
-		}
-		switch {
-		case errors.Is(err, errStackLimit):
-			return nil, err
-		case !in.Options.SkipInvalidLines:
-			return nil, &invalidLineError{err}
-		}
-		if skipped++; skipped == 1 {
-			firstErr = err
+		for i, part := 0, lr.Bytes(); part != nil; i++ {
+			var line []byte
+			line, part, _ = bytes.Cut(part, []byte{'\r'})
+			if i > 0 {
+				crLines++
+			}
+			if line = bytes.TrimSpace(line); len(line) == 0 || hasAnyPrefix(line, collapsedComments) {
+				continue
+			}
+			err := r.line(line, lr.Line()+crLines)
+			if err == nil {
+				continue
+			}
+			switch {
+			case errors.Is(err, errStackLimit):
+				return nil, err
+			case !in.Options.SkipInvalidLines:
+				return nil, &invalidLineError{err}
+			}
+			if skipped++; skipped == 1 {
+				firstErr = err
+			}
 		}
 	}
 	if err := lr.Err(); err != nil {

@@ -87,6 +87,29 @@ func TestCollapsedErrors(t *testing.T) {
 	}
 }
 
+// Lines ended by a lone CR (classic Mac OS) are lines: a file of them is
+// not one stack, sniffed or forced, and errors name their lines, mixed
+// with LF and CRLF ends too.
+func TestCollapsedCRLines(t *testing.T) {
+	for _, from := range []string{"collapsed", ""} {
+		res, err := readString(t, "x.folded", "main;a 1\rmain;b 2\r\rmain;a 3\r", convert.Options{From: from})
+		if err != nil {
+			t.Fatalf("--from %q: %v", from, err)
+		}
+		var got []string
+		for _, s := range res.Profile.Sample {
+			got = append(got, fmt.Sprintf("%s %d", s.Location[0].Line[0].Function.Name, s.Value[0]))
+		}
+		if strings.Join(got, ",") != "a 4,b 2" {
+			t.Errorf("--from %q: samples %q, want a 4, b 2", from, got)
+		}
+	}
+	_, err := readString(t, "x.folded", "main;a 1\rmain;b 2\r\nmain;c 3\nmain;d\rmain;e 1\n", convert.Options{From: "collapsed"})
+	if want := `x.folded: line 4: expected "frame;frame;... COUNT", found no count in "main;d"`; err == nil || err.Error() != want {
+		t.Errorf("error %v\nwant  %s", err, want)
+	}
+}
+
 // TestCollapsedSkipInvalidLines reads speedscope's sample with comments
 // ("#", "//") and an invalid last line: by default an error at that line;
 // with Options.SkipInvalidLines the other lines, and a warning counting the

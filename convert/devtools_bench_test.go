@@ -1,11 +1,14 @@
 package convert
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"io"
 	"os"
 	"runtime/metrics"
+	"strings"
 	"testing"
 	"time"
 
@@ -116,4 +119,24 @@ func watchHeap(peak *uint64) (stop func()) {
 		}
 	}()
 	return func() { close(done); <-finished }
+}
+
+// BenchmarkJSONStreamEscapes scans a value whose string is all escapes,
+// of 8 and 16 MB: linear, the second costs about twice the first.
+func BenchmarkJSONStreamEscapes(b *testing.B) {
+	for _, mb := range []int{8, 16} {
+		for _, esc := range []string{`\n`, `\u0041`} {
+			in := []byte(`{"ignored":"` + strings.Repeat(esc, mb<<20/len(esc)) + `","name":"f"}`)
+			b.Run(fmt.Sprintf("%s/%dMB", strings.TrimPrefix(esc, `\`), mb), func(b *testing.B) {
+				b.SetBytes(int64(len(in)))
+				br := bufio.NewReaderSize(nil, 64<<10)
+				for b.Loop() {
+					br.Reset(bytes.NewReader(in))
+					if _, err := newJSONStream(br).value(true); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
 }

@@ -28,6 +28,9 @@ type jsonStream struct {
 	buf   []byte // the last value read with keep
 	stack []byte // open brackets of the value being scanned
 	cut   int    // strings cut to MaxNameBytes
+	// searched counts the bytes the string scan searched for a quote or
+	// a backslash: linear in the input whatever its escapes.
+	searched int64
 }
 
 // warnCut warns about the strings the stream cut.
@@ -340,6 +343,7 @@ func (s *jsonStream) scan(w []byte, st *scanState, out *[]byte) (int, bool, erro
 		seg = i
 	}
 	i := 0
+	quote := -1 // where in w the first '"' at or after i is (len(w): none), once searched
 	for i < len(w) {
 		if st.inString {
 			if st.escaped {
@@ -347,17 +351,27 @@ func (s *jsonStream) scan(w []byte, st *scanState, out *[]byte) (int, bool, erro
 				i++
 				continue
 			}
-			j := stringEnd(w[i:])
-			if j < 0 {
+			esc := -1
+			switch w[i] {
+			case '\\': // escapes next to each other: no search
+				esc = i
+				s.searched++
+			case '"':
+				quote = i
+				s.searched++
+			default:
+				esc, quote = s.stringEnd(w, i, quote)
+			}
+			if esc >= 0 {
+				i = esc + 1
+				st.escaped = true
+				continue
+			}
+			if quote == len(w) {
 				i = len(w)
 				break
 			}
-			i += j
-			if w[i] == '\\' {
-				st.escaped = true
-				i++
-				continue
-			}
+			i = quote
 			st.inString = false
 			if out != nil {
 				flush(i)
@@ -450,20 +464,27 @@ func (s *jsonStream) cutString(out *[]byte, st *scanState) {
 	s.cut++
 }
 
-// stringEnd returns the index of the first '"' or '\\' in b, or -1. Two
-// vectorized searches beat a byte loop: escapes are rare.
-func stringEnd(b []byte) int {
-	q := bytes.IndexByte(b, '"')
-	if q < 0 {
-		q = len(b)
+// stringEnd finds where the string scanned at w[i] stops: the first
+// backslash before the next quote (esc, else -1), and that quote (len(w)
+// when the window holds none). quote is what it returned before for this
+// window, -1 at first: a quote found past an escape is searched for once,
+// not again after each escape, so that the scan is linear in the input
+// however dense its escapes. Two vectorized searches beat a byte loop.
+func (s *jsonStream) stringEnd(w []byte, i, quote int) (esc, q int) {
+	if quote < i {
+		quote = len(w)
+		if k := bytes.IndexByte(w[i:], '"'); k >= 0 {
+			quote = i + k
+		}
+		s.searched += int64(min(quote+1, len(w)) - i)
 	}
-	if e := bytes.IndexByte(b[:q], '\\'); e >= 0 {
-		return e
+	esc = bytes.IndexByte(w[i:quote], '\\')
+	if esc < 0 {
+		s.searched += int64(quote - i)
+		return -1, quote
 	}
-	if q == len(b) {
-		return -1
-	}
-	return q
+	s.searched += int64(esc + 1)
+	return i + esc, quote
 }
 
 // window returns the buffered unread bytes, filling the buffer if empty.

@@ -114,3 +114,39 @@ func TestParseNumberList(t *testing.T) {
 		t.Errorf("null: %v, %v", got, err)
 	}
 }
+
+// The string scan searches each byte of the input a bounded number of
+// times whatever its escapes: every escape form, dense, in a value kept
+// (copied, its string cut) and in one skipped, and a string of escapes
+// between ordinary ones. A scan that searched the rest of the buffered
+// window again after each escape searched some 16,000 bytes per input
+// byte; two searches cover each byte of a string, and a kept value's
+// first window is scanned twice.
+func TestJSONStreamEscapesLinear(t *testing.T) {
+	const n = 1 << 20 // bytes of escapes: 16 windows of 64 KB
+	for _, esc := range []string{`\n`, `\u0041`, `\"`, `\\`, `\/`, `\t`, `\b`, `\ud83d\ude00`, `ab\"c\\d\u00e9é`} {
+		body := strings.Repeat(esc, n/len(esc))
+		in := `{"ignored":"` + body + `","name":"f","n":1}`
+		for _, keep := range []bool{false, true} {
+			s := newJSONStream(bufio.NewReaderSize(strings.NewReader(in), 64<<10))
+			v, err := s.value(keep)
+			if err != nil {
+				t.Fatalf("%s, keep %v: %v", esc, keep, err)
+			}
+			if s.searched > 3*int64(len(in)) {
+				t.Errorf("%s, keep %v: searched %d bytes for %d bytes of input (%.0f per byte)",
+					esc, keep, s.searched, len(in), float64(s.searched)/float64(len(in)))
+			}
+			if !keep {
+				continue
+			}
+			var got struct {
+				Name string
+				N    int
+			}
+			if err := json.Unmarshal(v, &got); err != nil || got.Name != "f" || got.N != 1 {
+				t.Errorf("%s: the kept value decodes to %+v, %v", esc, got, err)
+			}
+		}
+	}
+}

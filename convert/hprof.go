@@ -3,6 +3,7 @@ package convert
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -59,8 +60,31 @@ var (
 	hprofThread = regexp.MustCompile(`^THREAD START \(obj=\w+, id = (\d+), name="(.*)", group="(.*)"\)$`)
 	hprofTrace  = regexp.MustCompile(`^TRACE (\d+):(?: \(thread=(\d+)\))?$`)
 	hprofBegin  = regexp.MustCompile(`^CPU (SAMPLES|TIME \(ms\)) BEGIN \(total = (\d+)\)`)
-	hprofRow    = regexp.MustCompile(`^\s*\d+\s+(\d+)[.,](\d\d)%\s+\d+[.,]\d\d%\s+(\d+)\s+(\d+)\s+(\S.*)$`)
+	hprofRowRe  = regexp.MustCompile(`^\s*\d+\s+(\d+)[.,](\d\d)%\s+\d+[.,]\d\d%\s+(\d+)\s+(\d+)\s+(\S.*)$`)
 )
+
+// hprofID is a trace's or thread's id as the file writes it, a decimal
+// number of any size: an id beyond 2^63 is itself, not another one.
+// Leading zeros are dropped.
+type hprofID string
+
+func hprofIDOf(digits []byte) hprofID {
+	t := bytes.TrimLeft(digits, "0")
+	if len(t) == 0 {
+		return "0"
+	}
+	return hprofID(t)
+}
+
+// hprofNumber parses digits, a count or total of the table's unit, which
+// must be at most limit (so that it and its nanoseconds fit in 64 bits).
+func hprofNumber(digits string, limit int64, line int, what string) (int64, error) {
+	n, err := strconv.ParseInt(digits, 10, 64)
+	if err != nil || n > limit {
+		return 0, errAtLine(line, what, digits, limit)
+	}
+	return n, nil
+}
 
 type hprofTraceRec struct {
 	frames []stackFrame
@@ -70,7 +94,7 @@ type hprofTraceRec struct {
 type hprofRowRec struct {
 	line       int
 	pct, count int64 // pct in hundredths of a percent
-	trace      int64
+	trace      hprofID
 	method     string
 }
 
@@ -81,8 +105,8 @@ func parseHPROF(in *parserInput) (*profile.Profile, error) {
 		return nil, errAtOffset(int64(bytes.IndexByte(head, 0)), "this is a binary HPROF heap dump (jmap, HeapDumpOnOutOfMemoryError), which holds no CPU samples; profile with -agentlib:hprof=cpu=samples,format=a")
 	}
 	lr := newLineReader(in.R)
-	threads := map[int64]string{}
-	traces := map[int64]*hprofTraceRec{}
+	threads := map[hprofID]string{}
+	traces := map[hprofID]*hprofTraceRec{}
 	var cur *hprofTraceRec // the TRACE whose frames are being read
 	var rows []hprofRowRec
 	var times bool
@@ -113,28 +137,23 @@ func parseHPROF(in *parserInput) (*profile.Profile, error) {
 			if strings.HasPrefix(s, "rank ") {
 				continue
 			}
-			m := hprofRow.FindStringSubmatch(s)
-			if m == nil {
-				return nil, errAtLine(lr.Line(), "expected a table row \"rank self accum count trace method\", found %q", textExcerpt(line))
+			r, err := hprofRow(s, lr.Line(), times)
+			if err != nil {
+				return nil, err
 			}
-			r := hprofRowRec{line: lr.Line(), method: m[5]}
-			r.pct, _ = strconv.ParseInt(m[1]+m[2], 10, 64)
-			r.count, _ = strconv.ParseInt(m[3], 10, 64)
-			r.trace, _ = strconv.ParseInt(m[4], 10, 64)
 			rows = append(rows, r)
 			continue
 		}
 		switch {
 		case bytes.HasPrefix(line, []byte("TRACE ")):
 			if m := hprofTrace.FindSubmatch(line); m != nil {
-				id, _ := strconv.ParseInt(string(m[1]), 10, 64)
+				id := hprofIDOf(m[1])
 				if traces[id] != nil {
-					return nil, errAtLine(lr.Line(), "TRACE %d is defined twice", id)
+					return nil, errAtLine(lr.Line(), "TRACE %s is defined twice", id)
 				}
 				cur = &hprofTraceRec{}
 				if len(m[2]) > 0 {
-					tid, _ := strconv.ParseInt(string(m[2]), 10, 64)
-					cur.thread = threads[tid]
+					cur.thread = threads[hprofIDOf(m[2])]
 					if cur.thread == "" {
 						cur.thread = "thread " + string(m[2])
 					}
@@ -146,8 +165,7 @@ func parseHPROF(in *parserInput) (*profile.Profile, error) {
 			if m == nil {
 				return nil, errAtLine(lr.Line(), "expected THREAD START (obj=..., id = N, name=\"...\", group=\"...\"), found %q", textExcerpt(line))
 			}
-			id, _ := strconv.ParseInt(string(m[1]), 10, 64)
-			threads[id] = string(m[2])
+			threads[hprofIDOf(m[1])] = string(m[2])
 		case bytes.HasPrefix(line, []byte("CPU SAMPLES BEGIN")) || bytes.HasPrefix(line, []byte("CPU TIME (ms) BEGIN")):
 			m := hprofBegin.FindSubmatch(line)
 			if m == nil {
@@ -157,7 +175,10 @@ func parseHPROF(in *parserInput) (*profile.Profile, error) {
 				return nil, errAtLine(lr.Line(), "a second CPU table; HPROF writes one per run")
 			}
 			times = string(m[1]) != "SAMPLES"
-			total, _ = strconv.ParseInt(string(m[2]), 10, 64)
+			var err error
+			if total, err = hprofTotal(string(m[2]), lr.Line(), times); err != nil {
+				return nil, err
+			}
 			tableLine = lr.Line()
 		}
 	}
@@ -171,6 +192,34 @@ func parseHPROF(in *parserInput) (*profile.Profile, error) {
 		return nil, fmt.Errorf("%w: no CPU SAMPLES or CPU TIME table (was the agent run with cpu=samples or cpu=times?)", errNoSamples)
 	}
 	return hprofProfile(in, rows, traces, times, total)
+}
+
+// hprofRow parses a row of the CPU table: its count and share bounded so
+// that their nanoseconds fit in 64 bits.
+func hprofRow(s string, line int, times bool) (hprofRowRec, error) {
+	m := hprofRowRe.FindStringSubmatch(s)
+	if m == nil {
+		return hprofRowRec{}, errAtLine(line, "expected a table row \"rank self accum count trace method\", found %q", textExcerpt([]byte(s)))
+	}
+	r := hprofRowRec{line: line, method: m[5], trace: hprofIDOf([]byte(m[4]))}
+	var err error
+	if r.pct, err = strconv.ParseInt(m[1]+m[2], 10, 64); err != nil || r.pct > 10000 {
+		return r, errAtLine(line, "a share of %s.%s%%, more than 100%%", m[1], m[2])
+	}
+	limit, what := int64(math.MaxInt64/hprofInterval), "a count of %s samples, more than the %d whose 10 ms fit in 64 bits of nanoseconds"
+	if times {
+		limit, what = math.MaxInt64, "a count of %s calls, more than %d"
+	}
+	r.count, err = hprofNumber(m[3], limit, line, what)
+	return r, err
+}
+
+// hprofTotal parses the total of a CPU table's header.
+func hprofTotal(digits string, line int, times bool) (int64, error) {
+	if times {
+		return hprofNumber(digits, math.MaxInt64/1_000_000, line, "a total of %s ms, more than the %d ms whose nanoseconds fit in 64 bits")
+	}
+	return hprofNumber(digits, math.MaxInt64/hprofInterval, line, "a total of %s samples, more than the %d whose 10 ms fit in 64 bits of nanoseconds")
 }
 
 // hprofFrame parses "pkg.Class.method(File.java:543)", with "Unknown line",
@@ -193,7 +242,7 @@ func hprofFrame(s string) (stackFrame, bool) {
 	return f, true
 }
 
-func hprofProfile(in *parserInput, rows []hprofRowRec, traces map[int64]*hprofTraceRec, times bool, total int64) (*profile.Profile, error) {
+func hprofProfile(in *parserInput, rows []hprofRowRec, traces map[hprofID]*hprofTraceRec, times bool, total int64) (*profile.Profile, error) {
 	cpu := &profile.ValueType{Type: "cpu", Unit: "nanoseconds"}
 	b := newProfileBuilder(&profile.ValueType{Type: "samples", Unit: "count"}, cpu)
 	period := int64(hprofInterval)
@@ -207,7 +256,7 @@ func hprofProfile(in *parserInput, rows []hprofRowRec, traces map[int64]*hprofTr
 	for _, r := range rows {
 		t := traces[r.trace]
 		if t == nil {
-			return nil, errAtLine(r.line, "trace %d is not defined by a TRACE record", r.trace)
+			return nil, errAtLine(r.line, "trace %s is not defined by a TRACE record", r.trace)
 		}
 		frames := t.frames
 		if len(frames) == 0 { // "<empty>": the row still names the method

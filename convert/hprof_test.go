@@ -1,6 +1,7 @@
 package convert_test
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -57,6 +58,31 @@ func TestHPROFCorpusTotals(t *testing.T) {
 	}
 }
 
+// Ids are decimal numbers of any size: two beyond 2^63 are two traces,
+// and each row names its own.
+func TestHPROFLargeIDs(t *testing.T) {
+	in := "JAVA PROFILE 1.0.1, created Fri Dec 18 16:33:33 2009\n" +
+		"THREAD START (obj=1, id = 18446744073709551617, name=\"big\", group=\"main\")\n" +
+		"TRACE 9223372036854775808: (thread=18446744073709551617)\n\ta.first(A.java:1)\n" +
+		"TRACE 9223372036854775809:\n\ta.second(A.java:2)\n" +
+		"TRACE 0100000000000000000000000:\n\ta.third(A.java:3)\n" +
+		"CPU SAMPLES BEGIN (total = 6) now\nrank   self  accum   count trace method\n" +
+		"   1 50.00% 50.00% 3 9223372036854775809 a.second\n" +
+		"   2 33.33% 83.33% 2 9223372036854775808 a.first\n" +
+		"   3 16.67% 100.00% 1 100000000000000000000000 a.third\nCPU SAMPLES END\n"
+	res, err := convert.Read(strings.NewReader(in), "x.txt", convert.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range res.Profile.Sample {
+		got = append(got, fmt.Sprintf("%s %d %v", s.Location[0].Line[0].Function.Name, s.Value[0], s.Label["thread"]))
+	}
+	if want := "a.second 3 [] | a.first 2 [big] | a.third 1 []"; strings.Join(got, " | ") != want {
+		t.Errorf("samples %q, want %s", got, want)
+	}
+}
+
 func TestHPROFErrors(t *testing.T) {
 	const head = "JAVA PROFILE 1.0.1, created Fri Dec 18 16:33:33 2009\n"
 	tests := []struct{ name, in, want string }{
@@ -69,6 +95,14 @@ func TestHPROFErrors(t *testing.T) {
 		{"twice", head + "TRACE 1:\n\ta.b(A.java:1)\nTRACE 1:\n", `x.txt: line 4: TRACE 1 is defined twice`},
 		{"two tables", head + "CPU SAMPLES BEGIN (total = 0) now\nCPU SAMPLES END\nCPU TIME (ms) BEGIN (total = 0) now\n", `x.txt: line 4: a second CPU table; HPROF writes one per run`},
 		{"no table", head + "TRACE 1:\n\ta.b(A.java:1)\n", `x.txt: no samples: no CPU SAMPLES or CPU TIME table`},
+		{"id beyond 2^63, undefined", head + "TRACE 9223372036854775809:\n\ta.b(A.java:1)\nCPU SAMPLES BEGIN (total = 1) now\n   1 100.00% 100.00% 1 9223372036854775808 a.b\nCPU SAMPLES END\n",
+			`x.txt: line 5: trace 9223372036854775808 is not defined by a TRACE record`},
+		{"count beyond 2^63", head + "TRACE 1:\n\ta.b(A.java:1)\nCPU SAMPLES BEGIN (total = 1) now\n   1 100.00% 100.00% 9223372036854775808 1 a.b\nCPU SAMPLES END\n",
+			`x.txt: line 5: a count of 9223372036854775808 samples, more than the 922337203685 whose 10 ms fit in 64 bits of nanoseconds`},
+		{"total beyond 2^63", head + "CPU TIME (ms) BEGIN (total = 99999999999999999999) now\n",
+			`x.txt: line 2: a total of 99999999999999999999 ms, more than the 9223372036854 ms whose nanoseconds fit in 64 bits`},
+		{"share above 100%", head + "TRACE 1:\n\ta.b(A.java:1)\nCPU TIME (ms) BEGIN (total = 10) now\n   1 9999999999999999999.00% 100.00% 1 1 a.b\nCPU TIME (ms) END\n",
+			`x.txt: line 5: a share of 9999999999999999999.00%, more than 100%`},
 		{"heap dump", "JAVA PROFILE 1.0.2\x00\x00\x00\x00\x08\x00\x00\x01\x8c", `x.txt: byte 18: this is a binary HPROF heap dump (jmap, HeapDumpOnOutOfMemoryError), which holds no CPU samples`},
 	}
 	for _, tc := range tests {

@@ -93,5 +93,10 @@ func parsePprofData(data []byte) (*profile.Profile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("not a valid pprof profile: %w", err)
 	}
+	if sniffLegacyPprof(data[:min(len(data), sniffSize)]) {
+		if err := checkLegacyValues(data, p); err != nil {
+			return nil, err
+		}
+	}
 	return p, nil
 }

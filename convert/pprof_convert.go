@@ -116,8 +116,7 @@ func readPprofStream(r *bufio.Reader, name string, gzipped bool, opts *Options) 
 		if err != nil {
 			return nil, fmt.Errorf("gzip: %w", err)
 		}
-		zr.Multistream(true)
-		g := &gzipReader{zr: zr, limit: limit}
+		g := newGzipReader(zr, r, limit)
 		dec, consumed = g, &g.n
 	} else {
 		l := &limitReader{r: r, limit: limit}

@@ -3,7 +3,11 @@ package convert
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
+	"math"
 	"regexp"
+
+	"github.com/google/pprof/profile"
 )
 
 // Legacy (pre-proto) pprof forms that profile.ParseData reads
@@ -48,6 +52,14 @@ func sniffLegacyPprof(head []byte) bool {
 // binary CPU profile: the words 0, 3, 0 (C++) or 1 (Java), a sampling
 // period > 0, 0, as 32- or 64-bit words of either byte order.
 func legacyCPUHeader(head []byte) bool {
+	_, ok := legacyCPUPeriod(head)
+	return ok
+}
+
+// legacyCPUPeriod returns the sampling period (µs) of a legacy binary CPU
+// profile's header, trying the word sizes and byte orders in pprof's
+// order; ok false when head does not start with one.
+func legacyCPUPeriod(head []byte) (period uint64, ok bool) {
 	for _, size := range []int{4, 8} {
 		if len(head) < 5*size {
 			continue
@@ -63,9 +75,42 @@ func legacyCPUHeader(head []byte) bool {
 				}
 			}
 			if w[0] == 0 && w[1] == 3 && w[2] <= 1 && w[3] > 0 && w[4] == 0 {
-				return true
+				return w[3], true
 			}
 		}
 	}
-	return false
+	return 0, false
+}
+
+// checkLegacyValues refuses a legacy profile whose values pprof's parser
+// multiplied by the sampling period beyond 64 bits, which wraps around: to
+// a negative value, which would pass for a profile of differences, or to
+// a wrong positive one. A CPU profile's samples are checked exactly
+// (count × period); in the other forms a negative value can only be such
+// a product.
+func checkLegacyValues(data []byte, p *profile.Profile) error {
+	if period, ok := legacyCPUPeriod(data); ok {
+		if period > math.MaxInt64/1000 {
+			return fmt.Errorf("the sampling period, %d µs, does not fit in 64 bits of nanoseconds", period)
+		}
+		ns := period * 1000
+		for i, s := range p.Sample {
+			if len(s.Value) != 2 { // samples, cpu
+				continue
+			}
+			if count := uint64(s.Value[0]); count > math.MaxInt64/ns {
+				return fmt.Errorf("sample %d: %d samples × the sampling period of %d ns do not fit in 64 bits", i, count, ns)
+			}
+		}
+		return nil
+	}
+	for i, s := range p.Sample {
+		for j, v := range s.Value {
+			if v < 0 {
+				return fmt.Errorf("sample %d: %s is %d after pprof's legacy parser scaled it by the sampling period: the product does not fit in 64 bits",
+					i, sampleTypeName(p, j), v)
+			}
+		}
+	}
+	return nil
 }

@@ -71,3 +71,39 @@ func TestLegacyPprofSniffed(t *testing.T) {
 		})
 	}
 }
+
+// A legacy profile whose count times sampling period does not fit in 64
+// bits is refused as such: pprof's parser multiplies them, wrapping around
+// to a negative value (which was reported as a profile of differences) or
+// to a wrong positive one.
+func TestLegacyPprofOverflow(t *testing.T) {
+	words := func(v ...uint64) string {
+		b := make([]byte, 8*len(v))
+		for i, x := range v {
+			binary.LittleEndian.PutUint64(b[8*i:], x)
+		}
+		return string(b)
+	}
+	cpu := func(period, count uint64) string {
+		return words(0, 3, 0, period, 0, 5, 2, 0x1000, 0x2000, count, 1, 0x1000, 0, 1, 0)
+	}
+	for _, tc := range []struct{ name, in, want string }{
+		{"count × period negative", cpu(1<<30, 1<<40),
+			"legacy: sample 1: 1099511627776 samples × the sampling period of 1073741824000 ns do not fit in 64 bits"},
+		{"count × period wrapped positive", cpu(1<<30, 1<<34),
+			"legacy: sample 1: 17179869184 samples × the sampling period of 1073741824000 ns do not fit in 64 bits"},
+		{"count beyond 2^63", cpu(10000, 1<<63),
+			"legacy: sample 1: 9223372036854775808 samples × the sampling period of 10000000 ns do not fit in 64 bits"},
+		{"period beyond 2^63 ns", cpu(1<<62, 1),
+			"legacy: the sampling period, 4611686018427387904 µs, does not fit in 64 bits of nanoseconds"},
+		{"contention", "--- contentionz 1 ---\ncycles/second = 3201000000\nsampling period = 4611686018427387904\n2 3 @ 0x1 0x2\n",
+			"legacy: sample 0: contentions/count is -4611686018427387904 after pprof's legacy parser scaled it by the sampling period: the product does not fit in 64 bits"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := convert.Read(strings.NewReader(tc.in), "legacy", convert.Options{})
+			if err == nil || err.Error() != tc.want {
+				t.Errorf("error %v\nwant  %s", err, tc.want)
+			}
+		})
+	}
+}

@@ -56,7 +56,7 @@ func readPprofData(in *parserInput) ([]byte, *pprofCounts, error) {
 		if err != nil {
 			return nil, nil, fmt.Errorf("gzip inside gzip: %w", err)
 		}
-		g := &gzipReader{zr: zr, limit: limit}
+		g := newGzipReader(zr, r, limit)
 		r = bufio.NewReaderSize(g, 64<<10)
 		if magic, _ := r.Peek(2); isGzip(magic) {
 			return nil, nil, errors.New("gzip inside gzip inside gzip: a profile is compressed at most twice")

@@ -3,6 +3,7 @@ package convert
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -143,5 +144,43 @@ func TestPprofLegacyStillRead(t *testing.T) {
 	if _, err := Read(bytes.NewReader(make([]byte, 64)), "zeros.prof", Options{From: "pprof"}); err == nil ||
 		errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "not a valid pprof profile") {
 		t.Fatalf("zeros: error %v, want pprof's", err)
+	}
+}
+
+// What follows a gzip stream and is not another member is trailing
+// garbage, not a truncated stream; members one after another are one
+// stream; a stream cut short is still truncated.
+func TestGzipTrailingData(t *testing.T) {
+	member := func(s string) []byte {
+		return gzipped(t, func(w io.Writer) error { _, err := io.WriteString(w, s); return err })
+	}
+	stacks := member("main;work 3\nmain;idle 1\n")
+	whole := len("main;work 3\nmain;idle 1\n")
+	cat := func(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want string // error; "" reads 4 samples
+	}{
+		{"one member", stacks, ""},
+		{"two members", cat(member("main;work 3\n"), member(""), member("main;idle 1\n")), ""},
+		{"a short tail", cat(stacks, []byte("junk")), fmt.Sprintf("in.gz: gzip: the stream ends after %d decompressed bytes, and what follows it is not gzip (trailing garbage)", whole)},
+		{"a long tail", cat(stacks, bytes.Repeat([]byte("<html>"), 100)), fmt.Sprintf("in.gz: gzip: the stream ends after %d decompressed bytes, and what follows it is not gzip (trailing garbage)", whole)},
+		{"zeros", cat(stacks, make([]byte, 512)), fmt.Sprintf("in.gz: gzip: the stream ends after %d decompressed bytes, and what follows it is not gzip (trailing garbage)", whole)},
+		{"one byte", cat(stacks, []byte{0x1f}), fmt.Sprintf("in.gz: gzip: the stream ends after %d decompressed bytes, and what follows it is not gzip (trailing garbage)", whole)},
+		{"cut short", stacks[:len(stacks)-5], "in.gz: gzip: truncated gzip stream after "},
+		{"a second member cut short", cat(stacks, member("main;work 1\n")[:8]), fmt.Sprintf("in.gz: gzip: truncated gzip stream after %d decompressed bytes", whole)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := Read(bytes.NewReader(tc.data), "in.gz", Options{From: "collapsed"})
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatal(err)
+			case tc.want == "" && len(res.Profile.Sample) != 2:
+				t.Fatalf("%d samples, want 2", len(res.Profile.Sample))
+			case tc.want != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.want)):
+				t.Fatalf("error %v\nwant  %s", err, tc.want)
+			}
+		})
 	}
 }

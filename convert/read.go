@@ -146,8 +146,7 @@ func read(r io.Reader, name string, opts *Options) (*Result, error) {
 		if err != nil {
 			return nil, fmt.Errorf("gzip: %w", err)
 		}
-		rs.zr.Multistream(true)
-		g := &gzipReader{zr: rs.zr, limit: limit}
+		g := newGzipReader(rs.zr, br, limit)
 		rs.dec.Reset(g)
 		br, consumed = rs.dec, &g.n
 	} else {
@@ -328,26 +327,65 @@ func (l *limitReader) Read(p []byte) (int, error) {
 }
 
 // gzipReader bounds decompression and turns gzip's terse errors into ones
-// that say where the stream broke.
+// that say where the stream broke. It reads the members of a multi-member
+// file one after another itself (the gzip.Reader is not in multistream
+// mode), so that what follows the last member and is not another one is
+// called trailing garbage, not a truncated stream.
 type gzipReader struct {
 	zr    *gzip.Reader
+	src   *bufio.Reader // what zr reads: the next member starts where it stopped
 	n     int64
 	limit int64
 }
 
+// newGzipReader returns a gzipReader of zr, which reads src, a reader
+// that stops at the end of each member (as a bufio.Reader makes it).
+func newGzipReader(zr *gzip.Reader, src *bufio.Reader, limit int64) *gzipReader {
+	zr.Multistream(false)
+	return &gzipReader{zr: zr, src: src, limit: limit}
+}
+
 func (g *gzipReader) Read(p []byte) (int, error) {
 	n, err := g.zr.Read(p)
+	for err == io.EOF {
+		if err = g.nextMember(); err != nil || n > 0 {
+			break
+		}
+		n, err = g.zr.Read(p)
+	}
 	g.n += int64(n)
 	if g.n > g.limit {
 		return 0, &SizeLimitError{Limit: g.limit}
 	}
-	if err != nil && err != io.EOF {
-		if errors.Is(err, io.ErrUnexpectedEOF) {
-			err = errors.New("truncated gzip stream")
-		}
-		return n, fmt.Errorf("gzip: %v after %d decompressed bytes", err, g.n)
+	switch {
+	case err == nil || err == io.EOF:
+	case errors.Is(err, errGzipTrailing):
+		err = fmt.Errorf("gzip: the stream ends after %d decompressed bytes, and what follows it is not gzip (trailing garbage)", g.n)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		err = fmt.Errorf("gzip: truncated gzip stream after %d decompressed bytes", g.n)
+	default:
+		err = fmt.Errorf("gzip: %v after %d decompressed bytes", err, g.n)
 	}
 	return n, err
+}
+
+var errGzipTrailing = errors.New("trailing garbage")
+
+// nextMember starts reading the gzip member that follows the one that
+// ended; io.EOF at the end of the input.
+func (g *gzipReader) nextMember() error {
+	next, err := g.src.Peek(2)
+	switch {
+	case len(next) == 0 && err != nil:
+		return err // io.EOF: the end
+	case !isGzip(next):
+		return errGzipTrailing
+	}
+	if err := g.zr.Reset(g.src); err != nil {
+		return err
+	}
+	g.zr.Multistream(false) // which Reset sets
+	return nil
 }
 
 // sizeHint guesses the decompressed size of a file input, for ReadAll: its

@@ -179,7 +179,8 @@ func TestDiffDOTHostileNames(t *testing.T) {
 	if err := writeDiffDOT(&b, hostileResult(t), diffDOTOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(b.String(), `\"`+"`|*_[x](y)"+`\\l </script>`) {
+	// The newline is shown as its escape, the escape's backslash quoted.
+	if !strings.Contains(b.String(), `\"`+"`|*_[x](y)"+`\\l\\n</script><!--\\u2028`) {
 		t.Errorf("the name is not escaped as expected:\n%s", b.String())
 	}
 	renderDOT(t, b.Bytes())
@@ -229,7 +230,7 @@ func TestMdCode(t *testing.T) {
 		{"`a", false, "`` `a ``"},
 		{"a|b", true, "`a\\|b`"},
 		{"a|b", false, "`a|b`"},
-		{"a\nb", false, "`a b`"},
+		{"a\nb\u202e", false, "`a\\nb\\u202e`"},
 		{" a ", false, "`  a  `"},
 		{"", false, "` `"},
 	} {
@@ -316,7 +317,7 @@ func TestMdText(t *testing.T) {
 		{"thread \"main\" occurs only in the new runs", "thread \"main\" occurs only in the new runs"},
 		{"<img src=x onerror=alert(1)>", "&lt;img src=x onerror=alert(1)&gt;"},
 		{"a*b_c `d` [e](f) |g| ~h~ \\", "a\\*b\\_c \\`d\\` \\[e\\](f) \\|g\\| \\~h\\~ \\\\"},
-		{"R&D\nnext\u2028line", "R&amp;D next line"},
+		{"R&D\nnext\u2028line\x1b", "R&amp;D\\\\nnext\\\\u2028line\\\\x1b"},
 		{"1.5s (base 1.543s): fixed work", "1.5s (base 1.543s): fixed work"},
 	} {
 		if got := mdText(tt.in); got != tt.want {

@@ -68,6 +68,7 @@ func writeDiffHTML(w io.Writer, res *diff.Result, o diffHTMLOptions) error {
 	if err != nil {
 		return err
 	}
+	page, data = textNamesIn(page), textNamesIn(data)
 	// The graph's data is most of the page (12 MB for 300,000 contexts):
 	// the template writes a placeholder for it, and the data is written
 	// in its place as it is encoded, rather than encoded into a string that
@@ -172,15 +173,16 @@ type htmlHeatRow struct {
 type htmlHeatCell struct {
 	Distance int
 	Color    string
-	Title    string
+	Title    tooltip
 	Hot      bool
 }
 
 // htmlHeatName is one name of a heat-map row's path, or with Gap set the
 // "…" that stands for the frames left out.
 type htmlHeatName struct {
-	Name, Title, Color string
-	Hot, Gap           bool
+	Name, Color string
+	Title       tooltip
+	Hot, Gap    bool
 }
 
 // htmlData is the JSON the script draws the icicle graph from: the kept
@@ -551,7 +553,7 @@ func heatMap(res *diff.Result, d *htmlData, children *childIndex, unit string) (
 			row.Cells = append(row.Cells, htmlHeatCell{
 				Distance: max(dist, -dist),
 				Color:    logDeltaColor(n.Cost, maxAbs),
-				Title:    fmt.Sprintf("%s\nown %s", n.Function, signed(FormatValue(n.Cost, unit), n.Cost)),
+				Title:    tooltipOf(n.Function, "own "+signed(FormatValue(n.Cost, unit), n.Cost)),
 				Hot:      i == hot,
 			})
 		}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode"
 
 	"github.com/ctdiff/ctdiff/diff"
 )
@@ -228,17 +227,12 @@ func causeName(c diff.Cause, full bool) string {
 }
 
 // mdCode returns s as a Markdown code span: a fence longer than any run of
-// backquotes in s, padded when s starts or ends with one, control
-// characters (C0, DEL, C1) as spaces, and in table cells "|" escaped (GFM splits cells at
-// a bare "|" even inside code spans). Inside a code span nothing is markup,
-// HTML or an autolink.
+// backquotes in s, padded when s starts or ends with one, control, bidi
+// and format characters as their escapes (textName), and in table cells
+// "|" escaped (GFM splits cells at a bare "|" even inside code spans).
+// Inside a code span nothing is markup, HTML or an autolink.
 func mdCode(s string, table bool) string {
-	s = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' { // C0, DEL and C1 (the 8-bit CSI)
-			return ' '
-		}
-		return r
-	}, s)
+	s = textName(s)
 	if s == "" {
 		s = " "
 	}
@@ -263,7 +257,8 @@ func mdCode(s string, table bool) string {
 }
 
 // mdText escapes text that may hold names (warnings quote thread names):
-// <, > and & become entities, and the characters that start emphasis,
+// control, bidi and format characters become their escapes (textName),
+// <, > and & entities, and the characters that start emphasis,
 // code, links, tables or strikethrough anywhere in a line are
 // backslash-escaped. Characters that are markup only at the start of a
 // line (#, +, -, digits and ".") stay, since callers never start a line
@@ -271,7 +266,7 @@ func mdCode(s string, table bool) string {
 // escaped "]".
 func mdText(s string) string {
 	var b strings.Builder
-	for _, r := range s {
+	for _, r := range textName(s) {
 		switch {
 		case r == '<':
 			b.WriteString("&lt;")
@@ -279,8 +274,6 @@ func mdText(s string) string {
 			b.WriteString("&gt;")
 		case r == '&':
 			b.WriteString("&amp;")
-		case unicode.IsControl(r) || r == '\u2028' || r == '\u2029':
-			b.WriteByte(' ')
 		case strings.ContainsRune("\\`*_[]|~", r):
 			b.WriteByte('\\')
 			b.WriteRune(r)

@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 )
 
@@ -14,24 +13,20 @@ import (
 const maxDOTText = 1000
 
 // dotQuote returns s as a Graphviz double-quoted string. Profile names are
-// untrusted: quotes and backslashes are escaped (so no name can end the
-// string or inject an escape such as \l), control characters (C0, DEL and
-// C1) become spaces, except newlines that the caller put in on purpose via
-// dotLines, and a text longer than maxDOTText bytes is cut in the middle.
+// untrusted: control, bidi and format characters become their escapes
+// (textName), shown as such, quotes and backslashes are escaped (so no
+// name can end the string or inject an escape such as \l), and a text
+// longer than maxDOTText bytes is cut in the middle. The line breaks of a
+// label are the \n that dotLines puts between its lines.
 func dotQuote(s string) string {
-	s = elideMiddle(s, maxDOTText)
+	s = elideMiddle(textName(s), maxDOTText)
 	var b strings.Builder
 	b.WriteByte('"')
 	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
+		if r == '"' || r == '\\' {
 			b.WriteByte('\\')
-			b.WriteRune(r)
-		case unicode.IsControl(r):
-			b.WriteByte(' ')
-		default:
-			b.WriteRune(r)
 		}
+		b.WriteRune(r)
 	}
 	b.WriteByte('"')
 	return b.String()

@@ -16,7 +16,7 @@ func TestDotQuote(t *testing.T) {
 		{`plain`, `"plain"`},
 		{`say "hi"`, `"say \"hi\""`},
 		{`C:\path\l`, `"C:\\path\\l"`},
-		{"new\nline\x00", `"new line "`},
+		{"new\nline\x00\u202e", `"new\\nline\\x00\\u202e"`},
 		{`<img src=x onerror=alert(1)>`, `"<img src=x onerror=alert(1)>"`},
 	}
 	for _, tt := range tests {

@@ -102,7 +102,7 @@ func WriteDiff(w io.Writer, res *diff.Result, f Format, o DiffOptions) error {
 	case Text:
 		return writeDiffText(w, res, diffTextOptions{FullNames: o.FullNames, AllPaths: o.AllPaths})
 	case JSON:
-		return writeDiffJSON(w, res)
+		return writeJSONSafe(w, func(w io.Writer) error { return writeDiffJSON(w, res) })
 	case DOT:
 		return writeDiffDOT(w, res, diffDOTOptions{})
 	case Pprof:
@@ -125,7 +125,7 @@ func WriteRelease(w io.Writer, rel *Release, f Format, o ReleaseOptions) error {
 	case HTML:
 		return writeReleaseHTML(w, rel, o)
 	case JSON:
-		return writeReleaseJSON(w, rel)
+		return writeJSONSafe(w, func(w io.Writer) error { return writeReleaseJSON(w, rel) })
 	}
 	return noFormat("a release report", f, ReleaseFormats)
 }
@@ -143,7 +143,7 @@ func WriteTree(w io.Writer, t *cct.Tree, f Format, o TreeOptions) error {
 	case (f == JSON || f == DOT) && flat:
 		return fmt.Errorf("the %s format writes the top-down and bottom-up views, not %s", f, o.View)
 	case f == JSON:
-		return writeTreeJSON(w, t, o)
+		return writeJSONSafe(w, func(w io.Writer) error { return writeTreeJSON(w, t, o) })
 	case f == DOT:
 		return writeTreeDOT(w, t, o)
 	case f == Pprof:

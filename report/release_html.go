@@ -7,7 +7,6 @@ import (
 	"html/template"
 	"io"
 	"strconv"
-	"strings"
 )
 
 // The release page's template; it shares the diff report's style sheet.
@@ -63,7 +62,7 @@ func writeReleaseHTML(w io.Writer, rel *Release, o ReleaseOptions) error {
 		page.Components = append(page.Components, hc)
 	}
 	bw := bufio.NewWriter(w)
-	if err := releasePage.Execute(bw, page); err != nil {
+	if err := releasePage.Execute(bw, textNamesIn(&page)); err != nil {
 		return err
 	}
 	return bw.Flush()
@@ -81,7 +80,7 @@ func htmlCause(cr CauseReport, style frameStyle, val, sval func(int64) string) r
 		for i, f := range p.Frames {
 			titles[i] = style.Full(f)
 		}
-		out.Parts = append(out.Parts, releaseHTMLPart{Label: p.Label, Folded: p.Folded, Title: strings.Join(titles, "\n")})
+		out.Parts = append(out.Parts, releaseHTMLPart{Label: p.Label, Folded: p.Folded, Title: tooltipOf(titles...)})
 	}
 	return out
 }
@@ -114,8 +113,9 @@ type releaseHTMLCause struct {
 }
 
 type releaseHTMLPart struct {
-	Label, Title string
-	Folded       bool
+	Label  string
+	Title  tooltip
+	Folded bool
 }
 
 type releaseHTMLRuntime struct {

@@ -144,52 +144,63 @@ func profileExt(files []string) string {
 // (standard input) and URLs pass through; standard input can be read
 // once. Symbolic links are followed.
 func expandInputs(args []string) ([]string, error) {
-	var out []string
+	paths, _, err := expandInputsSkipping(args)
+	return paths, err
+}
+
+// expandInputsSkipping is expandInputs also returning what the directories
+// hold that is neither a file nor a directory (skipped: specialFile).
+func expandInputsSkipping(args []string) (paths, skipped []string, err error) {
+	e := &inputExpansion{}
 	stdin := false
 	for _, a := range args {
 		if a == "-" {
 			if stdin {
-				return nil, fmt.Errorf("standard input (-) is given twice; it can be read once")
+				return nil, nil, fmt.Errorf("standard input (-) is given twice; it can be read once")
 			}
 			stdin = true
 		}
 		var err error
 		if list, ok := strings.CutPrefix(a, "@"); ok && list != "" {
-			out, err = listInputs(out, list)
+			err = e.list(list)
 		} else {
-			out, err = expandInput(out, a)
+			err = e.input(a)
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return out, nil
+	return e.paths, e.skipped, nil
 }
 
-// expandInput appends the paths input a stands for to out.
-func expandInput(out []string, a string) ([]string, error) {
+// An inputExpansion is the paths inputs stand for, so far, and what their
+// directories hold that is skipped.
+type inputExpansion struct {
+	paths, skipped []string
+}
+
+// input appends the paths input a stands for.
+func (e *inputExpansion) input(a string) error {
 	if a == "-" || isURL(a) {
-		return append(out, a), nil
+		e.paths = append(e.paths, a)
+		return nil
 	}
 	st, err := os.Stat(a)
 	switch {
 	case err == nil && st.IsDir():
-		files, err := dirProfiles(a)
-		if err != nil {
-			return nil, err
-		}
-		return append(out, files...), nil
+		return e.dir(a)
 	case err == nil:
-		return append(out, a), nil
+		e.paths = append(e.paths, a)
+		return nil
 	case !strings.ContainsAny(a, "*?["):
-		return nil, err // not a pattern: the Stat error names the file
+		return err // not a pattern: the Stat error names the file
 	}
 	m, gerr := filepath.Glob(a)
 	switch {
 	case gerr != nil:
-		return nil, fmt.Errorf("%s: %w", a, gerr)
+		return fmt.Errorf("%s: %w", a, gerr)
 	case len(m) == 0:
-		return nil, fmt.Errorf("%s: no file matched", a)
+		return fmt.Errorf("%s: no file matched", a)
 	}
 	slices.Sort(m)
 	for _, p := range m {
@@ -198,18 +209,16 @@ func expandInput(out []string, a string) ([]string, error) {
 		st, err := os.Stat(p)
 		switch {
 		case err != nil:
-			return nil, fmt.Errorf("%s: %s: %w", a, p, linkError(err))
+			return fmt.Errorf("%s: %s: %w", a, p, linkError(err))
 		case st.IsDir():
-			files, err := dirProfiles(p)
-			if err != nil {
-				return nil, err
+			if err := e.dir(p); err != nil {
+				return err
 			}
-			out = append(out, files...)
 		default:
-			out = append(out, p)
+			e.paths = append(e.paths, p)
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // listInputs appends the inputs a list file names to out: one a line, a
@@ -217,40 +226,40 @@ func expandInput(out []string, a string) ([]string, error) {
 // with # are skipped, and relative paths are relative to the list's
 // directory, so a list works from wherever ctdiff runs. Errors name the
 // list and the line.
-func listInputs(out []string, list string) ([]string, error) {
+func (e *inputExpansion) list(list string) error {
 	data, err := os.ReadFile(list)
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
 			err = pe.Err
 		}
-		return nil, fmt.Errorf("@%s: cannot read the list of inputs: %w", list, err)
+		return fmt.Errorf("@%s: cannot read the list of inputs: %w", list, err)
 	}
 	dir := filepath.Dir(list)
-	n := len(out)
+	n := len(e.paths)
 	for i, line := range strings.Split(string(data), "\n") {
 		in := strings.TrimSpace(strings.TrimPrefix(line, "\ufeff"))
 		if in == "" || strings.HasPrefix(in, "#") {
 			continue
 		}
 		if in == "-" {
-			return nil, fmt.Errorf("%s:%d: standard input (-) cannot be listed: give it on the command line", list, i+1)
+			return fmt.Errorf("%s:%d: standard input (-) cannot be listed: give it on the command line", list, i+1)
 		}
 		if !isURL(in) && !filepath.IsAbs(in) {
 			in = filepath.Join(dir, in)
 		}
-		if out, err = expandInput(out, in); err != nil {
+		if err := e.input(in); err != nil {
 			var pe *fs.PathError
 			if errors.As(err, &pe) {
 				err = fmt.Errorf("%s: %w", in, linkError(pe.Err))
 			}
-			return nil, fmt.Errorf("%s:%d: %w", list, i+1, err)
+			return fmt.Errorf("%s:%d: %w", list, i+1, err)
 		}
 	}
-	if len(out) == n {
-		return nil, fmt.Errorf("%s: the list names no inputs", list)
+	if len(e.paths) == n {
+		return fmt.Errorf("%s: the list names no inputs", list)
 	}
-	return out, nil
+	return nil
 }
 
 // linkError says what a failed Stat of a path means for its reader.
@@ -265,38 +274,62 @@ func linkError(err error) error {
 	return err
 }
 
-// dirProfiles lists the profiles in dir: its regular, non-hidden files
-// but documentation, sorted, and the files its symbolic links lead to
-// (under the links' names); not its subdirectories. A link that leads
-// nowhere (missing, or a loop) is an error: the profile it stood for
-// would otherwise be left out silently.
-func dirProfiles(dir string) ([]string, error) {
+// dir appends the profiles in dir: its regular, non-hidden files but
+// documentation, sorted, and the files its symbolic links lead to (under
+// the links' names); not its subdirectories. A link that leads nowhere
+// (missing, or a loop) is an error: the profile it stood for would
+// otherwise be left out silently. A FIFO, socket or device, or a link to
+// one, is skipped, and noted in e.skipped: read whole, a FIFO could block
+// forever and a device never end, but the caller says what was left out.
+func (e *inputExpansion) dir(dir string) error {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	var files []string
-	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), ".") || isDoc(e.Name()) {
+	n, skipped := len(e.paths), len(e.skipped)
+	for _, d := range entries {
+		if strings.HasPrefix(d.Name(), ".") || isDoc(d.Name()) {
 			continue
 		}
-		p := filepath.Join(dir, e.Name())
-		regular := e.Type().IsRegular()
-		if e.Type()&fs.ModeSymlink != 0 {
+		p := filepath.Join(dir, d.Name())
+		mode, link := d.Type(), ""
+		if mode&fs.ModeSymlink != 0 {
 			st, err := os.Stat(p)
 			if err != nil {
-				return nil, fmt.Errorf("%s: a symbolic link that leads to no file: %w", p, linkError(err))
+				return fmt.Errorf("%s: a symbolic link that leads to no file: %w", p, linkError(err))
 			}
-			regular = st.Mode().IsRegular()
+			mode, link = st.Mode(), "a symbolic link to "
 		}
-		if regular {
-			files = append(files, p)
+		switch {
+		case mode.IsRegular():
+			e.paths = append(e.paths, p)
+		case !mode.IsDir():
+			e.skipped = append(e.skipped, fmt.Sprintf("%s: %s%s, not a file: skipped (name it to read it)", p, link, specialFile(mode)))
 		}
 	}
-	if len(files) == 0 {
-		return nil, fmt.Errorf("%s: directory holds no profiles", dir)
+	switch {
+	case len(e.paths) > n:
+		return nil
+	case len(e.skipped) > skipped:
+		return fmt.Errorf("%s: directory holds no profiles; %s", dir, e.skipped[skipped])
 	}
-	return files, nil
+	return fmt.Errorf("%s: directory holds no profiles", dir)
+}
+
+// specialFile names the kind of a file that is neither a regular file
+// nor a directory.
+func specialFile(mode fs.FileMode) string {
+	switch {
+	case mode&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case mode&fs.ModeSocket != 0:
+		return "a socket"
+	case mode&fs.ModeCharDevice != 0:
+		return "a character device"
+	case mode&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "a special file"
 }
 
 // isDoc reports files that sit beside profiles but are not profiles
@@ -322,9 +355,12 @@ func (f *inputFlags) loadWith(s *streams, args []string, output string, opts con
 // resolve expands the command-line inputs into the paths to read, fetching
 // URLs into files.
 func (f *inputFlags) resolve(s *streams, args []string, output string) ([]string, error) {
-	paths, err := expandInputs(args)
+	paths, skipped, err := expandInputsSkipping(args)
 	if err != nil {
 		return nil, err
+	}
+	for _, sk := range skipped {
+		printLine(s.Err, "ctdiff: warning: %s", sk)
 	}
 	dir := ""
 	for i, p := range paths {

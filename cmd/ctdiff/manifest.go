@@ -59,11 +59,24 @@ var pathOptions = []string{"bench-base", "bench-new", "save-dir"}
 // report command has its own.
 var outputOptions = []string{"format", "output", "o", "fail-on-regression", "help", "h"}
 
+// maxManifestBytes and maxManifestDepth bound a manifest before the TOML
+// decoder reads it: a real one is a few KB, nested three levels ([defaults]
+// or [[component]], options, an array), while a header of 100,000 dotted
+// parts or arrays 10^6 deep took the decoder over a GB.
+const (
+	maxManifestBytes = 1 << 20
+	maxManifestDepth = 32
+)
+
 // readManifest reads and checks a manifest. Its paths stay as written:
 // relTo resolves them against the manifest's directory.
 func readManifest(path string) (*manifest, error) {
 	var m manifest
-	md, err := toml.DecodeFile(path, &m)
+	data, err := readManifestData(path)
+	if err != nil {
+		return nil, err
+	}
+	md, err := toml.Decode(string(data), &m)
 	if err != nil {
 		if !startsLikeTOML(path) {
 			// A report, a profile, notes: the TOML parser's complaint
@@ -109,6 +122,101 @@ func readManifest(path string) (*manifest, error) {
 		seen[c.Name] = true
 	}
 	return &m, nil
+}
+
+// readManifestData reads a manifest of at most maxManifestBytes, nested at
+// most maxManifestDepth deep (manifestDepth).
+func readManifestData(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxManifestBytes+1))
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("%s: %w", path, err)
+	case len(data) > maxManifestBytes:
+		return nil, fmt.Errorf("%s: larger than %d bytes, the most a manifest may hold", path, maxManifestBytes)
+	}
+	if line, col, ok := manifestDepth(data); !ok {
+		return nil, fmt.Errorf("%s:%d:%d: a key, table or array nested more than %d deep; a manifest needs a few levels", path, line, col, maxManifestDepth)
+	}
+	return data, nil
+}
+
+// manifestDepth checks how deep a TOML document nests: each open '[' or
+// '{' and each dot of a key is a level (a value's dot, as in 1.5, counts
+// too: one more at most). Strings and comments nest nothing. It returns
+// where the document first goes deeper than maxManifestDepth, ok false.
+func manifestDepth(data []byte) (line, col int, ok bool) {
+	open, dots := 0, 0
+	line, lineStart := 1, 0
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; c {
+		case '\n':
+			line, lineStart = line+1, i+1
+			dots = 0
+		case '#':
+			for i+1 < len(data) && data[i+1] != '\n' {
+				i++
+			}
+		case '"', '\'':
+			end, lines, last := tomlStringEnd(data, i)
+			if lines > 0 {
+				line, lineStart = line+lines, last
+			}
+			i = end - 1
+		case '[', '{':
+			open++
+			dots = 0
+		case ']', '}':
+			open = max(open-1, 0)
+			dots = 0
+		case '=', ',':
+			dots = 0
+		case '.':
+			dots++
+		}
+		if open+dots > maxManifestDepth {
+			return line, i - lineStart + 1, false
+		}
+	}
+	return 0, 0, true
+}
+
+// tomlStringEnd returns where the string that starts at data[i] ends
+// (after its closing quotes, or at the line's end for an unclosed
+// single-line one, which the decoder refuses), how many newlines it holds
+// and where the line after the last of them starts.
+func tomlStringEnd(data []byte, i int) (end, lines, lineStart int) {
+	q := data[i]
+	delim := []byte{q}
+	if bytes.HasPrefix(data[i:], []byte{q, q, q}) {
+		delim = []byte{q, q, q}
+	}
+	multi := len(delim) == 3
+	for j := i + len(delim); j < len(data); j++ {
+		switch {
+		case q == '"' && data[j] == '\\':
+			j++ // the escaped byte, a newline too in a multi-line string
+			if j < len(data) && data[j] == '\n' {
+				lines, lineStart = lines+1, j+1
+			}
+		case data[j] == '\n' && !multi:
+			return j, lines, lineStart
+		case data[j] == '\n':
+			lines, lineStart = lines+1, j+1
+		case bytes.HasPrefix(data[j:], delim):
+			// A multi-line string may end in up to two more quotes.
+			j += len(delim)
+			for k := 0; multi && k < 2 && j < len(data) && data[j] == q; k++ {
+				j++
+			}
+			return j, lines, lineStart
+		}
+	}
+	return len(data), lines, lineStart
 }
 
 // tomlStart matches the start of a TOML document's first statement: a

@@ -155,3 +155,41 @@ func TestManifestOptionErrors(t *testing.T) {
 		}
 	}
 }
+
+// Manifests nested deeply, or too large, are refused with one line naming
+// the file and where before the TOML decoder sees them: it took over a GB
+// on each of these shapes. A manifest at the limits is read.
+func TestManifestShapeLimits(t *testing.T) {
+	dir := t.TempDir()
+	component := "\n[[component]]\nname = \"x\"\nresult = \"r.json\"\n"
+	deep := strings.Repeat(".a", 100_000)
+	for _, tc := range []struct{ name, data, want string }{
+		{"dotted header", "[a" + deep + "]\nk = 1\n" + component,
+			"deep.toml:1:65: a key, table or array nested more than 32 deep"},
+		{"dotted key", "[defaults]\nk" + deep + " = 1\n" + component,
+			"deep.toml:2:66: a key, table or array nested more than 32 deep"},
+		{"inline tables", "[defaults]\nk = " + strings.Repeat("{a = ", 100_000) + "1" + strings.Repeat("}", 100_000) + "\n" + component,
+			"deep.toml:2:"},
+		{"arrays", "[defaults]\nk = " + strings.Repeat("[", 500_000) + strings.Repeat("]", 500_000) + "\n" + component,
+			"deep.toml:2:37: a key, table or array nested more than 32 deep"},
+		{"arrays, 2 MB", "[defaults]\nk = " + strings.Repeat("[", 1_000_000) + strings.Repeat("]", 1_000_000) + "\n" + component,
+			"deep.toml: larger than 1048576 bytes, the most a manifest may hold"},
+		{"large", component + "# " + strings.Repeat("x", maxManifestBytes) + "\n",
+			"deep.toml: larger than 1048576 bytes, the most a manifest may hold"},
+	} {
+		path := writeFile(t, dir, "deep.toml", tc.data)
+		_, stderr, code := ctdiff("report", path)
+		if code != 2 || !strings.HasPrefix(stderr, "ctdiff: "+path[:len(path)-len("deep.toml")]+tc.want) || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%s: exit %d, %q, want 2 and %q", tc.name, code, stderr[:min(len(stderr), 300)], tc.want)
+		}
+	}
+	// At the limits, and with brackets, dots and '#' inside strings and
+	// comments, which nest nothing.
+	ok := "[defaults]\nk" + strings.Repeat(".a", 31) + " = 1\nl = " + strings.Repeat("[", 32) + strings.Repeat("]", 32) +
+		"\ns = \"[[[{{{.a.a.a\\\"[\" # [[[[.a.a.a\nm = '''\n" + strings.Repeat("[{.", 40) + "'''\nn = \"\"\"\n" + strings.Repeat("[{.", 40) + "\"\"\"\n" +
+		"o = '" + strings.Repeat("[.", 40) + "'\n" + component
+	m, err := readManifest(writeFile(t, dir, "ok.toml", ok))
+	if err != nil || len(m.Components) != 1 {
+		t.Fatalf("a manifest within the limits: %v", err)
+	}
+}
