@@ -1,5 +1,7 @@
 package diff
 
+import "github.com/ctdiff/ctdiff/cct"
+
 // A Result is the outcome of Compare. Values are in Unit; "mean" means the
 // mean over the runs of a side. Slices are never nil, and every list has a
 // stable order (ties broken by name), so reports and golden files are stable.
@@ -18,6 +20,11 @@ type Result struct {
 
 	// Base and New describe the two sides.
 	Base, New Side
+	// Filters are pprof's sample and frame filters (focus, ignore, hide,
+	// show) the runs' trees were built with, zero for none: the
+	// comparison is of what they kept. Compare leaves it zero for the
+	// caller, as Side.Profiles.
+	Filters cct.Filters
 
 	// Causes are the leaves of the critical graph (ZAM Definitions 2 and 3):
 	// the lowest functions whose time grew by at least MinDelta (and, in

@@ -114,6 +114,7 @@ type htmlReport struct {
 	NewTotal      string
 	Change        string
 	Method        string
+	Filters       string // filtersText
 	Normalization string
 	MinDelta      string
 	Similarity    string
@@ -320,6 +321,7 @@ func htmlModel(res *diff.Result, o diffHTMLOptions) (*htmlReport, *htmlData, err
 		MinDelta: val(res.MinDelta),
 		// diff_normalize.go: how the values were scaled, and why.
 		Normalization: normalizationSummary(res),
+		Filters:       filtersText(res.Filters),
 		Graph:         fmt.Sprintf("%d of %d nodes", res.CriticalGraphNodes, res.TreeNodes),
 		Warnings:      res.Warnings,
 	}

@@ -46,6 +46,9 @@ type diffJSON struct {
 	Normalization normalizationJSON `json:"normalization"`
 	Benchmark     *benchmarkJSON    `json:"benchmark"`
 	GoRuntime     *goRuntimeJSON    `json:"go_runtime"`
+	// Filters (diff_filters.go) are absent when the trees were not
+	// filtered.
+	Filters *filtersJSON `json:"filters,omitempty"`
 }
 
 type sideJSON struct {
@@ -295,7 +298,7 @@ func writeDiffJSON(w io.Writer, res *diff.Result) error {
 		e.cause(c)
 	}
 	e.close(']')
-	for _, p := range parts.tail {
+	for _, p := range append(parts.tail, parts.optional...) {
 		e.key(p.key)
 		e.raw(p.value)
 	}
@@ -314,8 +317,9 @@ type diffJSONPart struct {
 // by encoding/json at the depth they are written at.
 type diffJSONParts struct {
 	base, new, overlap []byte
-	// tail are the fields after weight_matching.
-	tail []diffJSONPart
+	// tail are the fields after weight_matching, and optional those of
+	// them that are left out when empty (optionalJSONParts).
+	tail, optional []diffJSONPart
 }
 
 func encodeJSONParts(res *diff.Result) (*diffJSONParts, error) {
@@ -353,7 +357,11 @@ func encodeJSONParts(res *diff.Result) (*diffJSONParts, error) {
 	for i := range tail {
 		tail[i].value = encoded[3+i]
 	}
-	return &diffJSONParts{base: encoded[0], new: encoded[1], overlap: encoded[2], tail: tail}, nil
+	optional, err := optionalJSONParts(res, enc, &buf)
+	if err != nil {
+		return nil, err
+	}
+	return &diffJSONParts{base: encoded[0], new: encoded[1], overlap: encoded[2], tail: tail, optional: optional}, nil
 }
 
 // checkJSONFloats returns encoding/json's error for the first float of

@@ -41,6 +41,7 @@ func encodeDiffJSON(res *diff.Result) ([]byte, error) {
 		Normalization:      normalizationOf(res.Normalization),
 		Benchmark:          benchmarkOf(res.Benchmark),
 		GoRuntime:          goRuntimeOf(res.GoRuntime),
+		Filters:            filtersOf(res.Filters),
 	}
 	ov := res.Overlap
 	out.Overlap = overlapJSON{
@@ -254,6 +255,7 @@ func fullResult(name string, f float64) *diff.Result {
 		Normalization:  diff.Normalization{Mode: diff.NormalizeShare, Reason: name, BaseCounts: []float64{f}, BaseDurations: []int64{1}},
 		Benchmark:      &diff.BenchVerdict{Name: name, P: math.NaN(), DeltaPercent: f, Warnings: []string{name}},
 		GoRuntime:      &diff.GoRuntime{Allocators: []diff.Allocator{{Frame: fr[0]}}},
+		Filters:        cct.Filters{Focus: name, Hide: "h"},
 	}
 }
 

@@ -32,6 +32,7 @@ type diffOptions struct {
 	alpha            float64
 	norm             normalizeFlags
 	names            diffNames
+	filters          filterFlags
 }
 
 func newDiffCmd(s *streams) *cobra.Command {
@@ -86,6 +87,7 @@ func (o *diffOptions) register(cmd *cobra.Command) {
 	o.inputs.register(cmd)
 	fl := cmd.Flags()
 	o.norm.register(fl)
+	o.filters.register(fl)
 	fl.StringVar(&o.minDelta, "min-delta", "", "least growth of a cause: a duration (50ms), a share of the base total (1%) or a number in the normalized values' unit (default 50ms for time metrics under --normalize none or total, 1% otherwise)")
 	fl.StringVar(&o.aggregate, "aggregate", string(diff.DefaultAggregate), "how runs combine: stats (per-node significance tests) or intersect (ZAM)")
 	fl.StringVar(&o.match, "match", string(diff.DefaultMatching), "sibling matching: zam (LCS with hash-map fallback) or parcs (relaxed common-tree matching)")
@@ -138,7 +140,7 @@ func (o *diffOptions) check(formatGiven bool) error {
 	if !(o.alpha > 0 && o.alpha < 1) {
 		return fmt.Errorf("--alpha %g must be between 0 and 1", o.alpha)
 	}
-	return nil
+	return o.filters.check()
 }
 
 // side is one side of a comparison: its inputs and their trees.
@@ -227,12 +229,16 @@ func compareSides(s *streams, o *diffOptions, oldArg, newArg string, keepTrees b
 	o.inputs.warnFetchFlags(s, []string{oldArg, newArg})
 	latency := o.metric == "latency" || o.metric == "latency-aggressive"
 	copts := cct.Options{Prune: !o.noPrune, CallSites: o.callSites, Timeline: latency, Pools: o.pools == "on", PoolNames: o.poolNames}
+	o.filters.apply(&copts)
 	if paths, err := expandInputs([]string{oldArg, newArg}); err == nil {
 		s.progress = startProgress(s, "reading", inputSize(paths))
 		defer func() { s.progress.finish(); s.progress = nil }()
 	}
 	sides, err := loadSides(s, o, [2]string{oldArg, newArg}, copts, keepTrees)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := o.filters.leftNothing(); err != nil {
 		return nil, nil, err
 	}
 	s.progress.phase("comparing")
@@ -278,6 +284,8 @@ func compareSides(s *streams, o *diffOptions, oldArg, newArg string, keepTrees b
 		return nil, nil, flagError(err, allPaths)
 	}
 	res.Base.Profiles, res.New.Profiles = sides[0].paths, sides[1].paths
+	res.Filters = o.filters.spec
+	res.Warnings = append(res.Warnings, o.filters.unmatched()...)
 	if o.pools == "auto" && len(res.ResizedPools) > 0 && rereadable(oldArg, newArg) {
 		// A pool of another size on each side (audit C4): thread by
 		// thread, the threads one side lacks are added causes. The runs
