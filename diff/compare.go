@@ -248,6 +248,9 @@ func (c *comparison) compare() *Result {
 		}
 	}
 	res.CriticalGraphNodes = len(res.Graph)
+	if o.Functions != nil {
+		res.Functions = functionTable(c.u, c.kt, len(c.bRuns), res.MinDelta, o.Alpha, res.Base.Total, cg.g.noise, *o.Functions)
+	}
 	if o.Tree {
 		res.Tree = exportTree(c.u, c.kt, res.Graph, graphIDs)
 	}

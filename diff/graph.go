@@ -21,6 +21,9 @@ type graph struct {
 	// maxPairJitter, which its tests assume instead (statsGraph); 0 when
 	// the fit read less, or none was made.
 	pairJitter float64
+	// noise is what the tests of statsGraph's graph read (the per-function
+	// table tests with it too); nil for other graphs.
+	noise *nodeNoise
 }
 
 // gval is a critical-graph node's data. It holds no pointers, so the

@@ -77,6 +77,10 @@ type Result struct {
 	// cct.Options.PoolNames.
 	ResizedPoolNames []string `json:"-"`
 
+	// Functions is the per-function table (pprof's -top of a diff;
+	// functions.go), set only when Options.Functions asks for it.
+	Functions *FunctionTable `json:",omitempty"`
+
 	// Tree is the matched union tree of all runs (tree.go), root first;
 	// set only when Options.Tree asks for it.
 	Tree []TreeNode `json:",omitempty"`

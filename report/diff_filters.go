@@ -1,8 +1,10 @@
 package report
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/ctdiff/ctdiff/cct"
@@ -50,6 +52,21 @@ func filtersMarkdown(f cct.Filters) string {
 	return strings.Join(l, ", ") + " (" + mdText(filtersNote) + ")"
 }
 
+// writeFiltersText writes the text header's line of the filters, if any.
+func writeFiltersText(bw *bufio.Writer, res *diff.Result) {
+	if f := filtersText(res.Filters); f != "" {
+		writeWrapped(bw, "Filters: ", "  ", textName(f))
+	}
+}
+
+// writeFiltersMarkdown writes the Markdown paragraph of the filters, if
+// any, between before and after (blank lines).
+func writeFiltersMarkdown(bw *bufio.Writer, res *diff.Result, before, after string) {
+	if f := filtersMarkdown(res.Filters); f != "" {
+		fmt.Fprintf(bw, "%sFilters: %s.\n%s", before, f, after)
+	}
+}
+
 // filtersJSON is the "filters" object of ctdiff.diff/v1: the filters set,
 // absent when there are none.
 type filtersJSON struct {
@@ -88,6 +105,11 @@ func optionalJSONParts(res *diff.Result, enc *json.Encoder, buf *bytes.Buffer) (
 	}
 	if f := filtersOf(res.Filters); f != nil {
 		if err := add("filters", f); err != nil {
+			return nil, err
+		}
+	}
+	if f := functionsOf(res.Functions); f != nil {
+		if err := add("functions", f); err != nil {
 			return nil, err
 		}
 	}

@@ -49,6 +49,9 @@ type diffJSON struct {
 	// Filters (diff_filters.go) are absent when the trees were not
 	// filtered.
 	Filters *filtersJSON `json:"filters,omitempty"`
+	// Functions (diff_functions.go) is the per-function table, present
+	// when it was asked for (ctdiff diff --view functions).
+	Functions *functionsJSON `json:"functions,omitempty"`
 }
 
 type sideJSON struct {

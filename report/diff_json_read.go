@@ -190,6 +190,7 @@ func resultOf(in *diffJSON) (*diff.Result, error) {
 		Normalization: normalizationFrom(in.Normalization),
 		GoRuntime:     goRuntimeFrom(in.GoRuntime),
 		Filters:       filtersFrom(in.Filters),
+		Functions:     functionsFrom(in.Functions),
 	}
 	ov := in.Overlap
 	res.Overlap = diff.Overlap{Percent: ov.Percent, CommonTree: ov.CommonTreePercent, StrictCommonTree: ov.StrictCommonTreePercent, Score: ov.Score, Pairs: ov.Pairs}

@@ -73,9 +73,7 @@ func writeDiffText(w io.Writer, res *diff.Result, o diffTextOptions) error {
 		spec = " (" + res.MinDeltaSpec + " of the base total)"
 	}
 	fmt.Fprintf(bw, "Method: %s, %s matching; min delta %s%s\n", method, res.Match, val(res.MinDelta), spec)
-	if f := filtersText(res.Filters); f != "" {
-		writeWrapped(bw, "Filters: ", "  ", textName(f))
-	}
+	writeFiltersText(bw, res)
 	ov := res.Overlap
 	noise := "no noise floor: one base run"
 	if ov.NoiseFloor != nil {

@@ -33,6 +33,7 @@ type diffOptions struct {
 	norm             normalizeFlags
 	names            diffNames
 	filters          filterFlags
+	view             viewFlags
 }
 
 func newDiffCmd(s *streams) *cobra.Command {
@@ -74,6 +75,7 @@ Exit codes: 0 success, 1 with --fail-on-regression when a cause was found, 2 on 
 		{"aggregate", []string{string(diff.Stats), string(diff.Intersect)}},
 		{"match", []string{string(diff.ZAM), string(diff.PARCS)}},
 		{"format", diffFormats},
+		{"view", diffViews},
 	} {
 		_ = cmd.RegisterFlagCompletionFunc(f.name, fixedCompletion(f.values))
 	}
@@ -88,6 +90,7 @@ func (o *diffOptions) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	o.norm.register(fl)
 	o.filters.register(fl)
+	o.view.register(fl)
 	fl.StringVar(&o.minDelta, "min-delta", "", "least growth of a cause: a duration (50ms), a share of the base total (1%) or a number in the normalized values' unit (default 50ms for time metrics under --normalize none or total, 1% otherwise)")
 	fl.StringVar(&o.aggregate, "aggregate", string(diff.DefaultAggregate), "how runs combine: stats (per-node significance tests) or intersect (ZAM)")
 	fl.StringVar(&o.match, "match", string(diff.DefaultMatching), "sibling matching: zam (LCS with hash-map fallback) or parcs (relaxed common-tree matching)")
@@ -140,6 +143,9 @@ func (o *diffOptions) check(formatGiven bool) error {
 	if !(o.alpha > 0 && o.alpha < 1) {
 		return fmt.Errorf("--alpha %g must be between 0 and 1", o.alpha)
 	}
+	if err := o.view.check(o.format); err != nil {
+		return err
+	}
 	return o.filters.check()
 }
 
@@ -160,7 +166,7 @@ func runDiff(s *streams, o *diffOptions, oldArg, newArg string) error {
 	if err != nil {
 		return err
 	}
-	if err := writeDiff(s, res, o.format, o.output, o.names); err != nil {
+	if err := writeDiff(s, res, o.format, o.output, o.names, o.view.view == viewFunctions); err != nil {
 		return err
 	}
 	if o.format != "text" || (o.output != "" && o.output != "-") {
@@ -251,6 +257,7 @@ func compareSides(s *streams, o *diffOptions, oldArg, newArg string, keepTrees b
 	opts.Alpha = o.alpha
 	opts.Tree = report.Format(o.format).NeedsTree()
 	opts.MinDeltaText = o.minDelta
+	o.view.apply(&opts)
 	if latency {
 		for i, t := range all {
 			if err := t.InferLatency(cct.LatencyOptions{}); err != nil {
