@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -88,5 +89,60 @@ func TestDiffFunctionsFlagErrors(t *testing.T) {
 				t.Errorf("exit %d, stderr %q; want 2, %q", code, errOut, tt.want)
 			}
 		})
+	}
+}
+
+// The README's excerpt of the example's function table is verbatim, and
+// its filter and view commands run on the example.
+func TestDiffFunctionsREADME(t *testing.T) {
+	out, errOut, code := ctdiff("diff", exampleOld, exampleNew, "--view", "functions")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	have := map[string]bool{}
+	for _, l := range strings.Split(out, "\n") {
+		have[l] = true
+	}
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sec, ok := strings.Cut(string(readme), "### pprof habits: filters and the per-function table\n")
+	if !ok {
+		t.Fatal("README has no section on pprof habits")
+	}
+	sec, _, _ = strings.Cut(sec, "\n### ")
+	checked := 0
+	for i, block := range strings.Split(sec, "```") {
+		if i%2 == 0 {
+			continue
+		}
+		for _, l := range strings.Split(strings.Trim(block, "\n"), "\n") {
+			checked++
+			if !have[l] {
+				t.Errorf("README line not in the example's function table:\n%s", l)
+			}
+		}
+	}
+	if checked < 3 {
+		t.Errorf("checked %d README lines", checked)
+	}
+	ran := 0
+	for _, c := range readmeCommands(t) {
+		f := strings.Fields(c.cmd)
+		if len(f) < 4 || f[0] != "ctdiff" || f[1] != "diff" || f[2] != "OLD" || !strings.Contains(c.cmd, "--focus") && !strings.Contains(c.cmd, "--view") {
+			continue
+		}
+		args := []string{"diff", exampleOld, exampleNew}
+		for _, a := range f[4:] {
+			args = append(args, strings.Trim(a, "'"))
+		}
+		if _, errOut, code := ctdiff(args...); code != 0 {
+			t.Errorf("README's %q: exit %d: %s", c.cmd, code, errOut)
+		}
+		ran++
+	}
+	if ran < 2 {
+		t.Errorf("ran %d README commands", ran)
 	}
 }
