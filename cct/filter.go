@@ -138,6 +138,7 @@ type filtering struct {
 	state []locationState
 	locs  []*profile.Location
 	stack []int32
+	timed int // timedSamples
 }
 
 // Apply returns the samples of src that the filters keep, with the frames
@@ -149,8 +150,14 @@ func (f *Filter) Apply(src stacks.Source) *stacks.Samples {
 	p := src.Profile()
 	fl := &filtering{f: f, src: src}
 	n := src.Len()
-	out := &stacks.Samples{Ends: make([]int32, 0, n), SampleThreads: make([]int32, 0, n)}
+	// Room for every sample, so that no array grows by doubling: the
+	// copy is beside its source until the tree is built.
+	out := &stacks.Samples{
+		Ends: make([]int32, 0, n), SampleThreads: make([]int32, 0, n),
+		Values: make([]int64, 0, n*len(p.SampleType)), Locations: make([]int32, 0, locationRoom(src)),
+	}
 	fl.out = out
+	fl.timed = timedSamples(src)
 	if c, ok := src.(*stacks.Samples); ok && c.Starts != nil {
 		fl.shared(c)
 	} else {
@@ -236,13 +243,24 @@ func (fl *filtering) sample(i int) {
 	out := fl.out
 	out.Values = append(out.Values, fl.src.Value(i)...)
 	out.SampleThreads = append(out.SampleThreads, fl.src.Thread(i))
+	if fl.timed == noneTimed {
+		return
+	}
+	if out.Times == nil {
+		out.Times = make([]int64, 0, cap(out.Ends))
+		if fl.timed == someTimed {
+			out.Timed = make([]bool, 0, cap(out.Ends))
+		}
+	}
 	t, ok := fl.src.Time(i)
 	out.Times = append(out.Times, t)
-	out.Timed = append(out.Timed, ok)
+	if out.Timed != nil {
+		out.Timed = append(out.Timed, ok)
+	}
 }
 
-// times drops the output's Times when no sample has one, and Timed when
-// every one has.
+// times drops the output's Timed when every sample kept has a time, and
+// both when none has.
 func (fl *filtering) times() {
 	out := fl.out
 	some, all := false, true
@@ -251,11 +269,52 @@ func (fl *filtering) times() {
 		all = all && ok
 	}
 	switch {
+	case out.Timed == nil:
 	case !some:
 		out.Times, out.Timed = nil, nil
 	case all:
 		out.Timed = nil
 	}
+}
+
+// Which samples of a source have a time (timedSamples).
+const (
+	noneTimed = iota
+	someTimed
+	allTimed
+)
+
+// timedSamples says which samples of src have a time.
+func timedSamples(src stacks.Source) int {
+	if c, ok := src.(*stacks.Samples); ok && c.Times == nil {
+		return noneTimed
+	}
+	timed := 0
+	for i := range src.Len() {
+		if _, ok := src.Time(i); ok {
+			timed++
+		}
+	}
+	switch timed {
+	case 0:
+		return noneTimed
+	case src.Len():
+		return allTimed
+	}
+	return someTimed
+}
+
+// locationRoom is room enough for the output's Locations: the source's
+// (every sample's stack, or the shared stacks laid out once).
+func locationRoom(src stacks.Source) int {
+	if c, ok := src.(*stacks.Samples); ok {
+		return len(c.Locations)
+	}
+	n := 0
+	for i := range src.Len() {
+		n += src.Depth(i)
+	}
+	return n
 }
 
 // location returns what the filters make of location x, deciding it the

@@ -258,6 +258,9 @@ func randomFilterProfile(rng *rand.Rand, n int) *profile.Profile {
 			// through, drops a numeric label of 0 without a unit.
 			NumLabel: map[string][]int64{labels.Timestamp: {int64(10 + i*10)}},
 		})
+		if i%7 == 3 { // some samples have no time
+			p.Sample[i].NumLabel = nil
+		}
 	}
 	return p
 }
