@@ -24,7 +24,7 @@ type Result struct {
 	// show) the runs' trees were built with, zero for none: the
 	// comparison is of what they kept. Compare leaves it zero for the
 	// caller, as Side.Profiles.
-	Filters cct.Filters
+	Filters cct.Filters `json:",omitzero"`
 
 	// Causes are the leaves of the critical graph (ZAM Definitions 2 and 3):
 	// the lowest functions whose time grew by at least MinDelta (and, in
