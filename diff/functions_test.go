@@ -235,3 +235,17 @@ func TestFunctionOptionsErrors(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkFunctionTable is a comparison of synth's small pair with and
+// without the function table: what the table adds.
+func BenchmarkFunctionTable(b *testing.B) {
+	p := synthTreePairs(b)[0]
+	for _, fo := range []*FunctionOptions{nil, {}} {
+		b.Run(fmt.Sprintf("table=%v", fo != nil), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				compare(b, []*cct.Tree{p.base}, []*cct.Tree{p.nw}, Options{Functions: fo})
+			}
+		})
+	}
+}
