@@ -46,6 +46,10 @@ type Options struct {
 	// PoolNames, when not empty, limits Pools to the pools of these names
 	// (PoolName's): the others keep a thread node per thread.
 	PoolNames []string
+	// Filter, when not nil, applies pprof's focus, ignore, hide and show
+	// filters to every profile's samples before they are added
+	// (filter.go).
+	Filter *Filter
 
 	// batchFrames, when positive, replaces the inserter's batch limit
 	// (insert.go), so tests can force many batches.
@@ -107,6 +111,9 @@ func (b *Builder) Add(p *profile.Profile) error {
 // nodes are renumbered so the tree is exactly the one inserting the
 // samples one by one in order would give.
 func (b *Builder) AddSamples(src stacks.Source) error {
+	if b.opts.Filter != nil {
+		src = b.opts.Filter.Apply(src)
+	}
 	r := &sampleReader{src: src}
 	r.compact, _ = src.(*stacks.Samples)
 	return b.add(r)

@@ -356,7 +356,7 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 		return t != 0 && delta >= m && qs[t-1] <= alpha && names[t-1] != nameUntested
 	}
 	g = newGraph(n)
-	g.fitted, g.noise = fitted, pr
+	g.fitted, g.noise = fitted, &nodeNoise{pr: pr, gc: gc}
 	if model == modelPair {
 		g.pairJitter = pr.claimedJitter()
 	}

@@ -262,6 +262,9 @@ func (c *comparison) compare() *Result {
 		}
 	}
 	res.CriticalGraphNodes = len(res.Graph)
+	if o.Functions != nil {
+		res.Functions = functionTable(c.u, c.kt, len(c.bRuns), res.MinDelta, o.Alpha, res.Base.Total, cg.g.noise, *o.Functions)
+	}
 	if o.Tree {
 		res.Tree = exportTree(c.u, c.kt, res.Graph, graphIDs)
 	}
@@ -275,7 +278,7 @@ func (c *comparison) compare() *Result {
 		res.Benchmark = c.verdict
 	}
 	res.GoRuntime = goRT
-	res.Outcome = decide(res, cg.g.noise, meanPeriod(c.runs), c.bRuns, c.nRuns)
+	res.Outcome = decide(res, cg.g.noise.prior(), meanPeriod(c.runs), c.bRuns, c.nRuns)
 	if res.Outcome.Swapped {
 		res.warn("every new run was recorded before every base run: if the sides are swapped (base first, then new), the improvements are regressions and the regressions improvements")
 	}

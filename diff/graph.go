@@ -23,9 +23,13 @@ type graph struct {
 	pairJitter float64
 	// fitted is the noise prior statsGraph fitted on the union (nil when
 	// none could be), which the mirrored union's tests reuse: the fit is
-	// symmetric in the sides. noise is the prior the tests used (fitted,
-	// or the sampling model), for the verdict's detectable change.
-	fitted, noise *prior
+	// symmetric in the sides.
+	fitted *prior
+	// noise is what the tests of statsGraph's graph read (the prior they
+	// used, fitted or the sampling model): the per-function table tests
+	// with it too, and the verdict's detectable change reads it; nil for
+	// other graphs.
+	noise *nodeNoise
 }
 
 // gval is a critical-graph node's data. It holds no pointers, so the

@@ -304,6 +304,9 @@ type Options struct {
 	// TopologyLimit caps the added and removed subtrees returned (0 means
 	// DefaultTopologyLimit).
 	TopologyLimit int
+	// Functions, when not nil, asks for Result.Functions, the
+	// per-function table (functions.go).
+	Functions *FunctionOptions
 	// Tree asks for Result.Tree, the matched union tree. Off by default:
 	// it is one TreeNode per calling context of all runs (about 90 bytes
 	// each), which only reports that redraw the whole tree need.
@@ -385,5 +388,5 @@ func (o Options) withDefaults() (Options, error) {
 	case o.LCS.Base < 0 || o.LCS.PerItem < 0:
 		return o, fmt.Errorf("LCS budget %+v must not be negative", o.LCS)
 	}
-	return o, nil
+	return o, o.Functions.check()
 }

@@ -1,5 +1,7 @@
 package diff
 
+import "github.com/ctdiff/ctdiff/cct"
+
 // A Result is the outcome of Compare. Values are in Unit; "mean" means the
 // mean over the runs of a side. Slices are never nil, and every list has a
 // stable order (ties broken by name), so reports and golden files are stable.
@@ -18,6 +20,11 @@ type Result struct {
 
 	// Base and New describe the two sides.
 	Base, New Side
+	// Filters are pprof's sample and frame filters (focus, ignore, hide,
+	// show) the runs' trees were built with, zero for none: the
+	// comparison is of what they kept. Compare leaves it zero for the
+	// caller, as Side.Profiles.
+	Filters cct.Filters `json:",omitzero"`
 
 	// Outcome is the verdict (verdict.go): regressed, improved, unchanged
 	// or inconclusive, with the smallest detectable change.
@@ -85,6 +92,10 @@ type Result struct {
 	// ResizedPoolNames are those pools' names (cct.PoolName), for
 	// cct.Options.PoolNames.
 	ResizedPoolNames []string `json:"-"`
+
+	// Functions is the per-function table (pprof's -top of a diff;
+	// functions.go), set only when Options.Functions asks for it.
+	Functions *FunctionTable `json:",omitempty"`
 
 	// Tree is the matched union tree of all runs (tree.go), root first;
 	// set only when Options.Tree asks for it.

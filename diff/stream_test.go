@@ -81,7 +81,9 @@ func testFoldStreamsN(t *testing.T, nb, nn int, norm NormalizeMode, exact bool) 
 
 func testFoldStreamsRuns(t *testing.T, bRuns, nRuns []string, norm NormalizeMode, exact bool) {
 	nb, nn := len(bRuns), len(nRuns)
-	opts := Options{Tree: true, Normalize: Normalize{Mode: norm}}
+	// The function table too: it reads the per-run values the stream
+	// keeps (runStore) where a kept Fold reads the union's rows.
+	opts := Options{Tree: true, Normalize: Normalize{Mode: norm}, Functions: &FunctionOptions{}}
 	kept := newFold(nb, nn, opts, 1<<30)
 	if kept.Streams() {
 		t.Fatal("a Fold under its minimum streams")

@@ -115,6 +115,7 @@ type htmlReport struct {
 	NewTotal      string
 	Change        string
 	Method        string
+	Filters       string // filtersText
 	Normalization string
 	MinDelta      string
 	Similarity    string
@@ -204,12 +205,19 @@ type htmlData struct {
 	// them), else 0.
 	Side  []int8  `json:"side"`
 	Cause []int32 `json:"cause"`
+	// Leaf is 1 for the leaves of the critical graph: the causes and the
+	// contexts a spread cause folds (Cause numbers its first only), which
+	// the script paints as causes.
+	Leaf []int8 `json:"leaf"`
 	// Runs are the runs per side, for "in 2 of 3 runs".
 	BaseRuns  []int32 `json:"baseRuns"`
 	NewRuns   []int32 `json:"newRuns"`
 	RunsTotal [2]int  `json:"runsTotal"`
 	// Pruned counts the contexts left out.
 	Pruned int `json:"pruned"`
+	// MinDelta is μ, in Unit: the script paints a change below it faintly
+	// (report.js, color).
+	MinDelta int64 `json:"minDelta"`
 }
 
 // writeHTMLData writes d as json.Marshal does (with <, > and & escaped, so
@@ -249,11 +257,14 @@ func writeHTMLData(w io.Writer, d *htmlData) error {
 	htmlInts(e, "newSelf", d.NewSelf)
 	htmlInts(e, "side", d.Side)
 	htmlInts(e, "cause", d.Cause)
+	htmlInts(e, "leaf", d.Leaf)
 	htmlInts(e, "baseRuns", d.BaseRuns)
 	htmlInts(e, "newRuns", d.NewRuns)
 	htmlInts(e, "runsTotal", []int64{int64(d.RunsTotal[0]), int64(d.RunsTotal[1])})
 	e.buf = append(e.buf, `,"pruned":`...)
 	e.buf = strconv.AppendInt(e.buf, int64(d.Pruned), 10)
+	e.buf = append(e.buf, `,"minDelta":`...)
+	e.buf = strconv.AppendInt(e.buf, d.MinDelta, 10)
 	e.buf = append(e.buf, '}')
 	e.write()
 	return e.err
@@ -322,6 +333,7 @@ func htmlModel(res *diff.Result, o diffHTMLOptions) (*htmlReport, *htmlData, err
 		MinDelta: val(res.MinDelta),
 		// diff_normalize.go: how the values were scaled, and why.
 		Normalization: normalizationSummary(res),
+		Filters:       filtersText(res.Filters),
 		Graph:         fmt.Sprintf("%d of %d nodes", res.CriticalGraphNodes, res.TreeNodes),
 		Warnings:      res.Warnings,
 	}
@@ -470,10 +482,10 @@ func htmlTree(res *diff.Result, o diffHTMLOptions) (*htmlData, []int32) {
 	causeOf := causeNumbers(res)
 	sides := topologySides(res)
 	d := &htmlData{
-		Unit: res.Unit, Frames: [][3]string{}, RunsTotal: [2]int{res.Base.Runs, res.New.Runs},
+		Unit: res.Unit, Frames: [][3]string{}, RunsTotal: [2]int{res.Base.Runs, res.New.Runs}, MinDelta: res.MinDelta,
 		Parent: make([]int32, 0, kept), Frame: make([]int32, 0, kept), Kind: make([]int8, 0, kept),
 		Base: make([]int64, 0, kept), New: make([]int64, 0, kept), BaseSelf: make([]int64, 0, kept), NewSelf: make([]int64, 0, kept),
-		Side: make([]int8, 0, kept), Cause: make([]int32, 0, kept), BaseRuns: make([]int32, 0, kept), NewRuns: make([]int32, 0, kept),
+		Side: make([]int8, 0, kept), Cause: make([]int32, 0, kept), Leaf: make([]int8, 0, kept), BaseRuns: make([]int32, 0, kept), NewRuns: make([]int32, 0, kept),
 	}
 	frames := map[diff.Frame]int32{}
 	for i := range tr {
@@ -506,9 +518,12 @@ func htmlTree(res *diff.Result, o diffHTMLOptions) (*htmlData, []int32) {
 			d.Frames = append(d.Frames, [3]string{n.Frame.Function, n.Frame.File, short})
 		}
 		side := sides[i]
-		cause := int32(0)
+		cause, leaf := int32(0), int8(0)
 		if n.Graph >= 0 {
 			cause = int32(causeOf[n.Graph])
+			if res.Graph[n.Graph].Cause {
+				leaf = 1
+			}
 		}
 		d.Parent = append(d.Parent, par)
 		d.Frame = append(d.Frame, f)
@@ -519,6 +534,7 @@ func htmlTree(res *diff.Result, o diffHTMLOptions) (*htmlData, []int32) {
 		d.NewSelf = append(d.NewSelf, round(n.NewSelf))
 		d.Side = append(d.Side, side)
 		d.Cause = append(d.Cause, cause)
+		d.Leaf = append(d.Leaf, leaf)
 		d.BaseRuns = append(d.BaseRuns, n.BaseRuns)
 		d.NewRuns = append(d.NewRuns, n.NewRuns)
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -60,4 +61,64 @@ func CheckRendered(t *testing.T, dom string) {
 // fgNodes lists the icicle frames of a DOM, for failure messages.
 func fgNodes(dom string) string {
 	return strings.Join(regexp.MustCompile(`<div class="fg-node[^>]*>[^<]*`).FindAllString(dom, 40), "\n")
+}
+
+// The icicle graph's colours, drawn in a real browser: the cause is red,
+// at full strength whatever its size; no other frame is; its caller, whose
+// own time did not change, is grey, and with the total delta (which holds
+// the cause's) orange, never red; a frame that grew by less than μ is
+// faint.
+func TestDiffHTMLColoursInBrowser(t *testing.T) {
+	browser.Find(t)
+	res := compareTree(t, diffCases[0].base, diffCases[0].new, diffCases[0].opts)
+	var b bytes.Buffer
+	if err := writeDiffHTML(&b, res, diffHTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "report.html")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	frame := regexp.MustCompile(`<div class="fg-node([^"]*)"[^>]*background-color: rgb\((\d+), (\d+), (\d+)\)[^>]*>([^<]*)</div>`)
+	colours := func(dom string) map[string][3]int {
+		out := map[string][3]int{}
+		for _, m := range frame.FindAllStringSubmatch(dom, -1) {
+			var c [3]int
+			for i := range c {
+				c[i], _ = strconv.Atoi(m[2+i])
+			}
+			out[m[5]] = c
+		}
+		return out
+	}
+	red := [3]int{215, 48, 39}
+	for _, tt := range []struct {
+		hash   string
+		render func(c [3]int) bool
+		what   string
+	}{
+		{"", func(c [3]int) bool { return c == [3]int{242, 242, 242} }, "grey (its own time did not change)"},
+		{"#color=total", func(c [3]int) bool { return c[0] > c[1] && c[1] > c[2] && c != red }, "orange (its total grew by μ or more)"},
+	} {
+		dom := browser.DumpDOM(t, path+tt.hash)
+		CheckRendered(t, dom)
+		got := colours(dom)
+		if got["#1 layout"] != red {
+			t.Errorf("%q: the cause is %v, want %v; frames %v", tt.hash, got["#1 layout"], red, got)
+		}
+		for name, c := range got {
+			if c == red && name != "#1 layout" {
+				t.Errorf("%q: %s is painted as a cause", tt.hash, name)
+			}
+		}
+		if c, ok := got["render"]; !ok || !tt.render(c) {
+			t.Errorf("%q: the cause's caller render is %v, want %s", tt.hash, c, tt.what)
+		}
+		// validate was added with 20 ms, below μ = 50 ms: at most a
+		// quarter of the way from white, towards orange (whose green
+		// falls half as fast as its blue), not red (both alike).
+		if c := got["validate"]; c[0] < 240 || c[1] < 220 || c[2] < 200 || float64(255-c[1]) > 0.75*float64(255-c[2]) {
+			t.Errorf("%q: validate (+20 ms, below μ) is %v, want a faint orange", tt.hash, c)
+		}
+	}
 }

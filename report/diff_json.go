@@ -56,6 +56,12 @@ type diffJSON struct {
 	Normalization normalizationJSON `json:"normalization"`
 	Benchmark     *benchmarkJSON    `json:"benchmark"`
 	GoRuntime     *goRuntimeJSON    `json:"go_runtime"`
+	// Filters (diff_filters.go) are absent when the trees were not
+	// filtered.
+	Filters *filtersJSON `json:"filters,omitempty"`
+	// Functions (diff_functions.go) is the per-function table, present
+	// when it was asked for (ctdiff diff --view functions).
+	Functions *functionsJSON `json:"functions,omitempty"`
 }
 
 type sideJSON struct {
@@ -419,7 +425,7 @@ func writeDiffJSON(w io.Writer, res *diff.Result) error {
 		e.cause(c)
 	}
 	e.close(']')
-	for _, p := range parts.tail {
+	for _, p := range append(parts.tail, parts.optional...) {
 		e.key(p.key)
 		e.raw(p.value)
 	}
@@ -438,8 +444,9 @@ type diffJSONPart struct {
 // by encoding/json at the depth they are written at.
 type diffJSONParts struct {
 	verdict, base, new, overlap []byte
-	// tail are the fields after weight_matching.
-	tail []diffJSONPart
+	// tail are the fields after weight_matching, and optional those of
+	// them that are left out when empty (optionalJSONParts).
+	tail, optional []diffJSONPart
 }
 
 func encodeJSONParts(res *diff.Result) (*diffJSONParts, error) {
@@ -477,7 +484,11 @@ func encodeJSONParts(res *diff.Result) (*diffJSONParts, error) {
 	for i := range tail {
 		tail[i].value = encoded[4+i]
 	}
-	return &diffJSONParts{verdict: encoded[0], base: encoded[1], new: encoded[2], overlap: encoded[3], tail: tail}, nil
+	optional, err := optionalJSONParts(res, enc, &buf)
+	if err != nil {
+		return nil, err
+	}
+	return &diffJSONParts{verdict: encoded[0], base: encoded[1], new: encoded[2], overlap: encoded[3], tail: tail, optional: optional}, nil
 }
 
 // checkJSONFloats returns encoding/json's error for the first float of

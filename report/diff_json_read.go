@@ -189,6 +189,8 @@ func resultOf(in *diffJSON) (*diff.Result, error) {
 		Warnings:      append([]string{}, in.Warnings...),
 		Normalization: normalizationFrom(in.Normalization),
 		GoRuntime:     goRuntimeFrom(in.GoRuntime),
+		Filters:       filtersFrom(in.Filters),
+		Functions:     functionsFrom(in.Functions),
 	}
 	ov := in.Overlap
 	res.Overlap = diff.Overlap{Percent: ov.Percent, CommonTree: ov.CommonTreePercent, StrictCommonTree: ov.StrictCommonTreePercent, Score: ov.Score, Pairs: ov.Pairs}

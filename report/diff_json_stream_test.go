@@ -43,6 +43,8 @@ func encodeDiffJSON(res *diff.Result) ([]byte, error) {
 		Normalization:      normalizationOf(res.Normalization),
 		Benchmark:          benchmarkOf(res.Benchmark),
 		GoRuntime:          goRuntimeOf(res.GoRuntime),
+		Filters:            filtersOf(res.Filters),
+		Functions:          functionsOf(res.Functions),
 	}
 	ov := res.Overlap
 	out.Overlap = overlapJSON{
@@ -243,6 +245,13 @@ func fullResult(name string, f float64) *diff.Result {
 		Normalization:  diff.Normalization{Mode: diff.NormalizeShare, Reason: name, BaseCounts: []float64{f}, BaseDurations: []int64{1}},
 		Benchmark:      &diff.BenchVerdict{Name: name, P: math.NaN(), DeltaPercent: f, Warnings: []string{name}},
 		GoRuntime:      &diff.GoRuntime{Allocators: []diff.Allocator{{Frame: fr[0]}}},
+		Filters:        cct.Filters{Focus: name, Hide: "h"},
+		Functions: &diff.FunctionTable{Sort: name, NodeFraction: f, Cutoff: 1, Dropped: 2, Tested: 3, Rows: []diff.FunctionRow{
+			{Frame: fr[0], FlatBase: 1, FlatNew: 2, Flat: 1, CumBase: -3, CumNew: math.MaxInt64, Cum: 4,
+				FlatTest: &diff.FunctionTest{Name: name, P: f, Q: f * 2, InFamily: true, Low: -12345, High: 987654, Significant: true},
+				CumTest:  &diff.FunctionTest{Name: "untested", P: 1, Q: 1, Low: 4, High: 4}},
+			{Frame: fr[1]},
+		}},
 	}
 }
 

@@ -72,6 +72,7 @@ func writeDiffMarkdown(w io.Writer, res *diff.Result, o diffMarkdownOptions) err
 		fmt.Fprintf(bw, " Overlap %.2f%% (noise floor %.2f%%).", res.Overlap.Percent, *nf)
 	}
 	bw.WriteString("\n")
+	writeFiltersMarkdown(bw, res, "\n", "\n")
 	// Normalization, benchmark verdict and Go runtime: diff_normalize.go.
 	fmt.Fprintf(bw, "\nNormalization: %s.\n", mdText(normalizationSummary(res)))
 	for _, l := range benchmarkSummary(res) {

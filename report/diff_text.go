@@ -133,6 +133,7 @@ func (t *textReport) method() {
 		spec = " (" + res.MinDeltaSpec + " of the base total)"
 	}
 	fmt.Fprintf(bw, "Method: %s, %s matching; min delta %s%s\n", method, res.Match, t.val(res.MinDelta), spec)
+	writeFiltersText(bw, res)
 	ov := res.Overlap
 	noise := "no noise floor: one base run"
 	if ov.NoiseFloor != nil {

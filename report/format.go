@@ -94,10 +94,17 @@ type DiffOptions struct {
 	// less than the min delta, which is below what a cause must reach, are
 	// only counted.
 	AllPaths bool
+	// Functions writes the per-function table (Result.Functions, pprof's
+	// -top of a diff) instead of the report in text and Markdown; JSON
+	// holds it whenever the Result does.
+	Functions bool
 }
 
 // WriteDiff writes a comparison in a format of DiffFormats.
 func WriteDiff(w io.Writer, res *diff.Result, f Format, o DiffOptions) error {
+	if o.Functions && f != JSON {
+		return writeDiffFunctions(w, res, f, o)
+	}
 	switch f {
 	case Text:
 		return writeDiffText(w, res, diffTextOptions{FullNames: o.FullNames, AllPaths: o.AllPaths})

@@ -25,6 +25,7 @@ type cctOptions struct {
 	output       string
 	latency      string
 	latencyGap   string
+	filters      filterFlags
 }
 
 func newCCTCmd(s *streams) *cobra.Command {
@@ -54,6 +55,9 @@ func newCCTCmd(s *streams) *cobra.Command {
 			if o.latency != "off" && o.view != "top-down" {
 				return fmt.Errorf("--latency needs --view top-down: inferred instances belong to calling contexts, which --view %s does not show", o.view)
 			}
+			if err := o.filters.check(); err != nil {
+				return err
+			}
 			return runCCT(s, o, args)
 		},
 	}
@@ -65,6 +69,7 @@ func newCCTCmd(s *streams) *cobra.Command {
 	fl.BoolVar(&o.callSites, "call-sites", false, "distinguish calls from different lines of the caller (PARCS call-site CCT)")
 	fl.BoolVar(&o.pools, "pools", false, "one thread per thread pool: threads named alike but for numbers (pool-1-thread-7, worker #3) merge")
 	fl.BoolVar(&o.prune, "prune", false, "drop anonymous, empty and one-letter frames (ZAM pruning)")
+	o.filters.register(fl)
 	fl.Float64Var(&o.nodeFraction, "node-fraction", 0.005, "in text and dot, hide nodes below this share of the total")
 	fl.StringVarP(&o.output, "output", "o", "", "output file (default stdout)")
 	fl.StringVar(&o.latency, "latency", "off", "infer function latencies from timestamped stacks (IntroPerf): off, conservative or aggressive")
@@ -106,7 +111,9 @@ func runCCT(s *streams, o *cctOptions, args []string) error {
 		return err
 	}
 	latency := o.latency != "off"
-	b := cct.NewBuilder(cct.Options{CallSites: o.callSites, Prune: o.prune, Timeline: latency, Pools: o.pools})
+	copts := cct.Options{CallSites: o.callSites, Prune: o.prune, Timeline: latency, Pools: o.pools}
+	o.filters.apply(&copts)
+	b := cct.NewBuilder(copts)
 	samples := make([]int, len(results))
 	for i, r := range results {
 		samples[i] = r.Samples.Len()
@@ -120,6 +127,9 @@ func runCCT(s *streams, o *cctOptions, args []string) error {
 		}
 	}
 	t := b.Finish()
+	for _, w := range o.filters.unmatched() {
+		printLine(s.Err, "ctdiff: warning: %s", w)
+	}
 	var mode cct.LatencyMode
 	if latency {
 		if mode, err = cct.ParseLatencyMode(o.latency); err != nil {

@@ -36,6 +36,8 @@ type diffOptions struct {
 	alpha            float64
 	norm             normalizeFlags
 	names            diffNames
+	filters          filterFlags
+	view             viewFlags
 }
 
 func newDiffCmd(s *streams) *cobra.Command {
@@ -77,6 +79,7 @@ Exit codes: 0 success, 1 with --fail-on-regression when a cause was found, 2 on 
 		{"aggregate", []string{string(diff.Stats), string(diff.Intersect)}},
 		{"match", []string{string(diff.ZAM), string(diff.PARCS)}},
 		{"format", diffFormats},
+		{"view", diffViews},
 	} {
 		_ = cmd.RegisterFlagCompletionFunc(f.name, fixedCompletion(f.values))
 	}
@@ -90,6 +93,8 @@ func (o *diffOptions) register(cmd *cobra.Command) {
 	o.inputs.register(cmd)
 	fl := cmd.Flags()
 	o.norm.register(fl)
+	o.filters.register(fl)
+	o.view.register(fl)
 	fl.StringVar(&o.minDelta, "min-delta", "", "least growth of a cause, with its unit: a duration (50ms) for time metrics, a size (1MB) for byte metrics, a number for counts (samples), or a share of the base total (1%) for any (default 50ms for time metrics under --normalize none or total, 1% otherwise)")
 	fl.StringVar(&o.aggregate, "aggregate", string(diff.DefaultAggregate), "how runs combine: stats (per-node significance tests) or intersect (ZAM)")
 	fl.StringVar(&o.match, "match", string(diff.DefaultMatching), "sibling matching: zam (LCS with hash-map fallback) or parcs (relaxed common-tree matching)")
@@ -158,7 +163,10 @@ func (o *diffOptions) check(formatGiven bool) error {
 			return fmt.Errorf("--min-delta %w", err)
 		}
 	}
-	return nil
+	if err := o.view.check(o.format); err != nil {
+		return err
+	}
+	return o.filters.check()
 }
 
 // codeRules are --app and --lib as diff takes them (check has compiled
@@ -195,7 +203,7 @@ func runDiff(s *streams, o *diffOptions, oldArg, newArg string) error {
 	if err != nil {
 		return err
 	}
-	if err := writeDiff(s, res, o.format, o.output, o.names); err != nil {
+	if err := writeDiff(s, res, o.format, o.output, o.names, o.view.view == viewFunctions); err != nil {
 		return err
 	}
 	if o.failOnRegression || o.format != "text" || (o.output != "" && o.output != "-") {
@@ -280,12 +288,16 @@ func compareSides(s *streams, o *diffOptions, oldArg, newArg string, keepTrees b
 	o.inputs.warnFetchFlags(s, []string{oldArg, newArg})
 	latency := o.metric == "latency" || o.metric == "latency-aggressive"
 	copts := cct.Options{Prune: !o.noPrune, CallSites: o.callSites, Timeline: latency, Pools: o.pools == "on", PoolNames: o.poolNames}
+	o.filters.apply(&copts)
 	if paths, err := expandInputs([]string{oldArg, newArg}); err == nil {
 		s.progress = startProgress(s, "reading", inputSize(paths))
 		defer func() { s.progress.finish(); s.progress = nil }()
 	}
 	sides, err := loadSides(s, o, [2]string{oldArg, newArg}, copts, keepTrees)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := o.filters.leftNothing(); err != nil {
 		return nil, nil, err
 	}
 	s.progress.phase("comparing")
@@ -299,6 +311,7 @@ func compareSides(s *streams, o *diffOptions, oldArg, newArg string, keepTrees b
 	opts.Tree = report.Format(o.format).NeedsTree()
 	opts.MinDelta = o.threshold
 	opts.Code = o.codeRules()
+	o.view.apply(&opts)
 	if latency {
 		for i, t := range all {
 			if err := t.InferLatency(cct.LatencyOptions{}); err != nil {
@@ -336,6 +349,8 @@ func compareSides(s *streams, o *diffOptions, oldArg, newArg string, keepTrees b
 	if w := sharedProfiles([2][]string{sides[0].paths, sides[1].paths}, [2][]digest{sides[0].sums, sides[1].sums}); w != "" {
 		res.Warnings = append([]string{w}, res.Warnings...)
 	}
+	res.Filters = o.filters.spec
+	res.Warnings = append(res.Warnings, o.filters.unmatched()...)
 	if o.pools == "auto" && len(res.ResizedPools) > 0 && rereadable(oldArg, newArg) {
 		// A pool of another size on each side (audit C4): thread by
 		// thread, the threads one side lacks are added causes. The runs

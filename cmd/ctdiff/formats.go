@@ -43,10 +43,10 @@ func outputFormat(flagSet bool, format, output, def string, allowed []string) (s
 type diffNames struct{ full, allPaths bool }
 
 // writeDiff writes a comparison in a format of diffFormats.
-func writeDiff(s *streams, res *diff.Result, format, output string, names diffNames) error {
+func writeDiff(s *streams, res *diff.Result, format, output string, names diffNames, functions bool) error {
 	f := report.Format(format)
 	return writeFormat(s, output, f, func(w io.Writer) error {
-		return report.WriteDiff(w, res, f, report.DiffOptions{FullNames: names.full, AllPaths: names.allPaths})
+		return report.WriteDiff(w, res, f, report.DiffOptions{FullNames: names.full, AllPaths: names.allPaths, Functions: functions})
 	})
 }
 

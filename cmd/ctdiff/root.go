@@ -43,6 +43,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	s := &streams{Out: stdout, Err: stderr, OutIsTerminal: isTerminal(stdout), ErrIsTerminal: isTerminal(stderr)}
 	var prof selfProfile
 	root := newRootCmd(s)
+	flagError := root.FlagErrorFunc()
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return flagError(c, singleDashHint(c, args, err)) })
 	prof.register(root)
 	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
 		adviseHeap(cmd, args)

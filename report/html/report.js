@@ -44,14 +44,29 @@
     maxAbs[mode] = m;
   });
 
-  // Colours as in the heat map and the DOT graph: white to red (grew) or
-  // blue (shrank), by the share of the largest change.
-  function color(d, max) {
-    if (d === 0 || max === 0) return "rgb(242,242,242)";
-    var s = Math.min(1, Math.abs(d) / max);
-    var to = d > 0 ? [215, 48, 39] : [69, 117, 180];
-    var c = to.map(function (v) { return Math.round(255 + (v - 255) * s); });
-    return "rgb(" + c[0] + "," + c[1] + "," + c[2] + ")";
+  // Red is for the regression causes alone (with the contexts a spread
+  // cause folds), whatever their size: a cause
+  // is never paler than its callers, whose totals hold it, nor like them.
+  // Every other frame is orange where it grew and blue where it shrank,
+  // by its own delta (or its total's): a change below μ is at most a
+  // quarter of the way from white, one of μ or more half the way and
+  // further on a log scale up to the largest change, so nothing below μ
+  // reads as a finding.
+  var CAUSE = [215, 48, 39], GREW = [244, 140, 40], SHRANK = [69, 117, 180], NONE = [242, 242, 242];
+  var mu = Math.max(data.minDelta, 1);
+  function rgb(c) { return "rgb(" + c[0] + "," + c[1] + "," + c[2] + ")"; }
+  function shade(d, max) {
+    var a = Math.abs(d);
+    if (a < mu) return 0.25 * a / mu;
+    var top = Math.max(max / mu, 10);
+    return 0.5 + 0.5 * Math.min(1, Math.log(a / mu) / Math.log(top));
+  }
+  function color(j, mode) {
+    if (data.cause[j] > 0 || data.leaf[j] === 1) return rgb(CAUSE);
+    var d = delta(mode, j);
+    if (d === 0) return rgb(NONE);
+    var s = shade(d, maxAbs[mode]), to = d > 0 ? GREW : SHRANK;
+    return rgb(to.map(function (v) { return Math.round(255 + (v - 255) * s); }));
   }
 
   function trim(f) {
@@ -124,7 +139,7 @@
       el.style.left = (left * 100) + "%";
       el.style.width = (w * 100) + "%";
       el.style.top = (d * ROW) + "px";
-      el.style.backgroundColor = color(delta(cmode, j), maxAbs[cmode]);
+      el.style.backgroundColor = color(j, cmode);
       el.setAttribute("data-i", String(j));
       el.textContent = label(j);
       frag.appendChild(el);
@@ -226,12 +241,13 @@
     saveHash();
   }
 
-  // The view lives in the URL's fragment (#zoom=N&search=TEXT), so a link
-  // or a reload shows the same frame, and tests can drive the page.
+  // The view lives in the URL's fragment (#zoom=N&search=TEXT&color=total),
+  // so a link or a reload shows the same frame, and tests can drive the page.
   function saveHash() {
     var parts = [];
     if (zoom > 0) parts.push("zoom=" + zoom);
     if (search.value) parts.push("search=" + encodeURIComponent(search.value));
+    if (colorSel.value !== "self") parts.push("color=" + colorSel.value);
     var h = parts.length ? "#" + parts.join("&") : "";
     if (h !== location.hash && history.replaceState) {
       history.replaceState(null, "", h || location.pathname + location.search);
@@ -243,6 +259,7 @@
       try { v = decodeURIComponent(v); } catch (e) { return; }
       if (k === "zoom" && +v >= 0 && +v < n) zoom = +v;
       if (k === "search") search.value = v;
+      if (k === "color" && (v === "self" || v === "total")) colorSel.value = v;
     });
   }
 
@@ -285,7 +302,7 @@
   });
   search.addEventListener("input", onSearch);
   sizeSel.addEventListener("change", render);
-  colorSel.addEventListener("change", render);
+  colorSel.addEventListener("change", function () { render(); saveHash(); });
   var resizeTimer = 0;
   window.addEventListener("resize", function () {
     clearTimeout(resizeTimer);
