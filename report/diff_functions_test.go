@@ -65,7 +65,7 @@ func TestDiffFunctionsHostileNames(t *testing.T) {
 			t.Fatal(err)
 		}
 		out := b.String()
-		if strings.ContainsAny(out, "\u0007") || f == Markdown && !strings.Contains(out, "``evil\\|`name  <b>``") {
+		if strings.ContainsAny(out, "\u0007") || f == Markdown && !strings.Contains(out, "``evil\\|`name\\a\\n<b>``") {
 			t.Errorf("%s: the name was written raw:\n%s", f, out)
 		}
 		var row string

@@ -150,7 +150,7 @@ func TestOutputsEscapeBidiAndControls(t *testing.T) {
 			checkJSONNames(t, args, out)
 		}
 	}
-	if out, errOut, code := ctdiff("diff", newP, newP); code != exitOK || !strings.Contains(out, "Warnings:") {
+	if out, errOut, code := ctdiff("diff", newP, newP); code != exitOK || !strings.Contains(out, "warning: inputs: OLD and NEW are the same profile") {
 		t.Errorf("the same profile on both sides: exit %d, not 0 with warnings: %s%s", code, out, errOut)
 	}
 }
