@@ -89,6 +89,9 @@ type blamer struct {
 	// when a cause first needs them.
 	allocators, ownGrowth []Charge
 	evidence              bool
+	// inBase marks the keys the base runs have (movedCall), made when
+	// first needed.
+	inBase []bool
 }
 
 func newBlamer(u *union, kt *keyTable, own ownership) *blamer {
@@ -110,18 +113,66 @@ func (b *blamer) ownerOf(k key) Owner {
 }
 
 // blame returns the blame of a cause whose node is union node x, nil
-// when it has none: no frame of the program's on its path, and no
-// runtime work to charge by evidence.
-func (b *blamer) blame(x int32, thread string) *Blame {
+// when it has none (no frame of the program's on its path, and no runtime
+// work to charge by evidence), and the union node it is charged to (-1
+// for work charged by evidence, or none).
+//
+// A new call to a function the base runs already call elsewhere is its
+// caller's change, not the function's: an insertion sort that calls
+// score() directly, where sort.Slice's comparator called it before, adds
+// the context rankPlayers → score, and it is rankPlayers whose code
+// changed. Such a frame joins the breakdown and the blame moves to the
+// next frame of the program's above it. A function the base runs never
+// call is new code, and the blame stays on it.
+func (b *blamer) blame(x int32, thread string) (*Blame, int32) {
 	u := b.u
 	var below []int32 // the path's nodes below the blamed frame, deepest first
 	for y := x; y > 0 && u.depth[y] >= 2; y = u.parent[y] {
-		if b.ownerOf(u.key[y]) == OwnerApp {
-			return b.onPath(y, below)
+		if b.ownerOf(u.key[y]) == OwnerApp && !b.movedCall(y) {
+			return b.onPath(y, below), y
 		}
 		below = append(below, y)
 	}
-	return b.byEvidence(below, thread)
+	if bl := b.byEvidence(below, thread); bl != nil {
+		return bl, -1
+	}
+	if y := b.lowestApp(below); y >= 0 {
+		// Every frame of the program's on the path is a new call of an
+		// existing function: the lowest is the best there is.
+		return b.onPath(below[y], below[:y]), below[y]
+	}
+	return nil, -1
+}
+
+// lowestApp is the index in below (deepest first) of the deepest frame of
+// the program's, -1 for none.
+func (b *blamer) lowestApp(below []int32) int {
+	for i, y := range below {
+		if b.ownerOf(b.u.key[y]) == OwnerApp {
+			return i
+		}
+	}
+	return -1
+}
+
+// movedCall reports whether node y is a call the base runs do not make in
+// this context, of a function they call elsewhere.
+func (b *blamer) movedCall(y int32) bool {
+	u := b.u
+	if u.baseRuns(y) > 0 || u.depth[y] < 3 {
+		return false
+	}
+	if b.inBase == nil {
+		b.inBase = make([]bool, len(b.kt.frames))
+		for z := int32(1); int(z) < u.len(); z++ {
+			if u.baseRuns(z) > 0 {
+				if k := u.key[z]; k >= 0 {
+					b.inBase[k] = true
+				}
+			}
+		}
+	}
+	return b.inBase[u.key[y]]
 }
 
 // onPath is the blame of frame y with the breakdown below (deepest first).
@@ -258,18 +309,21 @@ func (b *blamer) grown(m map[key]*[2]float64) []Charge {
 }
 
 // orderByBlame sorts causes so that those charged to one function stand
-// together, the function whose causes add up to the most first; within a
+// together, the function whose change costs most first; within a
 // function, and for causes without a blame, the order stays (by delta).
 // The verdict names the first: a change in one function that grew three
 // library calls by 40 ms each is a 120 ms cause, ahead of an unrelated
 // 60 ms one.
-func orderByBlame(causes []Cause) {
-	weight := map[Frame]int64{}
-	for _, c := range causes {
-		if c.Blame != nil {
-			weight[c.Blame.Frame] += c.Delta
-		}
-	}
+//
+// What a function's change costs is its blamed node's inclusive delta
+// (all it grew by in that context, hashing and what the new hash calls
+// alike), less that of the blamed nodes below it (counted for their own
+// function), and never less than the deltas of its causes; summed over
+// its blamed nodes, plus the runtime work charged to it by evidence.
+// nodes[i] is causes[i]'s blamed union node, -1 for none; sign is -1 for
+// improvements, whose deltas fall.
+func orderByBlame(causes []Cause, nodes []int32, u *union, sign float64) {
+	weight := blameWeights(causes, nodes, u, sign)
 	first := map[Frame]int{} // a function's place: its first cause's
 	for i, c := range causes {
 		if c.Blame != nil {
@@ -279,13 +333,13 @@ func orderByBlame(causes []Cause) {
 		}
 	}
 	type item struct {
-		weight int64
+		weight float64
 		group  int
 		i      int
 	}
 	items := make([]item, len(causes))
 	for i, c := range causes {
-		it := item{weight: c.Delta, group: i, i: i}
+		it := item{weight: sign * float64(c.Delta), group: i, i: i}
 		if c.Blame != nil {
 			it.weight, it.group = weight[c.Blame.Frame], first[c.Blame.Frame]
 		}
@@ -299,4 +353,36 @@ func orderByBlame(causes []Cause) {
 		sorted[i] = causes[it.i]
 	}
 	copy(causes, sorted)
+}
+
+// blameWeights is orderByBlame's cost of each blamed function.
+func blameWeights(causes []Cause, nodes []int32, u *union, sign float64) map[Frame]float64 {
+	under := map[int32]float64{} // per blamed node: its causes' deltas
+	for i, c := range causes {
+		if y := nodes[i]; y >= 0 {
+			under[y] += sign * float64(c.Delta)
+		}
+	}
+	own := map[int32]float64{}
+	for y := range under {
+		own[y] += sign * (u.meanNew[y] - u.meanBase[y])
+		for p := u.parent[y]; p > 0; p = u.parent[p] {
+			if _, ok := under[p]; ok {
+				own[p] -= sign * (u.meanNew[y] - u.meanBase[y])
+				break
+			}
+		}
+	}
+	weight := map[Frame]float64{}
+	for i, c := range causes {
+		switch y := nodes[i]; {
+		case c.Blame == nil:
+		case y < 0:
+			weight[c.Blame.Frame] += sign * float64(c.Delta)
+		case under[y] != 0 || own[y] != 0:
+			weight[c.Blame.Frame] += max(own[y], under[y])
+			under[y], own[y] = 0, 0 // a node once
+		}
+	}
+	return weight
 }

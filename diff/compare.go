@@ -241,18 +241,22 @@ func (c *comparison) compare() *Result {
 	res.Graph, res.Causes, graphIDs = assemble(cg.g, c.u, c.kt)
 	var untestedIDs []int32
 	res.Untested, untestedIDs = untestedCauses(c.u, c.kt, cg.oneRun)
-	b := newBlamer(c.u, c.kt, ownership{rules: o.Code, eco: keyEcosystem(c.kt)})
-	for i := range res.Causes {
-		cs := &res.Causes[i]
-		cs.Blame = b.blame(graphIDs[cs.Node], cs.Thread)
+	own := ownership{rules: o.Code, eco: keyEcosystem(c.kt)}
+	b := newBlamer(c.u, c.kt, own)
+	blameAll := func(cs []Cause, ids []int32) {
+		nodes := make([]int32, len(cs))
+		for i := range cs {
+			cs[i].Blame, nodes[i] = b.blame(ids[i], cs[i].Thread)
+		}
+		orderByBlame(cs, nodes, c.u, 1)
 	}
-	for i := range res.Untested {
-		res.Untested[i].Blame = b.blame(untestedIDs[i], res.Untested[i].Thread)
+	causeIDs := make([]int32, len(res.Causes))
+	for i, cs := range res.Causes {
+		causeIDs[i] = graphIDs[cs.Node]
 	}
-	res.Improvements = improvements(cg, c.kt, b)
-	orderByBlame(res.Causes)
-	orderByBlame(res.Untested)
-	orderByBlame(res.Improvements)
+	blameAll(res.Causes, causeIDs)
+	blameAll(res.Untested, untestedIDs)
+	res.Improvements = improvements(cg, c.kt, own)
 	if cg.untested {
 		// Nothing was tested: the graph still says where time grew, but
 		// its leaves are not causes.
