@@ -352,8 +352,30 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 			}
 		}
 	}
+	// The thresholds above μ (ladder.go): what a larger μ finds, a
+	// smaller one keeps.
+	var lp *ladderPass
+	if st.correct == nil && st.ladderTop > m {
+		deltas := make([]float64, nFamily)
+		for i, h := range members {
+			x := h.node()
+			if h.self() {
+				d := u.selfNew[x] - u.selfBase[x]
+				deltas[i] = min(d, d-vanishedCallees(u, x))
+			} else {
+				deltas[i] = u.meanNew[x] - u.meanBase[x]
+			}
+		}
+		for i := range groups {
+			deltas[nMembers+i] = groups[i].delta()
+		}
+		lp = ladder(m, st.ladderTop, alpha, nNew, ps, exact, famParent, famSize, deltas, finish)
+	}
 	passes := func(t int32, delta float64) bool {
-		return t != 0 && delta >= m && qs[t-1] <= alpha && names[t-1] != nameUntested
+		if t == 0 || names[t-1] == nameUntested {
+			return false
+		}
+		return delta >= m && qs[t-1] <= alpha || lp.passes(int(t-1), delta)
 	}
 	g = newGraph(n)
 	g.fitted, g.noise = fitted, &nodeNoise{pr: pr, gc: gc}
@@ -422,6 +444,9 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 		i := int(f - 1)
 		finish(i)
 		t := Test{Name: names[i].String(), P: ps[i], Q: qs[i]}
+		if lp != nil {
+			t.Q = min(t.Q, lp.q[i])
+		}
 		switch {
 		case i >= len(members):
 			t.Of = OfFunction
@@ -468,6 +493,22 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 		}
 	}
 	return g, untestedAbove(u, oneRun, m), model
+}
+
+// functionTotals sums, per key, the inclusive values of its nodes whose
+// caller is another function, base and new: a function's time over its
+// calling contexts, a direct recursion counted once.
+func functionTotals(u *union, keys int) (fn [2][]float64) {
+	fn[0], fn[1] = make([]float64, keys), make([]float64, keys)
+	for x := int32(1); int(x) < u.len(); x++ {
+		k := u.key[x]
+		if u.depth[x] < 2 || k < 0 || u.key[u.parent[x]] == k {
+			continue
+		}
+		fn[0][k] += u.meanBase[x]
+		fn[1][k] += u.meanNew[x]
+	}
+	return fn
 }
 
 // vanishedCallees is the mean base time of node x's callees that no new
@@ -623,6 +664,7 @@ func markUntested(u *union, class []uint8, oneSide bool, m float64) (skip []bool
 	folded := make([]bool, n)
 	self = foldedSelf{u: u}
 	var inBase []bool // per key, with one run on a side: see below
+	var fn [2][]float64
 	if oneSide {
 		inBase = make([]bool, len(class))
 		for x := int32(1); int(x) < n; x++ {
@@ -630,6 +672,7 @@ func markUntested(u *union, class []uint8, oneSide bool, m float64) (skip []bool
 				inBase[u.key[x]] = true
 			}
 		}
+		fn = functionTotals(u, len(class))
 	}
 	// skip is folded, or an idle node (idle): neither is tested, and the
 	// spread groups leave both out. An idle node's callees are still
@@ -666,11 +709,19 @@ func markUntested(u *union, class []uint8, oneSide bool, m float64) (skip []bool
 		// A function the base runs have somewhere (inBase): a context of
 		// it that only the new runs have may be the same work attributed
 		// to another caller (a reordered event, a call the matching
-		// placed elsewhere), which one run cannot tell from a new call. A
+		// placed elsewhere), which one run cannot tell from a new call,
+		// unless the function as a whole grew by half the new context or
+		// more: moved work leaves its total where it was, and a new call
+		// of runtime.concatstring3 in a row formatter (a string built
+		// with += per field) grows concatstring3's total by all of it. A
 		// function the base runs lack entirely is new code, tested.
+		//
+		// The collector's frames are tested, with their run-to-run
+		// variance taken as at least collectorCV of their time (prOf).
 		if oneSide {
-			moved := u.baseRuns(x) == 0 && inBase[u.key[x]] && u.depth[x] >= 2
-			if moved || u.depth[x] == 2 && (u.baseRuns(x) == 0 || u.newRuns(x) == 0) || class[u.key[x]]&classCollector != 0 || sp&oneRunBelow != 0 {
+			k := u.key[x]
+			moved := u.baseRuns(x) == 0 && inBase[k] && u.depth[x] >= 2 && fn[1][k]-fn[0][k] < u.meanNew[x]/2
+			if moved || u.depth[x] == 2 && (u.baseRuns(x) == 0 || u.newRuns(x) == 0) || sp&oneRunBelow != 0 {
 				if sp&oneRunBelow == 0 {
 					oneRun = append(oneRun, x)
 				}

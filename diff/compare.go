@@ -106,12 +106,23 @@ func prepareComparison(bRuns, nRuns []*run, o Options, nz Normalization, st *str
 func minDeltaOf(o Options, nz *Normalization, base []*run) (int64, string) {
 	th := o.MinDelta
 	if th == (Threshold{}) {
-		th = Threshold{Value: DefaultMinDelta}
-		if nz.Unit != "nanoseconds" || nz.Mode == NormalizePer || nz.Mode == NormalizeIteration {
-			th = Threshold{Share: DefaultMinDeltaShare}
-		}
+		th = defaultThreshold(nz)
 	}
 	return th.resolve(meanTotal(base)), th.String()
+}
+
+// defaultThreshold is μ when none is given: DefaultMinDelta for times
+// compared as times, DefaultMinDeltaShare of the base total otherwise.
+func defaultThreshold(nz *Normalization) Threshold {
+	if nz.Unit != "nanoseconds" || nz.Mode == NormalizePer || nz.Mode == NormalizeIteration {
+		return Threshold{Share: DefaultMinDeltaShare}
+	}
+	return Threshold{Value: DefaultMinDelta}
+}
+
+// defaultMinDelta is the default μ resolved for a mean base total.
+func defaultMinDelta(nz *Normalization, baseTotal float64) int64 {
+	return defaultThreshold(nz).resolve(baseTotal)
 }
 
 // compare runs the stages after prepareComparison and assembles the result.
@@ -387,13 +398,16 @@ func (statsAggregator) perRun() bool { return true }
 
 func (sa statsAggregator) criticalGraph(c *comparison, _ func() []pairResult) criticalGraph {
 	res, nb, nn := c.res, len(c.bRuns), len(c.nRuns)
-	g, oneRun, model := statsGraph(c.u, c.kt, nb, res.MinDelta, c.o.Alpha, meanPeriod(c.runs), c.o.stats)
+	st := c.o.stats
+	if def := defaultMinDelta(&c.nz, float64(res.Base.Total)); def > res.MinDelta {
+		st.ladderTop = float64(def)
+	}
+	g, oneRun, model := statsGraph(c.u, c.kt, nb, res.MinDelta, c.o.Alpha, meanPeriod(c.runs), st)
 	cg := criticalGraph{g: g, oneRun: oneRun}
 	if model != modelNone {
 		// The improvements: the same tests with the sides swapped, a
 		// family of their own (Result.Improvements).
 		cg.mirror = c.u.mirrored(nb)
-		st := c.o.stats
 		st.fitted = g.fitted
 		cg.improved, _, _ = statsGraph(cg.mirror, c.kt, nn, res.MinDelta, c.o.Alpha, meanPeriod(c.runs), st)
 	}

@@ -340,6 +340,9 @@ type statsChoices struct {
 	// fitted, when set, is the noise prior to test with instead of
 	// fitting one: the mirrored union's (improvements) is the union's.
 	fitted *prior
+	// ladderTop is the default μ when μ is below it: statsGraph then
+	// keeps what the thresholds up to it find (ladder.go); 0 otherwise.
+	ladderTop float64
 }
 
 // DefaultOptions returns the options `ctdiff diff` uses without flags.

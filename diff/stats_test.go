@@ -1050,8 +1050,10 @@ func markUntestedTwoPasses(u *union, class []uint8, oneSide bool) ([]bool, []int
 	folded, oneRunOnly := make([]bool, n), make([]bool, n)
 	self := foldedSelf{u: u}
 	var inBase []bool
+	var fn [2][]float64
 	if oneSide {
 		inBase = make([]bool, len(class))
+		fn = functionTotals(u, len(class))
 	}
 	for x := int32(1); int(x) < n; x++ {
 		if folded[u.parent[x]] || class[u.key[x]]&classArtifact != 0 {
@@ -1073,8 +1075,9 @@ func markUntestedTwoPasses(u *union, class []uint8, oneSide bool) ([]bool, []int
 				continue
 			}
 			p := u.parent[x]
-			moved := u.inBase[x] == 0 && inBase[u.key[x]] && u.depth[x] >= 2
-			if moved || u.depth[x] == 2 && (u.inBase[x] == 0 || u.inNew[x] == 0) || class[u.key[x]]&classCollector != 0 || p > 0 && oneRunOnly[p] {
+			k := u.key[x]
+			moved := u.inBase[x] == 0 && inBase[k] && u.depth[x] >= 2 && fn[1][k]-fn[0][k] < u.meanNew[x]/2
+			if moved || u.depth[x] == 2 && (u.inBase[x] == 0 || u.inNew[x] == 0) || p > 0 && oneRunOnly[p] {
 				if !oneRunOnly[p] {
 					oneRun = append(oneRun, x)
 				}
