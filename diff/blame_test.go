@@ -72,9 +72,9 @@ func TestBlame(t *testing.T) {
 			blame: "main.insertionSort", by: ByOwnTime,
 		},
 		{
-			name: "a new call of a function the base calls elsewhere is the caller's change",
-			base: append(goBase[:len(goBase):len(goBase)], "main.main;main.serve;main.rank;sort.Slice;sort.pdqsort_func;main.rank.func1;main.score 200"),
-			new:  append(goBase[:len(goBase):len(goBase)], "main.main;main.serve;main.rank;main.score 600"),
+			name:  "a new call of a function the base calls elsewhere is the caller's change",
+			base:  append(goBase[:len(goBase):len(goBase)], "main.main;main.serve;main.rank;sort.Slice;sort.pdqsort_func;main.rank.func1;main.score 200"),
+			new:   append(goBase[:len(goBase):len(goBase)], "main.main;main.serve;main.rank;main.score 600"),
 			blame: "main.rank", breakdown: "main.score",
 		},
 		{
