@@ -57,6 +57,11 @@ func Judge(res *Result) Judgement {
 		return j
 	}
 	j.Verdict = VerdictUnchanged
+	if len(res.Improvements) > 0 {
+		// Functions that got faster, tested as causes are.
+		j.Verdict, j.Impact = VerdictImproved, min(j.TotalChange, relative(res.Improvements[0].Delta, res.Base.Total, res.New.Total))
+		return j
+	}
 	fall := -j.Change
 	if fall < res.MinDelta || fall <= 0 {
 		return j

@@ -356,7 +356,7 @@ func htmlModel(res *diff.Result, o diffHTMLOptions) (*htmlReport, *htmlData, err
 	// pair under intersect, or too few contexts to model one pair's noise):
 	// they are not called a regression, and the verdict says why.
 	page.Verdict = capitalize(verdictLine(res, false, func(s string) string { return s })) + "."
-	switch res.Outcome.Status {
+	switch statusOf(res) {
 	case diff.StatusRegressed:
 		page.VerdictClass = "bad"
 		page.Title = "ctdiff: " + plural(len(res.Causes), "regression cause")

@@ -208,7 +208,7 @@ func mdBelow(c diff.Cause, full bool) string {
 
 // markdownTitle is the heading's words: the verdict and its count.
 func markdownTitle(res *diff.Result) string {
-	switch res.Outcome.Status {
+	switch statusOf(res) {
 	case diff.StatusRegressed:
 		return plural(len(res.Causes), "regression cause") + " found"
 	case diff.StatusImproved:

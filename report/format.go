@@ -22,13 +22,16 @@ const (
 	Pprof    Format = "pprof" // gzipped protocol buffers
 	Markdown Format = "markdown"
 	HTML     Format = "html"
+	// Summary is one line per comparison, the verdict, for CI logs (as
+	// benchstat prints a line per benchmark).
+	Summary Format = "summary"
 )
 
 // The formats of each kind of result, in the order help text lists them.
 var (
 	TreeFormats    = []Format{Text, JSON, DOT, Pprof}
-	DiffFormats    = []Format{Text, JSON, DOT, Pprof, Markdown, HTML}
-	ReleaseFormats = []Format{Text, Markdown, HTML, JSON}
+	DiffFormats    = []Format{Text, JSON, DOT, Pprof, Markdown, HTML, Summary}
+	ReleaseFormats = []Format{Text, Markdown, HTML, JSON, Summary}
 )
 
 // formatExtensions are the file-name extensions of the formats, longer
@@ -118,6 +121,8 @@ func WriteDiff(w io.Writer, res *diff.Result, f Format, o DiffOptions) error {
 		return writeDiffMarkdown(w, res, diffMarkdownOptions{FullNames: o.FullNames})
 	case HTML:
 		return writeDiffHTML(w, res, diffHTMLOptions{})
+	case Summary:
+		return writeDiffSummary(w, res, o.FullNames)
 	}
 	return noFormat("a comparison", f, DiffFormats)
 }
@@ -133,6 +138,8 @@ func WriteRelease(w io.Writer, rel *Release, f Format, o ReleaseOptions) error {
 		return writeReleaseHTML(w, rel, o)
 	case JSON:
 		return writeJSONSafe(w, func(w io.Writer) error { return writeReleaseJSON(w, rel) })
+	case Summary:
+		return writeReleaseSummary(w, rel)
 	}
 	return noFormat("a release report", f, ReleaseFormats)
 }

@@ -51,9 +51,9 @@ func TestWriteUnknownFormat(t *testing.T) {
 		want  string
 	}{
 		{"diff", func() error { return WriteDiff(&bytes.Buffer{}, res, "csv", DiffOptions{}) },
-			`report: a comparison is not written as "csv", only as text, json, dot, pprof, markdown, html`},
+			`report: a comparison is not written as "csv", only as text, json, dot, pprof, markdown, html, summary`},
 		{"release", func() error { return WriteRelease(&bytes.Buffer{}, NewRelease(nil), DOT, ReleaseOptions{}) },
-			`report: a release report is not written as "dot", only as text, markdown, html, json`},
+			`report: a release report is not written as "dot", only as text, markdown, html, json, summary`},
 		{"tree", func() error { return WriteTree(&bytes.Buffer{}, tree, HTML, TreeOptions{}) },
 			`report: a tree is not written as "html", only as text, json, dot, pprof`},
 		{"flat tree", func() error { return WriteTree(&bytes.Buffer{}, tree, DOT, TreeOptions{View: "flat"}) },

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/ctdiff/ctdiff/diff"
 )
@@ -105,9 +106,9 @@ func judge(c Component) ComponentReport {
 	}
 	r := ComponentReport{Component: c, Judgement: diff.Judge(res), style: frameStyle{Ecosystem: c.Ecosystem, Lines: c.Lines, Placed: true}}
 	if r.Verdict == diff.VerdictRegressed {
-		top := res.Causes[0]
-		r.Why = fmt.Sprintf("%s, the largest %s in %s", plural(len(res.Causes), "regression cause"),
-			signed(FormatValue(top.Delta, res.Unit), top.Delta), r.style.Label(causeFrame(top)))
+		// The verdict as ctdiff diff says it, led by the function the
+		// top cause is charged to.
+		r.Why = plural(len(res.Causes), "regression cause") + ": " + strings.TrimPrefix(verdictLine(res, false, func(s string) string { return s }), "regressed: ")
 	} else {
 		r.Why = whyNoCause(res, r.Judgement)
 	}
@@ -117,7 +118,9 @@ func judge(c Component) ComponentReport {
 		if n := len(cause.Path); n > 0 {
 			cr.Group = diff.RuntimeGroup(cause.Path[n-1])
 			if cr.Group != "" {
-				if a := diff.Attribution(cause.Path); a != nil {
+				if b := cause.Blame; b != nil {
+					cr.Charged = r.style.Label(b.Frame)
+				} else if a := diff.Attribution(cause.Path); a != nil {
 					cr.Charged = r.style.Label(*a)
 				}
 			}
@@ -149,8 +152,12 @@ func judge(c Component) ComponentReport {
 	return r
 }
 
-// causeFrame is the frame a cause names: its lowest.
+// causeFrame is the frame a cause names: the function of the program's it
+// is charged to on its path (diff.Blame), else its lowest.
 func causeFrame(c diff.Cause) diff.Frame {
+	if b := c.Blame; b != nil && b.By == "" {
+		return b.Frame
+	}
 	if n := len(c.Path); n > 0 {
 		return c.Path[n-1]
 	}
@@ -165,6 +172,9 @@ func whyNoCause(res *diff.Result, j diff.Judgement) string {
 	none := "No function grew by " + val(res.MinDelta) + " or more"
 	if res.Aggregate == diff.Stats && res.Base.Runs >= 2 && res.New.Runs >= 2 {
 		none += " with significance"
+	}
+	if len(res.Improvements) > 0 {
+		return none + "; " + plural(len(res.Improvements), "improvement") + ": " + strings.TrimPrefix(verdictLine(res, false, func(s string) string { return s }), "improved: ")
 	}
 	switch {
 	case j.Tested && j.Verdict == diff.VerdictImproved:

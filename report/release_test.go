@@ -52,7 +52,7 @@ func TestReleaseVerdicts(t *testing.T) {
 		why     string
 	}{
 		{"cause", result([]int64{1000, 1010}, []int64{1000, 1005}, cause(60, "main", fr("main.f", "f.go"))), diff.VerdictRegressed,
-			"1 regression cause, the largest +60ms in main.f"},
+			"1 regression cause: main.f +60ms"},
 		{"consistent fall", result([]int64{1000, 1020, 990}, []int64{800, 810, 805}), diff.VerdictImproved,
 			"No function grew by 50ms or more with significance; the total fell by 198.3ms (Welch's t-test of the log run totals: p "},
 		{"noisy fall", result([]int64{1000, 2000, 700}, []int64{800, 1900, 650}), diff.VerdictUnchanged,

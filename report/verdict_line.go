@@ -21,7 +21,7 @@ func VerdictLine(res *diff.Result) string { return verdictLine(res, false, textN
 // "inconclusive: …".
 func verdictLine(res *diff.Result, full bool, name func(string) string) string {
 	val := func(v int64) string { return FormatValue(v, res.Unit) }
-	switch res.Outcome.Status {
+	switch statusOf(res) {
 	case diff.StatusRegressed:
 		s := "regressed: " + causeSentence(res.Causes[0], full, name, val)
 		s += moreCauses(res.Causes, "cause", full)
@@ -54,6 +54,15 @@ func verdictLine(res *diff.Result, full bool, name func(string) string) string {
 			val(d), strings.TrimPrefix(signedPercent(d, res.Base.Total), "+"))
 	}
 	return s
+}
+
+// statusOf is res's verdict status, from its lists for a Result made
+// without one.
+func statusOf(res *diff.Result) diff.Status {
+	if res.Outcome.Status != "" {
+		return res.Outcome.Status
+	}
+	return diff.StatusOf(res)
 }
 
 // causeSentence says a cause by its blame: "F +X, of which G +Y (95% CI

@@ -107,7 +107,7 @@ func TestDiffErrors(t *testing.T) {
 		{"missing input", []string{"diff", exampleOld, filepath.Join(dir, "nope")}, "ctdiff: stat " + filepath.Join(dir, "nope") + ": no such file or directory\n"},
 		{"bad aggregate", []string{"diff", exampleOld, exampleNew, "--aggregate", "mean"}, "ctdiff: --aggregate \"mean\" must be one of: [stats intersect]\n"},
 		{"bad match", []string{"diff", exampleOld, exampleNew, "--match", "exact"}, "ctdiff: --match \"exact\" must be one of: [zam parcs]\n"},
-		{"bad format", []string{"diff", exampleOld, exampleNew, "--format", "xml"}, "ctdiff: --format \"xml\" must be one of: [text json dot pprof markdown html]\n"},
+		{"bad format", []string{"diff", exampleOld, exampleNew, "--format", "xml"}, "ctdiff: --format \"xml\" must be one of: [text json dot pprof markdown html summary]\n"},
 		{"bad min delta", []string{"diff", exampleOld, exampleNew, "--min-delta", "fast"}, "ctdiff: --min-delta \"fast\": want a duration such as 50ms, a share such as 1%, a size such as 1MB or a count such as 100\n"},
 		{"duration on a count metric", []string{"diff", exampleOld, exampleNew, "--metric", "samples", "--min-delta", "50ms"}, "ctdiff: --min-delta \"50ms\": a duration needs a time metric, and samples/count is not one: use a number or a share such as 1%\n"},
 		{"unknown metric", []string{"diff", exampleOld, exampleNew, "--metric", "alloc"}, "ctdiff: ../../testdata/example/old/run1.pb.gz: --metric: sample type \"alloc\" not found: must be one of: [samples/count cpu/nanoseconds]\n"},
