@@ -2,8 +2,10 @@ package convert
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"path"
 	"regexp"
 	"strconv"
@@ -80,6 +82,10 @@ type perfSample struct {
 	event  int // index into perfReader.events
 	period int64
 	stack  []*profile.Location
+	// n is how many samples this one stands for (Options.MergeSamples
+	// merges those of one thread, event and stack; period is then their
+	// sum, and time the earliest).
+	n int64
 }
 
 type perfEvent struct {
@@ -101,6 +107,11 @@ type perfReader struct {
 	lines   map[string]*profile.Location // by frame line
 	bySym   map[string]perfSymFrame      // by symbol, for lines simpleFrameLine splits
 	samples []perfSample
+	merge   *mergeIndex // with Options.MergeSamples
+	count   int         // samples read
+	span    timeSpan    // of their timestamps
+	// lastTimed says the last sample read had a timestamp.
+	lastTimed bool
 	timed   int // samples with a timestamp
 	empty   int // samples without frames
 	// headerPeriod is the fixed sample period the header states per event
@@ -115,10 +126,14 @@ func parsePerfScript(in *parserInput) (*profile.Profile, error) {
 		threads: map[perfThread]*perfThread{}, byName: map[string]int{}, frames: map[string]*profile.Location{}, lines: map[string]*profile.Location{},
 		bySym: map[string]perfSymFrame{}, headerPeriod: map[string]int64{},
 	}
+	if in.Options.MergeSamples {
+		r.merge = newMergeIndex()
+	}
 	lr := newLineReader(in.R)
 	var cur *perfSample
 	var stack []*profile.Location
 	inStack := false // a frame line came before, in this sample
+	var mergeErr error
 	finish := func() {
 		if cur == nil {
 			return
@@ -126,9 +141,13 @@ func parsePerfScript(in *parserInput) (*profile.Profile, error) {
 		if len(stack) == 0 {
 			r.empty++
 		}
-		cur.stack = stack
-		r.samples = append(r.samples, *cur)
-		cur, stack, inStack = nil, nil, false
+		cur.stack, cur.n = stack, 1
+		if r.add(cur, &mergeErr) {
+			stack = stack[:0] // merged: the stack buffer is free again
+		} else {
+			stack = nil
+		}
+		cur, inStack = nil, false
 	}
 	for lr.Scan() {
 		line := lr.Bytes()
@@ -154,7 +173,10 @@ func parsePerfScript(in *parserInput) (*profile.Profile, error) {
 			if err != nil {
 				return nil, errAtLine(lr.Line(), "%v", err)
 			}
-			if prev := len(r.samples); prev > 0 && (s.time >= 0) != (r.samples[prev-1].time >= 0) {
+			if mergeErr != nil {
+				return nil, errAtLine(lr.Line(), "%v", mergeErr)
+			}
+			if r.count > 0 && (s.time >= 0) != r.lastTimed {
 				return nil, errAtLine(lr.Line(), "this sample has %s timestamp, unlike the samples before it", map[bool]string{true: "a", false: "no"}[s.time >= 0])
 			}
 			cur = &s
@@ -169,6 +191,9 @@ func parsePerfScript(in *parserInput) (*profile.Profile, error) {
 		return nil, err
 	}
 	finish()
+	if mergeErr != nil {
+		return nil, errAtLine(lr.Line(), "%v", mergeErr)
+	}
 	if len(r.samples) == 0 {
 		return nil, fmt.Errorf("%w: no perf script sample header (\"comm tid secs.usecs: event:\") in the input", errNoSamples)
 	}
@@ -583,8 +608,13 @@ func (r *perfReader) profile() (*profile.Profile, error) {
 	if r.timed == 0 {
 		return r.aggregate(p), nil
 	}
-	order := timeOrder(len(r.samples), func(i int) int64 { return r.samples[i].time })
-	p.DurationNanos = r.samples[order[len(order)-1]].time - r.samples[order[0]].time
+	var order []int32
+	if r.merge != nil {
+		order = r.merge.order() // by earliest time, as the merged samples' times
+	} else {
+		order = timeOrder(len(r.samples), func(i int) int64 { return r.samples[i].time })
+	}
+	p.DurationNanos = r.span.hi - r.span.lo
 	p.Comments = append(p.Comments, "timestamp_ns: perf's clock (time since boot), not wall time")
 	vals := make([]int64, len(r.samples)*len(st))
 	for i, k := range order {
@@ -598,11 +628,11 @@ func (r *perfReader) profile() (*profile.Profile, error) {
 }
 
 func (r *perfReader) values(s *perfSample, v []int64) {
-	v[0] = 1
+	v[0] = s.n
 	switch e := r.events[s.event]; {
 	case e.typ <= 0:
 	case e.counts:
-		v[e.typ] = 1
+		v[e.typ] = s.n
 	case s.period > 0:
 		v[e.typ] = s.period
 	}
@@ -611,7 +641,7 @@ func (r *perfReader) values(s *perfSample, v []int64) {
 // aggregate merges identical stacks of a thread: without timestamps there
 // is no timeline to keep.
 func (r *perfReader) aggregate(p *profile.Profile) *profile.Profile {
-	r.in.Warnf("the recording has no timestamps (perf record without -T, or perf script -F without time): %d samples are merged by thread and stack, and no timeline (latency inference) is possible", len(r.samples))
+	r.in.Warnf("the recording has no timestamps (perf record without -T, or perf script -F without time): %d samples are merged by thread and stack, and no timeline (latency inference) is possible", r.count)
 	type key struct {
 		thread *perfThread
 		stack  string
@@ -639,4 +669,37 @@ func (r *perfReader) aggregate(p *profile.Profile) *profile.Profile {
 		index[k] = p.Sample[len(p.Sample)-1]
 	}
 	return p
+}
+
+// add keeps a sample read, or with Options.MergeSamples adds it to the
+// merged sample of its thread, event and stack, reporting whether it did
+// (the sample's stack is then not kept). A period sum that overflows sets
+// *err.
+func (r *perfReader) add(s *perfSample, err *error) (merged bool) {
+	if s.time >= 0 {
+		r.span.add(s.time, s.time)
+	}
+	r.count++
+	r.lastTimed = s.time >= 0
+	if r.merge == nil {
+		r.samples = append(r.samples, *s)
+		return false
+	}
+	th := s.thread
+	key := appendMetaKey(r.merge.newKey(), &sampleMeta{Thread: th.comm, PID: th.pid, HasPID: th.hasPID, TID: th.tid, HasTID: true})
+	key = binary.AppendUvarint(key, uint64(s.event))
+	x, found := r.merge.find(appendLocKey(key, s.stack), s.time, s.time >= 0)
+	if !found {
+		r.samples = append(r.samples, *s)
+		return false
+	}
+	m := &r.samples[x]
+	m.n++
+	if m.period += s.period; m.period < 0 && *err == nil {
+		*err = fmt.Errorf("the periods of %s samples add up to more than %d", r.events[s.event].name, int64(math.MaxInt64))
+	}
+	if s.time >= 0 {
+		m.time = r.merge.time[x]
+	}
+	return true
 }

@@ -43,6 +43,17 @@ type Options struct {
 	// nil): for callers that only build trees (cct.Builder.AddSamples).
 	// Aggregate turns it off.
 	Stacks bool
+	// MergeSamples lets readers merge the samples of one thread and stack
+	// as they read them, for callers that build trees without inferring
+	// latencies from timestamps (cct without --latency, diff without
+	// --metric latency): memory then follows the distinct stacks, not the
+	// samples. A merged sample's values are the sum of its samples', its
+	// timestamp (when every sample has one) the earliest of theirs, and
+	// merged samples come in the order of those timestamps, else in the
+	// order of their first sample: a tree built from them is the tree of
+	// the samples one by one. Readers that cannot merge return the samples
+	// as they are.
+	MergeSamples bool
 	// CompleteStacks limits Stacks to readers whose stacks lose nothing
 	// (inputFormat.CompleteStacks), for callers that write the samples out
 	// (pprofenc.WriteSource) rather than build trees.
