@@ -112,8 +112,8 @@ type perfReader struct {
 	span    timeSpan    // of their timestamps
 	// lastTimed says the last sample read had a timestamp.
 	lastTimed bool
-	timed   int // samples with a timestamp
-	empty   int // samples without frames
+	timed     int // samples with a timestamp
+	empty     int // samples without frames
 	// headerPeriod is the fixed sample period the header states per event
 	// name; fromHeader names the events whose periods came from it.
 	headerPeriod map[string]int64
