@@ -61,6 +61,11 @@ type cpuprofileDoc struct {
 	hasDeltas, hasStamps bool
 	samplesAt            int64 // byte offset of "samples", for errors
 	start, end           *float64
+	// With Options.MergeSamples, "samples" and "timeDeltas" as runs
+	// (numberRuns) of nIDs and nDeltas numbers.
+	merge               bool
+	idRuns, deltaRuns   []byte
+	nIDs, nDeltas       int
 }
 
 func parseCpuprofile(in *parserInput) (*profile.Profile, error) {
@@ -89,7 +94,7 @@ func readCpuprofile(in *parserInput) (*v8Thread, error) {
 	s := newJSONStream(in.R)
 	d := &cpuprofileDoc{tree: newV8Tree(func(pos int64, format string, args ...any) error {
 		return errAtOffset(pos, format, args...)
-	})}
+	}), merge: in.Options.MergeSamples}
 	hasNodes := false
 	err := s.object("the profile", func(key string) error {
 		var err error
@@ -102,10 +107,18 @@ func readCpuprofile(in *parserInput) (*v8Thread, error) {
 			return d.head(s)
 		case "samples":
 			d.samplesAt = s.off
-			d.ids, err = s.numbers(d.ids[:0], 0, "samples")
+			if d.merge {
+				d.idRuns, d.nIDs, err = numberRuns(s, 0, "samples")
+			} else {
+				d.ids, err = s.numbers(d.ids[:0], 0, "samples")
+			}
 		case "timeDeltas":
 			d.hasDeltas = true
-			d.deltas, err = s.numbers(d.deltas[:0], 1000, "timeDeltas")
+			if d.merge {
+				d.deltaRuns, d.nDeltas, err = numberRuns(s, 1000, "timeDeltas")
+			} else {
+				d.deltas, err = s.numbers(d.deltas[:0], 1000, "timeDeltas")
+			}
 		case "timestamps":
 			d.hasStamps = true
 			d.stamps, err = s.numbers(d.stamps[:0], 1000, "timestamps")
@@ -238,7 +251,22 @@ func (d *cpuprofileDoc) profile(in *parserInput) (*v8Profile, error) {
 		return nil, err
 	}
 	p := &v8Profile{tree: d.tree, ids: d.ids, start: start, name: "the profile"}
-	n := len(d.ids)
+	if d.merge {
+		if d.hasDeltas && !d.legacy && d.nIDs == d.nDeltas && d.nIDs > 0 {
+			merged, err := mergeRuns(p, d.idRuns, d.deltaRuns, d.nIDs)
+			if err != nil {
+				return nil, errAtOffset(d.samplesAt, "%v", err)
+			}
+			if merged {
+				return p, nil
+			}
+		}
+		// Not mergeable here: the samples one by one, as without merging.
+		p.ids = expandRuns(d.idRuns, d.nIDs)
+		d.deltas = expandRuns(d.deltaRuns, d.nDeltas)
+		d.idRuns, d.deltaRuns = nil, nil
+	}
+	n := len(p.ids)
 	switch {
 	case n == 0:
 		return d.fromHitCounts(in, p, end)
