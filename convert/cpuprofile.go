@@ -63,9 +63,9 @@ type cpuprofileDoc struct {
 	start, end           *float64
 	// With Options.MergeSamples, "samples" and "timeDeltas" as runs
 	// (numberRuns) of nIDs and nDeltas numbers.
-	merge               bool
-	idRuns, deltaRuns   []byte
-	nIDs, nDeltas       int
+	merge             bool
+	idRuns, deltaRuns []byte
+	nIDs, nDeltas     int
 }
 
 func parseCpuprofile(in *parserInput) (*profile.Profile, error) {
