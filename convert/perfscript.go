@@ -112,6 +112,7 @@ type perfReader struct {
 	span    timeSpan    // of their timestamps
 	// lastTimed says the last sample read had a timestamp.
 	lastTimed bool
+	cut       int // frame lines cut to maxNameBytes (cutFrameLine)
 	timed     int // samples with a timestamp
 	empty     int // samples without frames
 	// headerPeriod is the fixed sample period the header states per event
@@ -166,7 +167,7 @@ func parsePerfScript(in *parserInput) (*profile.Profile, error) {
 				continue
 			}
 			inStack = true
-			stack = append(stack, r.frameLine(t))
+			stack = append(stack, r.frameLine(r.cutFrameLine(t)))
 		default:
 			finish()
 			s, trailer, err := r.header(string(line))
@@ -189,6 +190,9 @@ func parsePerfScript(in *parserInput) (*profile.Profile, error) {
 	}
 	if err := lr.Err(); err != nil {
 		return nil, err
+	}
+	if r.cut > 0 {
+		in.Warnf("%d frame lines are longer than %d bytes: their names were cut to that length", r.cut, maxNameBytes)
 	}
 	finish()
 	if mergeErr != nil {
@@ -702,4 +706,21 @@ func (r *perfReader) add(s *perfSample, err *error) (merged bool) {
 		m.time = r.merge.time[x]
 	}
 	return true
+}
+
+// cutFrameLine cuts a frame line (trimmed) whose name is longer than
+// maxNameBytes to that length, keeping its " (dso)" end: a name of
+// hundreds of megabytes would otherwise be copied several times over as
+// it is split, demangled and interned.
+func (r *perfReader) cutFrameLine(t []byte) []byte {
+	const tail = 4 << 10 // the most of a line's end kept as its dso
+	if len(t) <= maxNameBytes+tail {
+		return t
+	}
+	r.cut++
+	out := append(make([]byte, 0, maxNameBytes+tail), t[:maxNameBytes]...)
+	if i := bytes.LastIndex(t[len(t)-tail:], []byte(" (")); i >= 0 && t[len(t)-1] == ')' {
+		out = append(out, t[len(t)-tail+i:]...)
+	}
+	return out
 }
