@@ -7,8 +7,8 @@
 # DIR holds the inputs (written there by internal/hostile/mkhostile when
 # missing); CTDIFF is the binary to measure (built from this tree when not
 # given). Each input is read by `ctdiff cct` at GOMAXPROCS=2 and 8; one line
-# per run: input, GOMAXPROCS, exit code, peak RSS in MB, elapsed seconds,
-# and the last line of stderr.
+# per run: input, GOMAXPROCS, exit code, peak RSS in MB, elapsed and CPU
+# (user + system) seconds, and the last line of stderr.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${1:-/tmp/ctdiff-hostile}
@@ -34,7 +34,7 @@ if ((${#missing[@]} > 0)); then
 fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-printf '%-32s %5s %4s %8s %8s  %s\n' input procs exit peak_MB seconds stderr
+printf '%-32s %5s %4s %8s %8s %8s  %s\n' input procs exit peak_MB seconds cpu_s stderr
 for f in "${inputs[@]}"; do
 	for procs in 2 8; do
 		set +e
@@ -43,7 +43,8 @@ for f in "${inputs[@]}"; do
 		set -e
 		rss=$(awk '/Maximum resident set size/ {printf "%.0f", $NF/1024}' "$out/err")
 		secs=$(awk '/Elapsed \(wall clock\)/ {n=split($NF, t, ":"); s=0; for (i=1; i<=n; i++) s=s*60+t[i]; printf "%.1f", s}' "$out/err")
+		cpu=$(awk '/User time|System time/ {s+=$NF} END {printf "%.1f", s}' "$out/err")
 		msg=$(grep -v '^\s' "$out/err" | grep -v 'Command exited' | tail -1 | cut -c1-110 || true)
-		printf '%-32s %5s %4s %8s %8s  %s\n' "$f" "$procs" "$code" "$rss" "$secs" "$msg"
+		printf '%-32s %5s %4s %8s %8s %8s  %s\n' "$f" "$procs" "$code" "$rss" "$secs" "$cpu" "$msg"
 	done
 done

@@ -38,7 +38,15 @@ func PerfViewZipSamples(w io.Writer, n int) error {
 	if err != nil {
 		return err
 	}
-	bw := bufio.NewWriterSize(f, 64<<10)
+	if err := PerfViewSamples(f, n); err != nil {
+		return err
+	}
+	return zw.Close()
+}
+
+// PerfViewSamples writes the .perfView.xml of PerfViewZipSamples.
+func PerfViewSamples(w io.Writer, n int) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
 	fmt.Fprintf(bw, `<StackWindow><StackSource><Frames Count="2"><Frame ID="0">main</Frame><Frame ID="1">work</Frame></Frames>`+
 		`<Stacks Count="2"><Stack ID="0" CallerID="-1" FrameID="0" /><Stack ID="1" CallerID="0" FrameID="1" /></Stacks>`+
 		`<Samples Count="%d">`, n)
@@ -46,10 +54,7 @@ func PerfViewZipSamples(w io.Writer, n int) error {
 		fmt.Fprintf(bw, `<Sample ID="%d" Time="%d" StackID="1" Metric="1" />`, i, i)
 	}
 	bw.WriteString(`</Samples></StackSource></StackWindow>`)
-	if err := bw.Flush(); err != nil {
-		return err
-	}
-	return zw.Close()
+	return bw.Flush()
 }
 
 const wpaHeader = "Process Name, Display Name, Process, Stack, Module, Function, Address, Thread ID, CPU, Weight, % Weight, Count, TimeStamp\n"
