@@ -152,3 +152,54 @@ func mergedInOrder(m *mergeIndex, samples []etwSample) []etwSample {
 	}
 	return out
 }
+
+// etwSamples collects the samples of an ETW export, each sample by
+// itself or, with a mergeIndex, merged by thread and stack.
+type etwSamples struct {
+	out   []etwSample
+	merge *mergeIndex // with Options.MergeSamples
+	span  timeSpan    // of the merged samples, whose own times are gone
+	n     int         // samples added
+}
+
+func newETWSamples(opts *Options, n int) *etwSamples {
+	if opts.MergeSamples {
+		return &etwSamples{merge: newMergeIndex()}
+	}
+	return &etwSamples{out: make([]etwSample, 0, n)}
+}
+
+// add adds a sample whose value timeValue is its duration; it returns the
+// index of a merged value that would overflow, else -1.
+func (c *etwSamples) add(s etwSample, timeValue int) int {
+	c.n++
+	if c.merge == nil {
+		c.out = append(c.out, s)
+		return -1
+	}
+	if s.meta.HasTime {
+		c.span.add(s.meta.Time, s.meta.Time+s.values[timeValue])
+	}
+	x, found := c.merge.find(appendLocKey(appendMetaKey(c.merge.newKey(), &s.meta), s.stack), s.meta.Time, s.meta.HasTime)
+	if found {
+		return addValues(c.out[x].values, s.values)
+	}
+	c.out = append(c.out, s)
+	return -1
+}
+
+// samples returns the samples, merged ones in mergeIndex.order.
+func (c *etwSamples) samples() []etwSample {
+	if c.merge == nil {
+		return c.out
+	}
+	return mergedInOrder(c.merge, c.out)
+}
+
+// duration is etwSpan of the samples added.
+func (c *etwSamples) duration(timeValue int) int64 {
+	if c.merge == nil {
+		return etwSpan(c.out, timeValue)
+	}
+	return c.span.hi - c.span.lo
+}

@@ -143,13 +143,8 @@ func parseWPACSV(in *parserInput) (*profile.Profile, error) {
 		&profile.ValueType{Type: "cpu", Unit: "nanoseconds"},
 	)
 	locs := newETWLocations(b)
-	var samples []etwSample
-	noStack, idle, rows := 0, 0, 0
-	var merge *mergeIndex
-	var span timeSpan
-	if in.Options.MergeSamples {
-		merge = newMergeIndex()
-	}
+	samples := newETWSamples(in.Options, 0)
+	noStack, idle := 0, 0
 	col := func(vals []string, name string) (string, bool) {
 		i, ok := h.col[name]
 		if !ok {
@@ -229,41 +224,23 @@ func parseWPACSV(in *parserInput) (*profile.Profile, error) {
 			noStack++
 			stack = []*profile.Location{locs.get("(no stack)")}
 		}
-		rows++
-		if merge != nil {
-			if m.HasTime {
-				span.add(m.Time, m.Time+weight)
-			}
-			x, found := merge.find(appendLocKey(appendMetaKey(merge.newKey(), &m), stack), m.Time, m.HasTime)
-			if found {
-				if j := addValues(samples[x].values, []int64{count, weight}); j >= 0 {
-					return nil, errAtLine(lr.Line(), "%v", errMergedTotal(b.p.SampleType, j))
-				}
-				continue
-			}
+		if j := samples.add(etwSample{stack: stack, values: []int64{count, weight}, meta: m}, 1); j >= 0 {
+			return nil, errAtLine(lr.Line(), "%v", errMergedTotal(b.p.SampleType, j))
 		}
-		samples = append(samples, etwSample{stack: stack, values: []int64{count, weight}, meta: m})
 	}
 	if err := lr.Err(); err != nil {
 		return nil, err
 	}
-	if len(samples) == 0 {
+	if samples.n == 0 {
 		return nil, fmt.Errorf("%w: the WPA CSV has a header but no rows", errNoSamples)
 	}
-	if merge != nil {
-		samples = mergedInOrder(merge, samples)
-	}
-	etwAddInTimeOrder(b, samples)
+	etwAddInTimeOrder(b, samples.samples())
 
 	p := b.Profile()
 	p.PeriodType = &profile.ValueType{Type: "cpu", Unit: "nanoseconds"}
 	p.Period = xperfDefaultInterval
 	p.DefaultSampleType = "cpu"
-	if merge != nil {
-		p.DurationNanos = span.hi - span.lo
-	} else {
-		p.DurationNanos = etwSpan(samples, 1)
-	}
+	p.DurationNanos = samples.duration(1)
 	p.Comments = append(p.Comments, "converted by ctdiff from a WPA \"CPU Usage (Sampled)\" CSV export",
 		"cpu = the Weight column (processor time of the sample); period: Windows' default 1 ms sampling interval")
 	if _, ok := h.col["timestamp"]; ok {
@@ -275,7 +252,7 @@ func parseWPACSV(in *parserInput) (*profile.Profile, error) {
 		in.Warnf("the export has no Weight column: assumed 1 ms of cpu per counted sample")
 	}
 	if noStack > 0 {
-		in.Warnf("%d of %d rows have no stack (n/a); each is kept as one frame \"(no stack)\" or its Module!Function", noStack, rows)
+		in.Warnf("%d of %d rows have no stack (n/a); each is kept as one frame \"(no stack)\" or its Module!Function", noStack, samples.n)
 	}
 	if idle > 0 {
 		in.Warnf("%d rows of the Idle process are kept as process \"Idle\", one thread per CPU; select other threads with --thread or --pid", idle)

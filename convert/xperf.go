@@ -145,13 +145,18 @@ type xperfSample struct {
 	leaf              string
 	line              int
 	frags             []xperfFragment
+	// next is the next sample of the same (TimeStamp, ThreadID), -1 for
+	// none (xperfPending).
+	next int32
 }
 
-// xperfPending tracks the samples of one (TimeStamp, ThreadID) key and the
-// fragment that numbered Stack lines are currently extending.
+// xperfPending tracks the samples of one (TimeStamp, ThreadID) key, the
+// first and last of a chain through xperfSample.next, and the fragment
+// that numbered Stack lines are currently extending. It is a value in a
+// slab (xperfReader.pend), not an allocation per sample.
 type xperfPending struct {
-	samples []int32
-	cur     int32 // sample whose last fragment is open, -1 for none
+	first, last int32
+	cur         int32 // sample whose last fragment is open, -1 for none
 }
 
 type xperfName struct {
@@ -166,7 +171,9 @@ type xperfReader struct {
 	locs        *etwLocations
 	events      map[string]*xperfEvent
 	samples     []xperfSample
-	pending     map[xperfKey]*xperfPending
+	pending     map[xperfKey]int32 // index in pend
+	pend        []xperfPending
+	strs        map[string]string // process and frame names, interned
 	threads     map[int64][]xperfName
 	procs       map[int64]string
 	intervals   []xperfInterval
@@ -186,7 +193,8 @@ func parseXperf(in *parserInput) (*profile.Profile, error) {
 		in:      in,
 		locs:    newETWLocations(b),
 		events:  map[string]*xperfEvent{},
-		pending: map[xperfKey]*xperfPending{},
+		pending: map[xperfKey]int32{},
+		strs:    map[string]string{},
 		threads: map[int64][]xperfName{},
 		procs:   map[int64]string{},
 	}
@@ -197,7 +205,7 @@ func parseXperf(in *parserInput) (*profile.Profile, error) {
 		return nil, fmt.Errorf("%w: the xperf dump holds no SampledProfile events "+
 			"(record with the PROFILE kernel flag and -stackwalk Profile)", errNoSamples)
 	}
-	return r.build(b), nil
+	return r.build(b)
 }
 
 func (r *xperfReader) read() error {
@@ -343,15 +351,41 @@ func (r *xperfReader) sample(t []byte, line int) error {
 	}
 	s.threadStart, _ = xperfCol(e, vals, "threadstartimage!function")
 	s.leaf, _ = xperfCol(e, vals, "image!function")
+	// The strings are parts of the line: interned, a million samples of
+	// a few processes keep a few strings, not a million lines.
+	s.process, s.threadStart, s.leaf = r.intern(s.process), r.intern(s.threadStart), r.intern(s.leaf)
+	s.next = -1
+	x := int32(len(r.samples))
 	k := xperfKey{s.ts, s.tid}
-	p := r.pending[k]
-	if p == nil {
-		p = &xperfPending{cur: -1}
-		r.pending[k] = p
+	if pi, ok := r.pending[k]; ok {
+		p := &r.pend[pi]
+		r.samples[p.last].next = x
+		p.last = x
+	} else {
+		r.pending[k] = int32(len(r.pend))
+		r.pend = append(r.pend, xperfPending{first: x, last: x, cur: -1})
 	}
-	p.samples = append(p.samples, int32(len(r.samples)))
 	r.samples = append(r.samples, s)
 	return nil
+}
+
+// intern returns s, or the equal string met before.
+func (r *xperfReader) intern(s string) string {
+	if v, ok := r.strs[s]; ok {
+		return v
+	}
+	s = strings.Clone(s)
+	r.strs[s] = s
+	return s
+}
+
+// pendingOf returns the pending samples of a key, nil if none.
+func (r *xperfReader) pendingOf(ts, tid int64) *xperfPending {
+	pi, ok := r.pending[xperfKey{ts, tid}]
+	if !ok {
+		return nil
+	}
+	return &r.pend[pi]
 }
 
 func (r *xperfReader) stack(t []byte, line int) error {
@@ -397,7 +431,7 @@ func (r *xperfReader) stack(t []byte, line int) error {
 	}
 	frame, _ := xperfCol(e, vals, "image!function")
 	addr, hasAddr := xperfCol(e, vals, "address")
-	p := r.pending[xperfKey{ts, tid}]
+	p := r.pendingOf(ts, tid)
 	if p == nil {
 		r.unmatched++
 		return nil
@@ -448,7 +482,7 @@ func (r *xperfReader) stackFast(e *xperfEvent, t []byte) bool {
 	if !ok1 || !ok2 || !ok3 {
 		return false
 	}
-	p := r.pending[xperfKey{ts, tid}]
+	p := r.pendingOf(ts, tid)
 	if p == nil {
 		r.unmatched++
 		return true
@@ -516,7 +550,7 @@ func (r *xperfReader) compactStack(e *xperfEvent, tsCol, tidCol, line int) error
 	if err != nil {
 		return errAtLine(line, "Stack: expected an integer ThreadID, found %q", strings.TrimSpace(r.fields[tidCol]))
 	}
-	p := r.pending[xperfKey{ts, tid}]
+	p := r.pendingOf(ts, tid)
 	if p == nil {
 		r.unmatched++
 		return nil
@@ -541,8 +575,8 @@ func (r *xperfReader) compactStack(e *xperfEvent, tsCol, tidCol, line int) error
 // startFragment gives a new stack fragment to the first sample of its key
 // that lacks a fragment of that kind (several samples can share a key).
 func (r *xperfReader) startFragment(p *xperfPending, f xperfFragment) {
-	target := p.samples[len(p.samples)-1]
-	for _, i := range p.samples {
+	target := p.last
+	for i := p.first; i >= 0; i = r.samples[i].next {
 		has := false
 		for _, g := range r.samples[i].frags {
 			has = has || g.kernel == f.kernel
@@ -707,7 +741,7 @@ func (r *xperfReader) threadName(tid, ts int64) string {
 	return name
 }
 
-func (r *xperfReader) build(b *profileBuilder) *profile.Profile {
+func (r *xperfReader) build(b *profileBuilder) (*profile.Profile, error) {
 	sort.SliceStable(r.intervals, func(i, j int) bool { return r.intervals[i].ts < r.intervals[j].ts })
 	intervalAt := func(ts int64) int64 {
 		if len(r.intervals) == 0 {
@@ -722,8 +756,8 @@ func (r *xperfReader) build(b *profileBuilder) *profile.Profile {
 		}
 		return ns
 	}
-	out := make([]etwSample, 0, len(r.samples))
-	noStack, idle := 0, 0
+	out := newETWSamples(r.in.Options, len(r.samples))
+	noStack, idle, samples, firstTS := 0, 0, len(r.samples), r.samples[0].ts
 	for i := range r.samples {
 		s := &r.samples[i]
 		stack := xperfStack(s.frags)
@@ -746,15 +780,18 @@ func (r *xperfReader) build(b *profileBuilder) *profile.Profile {
 		} else if m.Thread = r.threadName(s.tid, s.ts); m.Thread == "" {
 			m.Thread = s.threadStart
 		}
-		out = append(out, etwSample{stack: stack, values: []int64{s.count, s.count * intervalAt(s.ts)}, meta: m})
+		if j := out.add(etwSample{stack: stack, values: []int64{s.count, s.count * intervalAt(s.ts)}, meta: m}, 1); j >= 0 {
+			return nil, errAtLine(s.line, "SampledProfile: %v", errMergedTotal(b.p.SampleType, j))
+		}
 	}
-	etwAddInTimeOrder(b, out)
+	r.samples = nil // what remains of them is out's
+	etwAddInTimeOrder(b, out.samples())
 
 	p := b.Profile()
 	p.PeriodType = &profile.ValueType{Type: "cpu", Unit: "nanoseconds"}
-	p.Period = intervalAt(r.samples[0].ts)
+	p.Period = intervalAt(firstTS)
 	p.DefaultSampleType = "cpu"
-	p.DurationNanos = etwSpan(out, 1)
+	p.DurationNanos = out.duration(1)
 	if r.traceStart > xperfUnixEpoch {
 		p.TimeNanos = (r.traceStart - xperfUnixEpoch) * 100
 	}
@@ -767,7 +804,7 @@ func (r *xperfReader) build(b *profileBuilder) *profile.Profile {
 		p.Comments = append(p.Comments, fmt.Sprintf("cpu = Count × the sampling interval of ProfileFreq events (read in 100 ns units; %d ns at the first sample)", p.Period))
 	}
 	if noStack > 0 {
-		r.in.Warnf("%d of %d SampledProfile events have no Stack lines (record with -stackwalk Profile); each is kept with its sampled frame only", noStack, len(r.samples))
+		r.in.Warnf("%d of %d SampledProfile events have no Stack lines (record with -stackwalk Profile); each is kept with its sampled frame only", noStack, samples)
 	}
 	if idle > 0 {
 		r.in.Warnf("%d samples of the Idle process are kept as process \"Idle\", one thread per CPU; select other threads with --thread or --pid", idle)
@@ -775,7 +812,7 @@ func (r *xperfReader) build(b *profileBuilder) *profile.Profile {
 	if r.unmatched > 0 {
 		r.in.Warnf("%d Stack lines match no SampledProfile event by (TimeStamp, ThreadID); they belong to other events (context switches, ...) and were ignored", r.unmatched)
 	}
-	return p
+	return p, nil
 }
 
 // xperfStack joins a sample's fragments leaf first: kernel fragments (the

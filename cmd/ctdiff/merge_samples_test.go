@@ -85,10 +85,24 @@ func TestMergeSamplesSameTree(t *testing.T) {
 		}
 		return b.String() + "]}"
 	}
+	xperf := "BeginHeader\n" +
+		"SampledProfile, TimeStamp, Process Name ( PID), ThreadID, PrgrmCtr, CPU, ThreadStartImage!Function, Image!Function, Count, SampledProfile type\n" +
+		"Stack, TimeStamp, ThreadID, Image!Function\n" +
+		"EndHeader\n" +
+		mergeInput(300, func(i, th, st int, ms int64) string {
+			s := mergeStacks[st]
+			frames := make([]string, len(s))
+			for k := range s {
+				frames[len(s)-1-k] = "app.exe!" + s[k]
+			}
+			return fmt.Sprintf("SampledProfile, %d, app.exe (42), %d, 0x1000, 0, app.exe!start, %s, 1, Unbatched\nStack, %d, %d, %s\n",
+				ms*1000, th+7, frames[0], ms*1000, th+7, strings.Join(frames, ", "))
+		})
 	dir := t.TempDir()
 	for _, tc := range []struct{ name, content string }{
 		{"perf.txt", perf},
 		{"wpa.csv", wpa},
+		{"xperf.txt", xperf},
 		{"x.perfView.xml", pv.String()},
 		{"steady.cpuprofile", cpuprofile(func(i int) int { return 100 + i%3*50 })},
 		{"unsorted.cpuprofile", cpuprofile(func(i int) int { return 100 - i%7*40 })},
