@@ -67,9 +67,9 @@ func peakHeap(t *testing.T, opts Options, gen func(io.Writer) error) uint64 {
 // each.
 func TestMemoryBoundSamples(t *testing.T) {
 	if testing.Short() {
-		t.Skip("reads 400,000 samples in all")
+		t.Skip("reads 200,000 samples in all")
 	}
-	const n = 20_000
+	const n = 10_000
 	for _, tc := range []struct {
 		name string
 		gen  func(w io.Writer, n int) error
@@ -82,7 +82,7 @@ func TestMemoryBoundSamples(t *testing.T) {
 		{"perf script", hostile.PerfScriptSamples, 100, 0},
 		{"WPA CSV", hostile.WPACSVRows, 100, 0},
 		{"PerfView XML", hostile.PerfViewSamples, 40, 0},
-		{".cpuprofile", hostile.CpuprofileSamples, 20, 0},
+		{".cpuprofile", hostile.CpuprofileSamples, 10, 0},
 		// xperf resolves thread names and intervals by time once every
 		// event is read: it keeps each sample (about 300 bytes with its
 		// index by time and thread) until then, and merges them after.
@@ -109,3 +109,35 @@ func TestMemoryBoundSamples(t *testing.T) {
 }
 
 func mb(n uint64) float64 { return float64(n) / (1 << 20) }
+
+// TestMemoryBoundDeepStack reads one stack of n and 4n distinct frames in
+// each text and tree form: the reader's peak heap grows by what the
+// frames' functions and locations take (pprof's Function and Location,
+// and the maps that intern them), within perFrame bytes a frame, where a
+// copy of the stack per frame would grow with its square.
+func TestMemoryBoundDeepStack(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads stacks of 120,000 frames in all")
+	}
+	const n = 8_000
+	for _, tc := range []struct {
+		name     string
+		gen      func(w io.Writer, n int) error
+		perFrame uint64
+	}{
+		{"folded", hostile.FoldedDeep, 1000},
+		{"perf script", hostile.PerfScriptDeep, 1000},
+		{".cpuprofile", hostile.CpuprofileDeep, 1400},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := Options{Stacks: true, MergeSamples: true}
+			small := peakHeap(t, opts, func(w io.Writer) error { return tc.gen(w, n) })
+			big := peakHeap(t, opts, func(w io.Writer) error { return tc.gen(w, 4*n) })
+			per := float64(big-min(big, small)) / (3 * n)
+			t.Logf("%d frames %.1f MB, %d frames %.1f MB: %.0f bytes a frame", n, mb(small), 4*n, mb(big), per)
+			if big > small+3*n*tc.perFrame {
+				t.Errorf("%d frames peak at %.1f MB, %d at %.1f MB: %.0f bytes a frame, more than %d", n, mb(small), 4*n, mb(big), per, tc.perFrame)
+			}
+		})
+	}
+}
