@@ -15,8 +15,9 @@ import (
 // numberRuns reads an array of numbers (or null) as runs: each distinct
 // value in a row as its varint and the length of the row as a uvarint.
 // mul and what are as for jsonStream.numbers. It returns the runs and how
-// many numbers they hold.
-func numberRuns(s *jsonStream, mul int64, what string) ([]byte, int, error) {
+// many numbers they hold, or a *SampleLimitError past limit (when
+// positive).
+func numberRuns(s *jsonStream, mul int64, what string, limit int64) ([]byte, int, error) {
 	if c, err := s.peek(); err == nil && c == 'n' {
 		start := s.off
 		if v, err := s.value(true); err != nil || string(v) != "null" {
@@ -56,7 +57,9 @@ func numberRuns(s *jsonStream, mul int64, what string) ([]byte, int, error) {
 		} else if x, ok = parseScaled(v, mul); !ok {
 			return nil, 0, errAtOffset(start, "expected a number within ±2^60 in %s, found %q", what, truncate(v, 40))
 		}
-		n++
+		if n++; limit > 0 && int64(n) > limit {
+			return nil, 0, &SampleLimitError{Limit: limit}
+		}
 		if run > 0 && x == cur {
 			run++
 			continue

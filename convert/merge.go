@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/google/pprof/profile"
 )
@@ -160,32 +161,45 @@ type etwSamples struct {
 	merge *mergeIndex // with Options.MergeSamples
 	span  timeSpan    // of the merged samples, whose own times are gone
 	n     int         // samples added
+	// timed counts the timestamped samples kept one by one, up to limit
+	// (Options.MaxTimedSamples).
+	timed, limit int64
+	types        []*profile.ValueType
 }
 
-func newETWSamples(opts *Options, n int) *etwSamples {
+func newETWSamples(opts *Options, types []*profile.ValueType, n int) *etwSamples {
 	if opts.MergeSamples {
-		return &etwSamples{merge: newMergeIndex()}
+		return &etwSamples{merge: newMergeIndex(), types: types}
 	}
-	return &etwSamples{out: make([]etwSample, 0, n)}
+	return &etwSamples{out: make([]etwSample, 0, n), limit: opts.maxTimed(), types: types}
 }
 
-// add adds a sample whose value timeValue is its duration; it returns the
-// index of a merged value that would overflow, else -1.
-func (c *etwSamples) add(s etwSample, timeValue int) int {
+// add adds a sample whose value timeValue is its duration. It fails when
+// a merged value would overflow or, one by one, past the limit of
+// timestamped samples.
+func (c *etwSamples) add(s etwSample, timeValue int) error {
 	c.n++
 	if c.merge == nil {
+		if s.meta.HasTime {
+			if c.timed++; c.timed > c.limit {
+				return &SampleLimitError{Limit: c.limit}
+			}
+		}
 		c.out = append(c.out, s)
-		return -1
+		return nil
 	}
 	if s.meta.HasTime {
 		c.span.add(s.meta.Time, s.meta.Time+s.values[timeValue])
 	}
 	x, found := c.merge.find(appendLocKey(appendMetaKey(c.merge.newKey(), &s.meta), s.stack), s.meta.Time, s.meta.HasTime)
 	if found {
-		return addValues(c.out[x].values, s.values)
+		if j := addValues(c.out[x].values, s.values); j >= 0 {
+			return errMergedTotal(c.types, j)
+		}
+		return nil
 	}
 	c.out = append(c.out, s)
-	return -1
+	return nil
 }
 
 // samples returns the samples, merged ones in mergeIndex.order.
@@ -202,4 +216,17 @@ func (c *etwSamples) duration(timeValue int) int64 {
 		return etwSpan(c.out, timeValue)
 	}
 	return c.span.hi - c.span.lo
+}
+
+// An interner returns one copy of equal strings: names cut from a row
+// that samples keep would otherwise keep the whole row.
+type interner map[string]string
+
+func (in interner) of(s string) string {
+	if v, ok := in[s]; ok {
+		return v
+	}
+	s = strings.Clone(s)
+	in[s] = s
+	return s
 }

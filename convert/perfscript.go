@@ -54,6 +54,9 @@ func init() {
 		Priority:    20,
 		Sniff:       sniffPerfScript,
 		Parse:       parsePerfScript,
+		ParseStacks: parsePerfScriptStacks,
+		// Its samples have no labels but the thread's and the time.
+		CompleteStacks: true,
 	})
 }
 
@@ -121,6 +124,9 @@ type perfReader struct {
 	fromHeader   []string
 }
 
+// parsePerfScriptStacks is parsePerfScript as ParseStacks.
+var parsePerfScriptStacks = parseCollecting(parsePerfScript)
+
 func parsePerfScript(in *parserInput) (*profile.Profile, error) {
 	r := &perfReader{
 		in: in, b: newProfileBuilder(),
@@ -130,6 +136,7 @@ func parsePerfScript(in *parserInput) (*profile.Profile, error) {
 	if in.Options.MergeSamples {
 		r.merge = newMergeIndex()
 	}
+	in.collectStacks(r.b)
 	lr := newLineReader(in.R)
 	var cur *perfSample
 	var stack []*profile.Location
@@ -175,7 +182,7 @@ func parsePerfScript(in *parserInput) (*profile.Profile, error) {
 				return nil, errAtLine(lr.Line(), "%v", err)
 			}
 			if mergeErr != nil {
-				return nil, errAtLine(lr.Line(), "%v", mergeErr)
+				return nil, limitOrAtLine(lr.Line(), "", mergeErr)
 			}
 			if r.count > 0 && (s.time >= 0) != r.lastTimed {
 				return nil, errAtLine(lr.Line(), "this sample has %s timestamp, unlike the samples before it", map[bool]string{true: "a", false: "no"}[s.time >= 0])
@@ -196,7 +203,7 @@ func parsePerfScript(in *parserInput) (*profile.Profile, error) {
 	}
 	finish()
 	if mergeErr != nil {
-		return nil, errAtLine(lr.Line(), "%v", mergeErr)
+		return nil, limitOrAtLine(lr.Line(), "", mergeErr)
 	}
 	if len(r.samples) == 0 {
 		return nil, fmt.Errorf("%w: no perf script sample header (\"comm tid secs.usecs: event:\") in the input", errNoSamples)
@@ -650,7 +657,12 @@ func (r *perfReader) aggregate(p *profile.Profile) *profile.Profile {
 		thread *perfThread
 		stack  string
 	}
-	index := map[key]*profile.Sample{}
+	type merged struct {
+		s *perfSample
+		v []int64
+	}
+	index := map[key]int{}
+	var out []merged
 	var ids []byte
 	for i := range r.samples {
 		s := &r.samples[i]
@@ -662,15 +674,18 @@ func (r *perfReader) aggregate(p *profile.Profile) *profile.Profile {
 		k := key{s.thread, string(ids)}
 		v := make([]int64, len(p.SampleType))
 		r.values(s, v)
-		if ps, ok := index[k]; ok {
+		if x, ok := index[k]; ok {
 			for j := range v {
-				ps.Value[j] += v[j]
+				out[x].v[j] += v[j]
 			}
 			continue
 		}
-		th := s.thread
-		r.b.Add(s.stack, v, sampleMeta{Thread: th.comm, PID: th.pid, HasPID: th.hasPID, TID: th.tid, HasTID: true})
-		index[k] = p.Sample[len(p.Sample)-1]
+		index[k] = len(out)
+		out = append(out, merged{s, v})
+	}
+	for _, m := range out {
+		th := m.s.thread
+		r.b.Add(m.s.stack, m.v, sampleMeta{Thread: th.comm, PID: th.pid, HasPID: th.hasPID, TID: th.tid, HasTID: true})
 	}
 	return p
 }
@@ -686,6 +701,9 @@ func (r *perfReader) add(s *perfSample, err *error) (merged bool) {
 	r.count++
 	r.lastTimed = s.time >= 0
 	if r.merge == nil {
+		if limit := r.in.Options.maxTimed(); s.time >= 0 && int64(r.timed) > limit && *err == nil {
+			*err = &SampleLimitError{Limit: limit}
+		}
 		r.samples = append(r.samples, *s)
 		return false
 	}

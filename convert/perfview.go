@@ -392,6 +392,9 @@ func (pv *perfView) xmlSample(d *xml.Decoder, t xml.StartElement, line int) erro
 func (pv *perfView) add(s perfViewSample, where func() *SyntaxError) error {
 	pv.span.add(s.time, s.time+s.metric)
 	pv.count++
+	if limit := pv.in.Options.maxTimed(); pv.merge == nil && pv.count > limit {
+		return &SampleLimitError{Limit: limit}
+	}
 	if pv.merge != nil {
 		key := pv.merge.newKey()
 		if s.stack >= 0 {

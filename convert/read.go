@@ -23,6 +23,19 @@ import (
 // to (a gzip bomb guard). Options.MaxDecompressed raises or lowers it.
 const DefaultMaxDecompressed = 4 << 30
 
+// DefaultMaxTimedSamples is the default of Options.MaxTimedSamples: a
+// million samples kept one by one with their timestamps take 0.1-0.8 GB
+// of peak RSS to convert, by format (README, "Limits and errors").
+const DefaultMaxTimedSamples = 1_000_000
+
+// maxTimed returns the limit of timestamped samples kept one by one.
+func (o *Options) maxTimed() int64 {
+	if o.MaxTimedSamples > 0 {
+		return o.MaxTimedSamples
+	}
+	return DefaultMaxTimedSamples
+}
+
 // Options control reading. The zero value sniffs the format, keeps every
 // thread and sample and applies DefaultMaxDecompressed.
 type Options struct {
@@ -54,6 +67,12 @@ type Options struct {
 	// the samples one by one. Readers that cannot merge return the samples
 	// as they are.
 	MergeSamples bool
+	// MaxTimedSamples bounds the timestamped samples a reader keeps one by
+	// one (without MergeSamples: ctdiff convert, latency inference) in
+	// the readers whose memory would otherwise grow with them without
+	// bound (.cpuprofile, PerfView, WPA CSV, xperf, perf script); 0 means
+	// DefaultMaxTimedSamples. More is a *SampleLimitError.
+	MaxTimedSamples int64
 	// CompleteStacks limits Stacks to readers whose stacks lose nothing
 	// (inputFormat.CompleteStacks), for callers that write the samples out
 	// (pprofenc.WriteSource) rather than build trees.

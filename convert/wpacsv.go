@@ -34,6 +34,9 @@ func init() {
 		Priority:    40,
 		Sniff:       sniffWPACSV,
 		Parse:       parseWPACSV,
+		ParseStacks: parseCollecting(parseWPACSV),
+		// Its samples have no labels but the thread's and the time.
+		CompleteStacks: true,
 	})
 }
 
@@ -142,9 +145,11 @@ func parseWPACSV(in *parserInput) (*profile.Profile, error) {
 		&profile.ValueType{Type: "samples", Unit: "count"},
 		&profile.ValueType{Type: "cpu", Unit: "nanoseconds"},
 	)
+	in.collectStacks(b)
 	locs := newETWLocations(b)
-	samples := newETWSamples(in.Options, 0)
+	samples := newETWSamples(in.Options, b.p.SampleType, 0)
 	noStack, idle := 0, 0
+	names := interner{}
 	col := func(vals []string, name string) (string, bool) {
 		i, ok := h.col[name]
 		if !ok {
@@ -215,6 +220,8 @@ func parseWPACSV(in *parserInput) (*profile.Profile, error) {
 			_, hasCPU := h.col["cpu"]
 			m.Process, m.Thread = "Idle", etwIdleThread(cpu, hasCPU && err == nil)
 		}
+		// The names are parts of the row: interned, a sample keeps no row.
+		m.Process, m.Thread = names.of(m.Process), names.of(m.Thread)
 		stack := wpaStack(vals[stackCol], locs)
 		if mod, ok := col(vals, "module"); ok {
 			fn, _ := col(vals, "function")
@@ -224,8 +231,8 @@ func parseWPACSV(in *parserInput) (*profile.Profile, error) {
 			noStack++
 			stack = []*profile.Location{locs.get("(no stack)")}
 		}
-		if j := samples.add(etwSample{stack: stack, values: []int64{count, weight}, meta: m}, 1); j >= 0 {
-			return nil, errAtLine(lr.Line(), "%v", errMergedTotal(b.p.SampleType, j))
+		if err := samples.add(etwSample{stack: stack, values: []int64{count, weight}, meta: m}, 1); err != nil {
+			return nil, limitOrAtLine(lr.Line(), "", err)
 		}
 	}
 	if err := lr.Err(); err != nil {

@@ -37,6 +37,9 @@ func init() {
 		Priority:    50,
 		Sniff:       sniffXperf,
 		Parse:       parseXperf,
+		ParseStacks: parseCollecting(parseXperf),
+		// Its samples have no labels but the thread's and the time.
+		CompleteStacks: true,
 	})
 }
 
@@ -756,7 +759,8 @@ func (r *xperfReader) build(b *profileBuilder) (*profile.Profile, error) {
 		}
 		return ns
 	}
-	out := newETWSamples(r.in.Options, len(r.samples))
+	r.in.collectStacks(b)
+	out := newETWSamples(r.in.Options, b.p.SampleType, len(r.samples))
 	noStack, idle, samples, firstTS := 0, 0, len(r.samples), r.samples[0].ts
 	for i := range r.samples {
 		s := &r.samples[i]
@@ -780,8 +784,8 @@ func (r *xperfReader) build(b *profileBuilder) (*profile.Profile, error) {
 		} else if m.Thread = r.threadName(s.tid, s.ts); m.Thread == "" {
 			m.Thread = s.threadStart
 		}
-		if j := out.add(etwSample{stack: stack, values: []int64{s.count, s.count * intervalAt(s.ts)}, meta: m}, 1); j >= 0 {
-			return nil, errAtLine(s.line, "SampledProfile: %v", errMergedTotal(b.p.SampleType, j))
+		if err := out.add(etwSample{stack: stack, values: []int64{s.count, s.count * intervalAt(s.ts)}, meta: m}, 1); err != nil {
+			return nil, limitOrAtLine(s.line, "SampledProfile: ", err)
 		}
 	}
 	r.samples = nil // what remains of them is out's

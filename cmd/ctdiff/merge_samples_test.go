@@ -3,11 +3,14 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/ctdiff/ctdiff/cct"
 	"github.com/ctdiff/ctdiff/convert"
+	"github.com/ctdiff/ctdiff/internal/hostile"
 	"github.com/ctdiff/ctdiff/report"
 )
 
@@ -134,5 +137,43 @@ func TestMergeSamplesSameTree(t *testing.T) {
 				t.Errorf("%d samples merged into %d: not merged", n1, n2)
 			}
 		})
+	}
+}
+
+// Samples kept one by one with their timestamps (convert, latency
+// inference) are bounded by --max-samples: past it, each of the readers
+// that would hold them all fails with one line naming the input and the
+// flag; cct without --latency merges them and reads the same input.
+func TestMaxSamples(t *testing.T) {
+	dir := t.TempDir()
+	gen := func(name string, write func(w io.Writer, n int) error) string {
+		var b bytes.Buffer
+		if err := write(&b, 11); err != nil {
+			t.Fatal(err)
+		}
+		return writeFile(t, dir, name, b.String())
+	}
+	for _, in := range []string{
+		gen("s.perf.txt", hostile.PerfScriptSamples),
+		gen("s.wpa.csv", hostile.WPACSVRows),
+		gen("s.xperf.txt", hostile.XperfSamples),
+		gen("s.perfView.xml", hostile.PerfViewSamples),
+		gen("s.cpuprofile", hostile.CpuprofileSamples),
+	} {
+		want := "ctdiff: " + in + ": more than 10 timestamped samples, the limit for samples kept one by one (raise it with --max-samples)\n"
+		for _, args := range [][]string{
+			{"convert", "--max-samples", "10", "-o", filepath.Join(dir, "out.pb.gz"), in},
+			{"cct", "--max-samples", "10", "--latency", "conservative", in},
+		} {
+			if _, errOut, code := ctdiff(args...); code != 2 || errOut != want {
+				t.Errorf("%v: exit %d, stderr %q, want 2 and %q", args, code, errOut, want)
+			}
+		}
+		if _, errOut, code := ctdiff("cct", "--max-samples", "10", in); code != 0 {
+			t.Errorf("cct %s: exit %d (%s), want 0: merged samples are not limited", in, code, errOut)
+		}
+		if _, errOut, code := ctdiff("convert", "--max-samples", "11", "-o", filepath.Join(dir, "out.pb.gz"), in); code != 0 {
+			t.Errorf("convert --max-samples 11 %s: exit %d (%s), want 0", in, code, errOut)
+		}
 	}
 }
