@@ -8,7 +8,10 @@
 # missing); CTDIFF is the binary to measure (built from this tree when not
 # given). Each input is read by `ctdiff cct` at GOMAXPROCS=2 and 8; one line
 # per run: input, GOMAXPROCS, exit code, peak RSS in MB, elapsed and CPU
-# (user + system) seconds, and the last line of stderr.
+# (user + system) seconds, and the last line of stderr. ONLY=REGEX measures
+# the inputs whose names match; CMD=convert runs `ctdiff convert` (which
+# keeps every sample with its timestamp) instead of `ctdiff cct` (which
+# merges a thread's samples of one stack as it reads them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${1:-/tmp/ctdiff-hostile}
@@ -35,10 +38,16 @@ fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 printf '%-32s %5s %4s %8s %8s %8s  %s\n' input procs exit peak_MB seconds cpu_s stderr
+cmd=${CMD:-cct}
 for f in "${inputs[@]}"; do
+	[[ $f =~ ${ONLY:-.} ]] || continue
 	for procs in 2 8; do
 		set +e
-		GOMAXPROCS=$procs /usr/bin/time -v "$bin" cct "$dir/$f" --format json -o "$out/tree.json" 2>"$out/err" >/dev/null
+		if [[ $cmd == convert ]]; then
+			GOMAXPROCS=$procs /usr/bin/time -v "$bin" convert "$dir/$f" -o "$out/out.pb.gz" 2>"$out/err" >/dev/null
+		else
+			GOMAXPROCS=$procs /usr/bin/time -v "$bin" cct "$dir/$f" --format json -o "$out/tree.json" 2>"$out/err" >/dev/null
+		fi
 		code=$?
 		set -e
 		rss=$(awk '/Maximum resident set size/ {printf "%.0f", $NF/1024}' "$out/err")
