@@ -84,9 +84,9 @@ func TestMemoryBoundSamples(t *testing.T) {
 		{"PerfView XML", hostile.PerfViewSamples, 40, 0},
 		{".cpuprofile", hostile.CpuprofileSamples, 10, 0},
 		// xperf resolves thread names and intervals by time once every
-		// event is read: it keeps each sample (about 300 bytes with its
+		// event is read: it keeps each sample (about 200 bytes with its
 		// index by time and thread) until then, and merges them after.
-		{"xperf", hostile.XperfSamples, 300, 400},
+		{"xperf", hostile.XperfSamples, 100, 250},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			peaks := func(opts Options) (small, big uint64) {

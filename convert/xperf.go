@@ -173,7 +173,7 @@ type xperfReader struct {
 	in          *parserInput
 	locs        *etwLocations
 	events      map[string]*xperfEvent
-	samples     []xperfSample
+	samples     xperfSamples
 	pending     map[xperfKey]int32 // index in pend
 	pend        []xperfPending
 	strs        map[string]string // process and frame names, interned
@@ -204,7 +204,7 @@ func parseXperf(in *parserInput) (*profile.Profile, error) {
 	if err := r.read(); err != nil {
 		return nil, err
 	}
-	if len(r.samples) == 0 {
+	if r.samples.len() == 0 {
 		return nil, fmt.Errorf("%w: the xperf dump holds no SampledProfile events "+
 			"(record with the PROFILE kernel flag and -stackwalk Profile)", errNoSamples)
 	}
@@ -358,17 +358,17 @@ func (r *xperfReader) sample(t []byte, line int) error {
 	// a few processes keep a few strings, not a million lines.
 	s.process, s.threadStart, s.leaf = r.intern(s.process), r.intern(s.threadStart), r.intern(s.leaf)
 	s.next = -1
-	x := int32(len(r.samples))
+	x := int32(r.samples.len())
 	k := xperfKey{s.ts, s.tid}
 	if pi, ok := r.pending[k]; ok {
 		p := &r.pend[pi]
-		r.samples[p.last].next = x
+		r.samples.at(p.last).next = x
 		p.last = x
 	} else {
 		r.pending[k] = int32(len(r.pend))
 		r.pend = append(r.pend, xperfPending{first: x, last: x, cur: -1})
 	}
-	r.samples = append(r.samples, s)
+	r.samples.add(s)
 	return nil
 }
 
@@ -441,7 +441,7 @@ func (r *xperfReader) stack(t []byte, line int) error {
 	}
 	loc := r.locs.get(frame)
 	if no != 1 && p.cur >= 0 {
-		s := &r.samples[p.cur]
+		s := r.samples.at(p.cur)
 		f := &s.frags[len(s.frags)-1]
 		f.locs = append(f.locs, loc)
 		return nil
@@ -496,7 +496,7 @@ func (r *xperfReader) stackFast(e *xperfEvent, t []byte) bool {
 	}
 	loc := r.locs.getBytes(frame)
 	if no != 1 && p.cur >= 0 {
-		s := &r.samples[p.cur]
+		s := r.samples.at(p.cur)
 		f := &s.frags[len(s.frags)-1]
 		f.locs = append(f.locs, loc)
 		return true
@@ -579,9 +579,9 @@ func (r *xperfReader) compactStack(e *xperfEvent, tsCol, tidCol, line int) error
 // that lacks a fragment of that kind (several samples can share a key).
 func (r *xperfReader) startFragment(p *xperfPending, f xperfFragment) {
 	target := p.last
-	for i := p.first; i >= 0; i = r.samples[i].next {
+	for i := p.first; i >= 0; i = r.samples.at(i).next {
 		has := false
-		for _, g := range r.samples[i].frags {
+		for _, g := range r.samples.at(i).frags {
 			has = has || g.kernel == f.kernel
 		}
 		if !has {
@@ -589,7 +589,8 @@ func (r *xperfReader) startFragment(p *xperfPending, f xperfFragment) {
 			break
 		}
 	}
-	r.samples[target].frags = append(r.samples[target].frags, f)
+	t := r.samples.at(target)
+	t.frags = append(t.frags, f)
 	p.cur = target
 }
 
@@ -759,11 +760,12 @@ func (r *xperfReader) build(b *profileBuilder) (*profile.Profile, error) {
 		}
 		return ns
 	}
+	r.pending, r.pend = nil, nil // every Stack line is read: garbage before out is made
 	r.in.collectStacks(b)
-	out := newETWSamples(r.in.Options, b.p.SampleType, len(r.samples))
-	noStack, idle, samples, firstTS := 0, 0, len(r.samples), r.samples[0].ts
-	for i := range r.samples {
-		s := &r.samples[i]
+	out := newETWSamples(r.in.Options, b.p.SampleType, r.samples.len())
+	noStack, idle, samples, firstTS := 0, 0, r.samples.len(), r.samples.at(0).ts
+	for i := range samples {
+		s := r.samples.at(int32(i))
 		stack := xperfStack(s.frags)
 		if len(stack) == 0 {
 			noStack++
@@ -788,7 +790,7 @@ func (r *xperfReader) build(b *profileBuilder) (*profile.Profile, error) {
 			return nil, limitOrAtLine(s.line, "SampledProfile: ", err)
 		}
 	}
-	r.samples = nil // what remains of them is out's
+	r.samples = xperfSamples{} // what remains of them is out's
 	etwAddInTimeOrder(b, out.samples())
 
 	p := b.Profile()
@@ -839,4 +841,29 @@ func xperfStack(frags []xperfFragment) []*profile.Location {
 		}
 	}
 	return stack
+}
+
+// xperfSamples are the samples read, in chunks: a slice of a million
+// samples doubling as it grew held the old array and the new, twice the
+// samples, at the moment of each copy.
+type xperfSamples struct {
+	chunks [][]xperfSample
+	n      int
+}
+
+const xperfChunk = 8192
+
+func (xs *xperfSamples) len() int { return xs.n }
+
+func (xs *xperfSamples) at(i int32) *xperfSample {
+	return &xs.chunks[i/xperfChunk][i%xperfChunk]
+}
+
+func (xs *xperfSamples) add(s xperfSample) {
+	if xs.n%xperfChunk == 0 {
+		xs.chunks = append(xs.chunks, make([]xperfSample, 0, xperfChunk))
+	}
+	c := &xs.chunks[len(xs.chunks)-1]
+	*c = append(*c, s)
+	xs.n++
 }
