@@ -717,8 +717,10 @@ func (r *perfReader) add(s *perfSample, err *error) (merged bool) {
 	}
 	m := &r.samples[x]
 	m.n++
-	if m.period += s.period; m.period < 0 && *err == nil {
-		*err = fmt.Errorf("the periods of %s samples add up to more than %d", r.events[s.event].name, int64(math.MaxInt64))
+	if s.period > 0 { // -1 for none, which adds nothing (values)
+		if m.period = max(m.period, 0) + s.period; m.period < 0 && *err == nil {
+			*err = fmt.Errorf("the periods of %s samples add up to more than %d", r.events[s.event].name, int64(math.MaxInt64))
+		}
 	}
 	if s.time >= 0 {
 		m.time = r.merge.time[x]
