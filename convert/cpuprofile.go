@@ -61,6 +61,13 @@ type cpuprofileDoc struct {
 	hasDeltas, hasStamps bool
 	samplesAt            int64 // byte offset of "samples", for errors
 	start, end           *float64
+	// "samples" and "timeDeltas" as runs (numberRuns) of nIDs and nDeltas
+	// numbers, merged by node with Options.MergeSamples, else expanded
+	// into ids and deltas; kept one by one, at most limit of them.
+	merge             bool
+	limit             int64
+	idRuns, deltaRuns []byte
+	nIDs, nDeltas     int
 }
 
 func parseCpuprofile(in *parserInput) (*profile.Profile, error) {
@@ -89,7 +96,10 @@ func readCpuprofile(in *parserInput) (*v8Thread, error) {
 	s := newJSONStream(in.R)
 	d := &cpuprofileDoc{tree: newV8Tree(func(pos int64, format string, args ...any) error {
 		return errAtOffset(pos, format, args...)
-	})}
+	}), merge: in.Options.MergeSamples}
+	if !d.merge {
+		d.limit = in.Options.maxTimed()
+	}
 	hasNodes := false
 	err := s.object("the profile", func(key string) error {
 		var err error
@@ -102,10 +112,10 @@ func readCpuprofile(in *parserInput) (*v8Thread, error) {
 			return d.head(s)
 		case "samples":
 			d.samplesAt = s.off
-			d.ids, err = s.numbers(d.ids[:0], 0, "samples")
+			d.idRuns, d.nIDs, err = numberRuns(s, 0, "samples", d.limit)
 		case "timeDeltas":
 			d.hasDeltas = true
-			d.deltas, err = s.numbers(d.deltas[:0], 1000, "timeDeltas")
+			d.deltaRuns, d.nDeltas, err = numberRuns(s, 1000, "timeDeltas", d.limit)
 		case "timestamps":
 			d.hasStamps = true
 			d.stamps, err = s.numbers(d.stamps[:0], 1000, "timestamps")
@@ -238,7 +248,22 @@ func (d *cpuprofileDoc) profile(in *parserInput) (*v8Profile, error) {
 		return nil, err
 	}
 	p := &v8Profile{tree: d.tree, ids: d.ids, start: start, name: "the profile"}
-	n := len(d.ids)
+	if d.merge && d.hasDeltas && !d.legacy && d.nIDs == d.nDeltas && d.nIDs > 0 {
+		merged, err := mergeRuns(p, d.idRuns, d.deltaRuns, d.nIDs)
+		if err != nil {
+			return nil, errAtOffset(d.samplesAt, "%v", err)
+		}
+		if merged {
+			return p, nil
+		}
+	}
+	// The samples one by one: without merging, or where they cannot be.
+	p.ids = expandRuns(d.idRuns, d.nIDs)
+	if d.hasDeltas {
+		d.deltas = expandRuns(d.deltaRuns, d.nDeltas)
+	}
+	d.idRuns, d.deltaRuns = nil, nil
+	n := len(p.ids)
 	switch {
 	case n == 0:
 		return d.fromHitCounts(in, p, end)

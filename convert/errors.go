@@ -98,3 +98,23 @@ func (e *UnknownFormatError) Error() string {
 }
 
 func (e *UnknownFormatError) Unwrap() error { return errUnknownFormat }
+
+// A SampleLimitError says an input holds more timestamped samples than
+// Options.MaxTimedSamples, for a caller that keeps them one by one.
+type SampleLimitError struct {
+	Limit int64
+}
+
+func (e *SampleLimitError) Error() string {
+	return fmt.Sprintf("more than %d timestamped samples, the limit for samples kept one by one", e.Limit)
+}
+
+// limitOrAtLine returns a *SampleLimitError as it is (a count, not a place
+// in the input) and any other error at a line, after prefix.
+func limitOrAtLine(line int, prefix string, err error) error {
+	var limit *SampleLimitError
+	if errors.As(err, &limit) {
+		return err
+	}
+	return errAtLine(line, "%s%v", prefix, err)
+}

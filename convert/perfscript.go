@@ -2,8 +2,10 @@ package convert
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"path"
 	"regexp"
 	"strconv"
@@ -52,6 +54,9 @@ func init() {
 		Priority:    20,
 		Sniff:       sniffPerfScript,
 		Parse:       parsePerfScript,
+		ParseStacks: parsePerfScriptStacks,
+		// Its samples have no labels but the thread's and the time.
+		CompleteStacks: true,
 	})
 }
 
@@ -80,6 +85,10 @@ type perfSample struct {
 	event  int // index into perfReader.events
 	period int64
 	stack  []*profile.Location
+	// n is how many samples this one stands for (Options.MergeSamples
+	// merges those of one thread, event and stack; period is then their
+	// sum, and time the earliest).
+	n int64
 }
 
 type perfEvent struct {
@@ -101,13 +110,22 @@ type perfReader struct {
 	lines   map[string]*profile.Location // by frame line
 	bySym   map[string]perfSymFrame      // by symbol, for lines simpleFrameLine splits
 	samples []perfSample
-	timed   int // samples with a timestamp
-	empty   int // samples without frames
+	merge   *mergeIndex // with Options.MergeSamples
+	count   int         // samples read
+	span    timeSpan    // of their timestamps
+	// lastTimed says the last sample read had a timestamp.
+	lastTimed bool
+	cut       int // frame lines cut to maxNameBytes (cutFrameLine)
+	timed     int // samples with a timestamp
+	empty     int // samples without frames
 	// headerPeriod is the fixed sample period the header states per event
 	// name; fromHeader names the events whose periods came from it.
 	headerPeriod map[string]int64
 	fromHeader   []string
 }
+
+// parsePerfScriptStacks is parsePerfScript as ParseStacks.
+var parsePerfScriptStacks = parseCollecting(parsePerfScript)
 
 func parsePerfScript(in *parserInput) (*profile.Profile, error) {
 	r := &perfReader{
@@ -115,10 +133,15 @@ func parsePerfScript(in *parserInput) (*profile.Profile, error) {
 		threads: map[perfThread]*perfThread{}, byName: map[string]int{}, frames: map[string]*profile.Location{}, lines: map[string]*profile.Location{},
 		bySym: map[string]perfSymFrame{}, headerPeriod: map[string]int64{},
 	}
+	if in.Options.MergeSamples {
+		r.merge = newMergeIndex()
+	}
+	in.collectStacks(r.b)
 	lr := newLineReader(in.R)
 	var cur *perfSample
 	var stack []*profile.Location
 	inStack := false // a frame line came before, in this sample
+	var mergeErr error
 	finish := func() {
 		if cur == nil {
 			return
@@ -126,9 +149,13 @@ func parsePerfScript(in *parserInput) (*profile.Profile, error) {
 		if len(stack) == 0 {
 			r.empty++
 		}
-		cur.stack = stack
-		r.samples = append(r.samples, *cur)
-		cur, stack, inStack = nil, nil, false
+		cur.stack, cur.n = stack, 1
+		if r.add(cur, &mergeErr) {
+			stack = stack[:0] // merged: the stack buffer is free again
+		} else {
+			stack = nil
+		}
+		cur, inStack = nil, false
 	}
 	for lr.Scan() {
 		line := lr.Bytes()
@@ -147,14 +174,17 @@ func parsePerfScript(in *parserInput) (*profile.Profile, error) {
 				continue
 			}
 			inStack = true
-			stack = append(stack, r.frameLine(t))
+			stack = append(stack, r.frameLine(r.cutFrameLine(t)))
 		default:
 			finish()
 			s, trailer, err := r.header(string(line))
 			if err != nil {
 				return nil, errAtLine(lr.Line(), "%v", err)
 			}
-			if prev := len(r.samples); prev > 0 && (s.time >= 0) != (r.samples[prev-1].time >= 0) {
+			if mergeErr != nil {
+				return nil, limitOrAtLine(lr.Line(), "", mergeErr)
+			}
+			if r.count > 0 && (s.time >= 0) != r.lastTimed {
 				return nil, errAtLine(lr.Line(), "this sample has %s timestamp, unlike the samples before it", map[bool]string{true: "a", false: "no"}[s.time >= 0])
 			}
 			cur = &s
@@ -168,7 +198,13 @@ func parsePerfScript(in *parserInput) (*profile.Profile, error) {
 	if err := lr.Err(); err != nil {
 		return nil, err
 	}
+	if r.cut > 0 {
+		in.Warnf("%d frame lines are longer than %d bytes: their names were cut to that length", r.cut, maxNameBytes)
+	}
 	finish()
+	if mergeErr != nil {
+		return nil, limitOrAtLine(lr.Line(), "", mergeErr)
+	}
 	if len(r.samples) == 0 {
 		return nil, fmt.Errorf("%w: no perf script sample header (\"comm tid secs.usecs: event:\") in the input", errNoSamples)
 	}
@@ -583,8 +619,13 @@ func (r *perfReader) profile() (*profile.Profile, error) {
 	if r.timed == 0 {
 		return r.aggregate(p), nil
 	}
-	order := timeOrder(len(r.samples), func(i int) int64 { return r.samples[i].time })
-	p.DurationNanos = r.samples[order[len(order)-1]].time - r.samples[order[0]].time
+	var order []int32
+	if r.merge != nil {
+		order = r.merge.order() // by earliest time, as the merged samples' times
+	} else {
+		order = timeOrder(len(r.samples), func(i int) int64 { return r.samples[i].time })
+	}
+	p.DurationNanos = r.span.hi - r.span.lo
 	p.Comments = append(p.Comments, "timestamp_ns: perf's clock (time since boot), not wall time")
 	vals := make([]int64, len(r.samples)*len(st))
 	for i, k := range order {
@@ -598,11 +639,11 @@ func (r *perfReader) profile() (*profile.Profile, error) {
 }
 
 func (r *perfReader) values(s *perfSample, v []int64) {
-	v[0] = 1
+	v[0] = s.n
 	switch e := r.events[s.event]; {
 	case e.typ <= 0:
 	case e.counts:
-		v[e.typ] = 1
+		v[e.typ] = s.n
 	case s.period > 0:
 		v[e.typ] = s.period
 	}
@@ -611,12 +652,17 @@ func (r *perfReader) values(s *perfSample, v []int64) {
 // aggregate merges identical stacks of a thread: without timestamps there
 // is no timeline to keep.
 func (r *perfReader) aggregate(p *profile.Profile) *profile.Profile {
-	r.in.Warnf("the recording has no timestamps (perf record without -T, or perf script -F without time): %d samples are merged by thread and stack, and no timeline (latency inference) is possible", len(r.samples))
+	r.in.Warnf("the recording has no timestamps (perf record without -T, or perf script -F without time): %d samples are merged by thread and stack, and no timeline (latency inference) is possible", r.count)
 	type key struct {
 		thread *perfThread
 		stack  string
 	}
-	index := map[key]*profile.Sample{}
+	type merged struct {
+		s *perfSample
+		v []int64
+	}
+	index := map[key]int{}
+	var out []merged
 	var ids []byte
 	for i := range r.samples {
 		s := &r.samples[i]
@@ -628,15 +674,73 @@ func (r *perfReader) aggregate(p *profile.Profile) *profile.Profile {
 		k := key{s.thread, string(ids)}
 		v := make([]int64, len(p.SampleType))
 		r.values(s, v)
-		if ps, ok := index[k]; ok {
+		if x, ok := index[k]; ok {
 			for j := range v {
-				ps.Value[j] += v[j]
+				out[x].v[j] += v[j]
 			}
 			continue
 		}
-		th := s.thread
-		r.b.Add(s.stack, v, sampleMeta{Thread: th.comm, PID: th.pid, HasPID: th.hasPID, TID: th.tid, HasTID: true})
-		index[k] = p.Sample[len(p.Sample)-1]
+		index[k] = len(out)
+		out = append(out, merged{s, v})
+	}
+	for _, m := range out {
+		th := m.s.thread
+		r.b.Add(m.s.stack, m.v, sampleMeta{Thread: th.comm, PID: th.pid, HasPID: th.hasPID, TID: th.tid, HasTID: true})
 	}
 	return p
+}
+
+// add keeps a sample read, or with Options.MergeSamples adds it to the
+// merged sample of its thread, event and stack, reporting whether it did
+// (the sample's stack is then not kept). A period sum that overflows sets
+// *err.
+func (r *perfReader) add(s *perfSample, err *error) (merged bool) {
+	if s.time >= 0 {
+		r.span.add(s.time, s.time)
+	}
+	r.count++
+	r.lastTimed = s.time >= 0
+	if r.merge == nil {
+		if limit := r.in.Options.maxTimed(); s.time >= 0 && int64(r.timed) > limit && *err == nil {
+			*err = &SampleLimitError{Limit: limit}
+		}
+		r.samples = append(r.samples, *s)
+		return false
+	}
+	th := s.thread
+	key := appendMetaKey(r.merge.newKey(), &sampleMeta{Thread: th.comm, PID: th.pid, HasPID: th.hasPID, TID: th.tid, HasTID: true})
+	key = binary.AppendUvarint(key, uint64(s.event))
+	x, found := r.merge.find(appendLocKey(key, s.stack), s.time, s.time >= 0)
+	if !found {
+		r.samples = append(r.samples, *s)
+		return false
+	}
+	m := &r.samples[x]
+	m.n++
+	if s.period > 0 { // -1 for none, which adds nothing (values)
+		if m.period = max(m.period, 0) + s.period; m.period < 0 && *err == nil {
+			*err = fmt.Errorf("the periods of %s samples add up to more than %d", r.events[s.event].name, int64(math.MaxInt64))
+		}
+	}
+	if s.time >= 0 {
+		m.time = r.merge.time[x]
+	}
+	return true
+}
+
+// cutFrameLine cuts a frame line (trimmed) whose name is longer than
+// maxNameBytes to that length, keeping its " (dso)" end: a name of
+// hundreds of megabytes would otherwise be copied several times over as
+// it is split, demangled and interned.
+func (r *perfReader) cutFrameLine(t []byte) []byte {
+	const tail = 4 << 10 // the most of a line's end kept as its dso
+	if len(t) <= maxNameBytes+tail {
+		return t
+	}
+	r.cut++
+	out := append(make([]byte, 0, maxNameBytes+tail), t[:maxNameBytes]...)
+	if i := bytes.LastIndex(t[len(t)-tail:], []byte(" (")); i >= 0 && t[len(t)-1] == ')' {
+		out = append(out, t[len(t)-tail+i:]...)
+	}
+	return out
 }

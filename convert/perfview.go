@@ -4,11 +4,13 @@ import (
 	"archive/zip"
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -193,6 +195,10 @@ type perfViewSample struct {
 	stack        int32 // node id, or -1 with frames set
 	frames       []string
 	where        *SyntaxError // position, for errors found when stacks resolve
+	// n is how many samples this one stands for: Options.MergeSamples
+	// merges those of one stack (metric is then their sum, time the
+	// earliest, where the first's).
+	n int64
 }
 
 type perfView struct {
@@ -200,10 +206,17 @@ type perfView struct {
 	frames  map[int32]string
 	stacks  map[int32]perfViewStack
 	samples []perfViewSample
+	merge   *mergeIndex // with Options.MergeSamples
+	span    timeSpan    // of the samples read
+	count   int64
 }
 
 func newPerfView(in *parserInput) *perfView {
-	return &perfView{in: in, frames: map[int32]string{}, stacks: map[int32]perfViewStack{}}
+	pv := &perfView{in: in, frames: map[int32]string{}, stacks: map[int32]perfViewStack{}}
+	if in.Options.MergeSamples {
+		pv.merge = newMergeIndex()
+	}
+	return pv
 }
 
 // readXML streams the first StackSource element.
@@ -343,7 +356,7 @@ func (pv *perfView) xmlStack(t xml.StartElement, line int) error {
 }
 
 func (pv *perfView) xmlSample(d *xml.Decoder, t xml.StartElement, line int) error {
-	s := perfViewSample{stack: -1, metric: 1_000_000, where: errAtLine(line, "")}
+	s := perfViewSample{stack: -1, metric: 1_000_000, n: 1}
 	var err error
 	if v, ok := perfViewAttr(t, "Time"); ok {
 		if s.time, err = perfViewMS(v, "Time", line); err != nil {
@@ -370,6 +383,41 @@ func (pv *perfView) xmlSample(d *xml.Decoder, t xml.StartElement, line int) erro
 			}
 		}
 	}
+	return pv.add(s, func() *SyntaxError { return errAtLine(line, "") })
+}
+
+// add keeps a sample read or, with Options.MergeSamples, adds it to the
+// merged sample of its stack. where is its position, kept for the first
+// sample of a stack.
+func (pv *perfView) add(s perfViewSample, where func() *SyntaxError) error {
+	pv.span.add(s.time, s.time+s.metric)
+	pv.count++
+	if limit := pv.in.Options.maxTimed(); pv.merge == nil && pv.count > limit {
+		return &SampleLimitError{Limit: limit}
+	}
+	if pv.merge != nil {
+		key := pv.merge.newKey()
+		if s.stack >= 0 {
+			key = binary.AppendUvarint(append(key, 0), uint64(s.stack))
+		} else {
+			key = append(key, 1)
+			for _, f := range s.frames {
+				key = append(binary.AppendUvarint(key, uint64(len(f))), f...)
+			}
+		}
+		if x, found := pv.merge.find(key, s.time, true); found {
+			m := &pv.samples[x]
+			m.n++
+			m.time = pv.merge.time[x]
+			if m.metric += s.metric; m.metric < 0 {
+				e := where()
+				e.Msg = fmt.Sprintf("the Metric values add up to more than %d", int64(math.MaxInt64))
+				return e
+			}
+			return nil
+		}
+	}
+	s.where = where()
 	pv.samples = append(pv.samples, s)
 	return nil
 }
@@ -483,7 +531,7 @@ func (pv *perfView) jsonSamples(d *json.Decoder) error {
 			// the input: name the sample and where it starts instead.
 			return errAtEvent(i, "malformed JSON in the sample that starts at byte %d: %v", start, err)
 		}
-		s := perfViewSample{stack: -1, metric: 1_000_000, where: errAtEvent(i, ""), frames: js.Stack}
+		s := perfViewSample{stack: -1, metric: 1_000_000, n: 1, frames: js.Stack}
 		for _, f := range []struct {
 			name string
 			raw  json.RawMessage
@@ -499,7 +547,9 @@ func (pv *perfView) jsonSamples(d *json.Decoder) error {
 			}
 			*f.dst = ns
 		}
-		pv.samples = append(pv.samples, s)
+		if err := pv.add(s, func() *SyntaxError { return errAtEvent(i, "") }); err != nil {
+			return err
+		}
 	}
 	_, err = d.Token()
 	return err
@@ -535,10 +585,11 @@ func (pv *perfView) build(collect bool) (*profile.Profile, *stacks.Samples, erro
 	if err != nil {
 		return nil, nil, err
 	}
-	threads, blocked, empty := false, false, 0
+	threads, blocked, empty := false, false, int64(0)
 	checked := map[stackRef]bool{}
 	out := make([]etwSample, 0, len(pv.samples))
-	for i := range pv.samples {
+	order := pv.order()
+	for _, i := range order {
 		s := &pv.samples[i]
 		var es etwSample
 		if s.stack >= 0 {
@@ -551,7 +602,7 @@ func (pv *perfView) build(collect bool) (*profile.Profile, *stacks.Samples, erro
 				}
 			}
 			if st.empty[n] {
-				empty++
+				empty += s.n
 			}
 		} else {
 			res := perfViewResolve(s.frames, locs)
@@ -560,13 +611,13 @@ func (pv *perfView) build(collect bool) (*profile.Profile, *stacks.Samples, erro
 			}
 			es.stack, es.meta = res.stack, res.meta
 			if len(es.stack) == 0 {
-				empty++
+				empty += s.n
 				es.stack = []*profile.Location{locs.get("(no stack)")}
 			}
 		}
 		threads = threads || es.meta.HasTID
 		es.meta.Time, es.meta.HasTime = s.time, true
-		es.values = []int64{1, s.metric}
+		es.values = []int64{s.n, s.metric}
 		out = append(out, es)
 	}
 	etwAddInTimeOrder(b, out)
@@ -580,11 +631,11 @@ func (pv *perfView) build(collect bool) (*profile.Profile, *stacks.Samples, erro
 	p.SampleType[1].Type = kind
 	p.PeriodType = &profile.ValueType{Type: kind, Unit: "nanoseconds"}
 	p.DefaultSampleType = kind
-	p.DurationNanos = etwSpan(out, 1)
+	p.DurationNanos = pv.span.hi - pv.span.lo
 	p.Comments = append(p.Comments, "converted by ctdiff from a PerfView stack file",
 		fmt.Sprintf("%s = the sample's Metric read as milliseconds (PerfView's time views); timestamp_ns = Time (ms from the start of the trace) in nanoseconds", kind))
 	if empty > 0 {
-		pv.in.Warnf("%d of %d samples have no frames; each is kept as one frame \"(no stack)\"", empty, len(out))
+		pv.in.Warnf("%d of %d samples have no frames; each is kept as one frame \"(no stack)\"", empty, pv.count)
 	}
 	return p, b.Stacks(), nil
 }
@@ -758,4 +809,17 @@ func perfViewResolve(frames []string, locs *etwLocations) *perfViewResolved {
 		res.stack = append(res.stack, locs.get(f))
 	}
 	return res
+}
+
+// order returns the indexes of the samples in the order they are added:
+// merged samples in mergeIndex.order, else as read.
+func (pv *perfView) order() []int32 {
+	if pv.merge != nil {
+		return pv.merge.order()
+	}
+	out := make([]int32, len(pv.samples))
+	for i := range out {
+		out[i] = int32(i)
+	}
+	return out
 }

@@ -23,6 +23,19 @@ import (
 // to (a gzip bomb guard). Options.MaxDecompressed raises or lowers it.
 const DefaultMaxDecompressed = 4 << 30
 
+// DefaultMaxTimedSamples is the default of Options.MaxTimedSamples: a
+// million samples kept one by one with their timestamps take 0.1-0.8 GB
+// of peak RSS to convert, by format (README, "Limits and errors").
+const DefaultMaxTimedSamples = 1_000_000
+
+// maxTimed returns the limit of timestamped samples kept one by one.
+func (o *Options) maxTimed() int64 {
+	if o.MaxTimedSamples > 0 {
+		return o.MaxTimedSamples
+	}
+	return DefaultMaxTimedSamples
+}
+
 // Options control reading. The zero value sniffs the format, keeps every
 // thread and sample and applies DefaultMaxDecompressed.
 type Options struct {
@@ -43,6 +56,23 @@ type Options struct {
 	// nil): for callers that only build trees (cct.Builder.AddSamples).
 	// Aggregate turns it off.
 	Stacks bool
+	// MergeSamples lets readers merge the samples of one thread and stack
+	// as they read them, for callers that build trees without inferring
+	// latencies from timestamps (cct without --latency, diff without
+	// --metric latency): memory then follows the distinct stacks, not the
+	// samples. A merged sample's values are the sum of its samples', its
+	// timestamp (when every sample has one) the earliest of theirs, and
+	// merged samples come in the order of those timestamps, else in the
+	// order of their first sample: a tree built from them is the tree of
+	// the samples one by one. Readers that cannot merge return the samples
+	// as they are.
+	MergeSamples bool
+	// MaxTimedSamples bounds the timestamped samples a reader keeps one by
+	// one (without MergeSamples: ctdiff convert, latency inference) in
+	// the readers whose memory would otherwise grow with them without
+	// bound (.cpuprofile, PerfView, WPA CSV, xperf, perf script); 0 means
+	// DefaultMaxTimedSamples. More is a *SampleLimitError.
+	MaxTimedSamples int64
 	// CompleteStacks limits Stacks to readers whose stacks lose nothing
 	// (inputFormat.CompleteStacks), for callers that write the samples out
 	// (pprofenc.WriteSource) rather than build trees.

@@ -20,6 +20,7 @@ import (
 // Fuzz targets of readers with ParseStacks call it.
 func CheckStacks(t testing.TB, name string, data []byte, opts Options) {
 	t.Helper()
+	checkMerged(t, name, data, opts)
 	opts.Stacks, opts.CompleteStacks = false, false
 	res, err := Read(bytes.NewReader(data), name, opts)
 	opts.Stacks = true
@@ -111,4 +112,32 @@ func sameCCT(t testing.TB, got, want *cct.Tree) {
 			t.Fatalf("timeline[%d] = %+v, want %+v", i, g, w)
 		}
 	}
+}
+
+// checkMerged checks that the samples Options.MergeSamples merges make the
+// tree of the samples one by one, without a timeline (what cct and diff
+// build from them), and that both reads fail or neither does.
+func checkMerged(t testing.TB, name string, data []byte, opts Options) {
+	t.Helper()
+	opts.Stacks, opts.CompleteStacks, opts.MergeSamples = true, false, false
+	res, err := Read(bytes.NewReader(data), name, opts)
+	opts.MergeSamples = true
+	mres, merr := Read(bytes.NewReader(data), name, opts)
+	if (err == nil) != (merr == nil) {
+		t.Fatalf("merged, error %v; one by one, %v", merr, err)
+	}
+	if err != nil {
+		return
+	}
+	if mres.Samples.Len() > res.Samples.Len() {
+		t.Fatalf("%d samples merged into %d", res.Samples.Len(), mres.Samples.Len())
+	}
+	want, got := cct.NewBuilder(cct.Options{}), cct.NewBuilder(cct.Options{})
+	if err := want.AddSamples(res.Samples); err != nil {
+		t.Fatal(err)
+	}
+	if err := got.AddSamples(mres.Samples); err != nil {
+		t.Fatal(err)
+	}
+	sameCCT(t, got.Finish(), want.Finish())
 }

@@ -55,6 +55,9 @@ type v8Profile struct {
 	firstSeen []int32
 	// frames is how many frames the samples' stacks hold in all (layout).
 	frames int64
+	// merged, when not nil, says ids and times are the profile's samples
+	// merged by node (mergeRuns): a sample per node, its first time.
+	merged *v8Merged
 }
 
 // v8Packed is a profile's samples as its trace chunks hold them
@@ -322,6 +325,9 @@ type v8Entry struct {
 // like DevTools (sortSamples), samples are stably sorted by time, so no
 // duration is negative and the durations add up to the profile's span.
 func (e *v8Emitter) timing(p *v8Profile, dst []v8Entry) []v8Entry {
+	if p.merged != nil {
+		return e.timingMerged(p, dst)
+	}
 	base := len(dst)
 	for i, n := range p.nodes {
 		en := v8Entry{stack: p.tree.stacks[n], count: 1}
@@ -370,6 +376,23 @@ func (e *v8Emitter) timing(p *v8Profile, dst []v8Entry) []v8Entry {
 	e.span += float64(last - first)
 	e.gaps += int64(n - 1)
 	e.extend(min(p.start, first), last+out[n-1].dur)
+	return dst
+}
+
+// timingMerged is timing for a profile whose samples mergeRuns merged:
+// their durations are summed already, and they are in time order.
+func (e *v8Emitter) timingMerged(p *v8Profile, dst []v8Entry) []v8Entry {
+	m := p.merged
+	for i, n := range p.nodes {
+		dst = append(dst, v8Entry{stack: p.tree.stacks[n], count: m.counts[i], dur: m.durs[i], time: p.times[i]})
+	}
+	if t := p.tree; t.missing > 0 {
+		e.warnf("%s: %d samples or parent links name %d node ids that no node has (lost chunks?); kept under \"(missing node ID)\" frames",
+			p.name, t.refs, t.missing)
+	}
+	e.span += float64(m.last - m.first)
+	e.gaps += m.n - 1
+	e.extend(min(p.start, m.first), m.last+m.lastDur)
 	return dst
 }
 
@@ -507,7 +530,7 @@ func makeIfEmpty[T any](x []T, n int) []T {
 // fills once every thread has been collected or reserved (fillAll).
 func (e *v8Emitter) streamTimed(th *v8Thread, p *v8Profile) (fill func(), ok bool) {
 	n := p.len()
-	if e.b.Stacks() == nil || e.aggregate || p.untimed || n < 2 {
+	if e.b.Stacks() == nil || e.aggregate || p.untimed || p.merged != nil || n < 2 {
 		return nil, false
 	}
 	var first, last int64
@@ -655,7 +678,7 @@ func (e *v8Emitter) addTimed(th *v8Thread, entries []v8Entry) {
 		m := th.meta()
 		var v [2]int64
 		for _, en := range entries {
-			v[0], v[1] = 1, en.dur
+			v[0], v[1] = en.count, en.dur
 			m.Time, m.HasTime = en.time, true
 			e.b.addRef(en.stack, v[:], m) // copies v
 		}
@@ -675,7 +698,7 @@ func (e *v8Emitter) addTimed(th *v8Thread, entries []v8Entry) {
 		s := &samples[i]
 		s.Location = e.b.poolStack(en.stack)
 		s.Value = values[2*i : 2*i+2 : 2*i+2]
-		s.Value[0], s.Value[1] = 1, en.dur
+		s.Value[0], s.Value[1] = en.count, en.dur
 		s.Label = str
 		stamps[i] = en.time
 		// Cloning a filled map copies its one group, cheaper than inserts.

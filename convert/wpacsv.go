@@ -34,6 +34,9 @@ func init() {
 		Priority:    40,
 		Sniff:       sniffWPACSV,
 		Parse:       parseWPACSV,
+		ParseStacks: parseCollecting(parseWPACSV),
+		// Its samples have no labels but the thread's and the time.
+		CompleteStacks: true,
 	})
 }
 
@@ -142,9 +145,11 @@ func parseWPACSV(in *parserInput) (*profile.Profile, error) {
 		&profile.ValueType{Type: "samples", Unit: "count"},
 		&profile.ValueType{Type: "cpu", Unit: "nanoseconds"},
 	)
+	in.collectStacks(b)
 	locs := newETWLocations(b)
-	var samples []etwSample
+	samples := newETWSamples(in.Options, b.p.SampleType, 0)
 	noStack, idle := 0, 0
+	names := interner{}
 	col := func(vals []string, name string) (string, bool) {
 		i, ok := h.col[name]
 		if !ok {
@@ -215,6 +220,8 @@ func parseWPACSV(in *parserInput) (*profile.Profile, error) {
 			_, hasCPU := h.col["cpu"]
 			m.Process, m.Thread = "Idle", etwIdleThread(cpu, hasCPU && err == nil)
 		}
+		// The names are parts of the row: interned, a sample keeps no row.
+		m.Process, m.Thread = names.of(m.Process), names.of(m.Thread)
 		stack := wpaStack(vals[stackCol], locs)
 		if mod, ok := col(vals, "module"); ok {
 			fn, _ := col(vals, "function")
@@ -224,21 +231,23 @@ func parseWPACSV(in *parserInput) (*profile.Profile, error) {
 			noStack++
 			stack = []*profile.Location{locs.get("(no stack)")}
 		}
-		samples = append(samples, etwSample{stack: stack, values: []int64{count, weight}, meta: m})
+		if err := samples.add(etwSample{stack: stack, values: []int64{count, weight}, meta: m}, 1); err != nil {
+			return nil, limitOrAtLine(lr.Line(), "", err)
+		}
 	}
 	if err := lr.Err(); err != nil {
 		return nil, err
 	}
-	if len(samples) == 0 {
+	if samples.n == 0 {
 		return nil, fmt.Errorf("%w: the WPA CSV has a header but no rows", errNoSamples)
 	}
-	etwAddInTimeOrder(b, samples)
+	etwAddInTimeOrder(b, samples.samples())
 
 	p := b.Profile()
 	p.PeriodType = &profile.ValueType{Type: "cpu", Unit: "nanoseconds"}
 	p.Period = xperfDefaultInterval
 	p.DefaultSampleType = "cpu"
-	p.DurationNanos = etwSpan(samples, 1)
+	p.DurationNanos = samples.duration(1)
 	p.Comments = append(p.Comments, "converted by ctdiff from a WPA \"CPU Usage (Sampled)\" CSV export",
 		"cpu = the Weight column (processor time of the sample); period: Windows' default 1 ms sampling interval")
 	if _, ok := h.col["timestamp"]; ok {
@@ -250,7 +259,7 @@ func parseWPACSV(in *parserInput) (*profile.Profile, error) {
 		in.Warnf("the export has no Weight column: assumed 1 ms of cpu per counted sample")
 	}
 	if noStack > 0 {
-		in.Warnf("%d of %d rows have no stack (n/a); each is kept as one frame \"(no stack)\" or its Module!Function", noStack, len(samples))
+		in.Warnf("%d of %d rows have no stack (n/a); each is kept as one frame \"(no stack)\" or its Module!Function", noStack, samples.n)
 	}
 	if idle > 0 {
 		in.Warnf("%d rows of the Idle process are kept as process \"Idle\", one thread per CPU; select other threads with --thread or --pid", idle)

@@ -37,6 +37,9 @@ func init() {
 		Priority:    50,
 		Sniff:       sniffXperf,
 		Parse:       parseXperf,
+		ParseStacks: parseCollecting(parseXperf),
+		// Its samples have no labels but the thread's and the time.
+		CompleteStacks: true,
 	})
 }
 
@@ -145,13 +148,18 @@ type xperfSample struct {
 	leaf              string
 	line              int
 	frags             []xperfFragment
+	// next is the next sample of the same (TimeStamp, ThreadID), -1 for
+	// none (xperfPending).
+	next int32
 }
 
-// xperfPending tracks the samples of one (TimeStamp, ThreadID) key and the
-// fragment that numbered Stack lines are currently extending.
+// xperfPending tracks the samples of one (TimeStamp, ThreadID) key, the
+// first and last of a chain through xperfSample.next, and the fragment
+// that numbered Stack lines are currently extending. It is a value in a
+// slab (xperfReader.pend), not an allocation per sample.
 type xperfPending struct {
-	samples []int32
-	cur     int32 // sample whose last fragment is open, -1 for none
+	first, last int32
+	cur         int32 // sample whose last fragment is open, -1 for none
 }
 
 type xperfName struct {
@@ -165,8 +173,10 @@ type xperfReader struct {
 	in          *parserInput
 	locs        *etwLocations
 	events      map[string]*xperfEvent
-	samples     []xperfSample
-	pending     map[xperfKey]*xperfPending
+	samples     xperfSamples
+	pending     map[xperfKey]int32 // index in pend
+	pend        []xperfPending
+	strs        map[string]string // process and frame names, interned
 	threads     map[int64][]xperfName
 	procs       map[int64]string
 	intervals   []xperfInterval
@@ -186,18 +196,19 @@ func parseXperf(in *parserInput) (*profile.Profile, error) {
 		in:      in,
 		locs:    newETWLocations(b),
 		events:  map[string]*xperfEvent{},
-		pending: map[xperfKey]*xperfPending{},
+		pending: map[xperfKey]int32{},
+		strs:    map[string]string{},
 		threads: map[int64][]xperfName{},
 		procs:   map[int64]string{},
 	}
 	if err := r.read(); err != nil {
 		return nil, err
 	}
-	if len(r.samples) == 0 {
+	if r.samples.len() == 0 {
 		return nil, fmt.Errorf("%w: the xperf dump holds no SampledProfile events "+
 			"(record with the PROFILE kernel flag and -stackwalk Profile)", errNoSamples)
 	}
-	return r.build(b), nil
+	return r.build(b)
 }
 
 func (r *xperfReader) read() error {
@@ -343,15 +354,41 @@ func (r *xperfReader) sample(t []byte, line int) error {
 	}
 	s.threadStart, _ = xperfCol(e, vals, "threadstartimage!function")
 	s.leaf, _ = xperfCol(e, vals, "image!function")
+	// The strings are parts of the line: interned, a million samples of
+	// a few processes keep a few strings, not a million lines.
+	s.process, s.threadStart, s.leaf = r.intern(s.process), r.intern(s.threadStart), r.intern(s.leaf)
+	s.next = -1
+	x := int32(r.samples.len())
 	k := xperfKey{s.ts, s.tid}
-	p := r.pending[k]
-	if p == nil {
-		p = &xperfPending{cur: -1}
-		r.pending[k] = p
+	if pi, ok := r.pending[k]; ok {
+		p := &r.pend[pi]
+		r.samples.at(p.last).next = x
+		p.last = x
+	} else {
+		r.pending[k] = int32(len(r.pend))
+		r.pend = append(r.pend, xperfPending{first: x, last: x, cur: -1})
 	}
-	p.samples = append(p.samples, int32(len(r.samples)))
-	r.samples = append(r.samples, s)
+	r.samples.add(s)
 	return nil
+}
+
+// intern returns s, or the equal string met before.
+func (r *xperfReader) intern(s string) string {
+	if v, ok := r.strs[s]; ok {
+		return v
+	}
+	s = strings.Clone(s)
+	r.strs[s] = s
+	return s
+}
+
+// pendingOf returns the pending samples of a key, nil if none.
+func (r *xperfReader) pendingOf(ts, tid int64) *xperfPending {
+	pi, ok := r.pending[xperfKey{ts, tid}]
+	if !ok {
+		return nil
+	}
+	return &r.pend[pi]
 }
 
 func (r *xperfReader) stack(t []byte, line int) error {
@@ -397,14 +434,14 @@ func (r *xperfReader) stack(t []byte, line int) error {
 	}
 	frame, _ := xperfCol(e, vals, "image!function")
 	addr, hasAddr := xperfCol(e, vals, "address")
-	p := r.pending[xperfKey{ts, tid}]
+	p := r.pendingOf(ts, tid)
 	if p == nil {
 		r.unmatched++
 		return nil
 	}
 	loc := r.locs.get(frame)
 	if no != 1 && p.cur >= 0 {
-		s := &r.samples[p.cur]
+		s := r.samples.at(p.cur)
 		f := &s.frags[len(s.frags)-1]
 		f.locs = append(f.locs, loc)
 		return nil
@@ -448,7 +485,7 @@ func (r *xperfReader) stackFast(e *xperfEvent, t []byte) bool {
 	if !ok1 || !ok2 || !ok3 {
 		return false
 	}
-	p := r.pending[xperfKey{ts, tid}]
+	p := r.pendingOf(ts, tid)
 	if p == nil {
 		r.unmatched++
 		return true
@@ -459,7 +496,7 @@ func (r *xperfReader) stackFast(e *xperfEvent, t []byte) bool {
 	}
 	loc := r.locs.getBytes(frame)
 	if no != 1 && p.cur >= 0 {
-		s := &r.samples[p.cur]
+		s := r.samples.at(p.cur)
 		f := &s.frags[len(s.frags)-1]
 		f.locs = append(f.locs, loc)
 		return true
@@ -516,7 +553,7 @@ func (r *xperfReader) compactStack(e *xperfEvent, tsCol, tidCol, line int) error
 	if err != nil {
 		return errAtLine(line, "Stack: expected an integer ThreadID, found %q", strings.TrimSpace(r.fields[tidCol]))
 	}
-	p := r.pending[xperfKey{ts, tid}]
+	p := r.pendingOf(ts, tid)
 	if p == nil {
 		r.unmatched++
 		return nil
@@ -541,10 +578,10 @@ func (r *xperfReader) compactStack(e *xperfEvent, tsCol, tidCol, line int) error
 // startFragment gives a new stack fragment to the first sample of its key
 // that lacks a fragment of that kind (several samples can share a key).
 func (r *xperfReader) startFragment(p *xperfPending, f xperfFragment) {
-	target := p.samples[len(p.samples)-1]
-	for _, i := range p.samples {
+	target := p.last
+	for i := p.first; i >= 0; i = r.samples.at(i).next {
 		has := false
-		for _, g := range r.samples[i].frags {
+		for _, g := range r.samples.at(i).frags {
 			has = has || g.kernel == f.kernel
 		}
 		if !has {
@@ -552,7 +589,8 @@ func (r *xperfReader) startFragment(p *xperfPending, f xperfFragment) {
 			break
 		}
 	}
-	r.samples[target].frags = append(r.samples[target].frags, f)
+	t := r.samples.at(target)
+	t.frags = append(t.frags, f)
 	p.cur = target
 }
 
@@ -707,7 +745,7 @@ func (r *xperfReader) threadName(tid, ts int64) string {
 	return name
 }
 
-func (r *xperfReader) build(b *profileBuilder) *profile.Profile {
+func (r *xperfReader) build(b *profileBuilder) (*profile.Profile, error) {
 	sort.SliceStable(r.intervals, func(i, j int) bool { return r.intervals[i].ts < r.intervals[j].ts })
 	intervalAt := func(ts int64) int64 {
 		if len(r.intervals) == 0 {
@@ -722,10 +760,12 @@ func (r *xperfReader) build(b *profileBuilder) *profile.Profile {
 		}
 		return ns
 	}
-	out := make([]etwSample, 0, len(r.samples))
-	noStack, idle := 0, 0
-	for i := range r.samples {
-		s := &r.samples[i]
+	r.pending, r.pend = nil, nil // every Stack line is read: garbage before out is made
+	r.in.collectStacks(b)
+	out := newETWSamples(r.in.Options, b.p.SampleType, r.samples.len())
+	noStack, idle, samples, firstTS := 0, 0, r.samples.len(), r.samples.at(0).ts
+	for i := range samples {
+		s := r.samples.at(int32(i))
 		stack := xperfStack(s.frags)
 		if len(stack) == 0 {
 			noStack++
@@ -746,15 +786,18 @@ func (r *xperfReader) build(b *profileBuilder) *profile.Profile {
 		} else if m.Thread = r.threadName(s.tid, s.ts); m.Thread == "" {
 			m.Thread = s.threadStart
 		}
-		out = append(out, etwSample{stack: stack, values: []int64{s.count, s.count * intervalAt(s.ts)}, meta: m})
+		if err := out.add(etwSample{stack: stack, values: []int64{s.count, s.count * intervalAt(s.ts)}, meta: m}, 1); err != nil {
+			return nil, limitOrAtLine(s.line, "SampledProfile: ", err)
+		}
 	}
-	etwAddInTimeOrder(b, out)
+	r.samples = xperfSamples{} // what remains of them is out's
+	etwAddInTimeOrder(b, out.samples())
 
 	p := b.Profile()
 	p.PeriodType = &profile.ValueType{Type: "cpu", Unit: "nanoseconds"}
-	p.Period = intervalAt(r.samples[0].ts)
+	p.Period = intervalAt(firstTS)
 	p.DefaultSampleType = "cpu"
-	p.DurationNanos = etwSpan(out, 1)
+	p.DurationNanos = out.duration(1)
 	if r.traceStart > xperfUnixEpoch {
 		p.TimeNanos = (r.traceStart - xperfUnixEpoch) * 100
 	}
@@ -767,7 +810,7 @@ func (r *xperfReader) build(b *profileBuilder) *profile.Profile {
 		p.Comments = append(p.Comments, fmt.Sprintf("cpu = Count × the sampling interval of ProfileFreq events (read in 100 ns units; %d ns at the first sample)", p.Period))
 	}
 	if noStack > 0 {
-		r.in.Warnf("%d of %d SampledProfile events have no Stack lines (record with -stackwalk Profile); each is kept with its sampled frame only", noStack, len(r.samples))
+		r.in.Warnf("%d of %d SampledProfile events have no Stack lines (record with -stackwalk Profile); each is kept with its sampled frame only", noStack, samples)
 	}
 	if idle > 0 {
 		r.in.Warnf("%d samples of the Idle process are kept as process \"Idle\", one thread per CPU; select other threads with --thread or --pid", idle)
@@ -775,7 +818,7 @@ func (r *xperfReader) build(b *profileBuilder) *profile.Profile {
 	if r.unmatched > 0 {
 		r.in.Warnf("%d Stack lines match no SampledProfile event by (TimeStamp, ThreadID); they belong to other events (context switches, ...) and were ignored", r.unmatched)
 	}
-	return p
+	return p, nil
 }
 
 // xperfStack joins a sample's fragments leaf first: kernel fragments (the
@@ -798,4 +841,29 @@ func xperfStack(frags []xperfFragment) []*profile.Location {
 		}
 	}
 	return stack
+}
+
+// xperfSamples are the samples read, in chunks: a slice of a million
+// samples doubling as it grew held the old array and the new, twice the
+// samples, at the moment of each copy.
+type xperfSamples struct {
+	chunks [][]xperfSample
+	n      int
+}
+
+const xperfChunk = 8192
+
+func (xs *xperfSamples) len() int { return xs.n }
+
+func (xs *xperfSamples) at(i int32) *xperfSample {
+	return &xs.chunks[i/xperfChunk][i%xperfChunk]
+}
+
+func (xs *xperfSamples) add(s xperfSample) {
+	if xs.n%xperfChunk == 0 {
+		xs.chunks = append(xs.chunks, make([]xperfSample, 0, xperfChunk))
+	}
+	c := &xs.chunks[len(xs.chunks)-1]
+	*c = append(*c, s)
+	xs.n++
 }

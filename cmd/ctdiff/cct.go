@@ -98,6 +98,9 @@ func runCCT(s *streams, o *cctOptions, args []string) error {
 	// stacks (pprof, DevTools, .cpuprofile) do, which takes a fraction of
 	// the memory.
 	opts.Stacks = true
+	// Without --latency no timestamp is read one by one: readers merge a
+	// thread's samples of one stack as they read them.
+	opts.MergeSamples = o.latency == "off"
 	o.inputs.warnFetchFlags(s, args)
 	paths, results, err := o.inputs.loadWith(s, args, o.output, opts)
 	if err != nil {

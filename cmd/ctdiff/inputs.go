@@ -21,6 +21,7 @@ type inputFlags struct {
 	thread       string
 	pids         []int64
 	maxInputSize int64
+	maxSamples   int64
 	skipInvalid  bool
 	fetch        fetchFlags
 }
@@ -32,6 +33,8 @@ func (f *inputFlags) register(cmd *cobra.Command) {
 	fl.Int64SliceVar(&f.pids, "pid", nil, "keep only samples of these process `ids` (comma-separated, or the flag repeated)")
 	fl.Lookup("pid").DefValue = "" // no "(default [])" in --help
 	fl.Int64Var(&f.maxInputSize, "max-input-size", convert.DefaultMaxDecompressed, "largest decompressed input size in bytes (a gzip-bomb guard)")
+	fl.Int64Var(&f.maxSamples, "max-samples", convert.DefaultMaxTimedSamples,
+		"most timestamped samples of one input kept one by one (convert, cct --latency, diff --metric latency; elsewhere samples of one stack are merged as they are read)")
 	fl.BoolVar(&f.skipInvalid, "skip-invalid-lines", false, "folded stacks: skip lines that are not \"frame;frame COUNT\" with one warning counting them, instead of failing at the first")
 	fl.IntVar(&f.fetch.seconds, "seconds", 0, "for URL inputs: profile duration to request (adds ?seconds=N, as go tool pprof does)")
 	fl.DurationVar(&f.fetch.timeout, "timeout", 0, "for URL inputs: how long to wait for each profile (default: --seconds + 30s)")
@@ -43,7 +46,7 @@ func (f *inputFlags) register(cmd *cobra.Command) {
 
 // options turns the flags into convert.Options.
 func (f *inputFlags) options() (convert.Options, error) {
-	o := convert.Options{From: f.from, PIDs: f.pids, MaxDecompressed: f.maxInputSize, SkipInvalidLines: f.skipInvalid}
+	o := convert.Options{From: f.from, PIDs: f.pids, MaxDecompressed: f.maxInputSize, MaxTimedSamples: f.maxSamples, SkipInvalidLines: f.skipInvalid}
 	if f.thread != "" {
 		re, err := regexp.Compile(f.thread)
 		if err != nil {

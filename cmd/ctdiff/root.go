@@ -84,6 +84,10 @@ func inputFlagHints(err error) error {
 		}
 		msg = strings.Replace(msg, tooLarge.Error(), hint, 1)
 	}
+	var samples *convert.SampleLimitError
+	if errors.As(err, &samples) {
+		msg = strings.Replace(msg, samples.Error(), samples.Error()+" (raise it with --max-samples)", 1)
+	}
 	var unknown *convert.UnknownFormatError
 	if errors.As(err, &unknown) {
 		msg = strings.Replace(msg, unknown.Error(), unknown.Error()+" (use --from to force one)", 1)

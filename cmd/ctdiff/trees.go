@@ -106,6 +106,10 @@ func buildTree(s *streams, path string, opts convert.Options, copts cct.Options,
 	// compactly (pprof) do so, which takes a third of the memory, in
 	// arrays given back after the tree is built.
 	opts.Stacks, opts.Buffers = true, rbuf
+	// Without latency inference no timestamp is read one by one: readers
+	// merge a thread's samples of one stack as they read them, so memory
+	// follows the distinct stacks, not the samples.
+	opts.MergeSamples = !copts.Timeline
 	var sum digest
 	res, err := readInput(path, opts, s.progress, &sum)
 	if err != nil {

@@ -1,5 +1,5 @@
 // Package hostile writes the small inputs that expand into much memory or
-// time (issue 18): gzip inside gzip, one huge token, compact trees that
+// time: gzip inside gzip, one huge token, compact trees that
 // name deep nodes many times, values whose totals overflow. Tests generate
 // them at the sizes they need, so no large file is committed; mkhostile
 // writes them at full size for measuring the CLI with /usr/bin/time.

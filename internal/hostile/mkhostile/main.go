@@ -1,4 +1,4 @@
-// Command mkhostile writes issue 18's hostile inputs at full size into a
+// Command mkhostile writes the hostile inputs at full size into a
 // directory, for measuring the CLI (README, "Limits and errors"):
 //
 //	go run ./internal/hostile/mkhostile -o /tmp/hostile
@@ -44,6 +44,19 @@ func main() {
 		{"chain-16k.cct.json.gz", gz(func(w io.Writer) error { return hostile.CCTChain(w, 16000) })},
 		{"chain-1m-x130.cpuprofile.gz", gz(func(w io.Writer) error { return hostile.V8Chain(w, 1_000_000, 130, hostile.Every) })},
 		{"chain-16k-every.perfView.xml.gz", gz(func(w io.Writer) error { return hostile.PerfViewChain(w, 16000, 16000, hostile.Every) })},
+		{"samples-30m.cpuprofile.gz", gz(func(w io.Writer) error { return hostile.CpuprofileSamples(w, 30_000_000) })},
+		{"samples-5m.perfView.xml.zip", func(w io.Writer) error { return hostile.PerfViewZipSamples(w, 5_000_000) }},
+		{"samples-20m.perfView.xml.zip", func(w io.Writer) error { return hostile.PerfViewZipSamples(w, 20_000_000) }},
+		{"rows-3m.wpa.csv.gz", gz(func(w io.Writer) error { return hostile.WPACSVRows(w, 3_000_000) })},
+		{"samples-3m.perf.txt.gz", gz(func(w io.Writer) error { return hostile.PerfScriptSamples(w, 3_000_000) })},
+		{"sampledprofile-1m.xperf.txt.gz", gz(func(w io.Writer) error { return hostile.XperfSamples(w, 1_000_000) })},
+		{"deep-1m.folded.gz", gz(func(w io.Writer) error { return hostile.FoldedDeep(w, 1_000_000) })},
+		{"deep-1m.perf.txt.gz", gz(func(w io.Writer) error { return hostile.PerfScriptDeep(w, 1_000_000) })},
+		{"deep-1m.cpuprofile.gz", gz(func(w io.Writer) error { return hostile.CpuprofileDeep(w, 1_000_000) })},
+		{"comb-50k.cpuprofile.gz", gz(func(w io.Writer) error { return hostile.V8Comb(w, 50_000) })},
+		{"line-1g.perf.txt.gz", gz(func(w io.Writer) error { return hostile.PerfScriptLongLine(w, 1<<30) })},
+		{"field-600m.wpa.csv.gz", gz(func(w io.Writer) error { return hostile.WPACSVQuotedField(w, 600<<20) })},
+		{"name-200m.perf.txt.gz", gz(func(w io.Writer) error { return hostile.PerfScriptLongName(w, 200<<20) })},
 		{"max-a.pb", func(w io.Writer) error { return hostile.Pprof(w, 1<<63-1) }},
 		{"max-b.pb", func(w io.Writer) error { return hostile.Pprof(w, 1<<63-1) }},
 		{"small.pb", func(w io.Writer) error { return hostile.Pprof(w, 1_000_000) }},
