@@ -142,8 +142,12 @@ run_java() {
 		-cp "$BUILD/$c/$side" Main >/dev/null 2>>"$BUILD/$c/jvm.log"
 }
 
+# The list is read whole first, so that editing cases.tsv during a recording
+# does not shift the lines still to be read.
+mapfile -t rows <"$HERE/cases.tsv"
 start=$(date +%s)
-while IFS=$'\t' read -r name lang kind _; do
+for line in "${rows[@]}"; do
+	IFS=$'\t' read -r name lang kind _ <<<"$line"
 	case $name in '#'* | '') continue ;; esac
 	if [ -n "${CASES:-}" ] && [[ " $CASES " != *" $name "* ]]; then
 		continue
@@ -170,6 +174,6 @@ while IFS=$'\t' read -r name lang kind _; do
 			esac
 		done
 	done
-done <"$HERE/cases.tsv"
+done
 rm -f "$BUILD/time.$$"
 echo "recorded in $OUT in $(($(date +%s) - start)) s" >&2

@@ -29,7 +29,8 @@ function makeRequests(k) {
       password: 'pw-' + rnd(1e6) + '-' + rnd(1e9).toString(16),
       age: 14 + rnd(70),
       invite: [firstNames[rnd(firstNames.length)].toLowerCase() + '@' + domains[rnd(domains.length)],
-        'friend' + rnd(1000) + '@' + domains[rnd(domains.length)], 'team' + rnd(50) + '@' + domains[rnd(domains.length)]],
+        'friend' + rnd(1000) + '@' + domains[rnd(domains.length)], 'team' + rnd(50) + '@' + domains[rnd(domains.length)],
+        'boss' + rnd(9) + '@' + domains[rnd(domains.length)], 'ops' + rnd(20) + '@' + domains[rnd(domains.length)]],
     }));
   }
   return out;

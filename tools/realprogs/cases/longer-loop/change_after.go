@@ -4,7 +4,7 @@ package main
 
 // smoothWindow is the number of points averaged on each side of a point,
 // widened for a smoother curve.
-const smoothWindow = 11
+const smoothWindow = 20
 
 // smooth is a centred moving average with a triangular kernel.
 func smooth(xs []float64) []float64 {

@@ -2,17 +2,11 @@
 
 package main
 
-// countTerms counts each term and notes its first and last positions.
-func countTerms(tokens []string) map[string]termStat {
-	counts := make(map[string]termStat)
-	for i, t := range tokens {
-		st, ok := counts[t]
-		if !ok {
-			st.first = i
-		}
-		st.count++
-		st.last = i
-		counts[t] = st
+// indexCustomers maps each customer's id to the customer.
+func indexCustomers(cs []customer) map[int64]*customer {
+	byID := make(map[int64]*customer)
+	for i := range cs {
+		byID[cs[i].ID] = &cs[i]
 	}
-	return counts
+	return byID
 }

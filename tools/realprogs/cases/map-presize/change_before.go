@@ -2,18 +2,12 @@
 
 package main
 
-// countTerms counts each term and notes its first and last positions; the map is sized for the worst case of all
-// terms distinct, so it never grows.
-func countTerms(tokens []string) map[string]termStat {
-	counts := make(map[string]termStat, len(tokens))
-	for i, t := range tokens {
-		st, ok := counts[t]
-		if !ok {
-			st.first = i
-		}
-		st.count++
-		st.last = i
-		counts[t] = st
+// indexCustomers maps each customer's id to the customer; the map is sized
+// for the batch, so it never grows.
+func indexCustomers(cs []customer) map[int64]*customer {
+	byID := make(map[int64]*customer, len(cs))
+	for i := range cs {
+		byID[cs[i].ID] = &cs[i]
 	}
-	return counts
+	return byID
 }

@@ -1,68 +1,67 @@
-// Command map-presize indexes a stream of support tickets: it tokenizes each
-// ticket, drops stop words, stems, counts terms, adds the ticket to an
-// inverted index and tags it with its top terms by tf-idf.
+// Command map-presize is a reporting job that joins each batch of orders
+// with the customers they reference: it decodes the batch, indexes its
+// customers by id, probes the index with every order, converts currencies
+// and aggregates revenue by region and segment.
 package main
 
 import (
 	"flag"
 	"fmt"
 	"log"
-	"math"
 	"math/rand/v2"
 	"os"
 	"runtime/pprof"
 	"slices"
+	"strconv"
 	"strings"
-	"unicode"
 )
 
-type posting struct {
-	doc   int
-	count int
+type customer struct {
+	ID       int64
+	Name     string
+	Region   string
+	Segment  string
+	Discount float64
 }
 
-// termStat is a term's count and first and last positions in a ticket.
-type termStat struct {
-	count, first, last int
+type order struct {
+	Customer int64
+	Cents    int64
+	Currency string
+	Items    int
 }
 
-type index struct {
-	postings map[string][]posting
-	docs     int
+type batch struct {
+	customers []customer
+	orders    []order
 }
 
-var vocabulary = func() []string {
-	r := rand.New(rand.NewPCG(31, 32))
-	out := make([]string, 6000)
-	for i := range out {
-		b := make([]byte, 3+r.IntN(8))
-		for j := range b {
-			b[j] = byte('a' + r.IntN(26))
-		}
-		out[i] = string(b)
-	}
-	return out
-}()
+type total struct {
+	revenue float64
+	items   int
+	orders  int
+}
 
-var stopWords = map[string]bool{"the": true, "a": true, "an": true, "and": true, "or": true, "to": true,
-	"of": true, "in": true, "is": true, "it": true, "my": true, "on": true, "for": true, "with": true}
+var (
+	regions    = []string{"emea", "amer", "apac", "latam"}
+	segments   = []string{"retail", "smb", "enterprise"}
+	currencies = []string{"EUR", "USD", "JPY", "GBP"}
+)
 
 func main() {
-	n := flag.Int("n", 12000, "tickets to index")
+	n := flag.Int("n", 950, "batches to join")
 	prof := flag.String("cpuprofile", "", "write a CPU profile to this file")
 	flag.Parse()
-	tickets := makeTickets(2000)
+	batches := makeBatches(16, 4000, 9000)
+	report := map[string]*total{}
 	stop := startProfile(*prof)
-	tags := 0
-	ix := &index{postings: make(map[string][]posting)}
 	for i := 0; i < *n; i++ {
-		tags += len(indexTicket(ix, i, tickets[i%len(tickets)]))
-		if i%5000 == 4999 {
-			ix = &index{postings: make(map[string][]posting)}
-		}
+		b := &batches[i%len(batches)]
+		byID := indexCustomers(b.customers)
+		aggregate(report, byID, b.orders)
 	}
 	stop()
-	fmt.Println("tags:", tags)
+	fmt.Print(render(report))
 }
 
 func startProfile(path string) func() {
@@ -84,101 +83,67 @@ func startProfile(path string) func() {
 	}
 }
 
-func makeTickets(k int) []string {
-	r := rand.New(rand.NewPCG(33, 34))
-	stops := []string{"the", "a", "and", "to", "of", "my", "is"}
-	out := make([]string, k)
+func makeBatches(k, customers, orders int) []batch {
+	r := rand.New(rand.NewPCG(35, 36))
+	out := make([]batch, k)
 	for i := range out {
-		var b strings.Builder
-		for w := 0; w < 300+r.IntN(300); w++ {
-			if r.IntN(4) == 0 {
-				b.WriteString(stops[r.IntN(len(stops))])
-			} else {
-				word := vocabulary[int(math.Abs(r.NormFloat64()*1500))%len(vocabulary)]
-				if r.IntN(10) == 0 {
-					word = strings.ToUpper(word[:1]) + word[1:] + "ing"
-				}
-				b.WriteString(word)
-			}
-			if r.IntN(12) == 0 {
-				b.WriteString(". ")
-			} else {
-				b.WriteByte(' ')
-			}
+		b := &out[i]
+		for j := 0; j < customers; j++ {
+			b.customers = append(b.customers, customer{ID: int64(i)*1_000_000 + int64(r.IntN(900_000)),
+				Name: "customer " + strconv.Itoa(j), Region: regions[r.IntN(4)], Segment: segments[r.IntN(3)],
+				Discount: float64(r.IntN(20)) / 100})
 		}
-		out[i] = b.String()
-	}
-	return out
-}
-
-func indexTicket(ix *index, id int, text string) []string {
-	tokens := tokenize(text)
-	tokens = dropStopWords(tokens)
-	for i, t := range tokens {
-		tokens[i] = stem(t)
-	}
-	counts := countTerms(tokens)
-	addToIndex(ix, id, counts)
-	return topTerms(ix, counts, 5)
-}
-
-// tokenize splits text into lower-case words.
-func tokenize(s string) []string {
-	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) })
-}
-
-func dropStopWords(ts []string) []string {
-	out := ts[:0]
-	for _, t := range ts {
-		if !stopWords[t] {
-			out = append(out, t)
+		for j := 0; j < orders; j++ {
+			b.orders = append(b.orders, order{Customer: b.customers[r.IntN(customers)].ID, Cents: int64(100 + r.IntN(100_000)),
+				Currency: currencies[r.IntN(4)], Items: 1 + r.IntN(5)})
 		}
 	}
 	return out
 }
 
-// stem strips a few English suffixes.
-func stem(w string) string {
-	for _, suf := range []string{"ing", "edly", "ed", "ly", "es", "s"} {
-		if len(w) > len(suf)+2 && strings.HasSuffix(w, suf) {
-			return w[:len(w)-len(suf)]
-		}
+func toEuro(cents int64, currency string) float64 {
+	switch currency {
+	case "USD":
+		return float64(cents) * 0.92
+	case "JPY":
+		return float64(cents) * 0.0061
+	case "GBP":
+		return float64(cents) * 1.17
 	}
-	return w
+	return float64(cents)
 }
 
-func addToIndex(ix *index, id int, counts map[string]termStat) {
-	for t, c := range counts {
-		ix.postings[t] = append(ix.postings[t], posting{id, c.count})
+// aggregate probes the index with each order and adds its net revenue to
+// its customer's region and segment.
+func aggregate(report map[string]*total, byID map[int64]*customer, orders []order) {
+	for _, o := range orders {
+		c, ok := byID[o.Customer]
+		if !ok {
+			continue
+		}
+		net := toEuro(o.Cents, o.Currency) * (1 - c.Discount)
+		key := c.Region + "/" + c.Segment
+		t := report[key]
+		if t == nil {
+			t = &total{}
+			report[key] = t
+		}
+		t.revenue += net
+		t.items += o.Items
+		t.orders++
 	}
-	ix.docs++
 }
 
-// topTerms returns the k terms of the ticket with the highest tf-idf.
-func topTerms(ix *index, counts map[string]termStat, k int) []string {
-	type scored struct {
-		term  string
-		score float64
+func render(report map[string]*total) string {
+	keys := make([]string, 0, len(report))
+	for k := range report {
+		keys = append(keys, k)
 	}
-	all := make([]scored, 0, len(counts))
-	for t, c := range counts {
-		df := len(ix.postings[t])
-		idf := math.Log(float64(ix.docs+1) / float64(df+1))
-		spread := float64(c.last-c.first+1) / float64(c.count)
-		all = append(all, scored{t, float64(c.count) * idf / math.Sqrt(spread)})
+	slices.Sort(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		t := report[k]
+		fmt.Fprintf(&b, "%-20s %14.2f %8d %8d\n", k, t.revenue/100, t.items, t.orders)
 	}
-	slices.SortFunc(all, func(a, b scored) int {
-		if a.score != b.score {
-			if a.score > b.score {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a.term, b.term)
-	})
-	out := make([]string, 0, k)
-	for _, s := range all[:min(k, len(all))] {
-		out = append(out, s.term)
-	}
-	return out
+	return b.String()
 }

@@ -35,7 +35,7 @@ type store struct {
 }
 
 func main() {
-	n := flag.Int("n", 35000, "requests to process")
+	n := flag.Int("n", 25000, "requests to process")
 	prof := flag.String("cpuprofile", "", "write a CPU profile to this file")
 	flag.Parse()
 	bodies := makeRequests(4000)
@@ -154,7 +154,7 @@ func hashPassword(pw, salt string) uint64 {
 	h := fnv.New64a()
 	var sum uint64
 	buf := make([]byte, 0, 64)
-	for i := 0; i < 500; i++ {
+	for i := 0; i < 900; i++ {
 		buf = strconv.AppendUint(buf[:0], sum, 16)
 		buf = append(buf, pw...)
 		buf = append(buf, salt...)
