@@ -36,6 +36,8 @@ type row struct {
 	PprofFlat int    `json:"pprof_flat_rank"`
 	PprofCum  int    `json:"pprof_cum_rank"`
 	Error     string `json:"error,omitempty"`
+	// Stderr holds what ctdiff printed on stderr (its warnings).
+	Stderr []string `json:"stderr,omitempty"`
 }
 
 // A caseCost is a case's measured cost: the change in mean profile total
@@ -88,7 +90,8 @@ func (m *measurer) compare(c *caseRow, old, new []string, pOld, pNew string, k, 
 	if !c.isNoise() {
 		r.Function = c.Function
 	}
-	out, err := m.ctdiff(old, new)
+	out, stderr, err := m.ctdiff(old, new)
+	r.Stderr = stderr
 	if err != nil {
 		r.Error = err.Error()
 		return r
@@ -103,8 +106,9 @@ func (m *measurer) compare(c *caseRow, old, new []string, pOld, pNew string, k, 
 	return r
 }
 
-// ctdiff runs `ctdiff diff --format json` with each side as a list file.
-func (m *measurer) ctdiff(old, new []string) (*diffOutput, error) {
+// ctdiff runs `ctdiff diff --format json` with each side as a list file;
+// it returns the parsed output and the lines ctdiff wrote on stderr.
+func (m *measurer) ctdiff(old, new []string) (*diffOutput, []string, error) {
 	args := []string{"diff", "--format", "json"}
 	for _, side := range [][]string{old, new} {
 		if len(side) == 1 {
@@ -113,7 +117,7 @@ func (m *measurer) ctdiff(old, new []string) (*diffOutput, error) {
 		}
 		list, err := m.listFile(side)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		args = append(args, "@"+list)
 	}
@@ -121,14 +125,25 @@ func (m *measurer) ctdiff(old, new []string) (*diffOutput, error) {
 	cmd := exec.Command(m.cfg.ctdiff, args...)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
+	lines := nonEmptyLines(stderr.String())
 	if err != nil && stdout.Len() == 0 {
-		return nil, fmt.Errorf("ctdiff %s: %v: %s", strings.Join(args, " "), err, firstLine(stderr.String()))
+		return nil, lines, fmt.Errorf("ctdiff %s: %v: %s", strings.Join(args, " "), err, firstLine(stderr.String()))
 	}
 	var out diffOutput
 	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
-		return nil, fmt.Errorf("ctdiff %s: output is not JSON: %v", strings.Join(args, " "), err)
+		return nil, lines, fmt.Errorf("ctdiff %s: output is not JSON: %v", strings.Join(args, " "), err)
 	}
-	return &out, nil
+	return &out, lines, nil
+}
+
+func nonEmptyLines(s string) []string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 func (m *measurer) listFile(files []string) (string, error) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"strings"
 )
 
@@ -45,6 +46,39 @@ func writeMarkdown(w io.Writer, res results) {
 		fmt.Fprintln(w)
 	}
 	writeErrors(w, res)
+	writeStderr(w, res)
+}
+
+// profilePath matches a profile's path in ctdiff's messages.
+var profilePath = regexp.MustCompile(`\S+\.(pb\.gz|cpuprofile|jfr)\b`)
+
+// writeStderr lists the distinct lines ctdiff printed on stderr, with the
+// profile paths replaced by FILE, and how many comparisons printed each.
+func writeStderr(w io.Writer, res results) {
+	count := map[string]int{}
+	var order []string
+	for _, r := range res.Rows {
+		seen := map[string]bool{}
+		for _, l := range r.Stderr {
+			l = profilePath.ReplaceAllString(l, "FILE")
+			if seen[l] {
+				continue
+			}
+			seen[l] = true
+			if count[l] == 0 {
+				order = append(order, l)
+			}
+			count[l]++
+		}
+	}
+	if len(order) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "## What ctdiff printed on stderr")
+	fmt.Fprintln(w)
+	for _, l := range order {
+		fmt.Fprintf(w, "- %d comparisons: %s\n", count[l], l)
+	}
 }
 
 func markdownRow(r row) string {

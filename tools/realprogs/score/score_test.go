@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -59,7 +60,7 @@ func TestJudge(t *testing.T) {
 			}
 			got := row{Tested: "none"}
 			judge(&got, &out, &caseRow{Kind: tt.kind, Function: "main.f"})
-			if got != tt.want {
+			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("judge() = %+v, want %+v", got, tt.want)
 			}
 		})
