@@ -152,12 +152,17 @@ func (c *caseRow) findRuns(data string, runs int) error {
 	return nil
 }
 
-// firstLine is the first non-empty line of a command's output.
-func firstLine(s string) string {
-	for _, l := range strings.Split(s, "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			return l
+// errorLine is the last line of a command's stderr that is not a warning
+// (ctdiff prints its warnings before the error), else its first line.
+func errorLine(s string) string {
+	lines := nonEmptyLines(s)
+	for i := len(lines) - 1; i >= 0; i-- {
+		if !strings.Contains(lines[i], "warning:") {
+			return lines[i]
 		}
+	}
+	if len(lines) > 0 {
+		return lines[0]
 	}
 	return ""
 }

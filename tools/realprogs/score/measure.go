@@ -60,10 +60,11 @@ type results struct {
 }
 
 type measurer struct {
-	cfg  config
-	work string
-	log  io.Writer
-	seq  int
+	cfg       config
+	work      string
+	log       io.Writer
+	seq       int
+	converted map[string]string
 }
 
 func (m *measurer) measureAll(cases []caseRow) results {
@@ -127,7 +128,7 @@ func (m *measurer) ctdiff(old, new []string) (*diffOutput, []string, error) {
 	err := cmd.Run()
 	lines := nonEmptyLines(stderr.String())
 	if err != nil && stdout.Len() == 0 {
-		return nil, lines, fmt.Errorf("ctdiff %s: %v: %s", strings.Join(args, " "), err, firstLine(stderr.String()))
+		return nil, lines, fmt.Errorf("ctdiff %s: %v: %s", strings.Join(args, " "), err, errorLine(stderr.String()))
 	}
 	var out diffOutput
 	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
@@ -180,29 +181,62 @@ func (m *measurer) single(c *caseRow, run string) string {
 	return p
 }
 
-// toPprof merges runs into one pprof file: go tool pprof -proto for Go
-// profiles, ctdiff convert for the others.
+// toPprof returns the runs as one pprof file. Other formats are converted
+// run by run with ctdiff convert; several runs are merged with
+// go tool pprof -proto (which, unlike ctdiff convert, merges JFR recordings
+// whose sample types differ, as when one run recorded lock contention).
 func (m *measurer) toPprof(c *caseRow, runs []string) (string, error) {
-	if c.Lang == "go" && len(runs) == 1 {
-		return runs[0], nil
-	}
-	m.seq++
-	out := filepath.Join(m.work, fmt.Sprintf("%s-%d.pb.gz", c.Name, m.seq))
-	var cmd *exec.Cmd
-	if c.Lang == "go" {
-		cmd = exec.Command(m.cfg.gocmd, append([]string{"tool", "pprof", "-proto"}, runs...)...)
-	} else {
-		cmd = exec.Command(m.cfg.ctdiff, append(append([]string{"convert"}, runs...), "-o", out)...)
-	}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("%s: %v: %s", strings.Join(cmd.Args, " "), err, firstLine(stderr.String()))
-	}
-	if c.Lang == "go" {
-		if err := os.WriteFile(out, stdout.Bytes(), 0o644); err != nil {
+	var pb []string
+	for _, r := range runs {
+		if c.Lang == "go" {
+			pb = append(pb, r)
+			continue
+		}
+		p, err := m.convert(r)
+		if err != nil {
 			return "", err
 		}
+		pb = append(pb, p)
 	}
+	if len(pb) == 1 {
+		return pb[0], nil
+	}
+	out := m.temp(c.Name)
+	var stdout bytes.Buffer
+	if err := m.command(&stdout, m.cfg.gocmd, append([]string{"tool", "pprof", "-proto"}, pb...)...); err != nil {
+		return "", err
+	}
+	return out, os.WriteFile(out, stdout.Bytes(), 0o644)
+}
+
+// convert converts one run with ctdiff convert, once.
+func (m *measurer) convert(run string) (string, error) {
+	if p, ok := m.converted[run]; ok {
+		return p, nil
+	}
+	out := m.temp(filepath.Base(run))
+	if err := m.command(io.Discard, m.cfg.ctdiff, "convert", run, "-o", out); err != nil {
+		return "", err
+	}
+	if m.converted == nil {
+		m.converted = map[string]string{}
+	}
+	m.converted[run] = out
 	return out, nil
+}
+
+func (m *measurer) temp(name string) string {
+	m.seq++
+	return filepath.Join(m.work, fmt.Sprintf("%s-%d.pb.gz", name, m.seq))
+}
+
+// command runs a command; its error names it and ctdiff's error line.
+func (m *measurer) command(stdout io.Writer, name string, args ...string) error {
+	var stderr bytes.Buffer
+	cmd := exec.Command(name, args...)
+	cmd.Stdout, cmd.Stderr = stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("%s %s: %v: %s", name, strings.Join(args, " "), err, errorLine(stderr.String()))
+	}
+	return nil
 }

@@ -38,7 +38,7 @@ func (m *measurer) goTool(args []string) ([]byte, error) {
 	cmd := exec.Command(m.cfg.gocmd, args...)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("%s %s: %v: %s", m.cfg.gocmd, strings.Join(args, " "), err, firstLine(stderr.String()))
+		return nil, fmt.Errorf("%s %s: %v: %s", m.cfg.gocmd, strings.Join(args, " "), err, errorLine(stderr.String()))
 	}
 	return stdout.Bytes(), nil
 }

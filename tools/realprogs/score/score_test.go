@@ -176,3 +176,16 @@ func TestRunErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestErrorLine(t *testing.T) {
+	tests := []struct{ stderr, want string }{
+		{"ctdiff: a.jfr: warning: not converted\nctdiff: merging 3 inputs: incompatible sample types\n", "ctdiff: merging 3 inputs: incompatible sample types"},
+		{"ctdiff: a.jfr: warning: only warnings\n", "ctdiff: a.jfr: warning: only warnings"},
+		{"\n  \n", ""},
+	}
+	for _, tt := range tests {
+		if got := errorLine(tt.stderr); got != tt.want {
+			t.Errorf("errorLine(%q) = %q, want %q", tt.stderr, got, tt.want)
+		}
+	}
+}
