@@ -7,10 +7,9 @@ import (
 	"slices"
 )
 
-// sameConfig reports whether two configurations are equal; the labels and
-// ports are compared with reflect.DeepEqual, which keeps up when their types
-// change.
+// sameConfig reports whether two configurations are equal; the ports are
+// compared with reflect.DeepEqual, which keeps up when port gains fields.
 func sameConfig(a, b *config) bool {
 	return a.Image == b.Image && a.Replicas == b.Replicas && a.CPU == b.CPU && a.MemoryMB == b.MemoryMB &&
-		reflect.DeepEqual(a.Labels, b.Labels) && slices.Equal(a.Env, b.Env) && reflect.DeepEqual(a.Ports, b.Ports)
+		a.Labels == b.Labels && slices.Equal(a.Env, b.Env) && reflect.DeepEqual(a.Ports, b.Ports)
 }

@@ -30,6 +30,7 @@ type config struct {
 	Env      []string
 	Ports    []port
 	Labels   [4]string
+	Manifest string
 }
 
 type spec struct {
@@ -49,7 +50,7 @@ type service struct {
 }
 
 func main() {
-	n := flag.Int("n", 450, "reconcile passes")
+	n := flag.Int("n", 250, "reconcile passes")
 	prof := flag.String("cpuprofile", "", "write a CPU profile to this file")
 	flag.Parse()
 	svcs := makeServices(2000)
@@ -133,7 +134,47 @@ func desired(sp *spec) config {
 		c.Ports = append(c.Ports, port{Name: "p" + strconv.Itoa(i), Port: p, Protocol: "TCP"})
 	}
 	c.Labels = [4]string{"app=" + sp.name, "tier=" + sp.tier, "managed-by=controller", "hash=" + specHash(sp)}
+	c.Manifest = manifest(&c)
 	return c
+}
+
+// manifest renders the configuration as the YAML the controller applies.
+func manifest(c *config) string {
+	var b strings.Builder
+	b.WriteString("image: ")
+	b.WriteString(c.Image)
+	b.WriteString("\nreplicas: ")
+	b.WriteString(strconv.Itoa(c.Replicas))
+	b.WriteString("\nresources:\n  cpu: ")
+	b.WriteString(strconv.Itoa(c.CPU))
+	b.WriteString("m\n  memory: ")
+	b.WriteString(strconv.Itoa(c.MemoryMB))
+	b.WriteString("Mi\nenv:\n")
+	for _, e := range c.Env {
+		k, v, _ := strings.Cut(e, "=")
+		b.WriteString("  - name: ")
+		b.WriteString(k)
+		b.WriteString("\n    value: ")
+		b.WriteString(strconv.Quote(v))
+		b.WriteByte('\n')
+	}
+	b.WriteString("ports:\n")
+	for _, p := range c.Ports {
+		b.WriteString("  - name: ")
+		b.WriteString(p.Name)
+		b.WriteString("\n    port: ")
+		b.WriteString(strconv.Itoa(p.Port))
+		b.WriteString("\n    protocol: ")
+		b.WriteString(p.Protocol)
+		b.WriteByte('\n')
+	}
+	b.WriteString("labels:\n")
+	for _, l := range c.Labels {
+		b.WriteString("  ")
+		b.WriteString(strings.Replace(l, "=", ": ", 1))
+		b.WriteByte('\n')
+	}
+	return b.String()
 }
 
 func replicas(sp *spec) int {
