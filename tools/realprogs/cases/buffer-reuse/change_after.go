@@ -21,3 +21,15 @@ func (e *encoder) encodeFrame(partition int, batch []*message) []byte {
 	binary.BigEndian.PutUint32(b, uint32(len(b)-4))
 	return b
 }
+
+// frameSize is the encoded size of a frame of the batch.
+func frameSize(batch []*message) int {
+	n := 12
+	for _, m := range batch {
+		n += 8 + binary.MaxVarintLen64*3 + len(m.key) + len(m.value)
+		for _, h := range m.headers {
+			n += 2*binary.MaxVarintLen64 + len(h.key) + len(h.value)
+		}
+	}
+	return n
+}

@@ -132,18 +132,6 @@ func appendMessage(b []byte, m *message) []byte {
 	return b
 }
 
-// frameSize is the encoded size of a frame of the batch.
-func frameSize(batch []*message) int {
-	n := 12
-	for _, m := range batch {
-		n += 8 + binary.MaxVarintLen64*3 + len(m.key) + len(m.value)
-		for _, h := range m.headers {
-			n += 2*binary.MaxVarintLen64 + len(h.key) + len(h.value)
-		}
-	}
-	return n
-}
-
 func appendString(b []byte, s string) []byte {
 	b = binary.AppendUvarint(b, uint64(len(s)))
 	return append(b, s...)

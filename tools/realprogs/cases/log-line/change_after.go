@@ -2,7 +2,13 @@
 
 package main
 
-import "errors"
+import (
+	"errors"
+	"log"
+)
+
+// logger writes the service log to the in-memory buffer.
+var logger = log.New(&logBuf, "orders ", log.LstdFlags|log.Lmicroseconds)
 
 // processPayment checks the card and the fraud score and authorizes the
 // amount, logging each authorization.

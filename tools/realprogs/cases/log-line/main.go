@@ -39,7 +39,6 @@ type order struct {
 type inventory map[string]int
 
 var logBuf bytes.Buffer
-var logger = log.New(&logBuf, "orders ", log.LstdFlags|log.Lmicroseconds)
 
 func main() {
 	n := flag.Int("n", 250000, "checkouts")
