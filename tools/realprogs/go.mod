@@ -1,0 +1,3 @@
+module github.com/ctdiff/ctdiff/tools/realprogs
+
+go 1.26
