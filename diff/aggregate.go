@@ -710,8 +710,9 @@ func markUntested(u *union, class []uint8, oneSide bool, m float64) (skip []bool
 		// it that only the new runs have may be the same work attributed
 		// to another caller (a reordered event, a call the matching
 		// placed elsewhere), which one run cannot tell from a new call,
-		// unless the function as a whole grew by half the new context or
-		// more: moved work leaves its total where it was, and a new call
+		// unless the function as a whole grew by μ and a third of the new
+		// context or more: moved work leaves its total where it was (give
+		// or take a run's jitter), and a new call
 		// of runtime.concatstring3 in a row formatter (a string built
 		// with += per field) grows concatstring3's total by all of it. A
 		// function the base runs lack entirely is new code, tested.
@@ -720,7 +721,7 @@ func markUntested(u *union, class []uint8, oneSide bool, m float64) (skip []bool
 		// variance taken as at least collectorCV of their time (prOf).
 		if oneSide {
 			k := u.key[x]
-			moved := u.baseRuns(x) == 0 && inBase[k] && u.depth[x] >= 2 && fn[1][k]-fn[0][k] < u.meanNew[x]/2
+			moved := u.baseRuns(x) == 0 && inBase[k] && u.depth[x] >= 2 && fn[1][k]-fn[0][k] < max(m, u.meanNew[x]/3)
 			if moved || u.depth[x] == 2 && (u.baseRuns(x) == 0 || u.newRuns(x) == 0) || sp&oneRunBelow != 0 {
 				if sp&oneRunBelow == 0 {
 					oneRun = append(oneRun, x)
