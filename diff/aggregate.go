@@ -142,7 +142,7 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 	m := float64(mu)
 	class := keyClasses(kt)
 	oneSide := min(nBase, nNew) == 1
-	skip, oneRun, self := markUntested(u, class, oneSide, m)
+	skip, oneRun, self := markUntested(u, class, oneSide, st.exactStacks, m)
 	// The spread groups' walk of the tree (a fifth of statsGraph's CPU)
 	// reads nothing the prior fit and the family below write: on another
 	// core meanwhile.
@@ -495,14 +495,33 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 	return g, untestedAbove(u, oneRun, m), model
 }
 
-// functionTotals sums, per key, the inclusive values of its nodes whose
-// caller is another function, base and new: a function's time over its
-// calling contexts, a direct recursion counted once.
+// newCall reports whether a new context of value v of the function k
+// that the base runs have elsewhere is a new call rather than moved work,
+// from the function's totals fn (functionTotals): moved work leaves the
+// total where it was and a new call grows it by the context's value — a
+// row formatter that now builds its string with += per field grows
+// runtime.concatstring3's total by all of its new context. So: the total
+// grew by μ, by a third of the context, and by more than twice what one
+// pair's jitter (maxPairJitter of the total, on each side) moves a total
+// that size — a recursive JavaScript pipeline's functions of seconds moved
+// 70 ms between contexts from run to run.
+func newCall(fn [2][]float64, k key, v, m float64) bool {
+	grew := fn[1][k] - fn[0][k]
+	jitter := 2 * math.Sqrt2 * maxPairJitter * max(fn[0][k], fn[1][k])
+	return grew >= m && grew >= v/3 && grew > jitter
+}
+
+// functionTotals sums, per key, the inclusive values of its outermost
+// contexts (outermostContexts), base and new: a function's time over its
+// calling contexts, a recursion counted once (a recursive JavaScript
+// pipeline read a new deep context as many times its value, and called
+// it a new call).
 func functionTotals(u *union, keys int) (fn [2][]float64) {
 	fn[0], fn[1] = make([]float64, keys), make([]float64, keys)
+	top := outermostContexts(u, make([]bool, u.len()), keys)
 	for x := int32(1); int(x) < u.len(); x++ {
 		k := u.key[x]
-		if u.depth[x] < 2 || k < 0 || u.key[u.parent[x]] == k {
+		if !top[x] || u.depth[x] < 2 || k < 0 {
 			continue
 		}
 		fn[0][k] += u.meanBase[x]
@@ -659,7 +678,7 @@ func untestedAbove(u *union, xs []int32, m float64) []int32 {
 // their caller's self time, and they are never tested. The union's self
 // values stay as they are (path ranking reads them): the folded ones are
 // copies of the callers' (foldedSelf).
-func markUntested(u *union, class []uint8, oneSide bool, m float64) (skip []bool, oneRun []int32, self foldedSelf) {
+func markUntested(u *union, class []uint8, oneSide, exact bool, m float64) (skip []bool, oneRun []int32, self foldedSelf) {
 	n := u.len()
 	folded := make([]bool, n)
 	self = foldedSelf{u: u}
@@ -672,7 +691,9 @@ func markUntested(u *union, class []uint8, oneSide bool, m float64) (skip []bool
 				inBase[u.key[x]] = true
 			}
 		}
-		fn = functionTotals(u, len(class))
+		if exact {
+			fn = functionTotals(u, len(class))
+		}
 	}
 	// skip is folded, or an idle node (idle): neither is tested, and the
 	// spread groups leave both out. An idle node's callees are still
@@ -710,19 +731,17 @@ func markUntested(u *union, class []uint8, oneSide bool, m float64) (skip []bool
 		// it that only the new runs have may be the same work attributed
 		// to another caller (a reordered event, a call the matching
 		// placed elsewhere), which one run cannot tell from a new call,
-		// unless the function as a whole grew by μ and a third of the new
-		// context or more: moved work leaves its total where it was (give
-		// or take a run's jitter), and a new call
-		// of runtime.concatstring3 in a row formatter (a string built
-		// with += per field) grows concatstring3's total by all of it. A
-		// function the base runs lack entirely is new code, tested.
-		//
-		// The collector's frames are tested, with their run-to-run
-		// variance taken as at least collectorCV of their time (prOf).
+		// unless the stacks are call stacks as the program made them
+		// (exact: Go, Java, native; not an event loop's, whose async
+		// stacks and deep recursions move work between contexts from
+		// run to run) and the function as a whole grew as a new call
+		// grows it (newCall). A function the base runs lack entirely is
+		// new code, tested.
 		if oneSide {
 			k := u.key[x]
-			moved := u.baseRuns(x) == 0 && inBase[k] && u.depth[x] >= 2 && fn[1][k]-fn[0][k] < max(m, u.meanNew[x]/3)
-			if moved || u.depth[x] == 2 && (u.baseRuns(x) == 0 || u.newRuns(x) == 0) || sp&oneRunBelow != 0 {
+			moved := u.baseRuns(x) == 0 && inBase[k] && u.depth[x] >= 2 && (fn[0] == nil || !newCall(fn, k, u.meanNew[x], m))
+
+			if moved || u.depth[x] == 2 && (u.baseRuns(x) == 0 || u.newRuns(x) == 0) || class[k]&classCollector != 0 || sp&oneRunBelow != 0 {
 				if sp&oneRunBelow == 0 {
 					oneRun = append(oneRun, x)
 				}

@@ -402,6 +402,10 @@ func (sa statsAggregator) criticalGraph(c *comparison, _ func() []pairResult) cr
 	if def := defaultMinDelta(&c.nz, float64(res.Base.Total)); def > res.MinDelta {
 		st.ladderTop = float64(def)
 	}
+	switch keyEcosystem(c.kt) {
+	case Go, Java, Native:
+		st.exactStacks = true
+	}
 	g, oneRun, model := statsGraph(c.u, c.kt, nb, res.MinDelta, c.o.Alpha, meanPeriod(c.runs), st)
 	cg := criticalGraph{g: g, oneRun: oneRun}
 	if model != modelNone {

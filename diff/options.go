@@ -343,6 +343,11 @@ type statsChoices struct {
 	// ladderTop is the default μ when μ is below it: statsGraph then
 	// keeps what the thresholds up to it find (ladder.go); 0 otherwise.
 	ladderTop float64
+	// exactStacks says the profiles' stacks are the program's call
+	// stacks (Go, Java, native), not an event loop's: with one run a
+	// side, a new context of a known function is then tested when the
+	// function's total grew as a new call grows it (markUntested).
+	exactStacks bool
 }
 
 // DefaultOptions returns the options `ctdiff diff` uses without flags.

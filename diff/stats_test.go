@@ -1076,8 +1076,8 @@ func markUntestedTwoPasses(u *union, class []uint8, oneSide bool, m float64) ([]
 			}
 			p := u.parent[x]
 			k := u.key[x]
-			moved := u.inBase[x] == 0 && inBase[k] && u.depth[x] >= 2 && fn[1][k]-fn[0][k] < max(m, u.meanNew[x]/3)
-			if moved || u.depth[x] == 2 && (u.inBase[x] == 0 || u.inNew[x] == 0) || p > 0 && oneRunOnly[p] {
+			moved := u.inBase[x] == 0 && inBase[k] && u.depth[x] >= 2 && !newCall(fn, k, u.meanNew[x], m)
+			if moved || u.depth[x] == 2 && (u.inBase[x] == 0 || u.inNew[x] == 0) || class[k]&classCollector != 0 || p > 0 && oneRunOnly[p] {
 				if !oneRunOnly[p] {
 					oneRun = append(oneRun, x)
 				}
@@ -1130,7 +1130,7 @@ func TestMarkUntestedOnePass(t *testing.T) {
 		for _, oneSide := range []bool{true, false} {
 			// μ infinite: no callee is large enough to fold as vanished
 			// (the two-pass walk predates that fold).
-			skip, oneRun, self := markUntested(u, class, oneSide, math.Inf(1))
+			skip, oneRun, self := markUntested(u, class, oneSide, true, math.Inf(1))
 			wSkip, wOneRun, wSelf := markUntestedTwoPasses(u, class, oneSide, math.Inf(1))
 			if !slices.Equal(skip, wSkip) || !slices.Equal(oneRun, wOneRun) || !reflect.DeepEqual(self.extra, wSelf.extra) {
 				t.Fatalf("trial %d (%d nodes, oneSide %v): skip %d, oneRun %v, %d folded rows; want skip %d, oneRun %v, %d rows",
