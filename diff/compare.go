@@ -663,13 +663,17 @@ func keyEcosystem(kt *keyTable) Ecosystem {
 	})
 }
 
-// runDurations returns each run's recording duration (0 when unknown).
-func runDurations(runs []*run) []int64 {
-	d := make([]int64, len(runs))
-	for i, r := range runs {
-		d[i] = r.info.durationNanos
+// runRecordings returns the recording duration (0 when unknown) and raw
+// total of each base and new run.
+func runRecordings(base, nw []*run) recordings {
+	var rec recordings
+	for side, runs := range [2][]*run{base, nw} {
+		for _, r := range runs {
+			rec.durations[side] = append(rec.durations[side], r.info.durationNanos)
+			rec.totals[side] = append(rec.totals[side], r.total[0])
+		}
 	}
-	return d
+	return rec
 }
 
 // cpuRuns reports whether every run samples CPU time (cpuTime).

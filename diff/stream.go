@@ -263,7 +263,7 @@ func (st *stream) renameMin(f *Fold, b0, n0 *run) int64 {
 	}
 	sb, sn := b0.summary(), n0.summary()
 	base, nw := []*run{sb}, []*run{sn}
-	nz, err := planNormalization(runDurations(base), runDurations(nw), cpuRuns([]*run{sb, sn}), st.o.Normalize, unit, false)
+	nz, err := planNormalization(runRecordings(base, nw), cpuRuns([]*run{sb, sn}), st.o.Normalize, unit, false)
 	if err != nil || normalize(&nz, base, nw, nil, &Result{}) != nil || !(nz.BaseFactors[0] > 0) {
 		return 1
 	}
