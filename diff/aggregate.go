@@ -511,21 +511,54 @@ func newCall(fn [2][]float64, k key, v, m float64) bool {
 	return grew >= m && grew >= v/3 && grew > jitter
 }
 
-// functionTotals sums, per key, the inclusive values of its outermost
-// contexts (outermostContexts), base and new: a function's time over its
-// calling contexts, a recursion counted once (a recursive JavaScript
-// pipeline read a new deep context as many times its value, and called
-// it a new call).
-func functionTotals(u *union, keys int) (fn [2][]float64) {
-	fn[0], fn[1] = make([]float64, keys), make([]float64, keys)
-	top := outermostContexts(u, make([]bool, u.len()), keys)
-	for x := int32(1); int(x) < u.len(); x++ {
-		k := u.key[x]
-		if !top[x] || u.depth[x] < 2 || k < 0 {
-			continue
+// maxNewCallCandidates bounds the functions candidateTotals sums: a pass
+// over the union per 64 of them.
+const maxNewCallCandidates = 256
+
+// candidateTotals sums, for each function that has a new context of μ or
+// more and a context in the base runs (the candidates of newCall), the
+// inclusive values of its outermost contexts, base and new: its time over
+// its calling contexts, a recursion counted once (a recursive JavaScript
+// pipeline read a new deep context as many times its value). Other keys
+// stay 0; fn is nil when there are none or more than maxNewCallCandidates.
+// One pass in id order per 64 candidates: a node's parent comes
+// first, and a bit per candidate says whether it is on the path above.
+func candidateTotals(u *union, inBase []bool, m float64) (fn [2][]float64) {
+	n := u.len()
+	slot := make([]int32, len(inBase)) // 1 + the key's place among the candidates, 0 for none
+	cands := 0
+	for x := int32(1); int(x) < n; x++ {
+		if k := u.key[x]; u.depth[x] >= 2 && k >= 0 && inBase[k] && slot[k] == 0 && u.meanNew[x] >= m && u.baseRuns(x) == 0 {
+			cands++
+			slot[k] = int32(cands)
 		}
-		fn[0][k] += u.meanBase[x]
-		fn[1][k] += u.meanNew[x]
+	}
+	if cands == 0 || cands > maxNewCallCandidates {
+		// None, or so many that the sides are two programs more than
+		// two versions (an independent pair): all are moved work.
+		return fn
+	}
+	fn[0], fn[1] = make([]float64, len(inBase)), make([]float64, len(inBase))
+	above := make([]uint64, n)
+	for from := int32(0); from < int32(cands); from += 64 {
+		clear(above)
+		for x := int32(1); int(x) < n; x++ {
+			mask := above[u.parent[x]]
+			k := u.key[x]
+			if k < 0 {
+				above[x] = mask
+				continue
+			}
+			if i := slot[k] - 1; i >= from && i < from+64 {
+				bit := uint64(1) << (i - from)
+				if mask&bit == 0 && u.depth[x] >= 2 {
+					fn[0][k] += u.meanBase[x]
+					fn[1][k] += u.meanNew[x]
+				}
+				mask |= bit
+			}
+			above[x] = mask
+		}
 	}
 	return fn
 }
@@ -692,7 +725,7 @@ func markUntested(u *union, class []uint8, oneSide, exact bool, m float64) (skip
 			}
 		}
 		if exact {
-			fn = functionTotals(u, len(class))
+			fn = candidateTotals(u, inBase, m)
 		}
 	}
 	// skip is folded, or an idle node (idle): neither is tested, and the
@@ -739,7 +772,7 @@ func markUntested(u *union, class []uint8, oneSide, exact bool, m float64) (skip
 		// new code, tested.
 		if oneSide {
 			k := u.key[x]
-			moved := u.baseRuns(x) == 0 && inBase[k] && u.depth[x] >= 2 && (fn[0] == nil || !newCall(fn, k, u.meanNew[x], m))
+			moved := u.baseRuns(x) == 0 && inBase[k] && u.depth[x] >= 2 && (fn[0] == nil || u.meanNew[x] < m || !newCall(fn, k, u.meanNew[x], m))
 
 			if moved || u.depth[x] == 2 && (u.baseRuns(x) == 0 || u.newRuns(x) == 0) || class[k]&classCollector != 0 || sp&oneRunBelow != 0 {
 				if sp&oneRunBelow == 0 {

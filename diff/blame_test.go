@@ -197,3 +197,29 @@ func TestOwner(t *testing.T) {
 		}
 	}
 }
+
+// candidateTotals counts a function's time over its outermost contexts
+// only: a recursion's inner calls are inside the outer one's value.
+func TestCandidateTotalsRecursion(t *testing.T) {
+	// root → thread → a → b → a (recursion), thread → c → a (new context).
+	u := &union{
+		parent:   []int32{-1, 0, 1, 2, 3, 1, 5},
+		depth:    []int32{0, 1, 2, 3, 4, 2, 3},
+		key:      []key{-1, 0, 1, 2, 1, 3, 1},
+		inBase:   []int32{1, 1, 1, 1, 1, 0, 0},
+		inNew:    []int32{1, 1, 1, 1, 1, 1, 1},
+		meanBase: []float64{0, 100, 100, 60, 60, 0, 0},
+		meanNew:  []float64{0, 200, 100, 60, 60, 100, 100},
+	}
+	inBase := []bool{true, true, true, false}
+	fn := candidateTotals(u, inBase, 50)
+	if fn[0][1] != 100 || fn[1][1] != 200 {
+		t.Errorf("a's totals %v → %v, want 100 → 200 (the recursion once, the new context added)", fn[0][1], fn[1][1])
+	}
+	if !newCall(fn, 1, 100, 50) {
+		t.Error("a's new context of 100 grew its total by 100: a new call")
+	}
+	if newCall([2][]float64{{0, 1000}, {0, 1100}}, 1, 100, 50) {
+		t.Error("a total of 1 s that grew by 100 ms is within a pair's jitter: moved work")
+	}
+}

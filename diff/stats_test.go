@@ -1053,7 +1053,6 @@ func markUntestedTwoPasses(u *union, class []uint8, oneSide bool, m float64) ([]
 	var fn [2][]float64
 	if oneSide {
 		inBase = make([]bool, len(class))
-		fn = functionTotals(u, len(class))
 	}
 	for x := int32(1); int(x) < n; x++ {
 		if folded[u.parent[x]] || class[u.key[x]]&classArtifact != 0 {
@@ -1066,6 +1065,9 @@ func markUntestedTwoPasses(u *union, class []uint8, oneSide bool, m float64) ([]
 			inBase[u.key[x]] = true
 		}
 	}
+	if oneSide {
+		fn = candidateTotals(u, inBase, m)
+	}
 	skip := folded
 	var oneRun []int32
 	isIdle := func(x int32) bool { return u.depth[x] >= 2 && class[u.key[x]]&classIdle != 0 }
@@ -1076,7 +1078,7 @@ func markUntestedTwoPasses(u *union, class []uint8, oneSide bool, m float64) ([]
 			}
 			p := u.parent[x]
 			k := u.key[x]
-			moved := u.inBase[x] == 0 && inBase[k] && u.depth[x] >= 2 && !newCall(fn, k, u.meanNew[x], m)
+			moved := u.inBase[x] == 0 && inBase[k] && u.depth[x] >= 2 && (u.meanNew[x] < m || !newCall(fn, k, u.meanNew[x], m))
 			if moved || u.depth[x] == 2 && (u.inBase[x] == 0 || u.inNew[x] == 0) || class[k]&classCollector != 0 || p > 0 && oneRunOnly[p] {
 				if !oneRunOnly[p] {
 					oneRun = append(oneRun, x)
