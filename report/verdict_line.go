@@ -122,6 +122,21 @@ func blameName(c diff.Cause, full bool) string {
 	return causeName(c, full)
 }
 
+// blameLabel names a cause in one cell, led by its blame: "F › G" for G
+// grown below F, "background GC › F" for work charged to F, the cause's
+// own function otherwise.
+func blameLabel(c diff.Cause) string {
+	switch b := c.Blame; {
+	case b == nil:
+		return causeName(c, false)
+	case b.By != "":
+		return b.Work + " › " + frameName(b.Frame, false)
+	case len(b.Breakdown) == 0:
+		return frameName(b.Frame, false)
+	}
+	return frameName(c.Blame.Frame, false) + " › " + causeName(c, false)
+}
+
 // moreCauses says how many causes follow the first, and in how many
 // functions: "; 3 more causes in 2 functions".
 func moreCauses(cs []diff.Cause, what string, full bool) string {
