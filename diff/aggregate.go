@@ -356,20 +356,7 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 	// smaller one keeps.
 	var lp *ladderPass
 	if st.correct == nil && st.ladderTop > m {
-		deltas := make([]float64, nFamily)
-		for i, h := range members {
-			x := h.node()
-			if h.self() {
-				d := u.selfNew[x] - u.selfBase[x]
-				deltas[i] = min(d, d-vanishedCallees(u, x))
-			} else {
-				deltas[i] = u.meanNew[x] - u.meanBase[x]
-			}
-		}
-		for i := range groups {
-			deltas[nMembers+i] = groups[i].delta()
-		}
-		lp = ladder(m, st.ladderTop, alpha, nNew, ps, exact, famParent, famSize, deltas, finish)
+		lp = ladder(m, st.ladderTop, alpha, nNew, ps, exact, famParent, famSize, familyDeltas(u, members, groups), finish)
 	}
 	passes := func(t int32, delta float64) bool {
 		if t == 0 || names[t-1] == nameUntested {
@@ -561,6 +548,26 @@ func candidateTotals(u *union, inBase []bool, m float64) (fn [2][]float64) {
 		}
 	}
 	return fn
+}
+
+// familyDeltas are the deltas of statsGraph's family, in its order: a
+// node's inclusive or self delta (less what vanished callees moved into
+// it, as the test's pass asks), then the spread groups'.
+func familyDeltas(u *union, members []hyp, groups []spreadGroup) []float64 {
+	deltas := make([]float64, len(members)+len(groups))
+	for i, h := range members {
+		x := h.node()
+		if h.self() {
+			d := u.selfNew[x] - u.selfBase[x]
+			deltas[i] = min(d, d-vanishedCallees(u, x))
+		} else {
+			deltas[i] = u.meanNew[x] - u.meanBase[x]
+		}
+	}
+	for i := range groups {
+		deltas[len(members)+i] = groups[i].delta()
+	}
+	return deltas
 }
 
 // vanishedCallees is the mean base time of node x's callees that no new
