@@ -86,19 +86,7 @@ type Node struct {
 // A Tree is a calling-context tree. Build one with a Builder; after Finish
 // it is read-only by convention.
 type Tree struct {
-	SampleTypes []ValueType
-	// DefaultSampleType is the pprof default_sample_type, or "".
-	DefaultSampleType string
-	// Period and PeriodType come from the (first) profile.
-	PeriodType ValueType
-	Period     int64
-	// DurationNanos sums the inputs' durations, when known.
-	DurationNanos int64
-	// TimeNanos is when the earliest input was recorded (pprof's
-	// time_nanos, Unix nanoseconds), 0 when none says.
-	TimeNanos int64
-	// Profiles counts the profiles merged into the tree.
-	Profiles int
+	Header
 
 	Frames    []Frame
 	FrameInfo []FrameInfo
@@ -137,6 +125,26 @@ type Tree struct {
 	childIdx map[edge]NodeID
 }
 
+// A Header is what a tree says of its profiles besides their stacks: the
+// sample types, the period and when and how long they were recorded. It
+// is what a caller keeps of a tree it has handed on (a diff.Fold reads the
+// tree and drops it), to name the kind of profile the tree came from.
+type Header struct {
+	SampleTypes []ValueType
+	// DefaultSampleType is the pprof default_sample_type, or "".
+	DefaultSampleType string
+	// Period and PeriodType come from the (first) profile.
+	PeriodType ValueType
+	Period     int64
+	// DurationNanos sums the inputs' durations, when known.
+	DurationNanos int64
+	// TimeNanos is when the earliest input was recorded (pprof's
+	// time_nanos, Unix nanoseconds), 0 when none says.
+	TimeNanos int64
+	// Profiles counts the profiles merged into the tree.
+	Profiles int
+}
+
 // wideChildren is the number of children up to which a node's children are
 // found by scanning rather than by childIdx.
 const wideChildren = 8
@@ -167,9 +175,9 @@ type edge struct {
 // New returns an empty tree (just the root) with the given sample types.
 func New(sampleTypes []ValueType) *Tree {
 	t := &Tree{
-		SampleTypes: slices.Clone(sampleTypes),
-		frameIdx:    map[Frame]FrameID{},
-		childIdx:    map[edge]NodeID{},
+		Header:   Header{SampleTypes: slices.Clone(sampleTypes)},
+		frameIdx: map[Frame]FrameID{},
+		childIdx: map[edge]NodeID{},
 	}
 	root := t.Intern(Frame{Function: "(root)", Kind: KindRoot}, FrameInfo{})
 	t.Nodes = append(t.Nodes, Node{Frame: root, Parent: NoNode})
@@ -457,7 +465,7 @@ func (t *Tree) ThreadOf(id NodeID) NodeID {
 // SampleIndex returns the index of the sample type named by s, which may be
 // "type", "type/unit" or "" for the default (DefaultSampleType if set, else
 // the last type, as pprof does).
-func (t *Tree) SampleIndex(s string) (int, error) {
+func (t *Header) SampleIndex(s string) (int, error) {
 	if len(t.SampleTypes) == 0 {
 		return 0, fmt.Errorf("the profile has no sample types")
 	}

@@ -25,7 +25,7 @@ func TestCompareErrors(t *testing.T) {
 		{"no base", nil, one, Options{}, "need at least one base and one new tree, got 0 and 1"},
 		{"nil tree", []*cct.Tree{nil}, one, Options{}, "tree 1 is empty (no root)"},
 		{"intersect needs pairs", two, one, Options{Aggregate: Intersect}, "intersect aggregation pairs runs by sorted file name (ZAM Section 3.1) and needs as many base runs as new runs, got 2 and 1"},
-		{"bad aggregate", one, one, Options{Aggregate: "mean"}, `aggregate "mean" must be one of: [intersect stats]`},
+		{"bad aggregate", one, one, Options{Aggregate: "mean"}, `aggregate "mean" must be one of: [stats intersect]`},
 		{"bad match", one, one, Options{Match: "exact"}, `match "exact" must be one of: [zam parcs]`},
 		{"bad alpha", one, one, Options{Alpha: 2}, "alpha 2 must be between 0 and 1"},
 		{"metric without functions", one, one, Options{Metric: Metric{Name: "latency", Total: func(*cct.Tree, cct.NodeID) int64 { return 0 }}}, "metric latency lacks a Total or Self function"},

@@ -18,9 +18,6 @@ import "github.com/ctdiff/ctdiff/cct"
 type earlyUnion struct {
 	kt *keyTable
 	u  *union
-	// match is the matching the union was copied for: PARCS keeps call
-	// sites. A comparison with another matching does not use it.
-	match Matching
 }
 
 // keysAlone reports whether r's keys are the same whatever the other
@@ -44,7 +41,7 @@ func startUnion(r *run, match Matching) *earlyUnion {
 	if !keysAlone(r) {
 		return nil
 	}
-	e := &earlyUnion{kt: &keyTable{idx: map[keyFrame]key{}}, u: newUnion(), match: match}
+	e := &earlyUnion{kt: &keyTable{idx: map[keyFrame]key{}}, u: newUnion()}
 	// On this goroutine alone: the other core is building the new run,
 	// whose end the comparison waits for.
 	r.keysOn(e.kt, 0, serial)

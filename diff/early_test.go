@@ -21,28 +21,22 @@ func TestFoldEarlyUnion(t *testing.T) {
 	jsBase := "m;a@app.js;x 100\nm;b@app.js 50"
 	jsNew := "m;a@app.js;x 200\nm;b@app.js 55"
 	tests := []struct {
-		name       string
-		base, nw   string
-		opts       Options
-		wantEarly  bool
-		foldedWith Matching // the Fold's matching when not opts.Match
+		name      string
+		base, nw  string
+		opts      Options
+		wantEarly bool
 	}{
-		{"zam stats", goBase, goNew, Options{Tree: true}, true, ""},
-		{"zam intersect", goBase, goNew, Options{Aggregate: Intersect, Tree: true}, true, ""},
-		{"parcs", goBase, goNew, Options{Match: PARCS, Tree: true}, true, ""},
-		{"normalize total", goBase, goNew, Options{Normalize: Normalize{Mode: NormalizeTotal}, Tree: true}, true, ""},
-		{"normalize share", goBase, goNew, Options{Normalize: Normalize{Mode: NormalizeShare}, Match: PARCS, Tree: true}, true, ""},
-		{"folded for another matching", goBase, goNew, Options{Match: PARCS, Tree: true}, true, ZAM},
-		{"script functions", jsBase, jsNew, Options{Tree: true}, false, ""},
+		{"zam stats", goBase, goNew, Options{Tree: true}, true},
+		{"zam intersect", goBase, goNew, Options{Aggregate: Intersect, Tree: true}, true},
+		{"parcs", goBase, goNew, Options{Match: PARCS, Tree: true}, true},
+		{"normalize total", goBase, goNew, Options{Normalize: Normalize{Mode: NormalizeTotal}, Tree: true}, true},
+		{"normalize share", goBase, goNew, Options{Normalize: Normalize{Mode: NormalizeShare}, Match: PARCS, Tree: true}, true},
+		{"script functions", jsBase, jsNew, Options{Tree: true}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			foldOpts := tt.opts
-			if tt.foldedWith != "" {
-				foldOpts.Match = tt.foldedWith
-			}
 			fold := func(order string) (*Result, *earlyUnion) {
-				f := NewFold(1, 1, foldOpts)
+				f := NewFold(1, 1, tt.opts)
 				b, n := trees(t, tt.base)[0], trees(t, tt.nw)[0]
 				addBase := func() {
 					f.Add(false, 0, b)
@@ -65,7 +59,7 @@ func TestFoldEarlyUnion(t *testing.T) {
 					wg.Wait()
 				}
 				e := f.early
-				res, err := f.Compare(tt.opts)
+				res, err := f.Compare()
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -77,3 +77,14 @@ type MinDeltaError struct {
 func (e *MinDeltaError) Error() string {
 	return fmt.Sprintf("min delta %q: %s", e.Threshold.String(), e.Reason)
 }
+
+// An OptionError says an option has a value Compare cannot take
+// (Options.Check). Option names the option as a message words it
+// ("aggregate", "node fraction"), for a caller to name it its own way.
+type OptionError struct {
+	Option string
+	// Reason says what is wrong with the value and what would fit.
+	Reason string
+}
+
+func (e *OptionError) Error() string { return e.Option + " " + e.Reason }

@@ -23,6 +23,10 @@ import (
 // slot): the result does not depend on the order in which runs are added.
 type Fold struct {
 	nBase, nNew int
+	// o is the options the Fold was made with, complete (withDefaults),
+	// and optsErr why they are not valid (Compare reports it).
+	o       Options
+	optsErr error
 	// metric is Options.Metric when given, else each tree's sample type
 	// named metricName ("" for the tree's default), resolved per tree.
 	metric     Metric
@@ -36,12 +40,10 @@ type Fold struct {
 	// st, when not nil, builds the comparison as runs are added
 	// (stream.go); otherwise the runs are kept until Compare.
 	st *stream
-	// match is the matching the union is built for (Options.Match);
 	// base1 is the base run of a 1+1 Fold, added before the new run,
 	// until StartUnion takes it (any goroutine may ask: atomic); early is
 	// the union StartUnion started (earlyUnion), nil otherwise, written
 	// before the Adds return and read by Compare.
-	match Matching
 	base1 atomic.Pointer[run]
 	early *earlyUnion
 	// flat is each side's flat profile, for the automatic
@@ -61,11 +63,12 @@ type foldSlot struct {
 	metricErr error
 }
 
-// NewFold returns a Fold for nBase base runs and nNew new runs. Of opts it
-// reads the metric and the normalization (per=FUNC counts its function in
-// each tree as it is added) and, when opts.Metric is zero, the sample type
-// compared (opts.SampleType, "" for each tree's default; SampleMetric).
-// Compare takes the options again, complete.
+// NewFold returns a Fold for nBase base runs and nNew new runs, compared
+// with opts: the Fold is given its options once. Add reads the metric and
+// the normalization (per=FUNC counts its function in each tree as it is
+// added) and, when opts.Metric is zero, the sample type compared
+// (opts.SampleType, "" for each tree's default; SampleMetric); Compare
+// reports options that are not valid (Options.Check).
 func NewFold(nBase, nNew int, opts Options) *Fold {
 	return newFold(nBase, nNew, opts, streamMinRuns)
 }
@@ -73,14 +76,14 @@ func NewFold(nBase, nNew int, opts Options) *Fold {
 // newFold is NewFold streaming from more than minRuns runs on a side.
 func newFold(nBase, nNew int, opts Options, minRuns int) *Fold {
 	f := &Fold{nBase: nBase, nNew: nNew, metric: opts.Metric, metricName: opts.SampleType, slots: make([]foldSlot, max(nBase, 0)+max(nNew, 0))}
+	f.o, f.optsErr = opts.withDefaults()
 	f.unstarted.Store(int64(len(f.slots)))
-	if f.match = opts.Match; f.match == "" {
-		f.match = DefaultMatching
-	}
 	if opts.Normalize.Mode == NormalizePer {
 		f.marker = opts.Normalize.Func
 	}
-	f.st = newStream(nBase, nNew, opts, minRuns)
+	if f.optsErr == nil {
+		f.st = newStream(nBase, nNew, f.o, minRuns)
+	}
 	return f
 }
 
@@ -161,7 +164,7 @@ func (f *Fold) UnionStartable() bool {
 // not change.
 func (f *Fold) StartUnion() {
 	if r := f.base1.Swap(nil); r != nil && f.unstarted.Load() > 0 {
-		f.early = startUnion(r, f.match)
+		f.early = startUnion(r, f.o.Match)
 	}
 }
 
@@ -200,9 +203,10 @@ func (f *Fold) fold(t *cct.Tree, side int, last bool) foldSlot {
 	return s
 }
 
-// Compare compares the runs added. Every run must have been added.
-func (f *Fold) Compare(opts Options) (*Result, error) {
-	c, err := f.prepare(opts)
+// Compare compares the runs added, with the options NewFold was given.
+// Every run must have been added.
+func (f *Fold) Compare() (*Result, error) {
+	c, err := f.prepare()
 	if err != nil {
 		return nil, err
 	}
@@ -239,12 +243,12 @@ func Compare(base, nw []*cct.Tree, opts Options) (*Result, error) {
 		})
 	}
 	wg.Wait()
-	return f.Compare(opts)
+	return f.Compare()
 }
 
 // prepare checks what Add recorded, in the order Compare always checked
 // it, and then prepares the comparison (prepareComparison).
-func (f *Fold) prepare(opts Options) (*comparison, error) {
+func (f *Fold) prepare() (*comparison, error) {
 	if f.nBase == 0 || f.nNew == 0 {
 		return nil, fmt.Errorf("need at least one base and one new tree, got %d and %d", f.nBase, f.nNew)
 	}
@@ -256,10 +260,10 @@ func (f *Fold) prepare(opts Options) (*comparison, error) {
 			return nil, fmt.Errorf("tree %d is empty (no root)", i+1)
 		}
 	}
-	o, err := opts.withDefaults()
-	if err != nil {
-		return nil, err
+	if f.optsErr != nil {
+		return nil, f.optsErr
 	}
+	o := f.o
 	if f.metric.isZero() {
 		// As SampleMetric checks the trees, in order.
 		first := f.slots[0].vt
@@ -297,23 +301,11 @@ func (f *Fold) prepare(opts Options) (*comparison, error) {
 		return nil, err
 	}
 	nz.checkBulk(&f.flat[0], &f.flat[1], o.MinDelta)
-	if o.MinDelta, err = o.MinDelta.in(nz.Unit, o.Metric.Name); err != nil {
-		if me, ok := err.(*MinDeltaError); ok {
-			me.AutoShare = nz.Auto && nz.Mode == NormalizeShare
-		}
+	if o.MinDelta, err = o.MinDelta.planned(&nz, o.Metric.Name); err != nil {
 		return nil, err
 	}
 	if o.Aggregate == Intersect && f.nBase != f.nNew {
 		return nil, &UnpairedRunsError{Base: f.nBase, New: f.nNew}
 	}
-	if f.st != nil {
-		if err := f.st.check(o); err != nil {
-			return nil, err
-		}
-	}
-	e := f.early
-	if e != nil && e.match != o.Match {
-		e = nil // made for another matching: start again (and key again)
-	}
-	return prepareComparison(bRuns, nRuns, o, nz, f.st, e)
+	return prepareComparison(bRuns, nRuns, o, nz, f.st, f.early)
 }

@@ -46,7 +46,7 @@ func TestFoldOrderIndependent(t *testing.T) {
 					// The Fold keeps no tree: clobbering them changes nothing.
 					all[i].Nodes, all[i].Frames = nil, nil
 				}
-				got, err := f.Compare(opts)
+				got, err := f.Compare()
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -92,7 +92,7 @@ func TestFoldErrors(t *testing.T) {
 					f.Add(true, i-tt.nBase, tr)
 				}
 			}
-			_, err := f.Compare(Options{})
+			_, err := f.Compare()
 			if err == nil || err.Error() != tt.wantError {
 				t.Errorf("error %v, want %q", err, tt.wantError)
 			}

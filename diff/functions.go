@@ -54,9 +54,9 @@ func (o *FunctionOptions) check() error {
 	case o == nil:
 		return nil
 	case o.Sort != "" && o.Sort != SortFlat && o.Sort != SortCum:
-		return fmt.Errorf("function table order %q must be one of: [%s %s]", o.Sort, SortFlat, SortCum)
+		return &OptionError{Option: "function table order", Reason: fmt.Sprintf("%q must be one of: [%s %s]", o.Sort, SortFlat, SortCum)}
 	case !(o.NodeFraction >= 0 && o.NodeFraction < 1):
-		return fmt.Errorf("node fraction %g must be at least 0 and below 1", o.NodeFraction)
+		return &OptionError{Option: "node fraction", Reason: fmt.Sprintf("%g must be at least 0 and below 1", o.NodeFraction)}
 	}
 	return nil
 }

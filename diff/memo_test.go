@@ -79,7 +79,7 @@ func TestStreamMemo(t *testing.T) {
 				if f.st.reused != want {
 					t.Errorf("noMemo %v: reused %v, want %v", noMemo, f.st.reused, want)
 				}
-				res, err := f.Compare(opts)
+				res, err := f.Compare()
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -98,7 +98,7 @@ func TestStreamMemo(t *testing.T) {
 			}
 			kept := newFold(tt.nb, tt.nn, opts, 1<<30)
 			addAll(kept, trees(t, tt.base...), trees(t, tt.nw...), kept.Order(), false)
-			want, err := kept.Compare(opts)
+			want, err := kept.Compare()
 			if err != nil {
 				t.Fatal(err)
 			}

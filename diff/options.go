@@ -225,6 +225,17 @@ func (t Threshold) in(unit, metric string) (Threshold, error) {
 	}
 }
 
+// planned returns t in the unit of the values nz normalizes to (in), the
+// one conversion of μ a comparison makes once the plan is known; a
+// *MinDeltaError says whether the plan chose shares by itself.
+func (t Threshold) planned(nz *Normalization, metric string) (Threshold, error) {
+	th, err := t.in(nz.Unit, metric)
+	if me, ok := err.(*MinDeltaError); ok {
+		me.AutoShare = nz.Auto && nz.Mode == NormalizeShare
+	}
+	return th, err
+}
+
 // absolute reports a threshold a user gave as an amount (a duration, a
 // size, a count): it rules shares out (checkBulk).
 func (t Threshold) absolute() bool { return t.Share == 0 && t.Unit != InValues }
@@ -393,19 +404,30 @@ func (o Options) withDefaults() (Options, error) {
 	if o.TopologyLimit == 0 {
 		o.TopologyLimit = DefaultTopologyLimit
 	}
-	switch {
-	case o.Aggregate != Intersect && o.Aggregate != Stats:
-		return o, fmt.Errorf("aggregate %q must be one of: [%s %s]", o.Aggregate, Intersect, Stats)
-	case o.Match != ZAM && o.Match != PARCS:
-		return o, fmt.Errorf("match %q must be one of: [%s %s]", o.Match, ZAM, PARCS)
-	case !(o.Alpha > 0 && o.Alpha < 1):
-		return o, fmt.Errorf("alpha %g must be between 0 and 1", o.Alpha)
-	case o.Top < 0:
-		return o, fmt.Errorf("top %d must not be negative", o.Top)
-	case o.MinDelta.Value < 0 || o.MinDelta.Share < 0 || o.MinDelta.Share > 1:
-		return o, fmt.Errorf("min delta %s must be positive", o.MinDelta)
-	case o.LCS.Base < 0 || o.LCS.PerItem < 0:
-		return o, fmt.Errorf("LCS budget %+v must not be negative", o.LCS)
+	return o, o.Check()
+}
+
+// Check validates the options: the one place where a value Compare cannot
+// take is found, for Compare and for a caller that checks its options
+// before it reads any input. Zero fields are valid (their defaults). The
+// errors are *OptionError.
+func (o Options) Check() error {
+	bad := func(option, format string, args ...any) error {
+		return &OptionError{Option: option, Reason: fmt.Sprintf(format, args...)}
 	}
-	return o, o.Functions.check()
+	switch {
+	case o.Aggregate != "" && o.Aggregate != Intersect && o.Aggregate != Stats:
+		return bad("aggregate", "%q must be one of: [%s %s]", o.Aggregate, Stats, Intersect)
+	case o.Match != "" && o.Match != ZAM && o.Match != PARCS:
+		return bad("match", "%q must be one of: [%s %s]", o.Match, ZAM, PARCS)
+	case o.Alpha != 0 && !(o.Alpha > 0 && o.Alpha < 1):
+		return bad("alpha", "%g must be between 0 and 1", o.Alpha)
+	case o.Top < 0:
+		return bad("top", "%d must not be negative", o.Top)
+	case o.MinDelta.Value < 0 || o.MinDelta.Share < 0 || o.MinDelta.Share > 1:
+		return bad("min delta", "%s must be positive", o.MinDelta)
+	case o.LCS.Base < 0 || o.LCS.PerItem < 0:
+		return bad("LCS budget", "%+v must not be negative", o.LCS)
+	}
+	return o.Functions.check()
 }

@@ -91,17 +91,12 @@ type stream struct {
 // and many runs, not for 8M-node runs (256 MB).
 const memoMaxNodes = 1 << 22
 
-// newStream returns the stream of a Fold of nBase and nNew runs, or nil
-// when the Fold keeps its runs (few runs, or options a stream cannot
-// serve: Intersect pairs critical graphs, benchmark outputs read the runs,
-// bad options are Compare's to report).
-// minRuns is streamMinRuns but in tests.
-func newStream(nBase, nNew int, opts Options, minRuns int) *stream {
-	if max(nBase, nNew) <= minRuns || min(nBase, nNew) < 2 || opts.Bench != nil {
-		return nil
-	}
-	o, err := opts.withDefaults()
-	if err != nil || o.Aggregate != Stats {
+// newStream returns the stream of a Fold of nBase and nNew runs compared
+// with o (complete and valid), or nil when the Fold keeps its runs (few
+// runs, or options a stream cannot serve: Intersect pairs critical graphs,
+// benchmark outputs read the runs). minRuns is streamMinRuns but in tests.
+func newStream(nBase, nNew int, o Options, minRuns int) *stream {
+	if max(nBase, nNew) <= minRuns || min(nBase, nNew) < 2 || o.Bench != nil || o.Aggregate != Stats {
 		return nil
 	}
 	st := &stream{o: o, memoMax: memoMaxNodes}
@@ -268,23 +263,11 @@ func (st *stream) renameMin(f *Fold, b0, n0 *run) int64 {
 		return 1
 	}
 	o := st.o
-	if o.MinDelta, err = o.MinDelta.in(nz.Unit, ""); err != nil {
+	if o.MinDelta, err = o.MinDelta.planned(&nz, ""); err != nil {
 		return 1
 	}
 	mu, _ := minDeltaOf(o, &nz, base)
 	return max(int64(math.Round(float64(max(mu/2, 1))/nz.BaseFactors[0])), 1)
-}
-
-// check refuses options Compare is given that differ from those the runs
-// were matched with.
-func (st *stream) check(o Options) error {
-	if o.Aggregate != Stats || o.Match != st.o.Match || o.LCS != st.o.LCS || o.Bench != nil {
-		return fmt.Errorf("the runs were matched as they were added, for --aggregate %s and --match %s without benchmark outputs; Compare was asked for --aggregate %s and --match %s", st.o.Aggregate, st.o.Match, o.Aggregate, o.Match)
-	}
-	if o.CallOrder != st.o.CallOrder {
-		return fmt.Errorf("the runs were matched as they were added, with CallOrder %v; Compare was asked for CallOrder %v", st.o.CallOrder, o.CallOrder)
-	}
-	return nil
 }
 
 // finish releases the last runs and normalizes the union's values with the

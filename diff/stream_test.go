@@ -89,7 +89,7 @@ func testFoldStreamsRuns(t *testing.T, bRuns, nRuns []string, norm NormalizeMode
 		t.Fatal("a Fold under its minimum streams")
 	}
 	addAll(kept, trees(t, bRuns...), trees(t, nRuns...), kept.Order(), false)
-	want, err := kept.Compare(opts)
+	want, err := kept.Compare()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func testFoldStreamsRuns(t *testing.T, bRuns, nRuns []string, norm NormalizeMode
 			if _, compact := f.st.u.pv.(*runValues[float32]); compact != (nb > compactMinRuns) {
 				t.Errorf("compact per-run values: %v with %d base runs", compact, nb)
 			}
-			got, err := f.Compare(opts)
+			got, err := f.Compare()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -178,7 +178,7 @@ func TestFoldStreamReleases(t *testing.T) {
 	if most != 1 {
 		t.Errorf("at most %d runs held while adding in Order, want 1", most)
 	}
-	if _, err := f.Compare(Options{}); err != nil {
+	if _, err := f.Compare(); err != nil {
 		t.Fatal(err)
 	}
 	if n := held(); n != 0 {
@@ -213,30 +213,6 @@ func TestFoldOrder(t *testing.T) {
 			}
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("Order() = %v, want %v", got, tt.want)
-			}
-		})
-	}
-}
-
-// A streamed Fold matched the runs with the options it was made with:
-// Compare refuses others, naming both.
-func TestFoldStreamOptions(t *testing.T) {
-	const nb, nn = 11, 11
-	for _, tt := range []struct {
-		name          string
-		folded, asked Options
-		want          string
-	}{
-		{"matching", Options{Match: ZAM}, Options{Match: PARCS},
-			"the runs were matched as they were added, for --aggregate stats and --match zam without benchmark outputs; Compare was asked for --aggregate stats and --match parcs"},
-		{"call order", Options{Match: PARCS}, Options{Match: PARCS, CallOrder: true},
-			"the runs were matched as they were added, with CallOrder false; Compare was asked for CallOrder true"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			f := NewFold(nb, nn, tt.folded)
-			addAll(f, trees(t, streamRuns(nb, false)...), trees(t, streamRuns(nn, true)...), f.Order(), false)
-			if _, err := f.Compare(tt.asked); err == nil || err.Error() != tt.want {
-				t.Errorf("error %v, want %q", err, tt.want)
 			}
 		})
 	}

@@ -40,7 +40,7 @@ func BenchmarkUnionPair(b *testing.B) {
 		}
 		f.Add(i == 1, 0, t)
 	}
-	c, err := f.prepare(Options{})
+	c, err := f.prepare()
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"regexp"
 	"runtime/debug"
 	"strings"
 
@@ -18,7 +17,6 @@ import (
 type diffOptions struct {
 	inputs           inputFlags
 	minDelta         string
-	threshold        diff.Threshold // minDelta, read by check
 	aggregate        string
 	match            string
 	metric           string
@@ -32,7 +30,6 @@ type diffOptions struct {
 	noPrune          bool
 	callSites        bool
 	pools            string
-	poolNames        []string // with pools "on": only these (auto's resized pools)
 	alpha            float64
 	norm             normalizeFlags
 	names            diffNames
@@ -65,10 +62,11 @@ OLD and NEW may be URLs, fetched as go tool pprof does (--seconds, --timeout, --
 Exit codes: 0 success, 1 with --fail-on-regression when a cause was found, 2 on errors.`,
 		Args: func(cmd *cobra.Command, args []string) error { return checkDiffArgs(args) },
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.check(cmd.Flags().Changed("format")); err != nil {
+			c, err := o.config(cmd.Flags().Changed("format"))
+			if err != nil {
 				return err
 			}
-			return runDiff(s, o, args[0], args[1])
+			return runDiff(s, c, args[0], args[1])
 		},
 	}
 	o.register(cmd)
@@ -127,84 +125,28 @@ func checkDiffArgs(args []string) error {
 	return nil
 }
 
-// check validates what the flags' types do not, and resolves the output
-// format (formatGiven: --format was set).
-func (o *diffOptions) check(formatGiven bool) error {
-	if err := oneOf("--aggregate", o.aggregate, string(diff.Stats), string(diff.Intersect)); err != nil {
-		return err
-	}
-	if err := oneOf("--match", o.match, string(diff.ZAM), string(diff.PARCS)); err != nil {
-		return err
-	}
-	format, err := outputFormat(formatGiven, o.format, o.output, "text", diffFormats)
-	if err != nil {
-		return err
-	}
-	o.format = format
-	if err := oneOf("--pools", o.pools, "auto", "on", "off"); err != nil {
-		return err
-	}
-	if o.top < 0 {
-		return fmt.Errorf("--top %d must not be negative", o.top)
-	}
-	if !(o.alpha > 0 && o.alpha < 1) {
-		return fmt.Errorf("--alpha %g must be between 0 and 1", o.alpha)
-	}
-	for _, f := range []struct{ name, re string }{{"--app", o.app}, {"--lib", o.lib}} {
-		if _, err := regexp.Compile(f.re); err != nil {
-			return fmt.Errorf("%s %q: %v", f.name, f.re, err)
-		}
-	}
-	// --fail-on-untested is a gate of its own: alone it would gate
-	// nothing, and exit 0 silently.
-	o.failOnRegression = o.failOnRegression || o.failOnUntested
-	if o.minDelta != "" {
-		if o.threshold, err = diff.ParseThreshold(o.minDelta); err != nil {
-			return fmt.Errorf("--min-delta %w", err)
-		}
-	}
-	if err := o.view.check(o.format); err != nil {
-		return err
-	}
-	return o.filters.check()
-}
-
-// codeRules are --app and --lib as diff takes them (check has compiled
-// both).
-func (o *diffOptions) codeRules() diff.CodeRules {
-	var r diff.CodeRules
-	if o.app != "" {
-		r.App = regexp.MustCompile(o.app)
-	}
-	if o.lib != "" {
-		r.Lib = regexp.MustCompile(o.lib)
-	}
-	return r
-}
-
-// side is one side of a comparison: its inputs and their trees.
+// side is one side of a comparison: its inputs, their trees (none when
+// loadSides folded them: fold.go) and their headers.
 type side struct {
-	paths []string
-	trees []*cct.Tree
-	// fold holds the runs of both sides when loadSides folded them
-	// (fold.go); trees are then headers only.
-	fold *diff.Fold
+	paths   []string
+	trees   []*cct.Tree
+	headers []cct.Header
 	// sums identify the inputs by content, and formats name their
 	// formats, in path order.
 	sums    []digest
 	formats []string
 }
 
-func runDiff(s *streams, o *diffOptions, oldArg, newArg string) error {
+func runDiff(s *streams, c *diffConfig, oldArg, newArg string) error {
 	defer comparisonGC()()
-	res, _, err := compareSides(s, o, oldArg, newArg, false)
+	res, _, err := compareSides(s, c, oldArg, newArg, false)
 	if err != nil {
 		return err
 	}
-	if err := writeDiff(s, res, o.format, o.output, o.names, o.view.view == viewFunctions); err != nil {
+	if err := writeDiff(s, res, string(c.format), c.output, c.names, c.functions); err != nil {
 		return err
 	}
-	if o.failOnRegression || o.format != "text" || (o.output != "" && o.output != "-") {
+	if c.failOnRegression || c.format != "text" || (c.output != "" && c.output != "-") {
 		// The report holds the warnings; say them where CI logs show
 		// them, and under a gate always: they say what the gate's
 		// verdict is worth.
@@ -212,10 +154,10 @@ func runDiff(s *streams, o *diffOptions, oldArg, newArg string) error {
 			printLine(s.Err, "ctdiff: warning: %s", w)
 		}
 	}
-	if !o.failOnRegression {
+	if !c.failOnRegression {
 		return nil
 	}
-	return gate(s, o, res)
+	return gate(s, c, res)
 }
 
 // gate is --fail-on-regression's verdict on res: errRegression (exit 1)
@@ -223,8 +165,8 @@ func runDiff(s *streams, o *diffOptions, oldArg, newArg string) error {
 // judge; an error (exit 2) for sides that share too little to be judged
 // (--allow-unrelated gates them anyway). What it judges, and what it
 // could not, goes to stderr: a gate never passes silently over findings.
-func gate(s *streams, o *diffOptions, res *diff.Result) error {
-	if res.Shared < diff.SharedMin && !o.allowUnrelated {
+func gate(s *streams, c *diffConfig, res *diff.Result) error {
+	if res.Shared < diff.SharedMin && !c.allowUnrelated {
 		return fmt.Errorf("the base and new runs share %.2g%% of their time in calling contexts both have (under %g%%): they look like profiles of different programs, and a gate on them judges nothing; --allow-unrelated gates them anyway",
 			100*res.Shared, 100*diff.SharedMin)
 	}
@@ -233,14 +175,14 @@ func gate(s *streams, o *diffOptions, res *diff.Result) error {
 		return errRegression
 	}
 	if n := len(res.Untested); n > 0 {
-		c := res.Untested[0]
-		if o.failOnUntested {
+		u := res.Untested[0]
+		if c.failOnUntested {
 			printLine(s.Err, "ctdiff: regression (untested, --fail-on-untested): %d node(s) above the threshold, the largest %s %s in %s",
-				n, c.Kind, signedValue(c.Delta, res.Unit), causeWhere(c))
+				n, u.Kind, signedValue(u.Delta, res.Unit), causeWhere(u))
 			return errRegression
 		}
 		printLine(s.Err, "ctdiff: untested: %d call path(s) grew by %s or more where no test could judge them, the largest %s in %s; they do not fail the gate (--fail-on-untested makes them; more runs a side test them)",
-			n, report.FormatValue(res.MinDelta, res.Unit), signedValue(c.Delta, res.Unit), causeWhere(c))
+			n, report.FormatValue(res.MinDelta, res.Unit), signedValue(u.Delta, res.Unit), causeWhere(u))
 	}
 	return nil
 }
@@ -276,79 +218,69 @@ func comparisonGC() (restore func()) {
 // compareSides is a comparison as ctdiff diff makes it, and as ctdiff
 // report makes it for a manifest's component (runComponent): it reads and
 // builds the runs OLD and NEW stand for and compares them with the options
-// o holds, which check has validated. It returns the comparison and the
-// runs' trees, base runs first, when keepTrees asks for them; otherwise
-// the runs are folded into the comparison as they are read (fold.go) and
-// the trees returned are headers. diff.Compare resolves the metric, plans
-// the normalization and reads --min-delta; its typed errors become
-// messages that name the flags (flagError).
-func compareSides(s *streams, o *diffOptions, oldArg, newArg string, keepTrees bool) (*diff.Result, []*cct.Tree, error) {
-	o.inputs.warnFetchFlags(s, []string{oldArg, newArg})
-	latency := o.metric == "latency" || o.metric == "latency-aggressive"
-	copts := cct.Options{Prune: !o.noPrune, CallSites: o.callSites, Timeline: latency, Pools: o.pools == "on", PoolNames: o.poolNames}
-	o.filters.apply(&copts)
+// c holds. It returns the comparison and the runs' trees, base runs first,
+// when keepTrees asks for them; otherwise the runs are folded into the
+// comparison as they are read (fold.go) and no tree is returned.
+// diff.Compare resolves the metric, plans the normalization and reads
+// --min-delta in the unit planned; its typed errors become messages that
+// name the flags (flagError).
+func compareSides(s *streams, c *diffConfig, oldArg, newArg string, keepTrees bool) (*diff.Result, []*cct.Tree, error) {
+	c.flags.inputs.warnFetchFlags(s, []string{oldArg, newArg})
 	if paths, err := expandInputs([]string{oldArg, newArg}); err == nil {
 		s.progress = startProgress(s, "reading", inputSize(paths))
 		defer func() { s.progress.finish(); s.progress = nil }()
 	}
-	sides, err := loadSides(s, o, [2]string{oldArg, newArg}, copts, keepTrees)
+	sides, err := resolveSides(s, c, [2]string{oldArg, newArg})
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := o.filters.leftNothing(); err != nil {
+	paths := [2][]string{sides[0].paths, sides[1].paths}
+	opts := c.compareOptions(paths)
+	var f *diff.Fold
+	if foldable(c, keepTrees) && len(paths[0]) > 0 {
+		f = diff.NewFold(len(paths[0]), len(paths[1]), opts)
+	}
+	if err := loadSides(s, c, &sides, [2]string{oldArg, newArg}, f); err != nil {
+		return nil, nil, err
+	}
+	if err := c.flags.filters.leftNothing(); err != nil {
 		return nil, nil, err
 	}
 	s.progress.phase("comparing")
 	all := append(append([]*cct.Tree{}, sides[0].trees...), sides[1].trees...)
-	allPaths := append(append([]string{}, sides[0].paths...), sides[1].paths...)
-	opts := diff.DefaultOptions()
-	opts.Aggregate = diff.Aggregate(o.aggregate)
-	opts.Match = diff.Matching(o.match)
-	opts.Top = o.top
-	opts.Alpha = o.alpha
-	opts.Tree = report.Format(o.format).NeedsTree()
-	opts.MinDelta = o.threshold
-	opts.Code = o.codeRules()
-	o.view.apply(&opts)
-	if latency {
+	allPaths := append(append([]string{}, paths[0]...), paths[1]...)
+	if c.metric.latency {
 		for i, t := range all {
 			if err := t.InferLatency(cct.LatencyOptions{}); err != nil {
-				return nil, nil, fmt.Errorf("%s: --metric %s: %w", allPaths[i], o.metric, err)
+				return nil, nil, fmt.Errorf("%s: --metric %s: %w", allPaths[i], c.metric, err)
 			}
 		}
-		opts.Metric = diff.LatencyMetric(o.metric == "latency-aggressive")
-	} else {
-		opts.SampleType = o.metric
-	}
-	if err := o.norm.apply(&opts); err != nil {
-		return nil, nil, err
-	}
-	if opts.Bench != nil {
-		opts.Bench.BaseProfiles, opts.Bench.NewProfiles = sides[0].paths, sides[1].paths
 	}
 	var res *diff.Result
-	if f := sides[0].fold; f != nil {
-		res, err = f.Compare(opts)
+	if f != nil {
+		res, err = f.Compare()
 	} else {
 		res, err = diff.Compare(sides[0].trees, sides[1].trees, opts)
 	}
 	s.progress.finish()
 	if err != nil {
 		formats := append(append([]string{}, sides[0].formats...), sides[1].formats...)
-		return nil, nil, flagError(err, allPaths, inputKinds(all, formats))
+		headers := append(append([]cct.Header{}, sides[0].headers...), sides[1].headers...)
+		return nil, nil, flagError(err, allPaths, inputKinds(headers, formats))
 	}
-	res.Base.Profiles, res.New.Profiles = sides[0].paths, sides[1].paths
-	if w := sharedProfiles([2][]string{sides[0].paths, sides[1].paths}, [2][]digest{sides[0].sums, sides[1].sums}); w != "" {
+	res.Base.Profiles, res.New.Profiles = paths[0], paths[1]
+	if w := sharedProfiles(paths, [2][]digest{sides[0].sums, sides[1].sums}); w != "" {
 		res.Warnings = append([]string{w}, res.Warnings...)
 	}
-	res.Filters = o.filters.spec
-	res.Warnings = append(res.Warnings, o.filters.unmatched()...)
-	if o.pools == "auto" && len(res.ResizedPools) > 0 && rereadable(oldArg, newArg) {
-		// A pool of another size on each side (audit C4): thread by
-		// thread, the threads one side lacks are added causes. The runs
-		// are read again with each pool one thread.
-		on := *o
-		on.pools, on.poolNames = "on", res.ResizedPoolNames
+	res.Filters = c.flags.filters.spec
+	res.Warnings = append(res.Warnings, c.flags.filters.unmatched()...)
+	if c.autoPools && len(res.ResizedPools) > 0 && rereadable(oldArg, newArg) {
+		// A pool of another size on each side: thread by thread, the
+		// threads one side lacks are added causes. The runs are read
+		// again with each of these pools one thread.
+		on := *c
+		on.autoPools = false
+		on.build.Pools, on.build.PoolNames = true, res.ResizedPoolNames
 		res2, all2, err := compareSides(s, &on, oldArg, newArg, keepTrees)
 		if err != nil {
 			return nil, nil, err
@@ -424,48 +356,53 @@ func (e *hintedError) Unwrap() error { return e.err }
 
 func hinted(err error, msg string) error { return &hintedError{err: err, msg: msg} }
 
-// loadSides reads the profiles the two arguments stand for and builds one
-// tree per profile: each profile is a run. Both sides are read and built in
-// parallel (buildTrees).
-func loadSides(s *streams, o *diffOptions, args [2]string, copts cct.Options, keepTrees bool) ([2]side, error) {
+// resolveSides resolves the inputs the two arguments stand for: each
+// profile is a run.
+func resolveSides(s *streams, c *diffConfig, args [2]string) ([2]side, error) {
 	var sides [2]side
-	opts, err := o.inputs.options()
-	if err != nil {
-		return sides, err
-	}
-	var paths []string
 	for i, arg := range args {
-		if sides[i].paths, err = o.inputs.resolve(s, []string{arg}, o.output); err != nil {
+		var err error
+		if sides[i].paths, err = c.flags.inputs.resolve(s, []string{arg}, c.output); err != nil {
 			return sides, err
 		}
 		if err := sameFiles(i, arg, sides[i].paths); err != nil {
 			return sides, err
 		}
-		paths = append(paths, sides[i].paths...)
 	}
+	return sides, nil
+}
+
+// loadSides reads the runs of both sides and builds one tree per run, in
+// parallel (buildTrees), or folds each tree into f as soon as it is built
+// when f is not nil (foldTrees): the sides then hold headers only.
+func loadSides(s *streams, c *diffConfig, sides *[2]side, args [2]string, f *diff.Fold) error {
+	paths := append(append([]string{}, sides[0].paths...), sides[1].paths...)
 	var trees []builtTree
-	if f := newFold(o, keepTrees, len(sides[0].paths), len(sides[1].paths)); f != nil {
-		sides[0].fold = f
-		trees, err = foldTrees(s, f, len(sides[0].paths), paths, opts, foldOptions(o, copts))
+	var err error
+	if f != nil {
+		trees, err = foldTrees(s, f, len(sides[0].paths), paths, c.read, c.foldBuild())
 	} else {
-		trees, err = buildTrees(s, paths, opts, copts)
+		trees, err = buildTrees(s, paths, c.read, c.build)
 	}
 	if err != nil {
-		return sides, err
+		return err
 	}
 	for i := range sides {
 		for range sides[i].paths {
 			t := trees[0]
 			trees = trees[1:]
-			sides[i].trees = append(sides[i].trees, t.tree)
+			if t.tree != nil {
+				sides[i].trees = append(sides[i].trees, t.tree)
+			}
+			sides[i].headers = append(sides[i].headers, t.header)
 			sides[i].sums = append(sides[i].sums, t.sum)
 			sides[i].formats = append(sides[i].formats, t.format)
 		}
 		if err := sameContent(i, args[i], sides[i].paths, sides[i].sums); err != nil {
-			return sides, err
+			return err
 		}
 	}
-	return sides, nil
+	return nil
 }
 
 // causeWhere names a cause's lowest function, or its thread.

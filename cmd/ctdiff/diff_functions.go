@@ -47,10 +47,7 @@ func (v *viewFlags) check(format string) error {
 	if format != "text" && format != "markdown" && format != "json" {
 		return fmt.Errorf("--view functions is written as text, markdown or json, not --format %s", format)
 	}
-	if !(v.nodeFraction >= 0 && v.nodeFraction < 1) {
-		return fmt.Errorf("--node-fraction %g must be at least 0 and below 1", v.nodeFraction)
-	}
-	return nil
+	return nil // the table's options: diff.Options.Check
 }
 
 // apply asks the comparison for the function table when it is shown.

@@ -115,6 +115,11 @@ func TestDiffErrors(t *testing.T) {
 		{"different sample types", []string{"diff", exampleOld + "/run1.pb.gz", counts}, "ctdiff: " + counts + ": compares samples/count, and ../../testdata/example/old/run1.pb.gz compares cpu/nanoseconds: pick a type every input has with --metric samples\n"},
 		{"latency without timestamps", []string{"diff", folded, counts, "--metric", "latency"}, "ctdiff: " + folded + ": --metric latency: latency inference needs per-sample timestamps, and the input has none (no sample carries the timestamp_ns label)\n"},
 		{"bad alpha", []string{"diff", exampleOld, exampleNew, "--alpha", "1.5"}, "ctdiff: --alpha 1.5 must be between 0 and 1\n"},
+		{"bad top", []string{"diff", exampleOld, exampleNew, "--top", "-1"}, "ctdiff: --top -1 must not be negative\n"},
+		{"bad pools", []string{"diff", exampleOld, exampleNew, "--pools=some"}, "ctdiff: --pools \"some\" must be one of: [auto on off]\n"},
+		{"bad app", []string{"diff", exampleOld, exampleNew, "--app", "("}, "ctdiff: --app \"(\": error parsing regexp: missing closing ): `(`\n"},
+		{"bad thread", []string{"diff", exampleOld, exampleNew, "--thread", "("}, "ctdiff: --thread: error parsing regexp: missing closing ): `(`\n"},
+		{"bench without its pair", []string{"diff", exampleOld, exampleNew, "--bench-base", counts}, "ctdiff: --bench-base and --bench-new go together: give the go test -bench output of both sides\n"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, errOut, code := ctdiff(tt.args...)

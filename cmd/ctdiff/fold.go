@@ -17,8 +17,8 @@ import (
 // for the latency metrics, whose inference runs on the whole tree before
 // the comparison reads it (compareSides does it on the trees loadSides
 // returns).
-func foldable(o *diffOptions, keepTrees bool) bool {
-	return !keepTrees && o.metric != "latency" && o.metric != "latency-aggressive"
+func foldable(c *diffConfig, keepTrees bool) bool {
+	return !keepTrees && !c.metric.latency
 }
 
 // foldTrees is buildTrees for a diff: it reads and builds the profiles on
@@ -27,10 +27,10 @@ func foldable(o *diffOptions, keepTrees bool) bool {
 // i-nBase), in the order the Fold takes them, so memory holds folded runs
 // (a third of a tree each; a streaming Fold only a few) and at most one
 // tree and one profile per goroutine. The result does not depend on which
-// goroutine finishes first: the Fold reorders. The trees returned are headers
-// (headerTree), which runDiff reads for the metric and the normalization;
-// warnings and the first error are printed and returned in path order, as
-// buildTrees does.
+// goroutine finishes first: the Fold reorders. The trees returned keep
+// their headers only (builtTree.header), which name the inputs' kinds in
+// messages; warnings and the first error are printed and returned in path
+// order, as buildTrees does.
 func foldTrees(s *streams, f *diff.Fold, nBase int, paths []string, opts convert.Options, copts cct.Options) ([]builtTree, error) {
 	if f.Streams() {
 		streamGC()
@@ -66,7 +66,7 @@ func foldTrees(s *streams, f *diff.Fold, nBase int, paths []string, opts convert
 			j -= nBase
 		}
 		f.Add(isNew, j, bt.tree)
-		bt.tree = headerTree(bt.tree)
+		bt.tree = nil
 		if f.UnionStartable() {
 			// The base run of a 1 + 1 diff, folded while the new
 			// one is still being built: the comparison starts here,
@@ -86,47 +86,18 @@ func foldTrees(s *streams, f *diff.Fold, nBase int, paths []string, opts convert
 	return trees, err
 }
 
-// headerTree is a tree without nodes that says what t's header says: its
-// sample types, period and duration, which resolving the metric and
-// planning the normalization read (diff.SampleMetric,
-// diff.PlanNormalization) once the tree itself is folded and gone.
-func headerTree(t *cct.Tree) *cct.Tree {
-	return &cct.Tree{
-		SampleTypes: t.SampleTypes, DefaultSampleType: t.DefaultSampleType,
-		PeriodType: t.PeriodType, Period: t.Period,
-		DurationNanos: t.DurationNanos, TimeNanos: t.TimeNanos, Profiles: t.Profiles,
-	}
-}
-
-// foldOptions are the build options of the trees a Fold reads. Of a node
+// foldBuild are the build options of the trees a Fold reads. Of a node
 // but the root it reads the values of the sample type compared only
 // (diff.Fold.Add), unless per=FUNC normalization counts its function's
 // samples there, so the trees keep that type's values alone
 // (cct.Options.OneSampleType): half the values of a profile of two types,
 // 22 MB of each of gopair's trees, which are built at once.
-func foldOptions(o *diffOptions, copts cct.Options) cct.Options {
-	if n, err := diff.ParseNormalize(o.norm.normalize); err == nil && n.Mode != diff.NormalizePer {
-		copts.OneSampleType, copts.SampleType = true, o.metric
+func (c *diffConfig) foldBuild() cct.Options {
+	copts := c.build
+	if c.compare.Normalize.Mode != diff.NormalizePer {
+		copts.OneSampleType, copts.SampleType = true, c.metric.sampleType
 	}
 	return copts
-}
-
-// newFold returns the Fold for a diff of nBase and nNew runs, when its runs
-// can be folded (foldable), else nil.
-func newFold(o *diffOptions, keepTrees bool, nBase, nNew int) *diff.Fold {
-	if !foldable(o, keepTrees) || nBase == 0 {
-		return nil
-	}
-	// The Fold streams many runs (matches them as they are added) with
-	// the options they are compared with: compareSides sets the same.
-	opts := diff.Options{SampleType: o.metric, Aggregate: diff.Aggregate(o.aggregate), Match: diff.Matching(o.match), MinDelta: o.threshold}
-	if o.norm.benchBase != "" {
-		opts.Bench = &diff.Bench{} // read the runs' trees: no streaming
-	}
-	// A bad --normalize is diff.Compare's to report; per=FUNC needs its
-	// marker counted while the trees are there.
-	opts.Normalize, _ = diff.ParseNormalize(o.norm.normalize)
-	return diff.NewFold(nBase, nNew, opts)
 }
 
 // streamGC lowers GOGC for a Fold that streams (diff.Fold.Streams), until

@@ -10,7 +10,7 @@ import (
 	"github.com/google/pprof/profile"
 )
 
-// Runs built with foldOptions, which keep one sample type's values unless
+// Runs built with diffConfig.foldBuild, which keep one sample type's values unless
 // per=FUNC normalization counts samples in the trees, give a Fold the
 // result diff.Compare gives of trees that keep every type's.
 func TestFoldOptionsSameResult(t *testing.T) {
@@ -26,15 +26,18 @@ func TestFoldOptionsSameResult(t *testing.T) {
 		{"cpu/nanoseconds", "share", 2, 2, true},
 		{"cpu", "none", 1, 2, true},
 		{"", "per=" + pair.Injected, 2, 2, false},
-		{"", "per=", 1, 1, false}, // a bad --normalize is Compare's to report
 	}
 	for _, tc := range tests {
 		t.Run(tc.metric+"/"+tc.normalize, func(t *testing.T) {
-			o := &diffOptions{metric: tc.metric}
-			o.norm.normalize = tc.normalize
-			copts := foldOptions(o, cct.Options{Prune: true})
+			n, err := diff.ParseNormalize(tc.normalize)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := &diffConfig{metric: parseMetric(tc.metric), build: cct.Options{Prune: true}}
+			c.compare.Normalize = n
+			copts := c.foldBuild()
 			if copts.OneSampleType != tc.oneType || copts.OneSampleType && copts.SampleType != tc.metric {
-				t.Fatalf("foldOptions = %+v, want OneSampleType %v", copts, tc.oneType)
+				t.Fatalf("foldBuild = %+v, want OneSampleType %v", copts, tc.oneType)
 			}
 			build := func(opts cct.Options, ps []*profile.Profile) []*cct.Tree {
 				var ts []*cct.Tree
@@ -49,7 +52,7 @@ func TestFoldOptionsSameResult(t *testing.T) {
 			}
 			opts := diff.DefaultOptions()
 			opts.SampleType, opts.Tree = tc.metric, true
-			opts.Normalize, _ = diff.ParseNormalize(tc.normalize)
+			opts.Normalize = n
 			want, wantErr := diff.Compare(build(cct.Options{Prune: true}, pair.BaseRuns[:tc.nBase]), build(cct.Options{Prune: true}, pair.NewRuns[:tc.nNew]), opts)
 			f := diff.NewFold(tc.nBase, tc.nNew, opts)
 			for i, tr := range build(copts, pair.BaseRuns[:tc.nBase]) {
@@ -58,7 +61,7 @@ func TestFoldOptionsSameResult(t *testing.T) {
 			for i, tr := range build(copts, pair.NewRuns[:tc.nNew]) {
 				f.Add(true, i, tr)
 			}
-			got, err := f.Compare(opts)
+			got, err := f.Compare()
 			if !reflect.DeepEqual(err, wantErr) || !reflect.DeepEqual(got, want) {
 				t.Errorf("the Fold of runs built with %+v gives %v, %v; Compare of full trees %v, %v", copts, got, err, want, wantErr)
 			}

@@ -19,14 +19,14 @@ type inputKind struct {
 	def    string
 }
 
-// inputKinds are the kinds of the inputs whose trees (headers suffice) and
-// formats are given, in the same order.
-func inputKinds(trees []*cct.Tree, formats []string) []inputKind {
-	if len(trees) != len(formats) {
+// inputKinds are the kinds of the inputs whose headers and formats are
+// given, in the same order.
+func inputKinds(headers []cct.Header, formats []string) []inputKind {
+	if len(headers) != len(formats) {
 		return nil
 	}
-	kinds := make([]inputKind, len(trees))
-	for i, t := range trees {
+	kinds := make([]inputKind, len(headers))
+	for i, t := range headers {
 		kinds[i] = inputKind{format: formats[i], types: t.SampleTypes, period: t.PeriodType, def: t.DefaultSampleType}
 	}
 	return kinds

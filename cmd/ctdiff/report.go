@@ -197,11 +197,12 @@ func runComponent(s *streams, m *manifest, mc manifestComponent, dir string) (re
 	if err := checkDiffArgs(args[:]); err != nil {
 		return report.Component{}, err
 	}
-	if err := o.check(false); err != nil {
+	c, err := o.config(false)
+	if err != nil {
 		return report.Component{}, err
 	}
 	defer comparisonGC()()
-	res, trees, err := compareSides(s, o, args[0], args[1], true)
+	res, trees, err := compareSides(s, c, args[0], args[1], true)
 	if err != nil {
 		return report.Component{}, err
 	}

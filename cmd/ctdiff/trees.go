@@ -15,7 +15,9 @@ import (
 
 // A builtTree is the tree of one input profile.
 type builtTree struct {
+	// tree is nil once folded (foldTrees); header is its header.
 	tree     *cct.Tree
+	header   cct.Header
 	warnings []string
 	// sum identifies the input by its content (sameContent), and format
 	// names its format.
@@ -133,5 +135,6 @@ func buildTree(s *streams, path string, opts convert.Options, copts cct.Options,
 	}
 	rbuf.Keep(weakSrc.Value()) // the tree holds nothing of them
 	s.progress.describe("reading")
-	return builtTree{tree: b.Finish(), warnings: res.Warnings, sum: sum, format: res.Format}, nil
+	t := b.Finish()
+	return builtTree{tree: t, header: t.Header, warnings: res.Warnings, sum: sum, format: res.Format}, nil
 }
