@@ -7,7 +7,7 @@ import "github.com/ctdiff/ctdiff/cct"
 // the union as the base run's copy (copyRun). With one run a side the base
 // is usually built first (it has fewer samples), and the core that built
 // it idles until the new run is built; these two steps read the base run
-// alone, so they move off the comparison's critical path (Fold.StartUnion;
+// alone, so they move off the comparison's critical path (Fold.startEarly;
 // the union stage of the 200k-stack synth pair: 54 → 35 ms, of the
 // 1.6M-stack pair 445 → 329 ms; BENCHMARKS.md, issue 20, helper q6).
 //

@@ -9,7 +9,7 @@ import (
 )
 
 // A 1+1 Fold whose base run is added first starts the union from it
-// (StartUnion, earlyUnion); added new first it cannot. Either way, and concurrently,
+// (startEarly, earlyUnion); added new first it cannot. Either way, and concurrently,
 // the result is the same, with every option the early union could miss:
 // a matching that keeps call sites, a normalization that scales the base
 // run's values after it was copied (the union's weights), renames.
@@ -40,13 +40,13 @@ func TestFoldEarlyUnion(t *testing.T) {
 				b, n := trees(t, tt.base)[0], trees(t, tt.nw)[0]
 				addBase := func() {
 					f.Add(false, 0, b)
-					f.StartUnion()
+					f.startEarly()
 				}
 				switch order {
 				case "base first":
 					addBase()
-					if f.UnionStartable() {
-						t.Error("UnionStartable after StartUnion")
+					if f.earlyStartable() {
+						t.Error("earlyStartable after startEarly")
 					}
 					f.Add(true, 0, n)
 				case "new first":

@@ -41,11 +41,14 @@ type Fold struct {
 	// (stream.go); otherwise the runs are kept until Compare.
 	st *stream
 	// base1 is the base run of a 1+1 Fold, added before the new run,
-	// until StartUnion takes it (any goroutine may ask: atomic); early is
-	// the union StartUnion started (earlyUnion), nil otherwise, written
+	// until startEarly takes it (any goroutine may ask: atomic); early is
+	// the union startEarly started (earlyUnion), nil otherwise, written
 	// before the Adds return and read by Compare.
 	base1 atomic.Pointer[run]
 	early *earlyUnion
+	// gcBefore is the GOGC Fill found, which Compare restores; -1 when
+	// Fill did not change it (fold_schedule.go).
+	gcBefore int
 	// flat is each side's flat profile, for the automatic
 	// normalization's check of the program's bulk (normalize_bulk.go).
 	flat [2]flatProfile
@@ -77,6 +80,7 @@ func NewFold(nBase, nNew int, opts Options) *Fold {
 func newFold(nBase, nNew int, opts Options, minRuns int) *Fold {
 	f := &Fold{nBase: nBase, nNew: nNew, metric: opts.Metric, metricName: opts.SampleType, slots: make([]foldSlot, max(nBase, 0)+max(nNew, 0))}
 	f.o, f.optsErr = opts.withDefaults()
+	f.gcBefore = -1
 	f.unstarted.Store(int64(len(f.slots)))
 	if opts.Normalize.Mode == NormalizePer {
 		f.marker = opts.Normalize.Func
@@ -85,28 +89,6 @@ func newFold(nBase, nNew int, opts Options, minRuns int) *Fold {
 		f.st = newStream(nBase, nNew, f.o, minRuns)
 	}
 	return f
-}
-
-// Streams reports whether the Fold matches the runs as they are added
-// and releases them (more than 10 runs on a side, two or more on each,
-// Stats without benchmark outputs), rather than keeping them until
-// Compare: its memory is then mostly the union tree's per-run values,
-// which the collector never scans.
-func (f *Fold) Streams() bool { return f.st != nil }
-
-// Order returns the runs' indices (base runs 0..nBase-1, then new runs)
-// in the order the Fold takes them: a caller that builds the trees in this
-// order lets it release each run soon, where in another order runs wait
-// until those before them are added. Any order gives the same result.
-func (f *Fold) Order() []int {
-	if f.st != nil {
-		return append([]int{}, f.st.order...)
-	}
-	out := make([]int, len(f.slots))
-	for i := range out {
-		out[i] = i
-	}
-	return out
 }
 
 // Add folds t as run i (from 0) of the new side when isNew, else of the
@@ -144,28 +126,6 @@ func (f *Fold) Add(isNew bool, i int, t *cct.Tree) {
 		f.flat[side].add(t, s.r)
 	}
 	f.st.put(f, i, s)
-}
-
-// UnionStartable reports whether StartUnion has work: the Fold compares
-// one run a side, and the base run is added while the new run is not
-// (yet), and StartUnion has not taken it. Any goroutine may call it.
-func (f *Fold) UnionStartable() bool {
-	return f.base1.Load() != nil && f.unstarted.Load() > 0
-}
-
-// StartUnion does, when UnionStartable, the first steps of Compare that read
-// the base run alone (earlyUnion: its keys, the union as its copy), where
-// Compare would do them after the new run is added. With one run a side
-// the base is usually built first (it has fewer samples), and the core
-// that built it idles until the new run is built too. It allocates the
-// union: a caller that collects the base tree's garbage first (the tree is
-// dropped once added) lets the union reuse its memory. It may be called
-// from any goroutine before Compare (one takes the run); the result does
-// not change.
-func (f *Fold) StartUnion() {
-	if r := f.base1.Swap(nil); r != nil && f.unstarted.Load() > 0 {
-		f.early = startUnion(r, f.o.Match)
-	}
 }
 
 // fold is Add's slot for tree t, of side 0 (base) or 1 (new); last says
@@ -206,6 +166,7 @@ func (f *Fold) fold(t *cct.Tree, side int, last bool) foldSlot {
 // Compare compares the runs added, with the options NewFold was given.
 // Every run must have been added.
 func (f *Fold) Compare() (*Result, error) {
+	defer f.restoreGC()
 	c, err := f.prepare()
 	if err != nil {
 		return nil, err

@@ -71,7 +71,7 @@ func TestStreamMemo(t *testing.T) {
 				if tt.memoMax > 0 {
 					f.st.memoMax = tt.memoMax
 				}
-				addAll(f, trees(t, tt.base...), trees(t, tt.nw...), f.Order(), false)
+				addAll(f, trees(t, tt.base...), trees(t, tt.nw...), f.order(), false)
 				var want [3]int
 				if !noMemo {
 					want = tt.reused
@@ -97,7 +97,7 @@ func TestStreamMemo(t *testing.T) {
 				return
 			}
 			kept := newFold(tt.nb, tt.nn, opts, 1<<30)
-			addAll(kept, trees(t, tt.base...), trees(t, tt.nw...), kept.Order(), false)
+			addAll(kept, trees(t, tt.base...), trees(t, tt.nw...), kept.order(), false)
 			want, err := kept.Compare()
 			if err != nil {
 				t.Fatal(err)

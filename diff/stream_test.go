@@ -85,10 +85,10 @@ func testFoldStreamsRuns(t *testing.T, bRuns, nRuns []string, norm NormalizeMode
 	// keeps (runStore) where a kept Fold reads the union's rows.
 	opts := Options{Tree: true, Normalize: Normalize{Mode: norm}, Functions: &FunctionOptions{}}
 	kept := newFold(nb, nn, opts, 1<<30)
-	if kept.Streams() {
+	if kept.st != nil {
 		t.Fatal("a Fold under its minimum streams")
 	}
-	addAll(kept, trees(t, bRuns...), trees(t, nRuns...), kept.Order(), false)
+	addAll(kept, trees(t, bRuns...), trees(t, nRuns...), kept.order(), false)
 	want, err := kept.Compare()
 	if err != nil {
 		t.Fatal(err)
@@ -105,13 +105,13 @@ func testFoldStreamsRuns(t *testing.T, bRuns, nRuns []string, norm NormalizeMode
 		order func(f *Fold) []int
 		async bool
 	}{
-		{"in Order", (*Fold).Order, false},
+		{"in order", (*Fold).order, false},
 		{"reversed", func(*Fold) []int { return reversed }, false},
-		{"concurrently", (*Fold).Order, true},
+		{"concurrently", (*Fold).order, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			f := NewFold(nb, nn, opts)
-			if !f.Streams() {
+			if f.st == nil {
 				t.Fatalf("a Fold of %d + %d runs does not stream", nb, nn)
 			}
 
@@ -171,7 +171,7 @@ func TestFoldStreamReleases(t *testing.T) {
 		return n
 	}
 	most := 0
-	for _, i := range f.Order() {
+	for _, i := range f.order() {
 		addAll(f, base, nw, []int{i}, false)
 		most = max(most, held())
 	}
@@ -204,9 +204,9 @@ func TestFoldOrder(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(fmt.Sprint(tt.nb, "+", tt.nn, tt.opts.Aggregate, tt.opts.Bench != nil), func(t *testing.T) {
 			f := NewFold(tt.nb, tt.nn, tt.opts)
-			got := f.Order()
+			got := f.order()
 			if tt.want == nil {
-				if f.Streams() {
+				if f.st != nil {
 					t.Errorf("streams")
 				}
 				return

@@ -202,10 +202,9 @@ func signedValue(v int64, unit string) string {
 // default GOGC=100 the collector ran a dozen times, marking the same trees
 // again and again. 150 spends 10% more peak memory (200,000-stack pair:
 // 528 -> 580 MB, pprof -diff_base needs 742 MB) for 13% less CPU and 12%
-// less wall time (bench/run.sh's pair, 8 rounds interleaved). A Fold that
-// streams many runs lowers it instead (streamGC), and so does the
-// comparison of folded runs once they are all built (compareGC); restore
-// undoes any of them.
+// less wall time (bench/run.sh's pair, 8 rounds interleaved). A Fold sets
+// its own while it folds and compares runs (diff.Fold.Fill) and restores
+// this one when its comparison is done.
 // GOGC, when set, is the user's choice and wins.
 func comparisonGC() (restore func()) {
 	if os.Getenv("GOGC") != "" {
@@ -380,7 +379,7 @@ func loadSides(s *streams, c *diffConfig, sides *[2]side, args [2]string, f *dif
 	var trees []builtTree
 	var err error
 	if f != nil {
-		trees, err = foldTrees(s, f, len(sides[0].paths), paths, c.read, c.foldBuild())
+		trees, err = foldTrees(s, f, paths, c.read, c.foldBuild())
 	} else {
 		trees, err = buildTrees(s, paths, c.read, c.build)
 	}

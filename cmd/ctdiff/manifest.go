@@ -302,8 +302,8 @@ func (m *manifest) diffArgs(c manifestComponent, dir string) ([]string, error) {
 // defaults, into ctdiff diff's options, through diff's own flags: a value
 // means what its flag means, and one that does not fit is refused with the
 // flag's error. Paths are resolved against dir, OLD and NEW too, which
-// come back as the second result. The options are not checked yet
-// (diffOptions.check).
+// come back as the second result. The options are not parsed yet
+// (diffOptions.config).
 func (m *manifest) diffOptions(c manifestComponent, dir string) (*diffOptions, [2]string, error) {
 	o := &diffOptions{}
 	cmd := &cobra.Command{Use: "diff"}

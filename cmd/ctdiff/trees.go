@@ -33,14 +33,6 @@ type builtTree struct {
 // error returned is the first in path order (no profile after it is
 // started).
 func buildTrees(s *streams, paths []string, opts convert.Options, copts cct.Options) ([]builtTree, error) {
-	return buildEach(s, paths, nil, opts, copts, nil)
-}
-
-// buildEach is buildTrees that starts the profiles in the given order of
-// path indexes (nil: path order) and hands each tree, once built, to built
-// (when not nil), which may replace it (foldTrees keeps a header); built
-// may be called from several goroutines at once.
-func buildEach(s *streams, paths []string, order []int, opts convert.Options, copts cct.Options, built func(i int, bt *builtTree)) ([]builtTree, error) {
 	out := make([]builtTree, len(paths))
 	errs := make([]error, len(paths))
 	var next atomic.Int64
@@ -65,13 +57,8 @@ func buildEach(s *streams, paths []string, order []int, opts convert.Options, co
 				if i >= len(paths)-workers {
 					rb = nil
 				}
-				if order != nil {
-					i = order[i]
-				}
 				if out[i], errs[i] = buildTree(s, paths[i], opts, copts, &buf, rb); errs[i] != nil {
 					failed.Store(true)
-				} else if built != nil {
-					built(i, &out[i])
 				}
 				s.progress.runDone()
 			}
@@ -85,6 +72,12 @@ func buildEach(s *streams, paths []string, order []int, opts convert.Options, co
 	// memory of a diff vary by a third from run to run (synthetic pair:
 	// 610-870 MB peak RSS; 575-590 MB with this).
 	runtime.GC()
+	return out, builtErrors(s, paths, out, errs)
+}
+
+// builtErrors prints the warnings of the trees built, in path order up to
+// the first that failed, and returns its error.
+func builtErrors(s *streams, paths []string, out []builtTree, errs []error) error {
 	for i, t := range out {
 		if len(t.warnings) > 0 {
 			s.progress.clear()
@@ -94,10 +87,10 @@ func buildEach(s *streams, paths []string, order []int, opts convert.Options, co
 		}
 		if errs[i] != nil {
 			s.progress.clear()
-			return nil, errs[i]
+			return errs[i]
 		}
 	}
-	return out, nil
+	return nil
 }
 
 func buildTree(s *streams, path string, opts convert.Options, copts cct.Options, buf *cct.Buffers, rbuf *convert.Buffers) (builtTree, error) {
