@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ctdiff/ctdiff/cct"
 	"github.com/ctdiff/ctdiff/internal/hostile"
 )
 
@@ -16,6 +17,33 @@ import (
 // kept live: the live heap the garbage collector found at each cycle,
 // with collections every 5% of growth, so a peak is seen to within that.
 func peakHeap(t *testing.T, opts Options, gen func(io.Writer) error) uint64 {
+	t.Helper()
+	return peakHeapOf(t, gen, func(r io.Reader) (any, error) { return Read(r, "input", opts) })
+}
+
+// peakTreeHeap is peakHeap of reading and building the tree, as ctdiff
+// cct does: the samples are let go as the builder reads them, and the
+// tree is what stays.
+func peakTreeHeap(t *testing.T, opts Options, gen func(io.Writer) error) uint64 {
+	t.Helper()
+	return peakHeapOf(t, gen, func(r io.Reader) (any, error) {
+		res, err := Read(r, "input", opts)
+		if err != nil {
+			return nil, err
+		}
+		src := res.Samples
+		res.Samples, res.Profile = nil, nil
+		b := cct.NewBuilder(cct.Options{})
+		if err := b.AddSamples(src); err != nil {
+			return nil, err
+		}
+		return b.Finish(), nil
+	})
+}
+
+// peakHeapOf returns the peak of the heap work kept live reading what gen
+// writes; what work returns is live at its end.
+func peakHeapOf(t *testing.T, gen func(io.Writer) error, work func(io.Reader) (any, error)) uint64 {
 	t.Helper()
 	old := debug.SetGCPercent(5)
 	defer debug.SetGCPercent(old)
@@ -45,7 +73,7 @@ func peakHeap(t *testing.T, opts Options, gen func(io.Writer) error) uint64 {
 	arm()
 	pr, pw := io.Pipe()
 	go func() { pw.CloseWithError(gen(pw)) }()
-	res, err := Read(pr, "input", opts)
+	res, err := work(pr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,32 +139,41 @@ func TestMemoryBoundSamples(t *testing.T) {
 func mb(n uint64) float64 { return float64(n) / (1 << 20) }
 
 // TestMemoryBoundDeepStack reads one stack of n and 4n distinct frames in
-// each text and tree form: the reader's peak heap grows by what the
-// frames' functions and locations take (pprof's Function and Location,
-// and the maps that intern them), within perFrame bytes a frame, where a
-// copy of the stack per frame would grow with its square.
+// each text and tree form, and builds its tree: the peak heap grows by
+// what the frames take (their names, the reader's frames and the tree's
+// frames and nodes), within perFrame bytes a frame while reading and
+// treeFrame to the tree built, where a copy of the stack per frame would
+// grow with its square. A frame took 600-1,000 bytes to read (a pprof
+// Function, Location and Line, and maps keyed by them) and as much again
+// to build from.
 func TestMemoryBoundDeepStack(t *testing.T) {
 	if testing.Short() {
-		t.Skip("reads stacks of 120,000 frames in all")
+		t.Skip("reads stacks of 300,000 frames in all")
 	}
-	const n = 8_000
+	const n = 20_000
 	for _, tc := range []struct {
-		name     string
-		gen      func(w io.Writer, n int) error
-		perFrame uint64
+		name                string
+		gen                 func(w io.Writer, n int) error
+		perFrame, treeFrame uint64
 	}{
-		{"folded", hostile.FoldedDeep, 1000},
-		{"perf script", hostile.PerfScriptDeep, 1000},
-		{".cpuprofile", hostile.CpuprofileDeep, 1400},
+		{"folded", hostile.FoldedDeep, 300, 400},
+		{"perf script", hostile.PerfScriptDeep, 300, 400},
+		{".cpuprofile", hostile.CpuprofileDeep, 300, 400},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			opts := Options{Stacks: true, MergeSamples: true}
-			small := peakHeap(t, opts, func(w io.Writer) error { return tc.gen(w, n) })
-			big := peakHeap(t, opts, func(w io.Writer) error { return tc.gen(w, 4*n) })
-			per := float64(big-min(big, small)) / (3 * n)
-			t.Logf("%d frames %.1f MB, %d frames %.1f MB: %.0f bytes a frame", n, mb(small), 4*n, mb(big), per)
-			if big > small+3*n*tc.perFrame {
-				t.Errorf("%d frames peak at %.1f MB, %d at %.1f MB: %.0f bytes a frame, more than %d", n, mb(small), 4*n, mb(big), per, tc.perFrame)
+			for _, m := range []struct {
+				what  string
+				peak  func(*testing.T, Options, func(io.Writer) error) uint64
+				limit uint64
+			}{{"read", peakHeap, tc.perFrame}, {"read and built", peakTreeHeap, tc.treeFrame}} {
+				small := m.peak(t, opts, func(w io.Writer) error { return tc.gen(w, n) })
+				big := m.peak(t, opts, func(w io.Writer) error { return tc.gen(w, 4*n) })
+				per := float64(big-min(big, small)) / (3 * n)
+				t.Logf("%s: %d frames %.1f MB, %d frames %.1f MB: %.0f bytes a frame", m.what, n, mb(small), 4*n, mb(big), per)
+				if big > small+3*n*m.limit {
+					t.Errorf("%s: %d frames peak at %.1f MB, %d at %.1f MB: %.0f bytes a frame, more than %d", m.what, n, mb(small), 4*n, mb(big), per, m.limit)
+				}
 			}
 		})
 	}

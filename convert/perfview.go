@@ -563,9 +563,10 @@ var (
 	perfViewThread  = regexp.MustCompile(`^Thread \((\d+)\)(?: CPU=[^ ]*)?(?: \((.*)\))?`)
 )
 
-// perfViewResolved is a resolved leaf stack: locations and thread identity.
+// perfViewResolved is a resolved leaf stack: locations (profileBuilder.loc)
+// and thread identity.
 type perfViewResolved struct {
-	stack []*profile.Location
+	stack []int32
 	meta  sampleMeta
 }
 
@@ -579,6 +580,7 @@ func (pv *perfView) build(collect bool) (*profile.Profile, *stacks.Samples, erro
 	)
 	if collect {
 		b.CollectStacks()
+		pv.in.useFrames(b)
 	}
 	locs := newETWLocations(b)
 	st, err := pv.layout(b, locs)
@@ -598,7 +600,7 @@ func (pv *perfView) build(collect bool) (*profile.Profile, *stacks.Samples, erro
 			if !checked[es.ref] {
 				checked[es.ref] = true
 				for _, x := range b.pool.locs[es.ref.start:es.ref.end] {
-					blocked = blocked || strings.HasPrefix(b.p.Location[x].Line[0].Function.Name, "BLOCKED_TIME")
+					blocked = blocked || strings.HasPrefix(b.frameName(x), "BLOCKED_TIME")
 				}
 			}
 			if st.empty[n] {
@@ -606,13 +608,13 @@ func (pv *perfView) build(collect bool) (*profile.Profile, *stacks.Samples, erro
 			}
 		} else {
 			res := perfViewResolve(s.frames, locs)
-			for _, l := range res.stack {
-				blocked = blocked || strings.HasPrefix(l.Line[0].Function.Name, "BLOCKED_TIME")
+			for _, x := range res.stack {
+				blocked = blocked || strings.HasPrefix(b.frameName(x), "BLOCKED_TIME")
 			}
-			es.stack, es.meta = res.stack, res.meta
-			if len(es.stack) == 0 {
+			es.idx, es.meta = res.stack, res.meta
+			if len(es.idx) == 0 {
 				empty += s.n
-				es.stack = []*profile.Location{locs.get("(no stack)")}
+				es.idx = []int32{locs.index("(no stack)")}
 			}
 		}
 		threads = threads || es.meta.HasTID
@@ -715,14 +717,14 @@ func (pv *perfView) layout(b *profileBuilder, locs *etwLocations) (*perfViewStac
 			}
 			if len(res.stack) == 0 {
 				st.meta[d], st.empty[d] = mi, true
-				return append(frames, int32(locs.get("(no stack)").ID-1)), append(owners, -1)
+				return append(frames, locs.index("(no stack)")), append(owners, -1)
 			}
-			for k, l := range res.stack {
+			for k, x := range res.stack {
 				// The pseudo-frames are above the stack: every node on it
 				// has the same, and its own stack is the rest of this one.
 				owner := st.dense[chain[k]]
 				st.meta[owner] = mi
-				frames, owners = append(frames, int32(l.ID-1)), append(owners, owner)
+				frames, owners = append(frames, x), append(owners, owner)
 			}
 			return frames, owners
 		})
@@ -804,9 +806,9 @@ func perfViewResolve(frames []string, locs *etwLocations) *perfViewResolved {
 		}
 		break
 	}
-	res.stack = make([]*profile.Location, 0, top)
+	res.stack = make([]int32, 0, top)
 	for _, f := range frames[:top] {
-		res.stack = append(res.stack, locs.get(f))
+		res.stack = append(res.stack, locs.index(f))
 	}
 	return res
 }

@@ -165,6 +165,7 @@ func newV8Emitter(in *parserInput, collect bool) *v8Emitter {
 	e := &v8Emitter{in: in, b: newProfileBuilder(v8SampleTypes()...), aggregate: in.Options.Aggregate, warnf: in.Warnf}
 	if collect {
 		e.b.CollectStacks()
+		in.useFrames(e.b)
 		// A caller that writes the samples (convert) does not need them
 		// one by one; a selection of threads does.
 		o := in.Options
@@ -292,7 +293,7 @@ func (e *v8Emitter) layout() (samples int, err error) {
 		if err := t.layout(pool, e.b, sampled[k]); err != nil {
 			return 0, err
 		}
-		t.release()
+		t.release(e.b)
 	}
 	return samples, nil
 }
