@@ -23,7 +23,8 @@ fi
 inputs=(
 	samples-30m.cpuprofile.gz samples-5m.perfView.xml.zip samples-20m.perfView.xml.zip
 	rows-3m.wpa.csv.gz samples-3m.perf.txt.gz sampledprofile-1m.xperf.txt.gz
-	deep-1m.folded.gz deep-1m.perf.txt.gz deep-1m.cpuprofile.gz comb-50k.cpuprofile.gz
+	deep-1m.folded.gz deep-1m.perf.txt.gz deep-1m.cpuprofile.gz deep-1.2m.perf.txt.gz
+	comb-50k.cpuprofile.gz comb-16k-pad60m.perfView.xml.gz comb-16k-pad60m.cpuprofile.gz
 	line-1g.perf.txt.gz field-600m.wpa.csv.gz name-200m.perf.txt.gz
 )
 mkdir -p "$dir"

@@ -342,7 +342,7 @@ func (c *cctReader) layout(b *profileBuilder) ([]stackRef, error) {
 			sampled = append(sampled, int32(i))
 		}
 	}
-	pool := c.in.newStackPool()
+	pool := c.in.newStackPool(len(nodes))
 	b.usePool(pool)
 	refs := make([]stackRef, len(nodes))
 	err := pool.layout(sampled, func(n int32) int { return depth[n] }, refs, func(i int32, frames, owners []int32) ([]int32, []int32) {

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"strings"
 	"sync"
 	"testing"
 
@@ -18,7 +19,11 @@ import (
 // with collections every 5% of growth, so a peak is seen to within that.
 func peakHeap(t *testing.T, opts Options, gen func(io.Writer) error) uint64 {
 	t.Helper()
-	return peakHeapOf(t, gen, func(r io.Reader) (any, error) { return Read(r, "input", opts) })
+	peak, err := peakHeapOf(gen, func(r io.Reader) (any, error) { return Read(r, "input", opts) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return peak
 }
 
 // peakTreeHeap is peakHeap of reading and building the tree, as ctdiff
@@ -26,7 +31,7 @@ func peakHeap(t *testing.T, opts Options, gen func(io.Writer) error) uint64 {
 // tree is what stays.
 func peakTreeHeap(t *testing.T, opts Options, gen func(io.Writer) error) uint64 {
 	t.Helper()
-	return peakHeapOf(t, gen, func(r io.Reader) (any, error) {
+	peak, err := peakHeapOf(gen, func(r io.Reader) (any, error) {
 		res, err := Read(r, "input", opts)
 		if err != nil {
 			return nil, err
@@ -39,12 +44,15 @@ func peakTreeHeap(t *testing.T, opts Options, gen func(io.Writer) error) uint64 
 		}
 		return b.Finish(), nil
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return peak
 }
 
 // peakHeapOf returns the peak of the heap work kept live reading what gen
-// writes; what work returns is live at its end.
-func peakHeapOf(t *testing.T, gen func(io.Writer) error, work func(io.Reader) (any, error)) uint64 {
-	t.Helper()
+// writes, and work's error; what work returns is live at its end.
+func peakHeapOf(gen func(io.Writer) error, work func(io.Reader) (any, error)) (uint64, error) {
 	old := debug.SetGCPercent(5)
 	defer debug.SetGCPercent(old)
 	runtime.GC()
@@ -74,16 +82,14 @@ func peakHeapOf(t *testing.T, gen func(io.Writer) error, work func(io.Reader) (a
 	pr, pw := io.Pipe()
 	go func() { pw.CloseWithError(gen(pw)) }()
 	res, err := work(pr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	runtime.GC() // the result is still live: it counts
+	pr.CloseWithError(io.ErrClosedPipe) // a reader that failed leaves the rest
+	runtime.GC()                        // the result is still live: it counts
 	runtime.KeepAlive(res)
 	mu.Lock()
 	stopped = true
 	p := peak
 	mu.Unlock()
-	return p - min(p, base)
+	return p - min(p, base), err
 }
 
 // TestMemoryBoundSamples reads one stack sampled n and 4n times: with
@@ -174,6 +180,42 @@ func TestMemoryBoundDeepStack(t *testing.T) {
 				if big > small+3*n*m.limit {
 					t.Errorf("%s: %d frames peak at %.1f MB, %d at %.1f MB: %.0f bytes a frame, more than %d", m.what, n, mb(small), 4*n, mb(big), per, m.limit)
 				}
+			}
+		})
+	}
+}
+
+// TestMemoryBoundComb reads a comb (a chain of n nodes with a sampled leaf
+// below each: stacks that share no tail, n²/2 frames) behind 16 MB of
+// white space, which compresses a thousandfold: the stack pool refuses it
+// by the nodes the tree has, before its frames take the memory. Bounded by
+// the input's bytes alone (4 frames a byte) the pool took its 32 M frames
+// (128 MB) and the tree was built.
+func TestMemoryBoundComb(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads 32 MB")
+	}
+	const n, pad = 8000, 16 << 20
+	const want = "stack frames exceed the limit: the stacks of the sampled nodes hold more than 4194304 frames that share no tail " +
+		"(64 per node of the tree and 4 per input byte, at least 4194304)"
+	for _, tc := range []struct {
+		name string
+		comb func(w io.Writer, n int) error
+	}{
+		{"PerfView", hostile.PerfViewComb},
+		{".cpuprofile", hostile.V8Comb},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := Options{Stacks: true, MergeSamples: true}
+			peak, err := peakHeapOf(func(w io.Writer) error {
+				return hostile.Padded(w, pad, func(w io.Writer) error { return tc.comb(w, n) })
+			}, func(r io.Reader) (any, error) { return Read(r, "input", opts) })
+			t.Logf("peak %.1f MB: %v", mb(peak), err)
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("error %v, want one that says %q", err, want)
+			}
+			if peak > 48<<20 {
+				t.Errorf("peak %.1f MB refusing the comb, more than 48 MB", mb(peak))
 			}
 		})
 	}

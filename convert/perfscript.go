@@ -111,9 +111,9 @@ type perfReader struct {
 	// bySym finds the location of a line simpleFrameLine splits by its
 	// symbol and dso, which a location's system name (or name) and file
 	// are: a line recurs in many samples, and lines of one symbol differ
-	// mostly in their address and offset (issue 20: the full lines of a
-	// recording's leaf frames are nearly all distinct). It keeps no key of
-	// its own: a stack of a million distinct symbols took a map of them.
+	// mostly in their address and offset (the full lines of a recording's
+	// leaf frames are nearly all distinct). It keeps no key of its own: a
+	// stack of a million distinct symbols took a map of them.
 	bySym   hashindex.Index
 	symSeed hashindex.Seed
 	dsos    map[string]string // the files of frames, interned

@@ -691,7 +691,7 @@ func (pv *perfView) layout(b *profileBuilder, locs *etwLocations) (*perfViewStac
 		ids[d] = id
 	}
 	metaIdx := map[stacks.Thread]int32{}
-	pool := pv.in.newStackPool()
+	pool := pv.in.newStackPool(n)
 	b.usePool(pool)
 	var names []string
 	var chain []int32

@@ -222,6 +222,15 @@ func PerfViewChain(w io.Writer, depth, samples int, s Spread) error {
 	return bw.Flush()
 }
 
+// Padded writes what body writes followed by n spaces: input bytes that
+// hold nothing and compress a thousandfold.
+func Padded(w io.Writer, n int64, body func(io.Writer) error) error {
+	if err := body(w); err != nil {
+		return err
+	}
+	return repeat(w, ' ', n)
+}
+
 func appendVarint(b []byte, u uint64) []byte {
 	for u >= 0x80 {
 		b = append(b, byte(u)|0x80)
