@@ -58,13 +58,8 @@ func (pv *perfView) scanSamples(x *xmlInput, line int) error {
 // hold only part of.
 func (pv *perfView) scanWindow(w []byte, line int) (n, lines int, err error) {
 	for {
-		p := n
-		for p < len(w) && isXMLSpace(w[p]) {
-			if w[p] == '\n' {
-				lines++
-			}
-			p++
-		}
+		p, k := skipXMLSpace(w, n)
+		lines += k
 		n = p // white space is text the reader skips: read
 		end, tagLines, ok := pv.sampleTag(w[p:])
 		if !ok {
@@ -96,57 +91,71 @@ func (pv *perfView) sampleTag(w []byte) (end, lines int, ok bool) {
 	pv.sample = [3][]byte{}
 	p := len(open)
 	for {
-		for p < len(w) && isXMLSpace(w[p]) {
-			if w[p] == '\n' {
-				lines++
-			}
-			p++
-		}
+		var n int
+		p, n = skipXMLSpace(w, p)
+		lines += n
 		switch {
 		case p+1 < len(w) && w[p] == '/' && w[p+1] == '>':
 			return p + 2, lines, true
 		case p >= len(w) || !isNameStart(w[p]):
 			return 0, 0, false // '>' (a body), a name the decoder judges, or the window's end
 		}
-		k := p
-		for p < len(w) && isNameByte(w[p]) {
-			p++
-		}
-		name := w[k:p]
-		for p < len(w) && isXMLSpace(w[p]) {
-			if w[p] == '\n' {
-				lines++
-			}
-			p++
-		}
-		if p >= len(w) || w[p] != '=' {
+		name, value, q, n, ok := xmlAttr(w, p)
+		if !ok {
 			return 0, 0, false
 		}
-		p++
-		for p < len(w) && isXMLSpace(w[p]) {
-			if w[p] == '\n' {
-				lines++
-			}
-			p++
-		}
-		if p >= len(w) || w[p] != '"' && w[p] != '\'' {
-			return 0, 0, false
-		}
-		q := w[p]
-		p++
-		k = p
-		for p < len(w) && w[p] != q {
-			if c := w[p]; c < 0x20 || c > 0x7e || c == '&' || c == '<' {
-				return 0, 0, false // entities, controls, UTF-8: the decoder's
-			}
-			p++
-		}
-		if p >= len(w) {
-			return 0, 0, false
-		}
-		pv.setSampleAttr(name, w[k:p])
+		pv.setSampleAttr(name, value)
+		p, lines = q, lines+n
+	}
+}
+
+// xmlAttr reads an attribute name="value" (or 'value') at w[p:] whose
+// name is ASCII without a prefix and whose value is printable ASCII
+// without entities: its name, its value, where it ends and the lines it
+// spans. ok is false for any other (the decoder's to read), or one w
+// holds only part of.
+func xmlAttr(w []byte, p int) (name, value []byte, end, lines int, ok bool) {
+	k := p
+	for p < len(w) && isNameByte(w[p]) {
 		p++
 	}
+	name = w[k:p]
+	p, n := skipXMLSpace(w, p)
+	lines += n
+	if p >= len(w) || w[p] != '=' {
+		return nil, nil, 0, 0, false
+	}
+	p, n = skipXMLSpace(w, p+1)
+	lines += n
+	if p >= len(w) || w[p] != '"' && w[p] != '\'' {
+		return nil, nil, 0, 0, false
+	}
+	q := w[p]
+	p++
+	k = p
+	for p < len(w) && w[p] != q {
+		if c := w[p]; c < 0x20 || c > 0x7e || c == '&' || c == '<' {
+			return nil, nil, 0, 0, false // entities, controls, UTF-8: the decoder's
+		}
+		p++
+	}
+	if p >= len(w) {
+		return nil, nil, 0, 0, false
+	}
+	return name, w[k:p], p + 1, lines, true
+}
+
+// skipXMLSpace returns where the white space at w[p:] ends, and the lines
+// it ends.
+func skipXMLSpace(w []byte, p int) (int, int) {
+	lines := 0
+	for p < len(w) && isXMLSpace(w[p]) {
+		if w[p] == '\n' {
+			lines++
+		}
+		p++
+	}
+	return p, lines
 }
 
 // setSampleAttr keeps the value of a <Sample> attribute the reader reads,
