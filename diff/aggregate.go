@@ -142,7 +142,7 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 	m := float64(mu)
 	class := keyClasses(kt)
 	oneSide := min(nBase, nNew) == 1
-	skip, oneRun, self := markUntested(u, class, oneSide, m)
+	skip, oneRun, self := markUntested(u, class, oneSide, st.exactStacks, m)
 	// The spread groups' walk of the tree (a fifth of statsGraph's CPU)
 	// reads nothing the prior fit and the family below write: on another
 	// core meanwhile.
@@ -356,20 +356,7 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 	// smaller one keeps.
 	var lp *ladderPass
 	if st.correct == nil && st.ladderTop > m {
-		deltas := make([]float64, nFamily)
-		for i, h := range members {
-			x := h.node()
-			if h.self() {
-				d := u.selfNew[x] - u.selfBase[x]
-				deltas[i] = min(d, d-vanishedCallees(u, x))
-			} else {
-				deltas[i] = u.meanNew[x] - u.meanBase[x]
-			}
-		}
-		for i := range groups {
-			deltas[nMembers+i] = groups[i].delta()
-		}
-		lp = ladder(m, st.ladderTop, alpha, nNew, ps, exact, famParent, famSize, deltas, finish)
+		lp = ladder(m, st.ladderTop, alpha, nNew, ps, exact, famParent, famSize, familyDeltas(u, members, groups), finish)
 	}
 	passes := func(t int32, delta float64) bool {
 		if t == 0 || names[t-1] == nameUntested {
@@ -495,20 +482,92 @@ func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, peri
 	return g, untestedAbove(u, oneRun, m), model
 }
 
-// functionTotals sums, per key, the inclusive values of its nodes whose
-// caller is another function, base and new: a function's time over its
-// calling contexts, a direct recursion counted once.
-func functionTotals(u *union, keys int) (fn [2][]float64) {
-	fn[0], fn[1] = make([]float64, keys), make([]float64, keys)
-	for x := int32(1); int(x) < u.len(); x++ {
-		k := u.key[x]
-		if u.depth[x] < 2 || k < 0 || u.key[u.parent[x]] == k {
-			continue
+// newCall reports whether a new context of value v of the function k
+// that the base runs have elsewhere is a new call rather than moved work,
+// from the function's totals fn (functionTotals): moved work leaves the
+// total where it was and a new call grows it by the context's value — a
+// row formatter that now builds its string with += per field grows
+// runtime.concatstring3's total by all of its new context. So: the total
+// grew by μ, by a third of the context, and by more than twice what one
+// pair's jitter (maxPairJitter of the total, on each side) moves a total
+// that size — a recursive JavaScript pipeline's functions of seconds moved
+// 70 ms between contexts from run to run.
+func newCall(fn [2][]float64, k key, v, m float64) bool {
+	grew := fn[1][k] - fn[0][k]
+	jitter := 2 * math.Sqrt2 * maxPairJitter * max(fn[0][k], fn[1][k])
+	return grew >= m && grew >= v/3 && grew > jitter
+}
+
+// maxNewCallCandidates bounds the functions candidateTotals sums: a pass
+// over the union per 64 of them.
+const maxNewCallCandidates = 256
+
+// candidateTotals sums, for each function that has a new context of μ or
+// more and a context in the base runs (the candidates of newCall), the
+// inclusive values of its outermost contexts, base and new: its time over
+// its calling contexts, a recursion counted once (a recursive JavaScript
+// pipeline read a new deep context as many times its value). Other keys
+// stay 0; fn is nil when there are none or more than maxNewCallCandidates.
+// One pass in id order per 64 candidates: a node's parent comes
+// first, and a bit per candidate says whether it is on the path above.
+func candidateTotals(u *union, inBase []bool, m float64) (fn [2][]float64) {
+	n := u.len()
+	slot := make([]int32, len(inBase)) // 1 + the key's place among the candidates, 0 for none
+	cands := 0
+	for x := int32(1); int(x) < n; x++ {
+		if k := u.key[x]; u.depth[x] >= 2 && k >= 0 && inBase[k] && slot[k] == 0 && u.meanNew[x] >= m && u.baseRuns(x) == 0 {
+			cands++
+			slot[k] = int32(cands)
 		}
-		fn[0][k] += u.meanBase[x]
-		fn[1][k] += u.meanNew[x]
+	}
+	if cands == 0 || cands > maxNewCallCandidates {
+		// None, or so many that the sides are two programs more than
+		// two versions (an independent pair): all are moved work.
+		return fn
+	}
+	fn[0], fn[1] = make([]float64, len(inBase)), make([]float64, len(inBase))
+	above := make([]uint64, n)
+	for from := int32(0); from < int32(cands); from += 64 {
+		clear(above)
+		for x := int32(1); int(x) < n; x++ {
+			mask := above[u.parent[x]]
+			k := u.key[x]
+			if k < 0 {
+				above[x] = mask
+				continue
+			}
+			if i := slot[k] - 1; i >= from && i < from+64 {
+				bit := uint64(1) << (i - from)
+				if mask&bit == 0 && u.depth[x] >= 2 {
+					fn[0][k] += u.meanBase[x]
+					fn[1][k] += u.meanNew[x]
+				}
+				mask |= bit
+			}
+			above[x] = mask
+		}
 	}
 	return fn
+}
+
+// familyDeltas are the deltas of statsGraph's family, in its order: a
+// node's inclusive or self delta (less what vanished callees moved into
+// it, as the test's pass asks), then the spread groups'.
+func familyDeltas(u *union, members []hyp, groups []spreadGroup) []float64 {
+	deltas := make([]float64, len(members)+len(groups))
+	for i, h := range members {
+		x := h.node()
+		if h.self() {
+			d := u.selfNew[x] - u.selfBase[x]
+			deltas[i] = min(d, d-vanishedCallees(u, x))
+		} else {
+			deltas[i] = u.meanNew[x] - u.meanBase[x]
+		}
+	}
+	for i := range groups {
+		deltas[len(members)+i] = groups[i].delta()
+	}
+	return deltas
 }
 
 // vanishedCallees is the mean base time of node x's callees that no new
@@ -659,7 +718,7 @@ func untestedAbove(u *union, xs []int32, m float64) []int32 {
 // their caller's self time, and they are never tested. The union's self
 // values stay as they are (path ranking reads them): the folded ones are
 // copies of the callers' (foldedSelf).
-func markUntested(u *union, class []uint8, oneSide bool, m float64) (skip []bool, oneRun []int32, self foldedSelf) {
+func markUntested(u *union, class []uint8, oneSide, exact bool, m float64) (skip []bool, oneRun []int32, self foldedSelf) {
 	n := u.len()
 	folded := make([]bool, n)
 	self = foldedSelf{u: u}
@@ -672,7 +731,9 @@ func markUntested(u *union, class []uint8, oneSide bool, m float64) (skip []bool
 				inBase[u.key[x]] = true
 			}
 		}
-		fn = functionTotals(u, len(class))
+		if exact {
+			fn = candidateTotals(u, inBase, m)
+		}
 	}
 	// skip is folded, or an idle node (idle): neither is tested, and the
 	// spread groups leave both out. An idle node's callees are still
@@ -710,18 +771,17 @@ func markUntested(u *union, class []uint8, oneSide bool, m float64) (skip []bool
 		// it that only the new runs have may be the same work attributed
 		// to another caller (a reordered event, a call the matching
 		// placed elsewhere), which one run cannot tell from a new call,
-		// unless the function as a whole grew by half the new context or
-		// more: moved work leaves its total where it was, and a new call
-		// of runtime.concatstring3 in a row formatter (a string built
-		// with += per field) grows concatstring3's total by all of it. A
-		// function the base runs lack entirely is new code, tested.
-		//
-		// The collector's frames are tested, with their run-to-run
-		// variance taken as at least collectorCV of their time (prOf).
+		// unless the stacks are call stacks as the program made them
+		// (exact: Go, Java, native; not an event loop's, whose async
+		// stacks and deep recursions move work between contexts from
+		// run to run) and the function as a whole grew as a new call
+		// grows it (newCall). A function the base runs lack entirely is
+		// new code, tested.
 		if oneSide {
 			k := u.key[x]
-			moved := u.baseRuns(x) == 0 && inBase[k] && u.depth[x] >= 2 && fn[1][k]-fn[0][k] < u.meanNew[x]/2
-			if moved || u.depth[x] == 2 && (u.baseRuns(x) == 0 || u.newRuns(x) == 0) || sp&oneRunBelow != 0 {
+			moved := u.baseRuns(x) == 0 && inBase[k] && u.depth[x] >= 2 && (fn[0] == nil || u.meanNew[x] < m || !newCall(fn, k, u.meanNew[x], m))
+
+			if moved || u.depth[x] == 2 && (u.baseRuns(x) == 0 || u.newRuns(x) == 0) || class[k]&classCollector != 0 || sp&oneRunBelow != 0 {
 				if sp&oneRunBelow == 0 {
 					oneRun = append(oneRun, x)
 				}

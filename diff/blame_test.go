@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/ctdiff/ctdiff/cct"
 )
 
 // runsOf makes three runs of folded lines "stack VALUE", each value moved
@@ -195,5 +197,53 @@ func TestOwner(t *testing.T) {
 		if got := (ownership{eco: tt.eco}).owner(tt.f); got != tt.want {
 			t.Errorf("%s (%s) in %s: owner %d, want %d", tt.f.Function, tt.f.File, tt.eco, got, tt.want)
 		}
+	}
+}
+
+// candidateTotals counts a function's time over its outermost contexts
+// only: a recursion's inner calls are inside the outer one's value.
+func TestCandidateTotalsRecursion(t *testing.T) {
+	// root → thread → a → b → a (recursion), thread → c → a (new context).
+	u := &union{
+		parent:   []int32{-1, 0, 1, 2, 3, 1, 5},
+		depth:    []int32{0, 1, 2, 3, 4, 2, 3},
+		key:      []key{-1, 0, 1, 2, 1, 3, 1},
+		inBase:   []int32{1, 1, 1, 1, 1, 0, 0},
+		inNew:    []int32{1, 1, 1, 1, 1, 1, 1},
+		meanBase: []float64{0, 100, 100, 60, 60, 0, 0},
+		meanNew:  []float64{0, 200, 100, 60, 60, 100, 100},
+	}
+	inBase := []bool{true, true, true, false}
+	fn := candidateTotals(u, inBase, 50)
+	if fn[0][1] != 100 || fn[1][1] != 200 {
+		t.Errorf("a's totals %v → %v, want 100 → 200 (the recursion once, the new context added)", fn[0][1], fn[1][1])
+	}
+	if !newCall(fn, 1, 100, 50) {
+		t.Error("a's new context of 100 grew its total by 100: a new call")
+	}
+	if newCall([2][]float64{{0, 1000}, {0, 1100}}, 1, 100, 50) {
+		t.Error("a total of 1 s that grew by 100 ms is within a pair's jitter: moved work")
+	}
+}
+
+// One run a side: V8's "(program)" (its own native work) swings by 10-20%
+// from run to run on its own, and is no cause: +120 ms on a 604 ms base
+// read as a cause at adjusted p 1e-7 when it was tested as code.
+func TestOneRunVMSwingIsNoCause(t *testing.T) {
+	var base, nw []string
+	for i := range 150 {
+		v := 20 + float64(i%7)*5
+		stack := fmt.Sprintf("(root)@;main@/srv/app.js;handler%d@/srv/app.js;work%d@/srv/app.js", i%30, i)
+		base = append(base, fmt.Sprintf("%s %g", stack, v))
+		nw = append(nw, fmt.Sprintf("%s %g", stack, v*(1+0.02*float64(i%3-1))))
+	}
+	base = append(base, "(root)@;(program)@ 604")
+	nw = append(nw, "(root)@;(program)@ 725")
+	res := compare(t, []*cct.Tree{tree(t, base...)}, []*cct.Tree{tree(t, nw...)}, Options{})
+	if len(res.Causes) > 0 {
+		t.Errorf("causes %v, want none: the VM's own frames swing on their own", causeLines(res))
+	}
+	if res.Outcome.Status == StatusRegressed {
+		t.Errorf("verdict %s", res.Outcome.Status)
 	}
 }

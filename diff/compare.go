@@ -151,7 +151,7 @@ func (c *comparison) compare() *Result {
 	// the new run onto it is matching the pair: the pair's matching is
 	// read off the union (pairFromUnion) instead of being done again.
 	fromUnion := len(c.bRuns) == 1 && len(c.nRuns) == 1
-	pm := newMatcher(o.Match, o.LCS)
+	pm := o.matcher()
 	pm.kt, pm.renameMin = c.kt, c.renameMin
 	c.pm = pm
 	pairs := sync.OnceValue(func() []pairResult {
@@ -306,7 +306,7 @@ func (c *comparison) compare() *Result {
 // called between the two.
 func (c *comparison) buildUnion(beforeValues func()) {
 	c.u = newUnion()
-	c.um = newMatcher(c.o.Match, c.o.LCS)
+	c.um = c.o.matcher()
 	c.um.kt, c.um.renameMin = c.kt, c.renameMin
 	runs := c.runs
 	if c.early != nil {
@@ -402,6 +402,10 @@ func (sa statsAggregator) criticalGraph(c *comparison, _ func() []pairResult) cr
 	if def := defaultMinDelta(&c.nz, float64(res.Base.Total)); def > res.MinDelta {
 		st.ladderTop = float64(def)
 	}
+	switch keyEcosystem(c.kt) {
+	case Go, Java, Native:
+		st.exactStacks = true
+	}
 	g, oneRun, model := statsGraph(c.u, c.kt, nb, res.MinDelta, c.o.Alpha, meanPeriod(c.runs), st)
 	cg := criticalGraph{g: g, oneRun: oneRun}
 	if model != modelNone {
@@ -462,7 +466,7 @@ func parcsMatchings(bRuns, nRuns []*run, kt *keyTable, renameMin int64, o Option
 	for i := range strictCommon {
 		strictCommon[i] = sm.strictCommon(bRuns[i], nRuns[i])
 	}
-	nm := newMatcher(o.Match, o.LCS)
+	nm := o.matcher()
 	nm.kt, nm.renameMin = kt, renameMin
 	for i := 0; i+1 < len(bRuns); i++ {
 		a, b := bRuns[i], bRuns[i+1]
@@ -663,13 +667,17 @@ func keyEcosystem(kt *keyTable) Ecosystem {
 	})
 }
 
-// runDurations returns each run's recording duration (0 when unknown).
-func runDurations(runs []*run) []int64 {
-	d := make([]int64, len(runs))
-	for i, r := range runs {
-		d[i] = r.info.durationNanos
+// runRecordings returns the recording duration (0 when unknown) and raw
+// total of each base and new run.
+func runRecordings(base, nw []*run) recordings {
+	var rec recordings
+	for side, runs := range [2][]*run{base, nw} {
+		for _, r := range runs {
+			rec.durations[side] = append(rec.durations[side], r.info.durationNanos)
+			rec.totals[side] = append(rec.totals[side], r.total[0])
+		}
 	}
-	return d
+	return rec
 }
 
 // cpuRuns reports whether every run samples CPU time (cpuTime).

@@ -292,7 +292,7 @@ func (f *Fold) prepare(opts Options) (*comparison, error) {
 	// The plan fixes the unit of the normalized values, in which μ is
 	// read; prepareBench, which needs the runs' count, checks the
 	// benchmark outputs later (prepareComparison).
-	nz, err := planNormalization(runDurations(bRuns), runDurations(nRuns), cpuRuns(runs), o.Normalize, o.Metric.Unit, o.Bench != nil)
+	nz, err := planNormalization(runRecordings(bRuns, nRuns), cpuRuns(runs), o.Normalize, o.Metric.Unit, o.Bench != nil)
 	if err != nil {
 		return nil, err
 	}

@@ -24,7 +24,7 @@ func TestGolden(t *testing.T) {
 	}{
 		{"zam-figure4-intersect", zam(1, zamOld), zam(1, zamNew), Options{Aggregate: Intersect}},
 		{"zam-figure4-stats", zam(3, zamOld), zam(3, zamNew), Options{}},
-		{"parcs-figure5", trees(t, parcsOld), trees(t, parcsNew), Options{Match: PARCS, Aggregate: Intersect}},
+		{"parcs-figure5", trees(t, parcsOld), trees(t, parcsNew), Options{Match: PARCS, CallOrder: true, Aggregate: Intersect}},
 		{
 			"stats-noisy-runs",
 			trees(t,

@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
 	"testing"
@@ -33,45 +34,64 @@ func TestSiblingsSame(t *testing.T) {
 		{"other keys", ZAM, 2, []key{1, 2}, []key{1, 3}, nil, nil, false, MatcherCounts{LCS: 1, Residual: 0}},
 		{"longer", ZAM, 2, []key{1, 2}, []key{1, 2, 3}, nil, nil, false, MatcherCounts{LCS: 1}},
 	} {
-		t.Run(tt.name, func(t *testing.T) {
-			m := newMatcher(tt.mode, DefaultBudget)
-			if got := m.same(tt.ka, tt.kb, tt.ca, tt.cb, tt.depth, tt.mode); got != tt.same {
-				t.Fatalf("same = %v, want %v", got, tt.same)
+		// PARCS matches lists in call order or, without it, in call-site
+		// order (relaxedStatic): same must agree with both.
+		for _, callOrder := range []bool{true, false} {
+			if !callOrder && tt.mode != PARCS {
+				continue
 			}
-			// What the mode's own matching gives, without same.
-			ref := newMatcher(tt.mode, DefaultBudget)
-			var want []pair
-			switch {
-			case tt.depth == 0:
-				want = ref.alternate(tt.ka, tt.kb, nil)
-			case tt.mode == PARCS:
-				ref.counts.Relaxed++
-				want = ref.relaxed(tt.ka, tt.kb, tt.ca, tt.cb, nil)
-			case tt.mode == strict:
-				ref.counts.Strict++
-				want = strictLevel(tt.ka, tt.kb, nil)
-			default:
-				want = ref.hybrid(tt.ka, tt.kb, tt.depth == 1, nil)
-			}
-			if ref.counts != tt.want {
-				t.Errorf("the mode's matching counts %+v, want %+v", ref.counts, tt.want)
-			}
-			got := slices.Clone(newMatcher(tt.mode, DefaultBudget).siblings(tt.ka, tt.kb, tt.ca, tt.cb, tt.depth, tt.mode))
-			if !reflect.DeepEqual(got, want) {
-				t.Errorf("siblings = %v, the mode's matching %v", got, want)
-			}
-			m2 := newMatcher(tt.mode, DefaultBudget)
-			m2.siblings(tt.ka, tt.kb, tt.ca, tt.cb, tt.depth, tt.mode)
-			if m2.counts != ref.counts {
-				t.Errorf("siblings counts %+v, the mode's matching %+v", m2.counts, ref.counts)
-			}
-			identity := len(want) == len(tt.ka) && len(tt.ka) == len(tt.kb)
-			for i, p := range want {
-				identity = identity && p == pair{int32(i), int32(i)}
-			}
-			if tt.same && !identity {
-				t.Errorf("same lists matched %v, not position for position", want)
-			}
-		})
+			t.Run(fmt.Sprintf("%s, call order %v", tt.name, callOrder), func(t *testing.T) {
+				testSiblingsSame(t, tt.mode, tt.depth, tt.ka, tt.kb, tt.ca, tt.cb, tt.same, tt.want, callOrder)
+			})
+		}
+	}
+}
+
+func testSiblingsSame(t *testing.T, mode Matching, depth int32, ka, kb []key, ca, cb []int64, same bool, counts MatcherCounts, callOrder bool) {
+	matcher := func() *matcher {
+		m := newMatcher(mode, DefaultBudget)
+		m.callOrder = callOrder
+		return m
+	}
+	m := matcher()
+	if got := m.same(ka, kb, ca, cb, depth, mode); got != same {
+		t.Fatalf("same = %v, want %v", got, same)
+	}
+	// What the mode's own matching gives, without same.
+	ref := matcher()
+	var want []pair
+	switch {
+	case depth == 0:
+		want = ref.alternate(ka, kb, nil)
+	case mode == PARCS && callOrder:
+		ref.counts.Relaxed++
+		want = ref.relaxed(ka, kb, ca, cb, nil)
+	case mode == PARCS:
+		ref.counts.Relaxed++
+		want = ref.relaxedStatic(ka, kb, ca, cb, nil)
+	case mode == strict:
+		ref.counts.Strict++
+		want = strictLevel(ka, kb, nil)
+	default:
+		want = ref.hybrid(ka, kb, depth == 1, nil)
+	}
+	if ref.counts != counts {
+		t.Errorf("the mode's matching counts %+v, want %+v", ref.counts, counts)
+	}
+	got := slices.Clone(matcher().siblings(ka, kb, ca, cb, depth, mode))
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("siblings = %v, the mode's matching %v", got, want)
+	}
+	m2 := matcher()
+	m2.siblings(ka, kb, ca, cb, depth, mode)
+	if m2.counts != ref.counts {
+		t.Errorf("siblings counts %+v, the mode's matching %+v", m2.counts, ref.counts)
+	}
+	identity := len(want) == len(ka) && len(ka) == len(kb)
+	for i, p := range want {
+		identity = identity && p == pair{int32(i), int32(i)}
+	}
+	if same && !identity {
+		t.Errorf("same lists matched %v, not position for position", want)
 	}
 }

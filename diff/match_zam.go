@@ -30,6 +30,14 @@ type matcher struct {
 	restKB []key
 	// strictOf is strictCommon's match per node of the new run.
 	strictOf []int32
+	// callOrder: the child lists are in call order (Options.CallOrder),
+	// which PARCS's relaxed matching reads; otherwise it orders them
+	// itself (relaxedStatic), in ordA and ordB, the lists so ordered in
+	// sortKA, sortKB, sortCA and sortCB.
+	callOrder      bool
+	ordA, ordB     []int32
+	sortKA, sortKB []key
+	sortCA, sortCB []int64
 	// flags, owner, spans, w and ord are addRun's; cu and cr its call sites of
 	// a list, renamed and added the keys it gives union nodes (joined
 	// into the union's key set after each pass), room and at the count
@@ -53,6 +61,13 @@ type matcher struct {
 
 func newMatcher(mode Matching, budget Budget) *matcher {
 	return &matcher{mode: mode, budget: budget, head: map[key]int32{}}
+}
+
+// matcher returns a matcher of o's matching, budget and sibling order.
+func (o Options) matcher() *matcher {
+	m := newMatcher(o.Match, o.LCS)
+	m.callOrder = o.CallOrder
+	return m
 }
 
 // siblings returns the matched pairs of the child lists ka (old) and kb
@@ -80,7 +95,11 @@ func (m *matcher) siblings(ka, kb []key, ca, cb []int64, parentDepth int32, mode
 	switch mode {
 	case PARCS:
 		m.counts.Relaxed++
-		m.pairs = m.relaxed(ka, kb, ca, cb, m.pairs)
+		if m.callOrder {
+			m.pairs = m.relaxed(ka, kb, ca, cb, m.pairs)
+		} else {
+			m.pairs = m.relaxedStatic(ka, kb, ca, cb, m.pairs)
+		}
 	case strict:
 		m.counts.Strict++
 		m.pairs = strictLevel(ka, kb, m.pairs)

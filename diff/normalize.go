@@ -2,6 +2,7 @@ package diff
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -131,12 +132,25 @@ type Normalization struct {
 	RawBase, RawNew int64
 	RawUnit         string
 	// BaseDurations and NewDurations are the profiles' recording durations
-	// (DurationNanos, 0 when unknown); FixedDuration says they are all
-	// known and equal within 5%.
+	// (DurationNanos, 0 when unknown); FixedDuration says they look like
+	// fixed-duration recordings (recordedWindow): profiles of CPU time whose
+	// durations are all known, equal within 5%, and a whole number of
+	// seconds or covering different amounts of work on a side.
 	BaseDurations, NewDurations []int64
 	FixedDuration               bool
 	// cpu says every profile samples CPU time (cpuTime).
 	cpu bool
+	// unsure is the warning of an automatic choice the recordings do not
+	// settle (normalize gives it); checkBulk, which settles it from the
+	// values, drops it.
+	unsure string
+}
+
+// Recordings is what the automatic normalization reads of each side's
+// runs (base, then new): their recording durations (0 when unknown) and
+// raw totals in the compared metric.
+type recordings struct {
+	durations, totals [2][]int64
 }
 
 // PlanNormalization decides the normalization of a comparison before it
@@ -148,52 +162,28 @@ type Normalization struct {
 // against the unit it plans (Normalization.Unit, set from metricUnit).
 // Its errors are *NormalizeError.
 //
-// The automatic choice: iteration counts → NormalizeIteration; profiles that
-// all cover the same duration and sample CPU time → NormalizeShare
-// (fixed-duration profiles, where none would be wrong); otherwise NormalizeNone (fixed work, or
-// durations unknown).
+// The automatic choice: iteration counts → NormalizeIteration; profiles of
+// CPU time that look like fixed-duration recordings (recordedWindow) →
+// NormalizeShare, where none would be wrong; otherwise NormalizeNone (fixed
+// work, or durations unknown), with a warning when the durations alone
+// would have said fixed duration.
 func PlanNormalization(base, nw []*cct.Tree, n Normalize, metricUnit string, iterations bool) (Normalization, error) {
-	return planNormalization(durations(base), durations(nw), cpuTime(base, nw), n, metricUnit, iterations)
+	rec := recordings{durations: [2][]int64{durations(base), durations(nw)}, totals: [2][]int64{cpuTotals(base), cpuTotals(nw)}}
+	return planNormalization(rec, cpuTime(base, nw), n, metricUnit, iterations)
 }
 
 // planNormalization is PlanNormalization given what it reads of the trees:
-// their durations, and whether all sample CPU time (cpuTime).
-func planNormalization(baseDurations, newDurations []int64, cpu bool, n Normalize, metricUnit string, iterations bool) (Normalization, error) {
+// their recordings, and whether all sample CPU time (cpuTime).
+func planNormalization(rec recordings, cpu bool, n Normalize, metricUnit string, iterations bool) (Normalization, error) {
 	nz := Normalization{Mode: n.Mode, Func: n.Func, Scale: 1, RawUnit: metricUnit}
-	nz.BaseDurations, nz.NewDurations = baseDurations, newDurations
-	all := append(slices.Clone(nz.BaseDurations), nz.NewDurations...)
-	spread, known := durationSpread(all)
-	// Only CPU-time profiles are capped by their window: in a wall-clock
-	// timeline (DevTools, V8, async-profiler wall) idle time absorbs a
-	// slower function, so a trace of one interaction is fixed work however
-	// long it was recorded, and absolute values compare. The accuracy
-	// harness (ZAM RQ1 on V8 timelines) lost 30% recall when equal-length
-	// timelines were compared as shares.
-	nz.FixedDuration = known && spread <= fixedDurationSpread && cpu
+	nz.BaseDurations, nz.NewDurations = rec.durations[0], rec.durations[1]
+	w := recordedWindow(rec, cpu)
+	nz.FixedDuration = w.fixed()
 	nz.cpu = cpu
 	switch nz.Mode {
 	case "", NormalizeAuto:
 		nz.Auto = true
-		switch {
-		case iterations:
-			nz.Mode = NormalizeIteration
-			nz.Reason = "benchmark outputs give each run's iteration count, so time per iteration compares"
-		case nz.FixedDuration:
-			nz.Mode = NormalizeShare
-			nz.Reason = fmt.Sprintf("every profile covers %s (±%.1f%%) and no iteration count was given: fixed-duration profiles, whose total the recording window caps, so a slower function takes time from the others; shares of each run's total compare, absolute times (none) would not",
-				fmtDuration(all[0]), 100*spread)
-		case known && spread <= fixedDurationSpread:
-			nz.Mode = NormalizeNone
-			nz.Reason = fmt.Sprintf("every profile covers %s, but they sample wall-clock time, where idle time absorbs a slower function: fixed work, so absolute values compare",
-				fmtDuration(all[0]))
-		case known:
-			nz.Mode = NormalizeNone
-			nz.Reason = fmt.Sprintf("the profiles cover different durations (base %s, new %s): fixed work, so absolute values compare",
-				fmtDuration(meanInt(nz.BaseDurations)), fmtDuration(meanInt(nz.NewDurations)))
-		default:
-			nz.Mode = NormalizeNone
-			nz.Reason = "the inputs do not record their durations, so nothing says the work was not fixed: absolute values compare"
-		}
+		nz.choose(w, rec, iterations)
 	case NormalizeNone, NormalizeTotal, NormalizeShare:
 	case NormalizePer:
 		if n.Func == "" {
@@ -211,6 +201,177 @@ func planNormalization(baseDurations, newDurations []int64, cpu bool, n Normaliz
 		nz.Unit = UnitShare
 	}
 	return nz, nil
+}
+
+// choose is the automatic choice of the mode, for recordings that look as w
+// says.
+func (nz *Normalization) choose(w window, rec recordings, iterations bool) {
+	all := append(slices.Clone(nz.BaseDurations), nz.NewDurations...)
+	switch {
+	case iterations:
+		nz.Mode = NormalizeIteration
+		nz.Reason = "benchmark outputs give each run's iteration count, so time per iteration compares"
+	case w.fixed():
+		nz.Mode = NormalizeShare
+		nz.Reason = fmt.Sprintf("every profile covers %s (±%.1f%%)%s: fixed-duration profiles, whose total the recording window caps, so a slower function takes time from the others; shares of each run's total compare, absolute times (none) would not",
+			fmtDuration(all[0]), 100*w.spread, w.evidence())
+		nz.unsure = w.unsureShare(rec)
+	case w.equal && !w.cpu:
+		nz.Mode = NormalizeNone
+		nz.Reason = fmt.Sprintf("every profile covers %s, but they sample wall-clock time, where idle time absorbs a slower function: fixed work, so absolute values compare",
+			fmtDuration(all[0]))
+	case w.equal:
+		nz.Mode = NormalizeNone
+		nz.Reason = fmt.Sprintf("every profile covers %s (±%.1f%%), but not a whole number of seconds as requested windows last, and no side's runs did different amounts of work in it: fixed work that took as long on both sides, so absolute values compare",
+			fmtDuration(all[0]), 100*w.spread)
+		nz.unsure = fmt.Sprintf("every profile covers %s, as fixed-duration recordings would, but they are compared as fixed work (--normalize none), since that is not a whole number of seconds as requested windows last; if they were recorded for a fixed time with the program busy throughout, use --normalize share",
+			fmtDuration(all[0]))
+	case w.known:
+		nz.Mode = NormalizeNone
+		nz.Reason = fmt.Sprintf("the profiles cover different durations (base %s, new %s): fixed work, so absolute values compare",
+			fmtDuration(meanInt(nz.BaseDurations)), fmtDuration(meanInt(nz.NewDurations)))
+	default:
+		nz.Mode = NormalizeNone
+		nz.Reason = "the inputs do not record their durations, so nothing says the work was not fixed: absolute values compare"
+	}
+}
+
+// A window is what the recordings say of a recording window.
+//
+// Equal durations alone do not make fixed-duration profiles: runs of a
+// fixed amount of work last as long when their wall time is set by
+// something else than their CPU time (a paced input, waits, a busy
+// machine), or when a change is small, and compared as shares a job 7%
+// slower reads as unchanged. A requested window lasts a whole number of
+// seconds (pprof's /debug/pprof/profile?seconds=N, perf record -- sleep N,
+// JFR's duration=Ns, async-profiler -d N), and the runs of a side do
+// different amounts of work in it when the machine's load or the program's
+// input varies (testdata/fixed-duration: durations within 1.2%, totals
+// within a side 45% and 60% apart), where runs of fixed work keep their
+// totals and their durations vary. How much of a core the profile's total
+// covers does not tell them apart: the fixed-duration example's runs, on
+// a busy machine, cover 52-85% of one core, the fixed-work example's
+// 102-103%.
+type window struct {
+	known  bool    // every duration known
+	spread float64 // of all durations
+	equal  bool    // known, within fixedDurationSpread
+	cpu    bool    // every profile samples CPU time
+	// seconds is the whole number of seconds every duration is near (0
+	// when there is none); varied says a side of two or more runs did
+	// different amounts of work in the same time.
+	seconds int64
+	varied  bool
+}
+
+// recordedWindow reads the recordings. Only CPU-time profiles are capped by
+// their window: in a wall-clock timeline (DevTools, V8, async-profiler
+// wall) idle time absorbs a slower function, so a trace of one interaction
+// is fixed work however long it was recorded, and absolute values compare.
+// The accuracy harness (ZAM RQ1 on V8 timelines) lost 30% recall when
+// equal-length timelines were compared as shares.
+func recordedWindow(rec recordings, cpu bool) window {
+	all := append(slices.Clone(rec.durations[0]), rec.durations[1]...)
+	var w window
+	w.spread, w.known = durationSpread(all)
+	w.equal = w.known && w.spread <= fixedDurationSpread
+	w.cpu = cpu
+	if !w.equal {
+		return w
+	}
+	w.seconds = wholeSeconds(all)
+	for side := range rec.durations {
+		w.varied = w.varied || variedWork(rec.durations[side], rec.totals[side])
+	}
+	return w
+}
+
+// fixed reports whether the recordings look like fixed-duration
+// recordings of CPU time.
+func (w window) fixed() bool { return w.equal && w.cpu && (w.seconds > 0 || w.varied) }
+
+// evidence says, for a reason, what besides equal durations made the
+// window.
+func (w window) evidence() string {
+	switch {
+	case w.seconds > 0 && w.varied:
+		return ", a whole number of seconds as requested windows last, and the runs of a side did different amounts of work in it"
+	case w.seconds > 0:
+		return ", a whole number of seconds as requested windows last"
+	}
+	return ", and the runs of a side did different amounts of work in it"
+}
+
+// unsureShare is the warning of a choice of shares that one run a side
+// leaves open: a window that caps the total keeps the totals equal
+// (unless the machine's load changed), and fixed work that happened to
+// last a whole number of seconds on both sides does not; "" when a side
+// has several runs that did different amounts of work, or the totals are
+// within bulkShift (where both modes put every function alike).
+func (w window) unsureShare(rec recordings) string {
+	if w.varied || min(len(rec.totals[0]), len(rec.totals[1])) != 1 {
+		return ""
+	}
+	b, n := meanInt(rec.totals[0]), meanInt(rec.totals[1])
+	if b <= 0 || n <= 0 || math.Abs(math.Log(float64(n)/float64(b))) <= math.Log1p(bulkShift) {
+		return ""
+	}
+	return fmt.Sprintf("one run on a side: both profiles cover %ds and are compared as fixed-duration recordings (--normalize share), but their totals differ by %s, which a window that caps the total does not make unless the machine's load changed; if the runs did a fixed amount of work, use --normalize none",
+		w.seconds, signedPct(n-b, b))
+}
+
+// wholeSeconds returns the whole number of seconds N ≥ 1 every duration is
+// near, or 0: from 1% (at least 30 ms) short of N, as a span from the
+// first sample to the last is, to 2% (at least 200 ms) over, as pprof's
+// handler, which stops the profile once its reader has caught up, and a
+// busy machine make it.
+func wholeSeconds(d []int64) int64 {
+	if len(d) == 0 {
+		return 0
+	}
+	n := int64(math.Round(float64(d[0]) / 1e9))
+	if n < 1 {
+		return 0
+	}
+	lo, hi := n*1e9-max(n*1e7, 30e6), n*1e9+max(n*2e7, 200e6)
+	for _, x := range d {
+		if x < lo || x > hi {
+			return 0
+		}
+	}
+	return n
+}
+
+// variedWork reports whether a side's runs, two or more, did clearly
+// different amounts of work in the same time: their totals spread by
+// windowWorkSpread or more, and by twice their durations' spread.
+func variedWork(durations, totals []int64) bool {
+	if len(totals) < 2 || len(totals) != len(durations) {
+		return false
+	}
+	ts, ok := durationSpread(totals)
+	ds, _ := durationSpread(durations)
+	return ok && ts >= windowWorkSpread && ts >= 2*ds
+}
+
+// windowWorkSpread is how far apart the totals of a side's runs must be
+// for variedWork: runs of fixed work keep their CPU totals within a few
+// percent (testdata/example: 5.8%), and the machine's load moves a
+// window's by more (testdata/fixed-duration: 45%).
+const windowWorkSpread = 0.1
+
+// cpuTotals returns each tree's root total of CPU time, or of its first
+// sample type when it has none named cpu.
+func cpuTotals(ts []*cct.Tree) []int64 {
+	out := make([]int64, len(ts))
+	for i, t := range ts {
+		k := slices.IndexFunc(t.SampleTypes, func(v cct.ValueType) bool { return v.Type == "cpu" })
+		if len(t.Nodes) == 0 || len(t.SampleTypes) == 0 {
+			continue
+		}
+		out[i] = t.Total(cct.RootID)[max(k, 0)]
+	}
+	return out
 }
 
 // cpuTime reports whether every tree samples CPU time (pprof period type
@@ -237,6 +398,9 @@ func cpuSampled(period cct.ValueType, types []cct.ValueType) bool {
 func normalize(nz *Normalization, base, nw []*run, bench *benchIterations, res *Result) error {
 	nz.RawBase, nz.RawNew = exactMeanTotal(base), exactMeanTotal(nw)
 	nz.BaseFactors, nz.NewFactors = ones(len(base)), ones(len(nw))
+	if nz.unsure != "" {
+		res.warn("%s", nz.unsure)
+	}
 	switch nz.Mode {
 	case NormalizeNone:
 		if nz.FixedDuration && !nz.Auto { // checkBulk's choice says why

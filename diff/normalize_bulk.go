@@ -215,6 +215,7 @@ func (nz *Normalization) checkBulk(b, n *flatProfile, minDelta Threshold) {
 	if other < bulkWins*planned || other < bulkMinUnchanged || !(math.Abs(math.Log(bk.scale)) > math.Log1p(bulkShift)) {
 		return
 	}
+	nz.unsure = "" // the values settle it
 	if nz.Mode == NormalizeShare {
 		nz.Mode = NormalizeNone
 		nz.Reason = fmt.Sprintf("the profiles cover equal windows, where shares of each run's total would compare, but the functions both sides have kept their absolute time (%.0f%% of their time unchanged within ±%.0f%%, against %.0f%% in shares): the window did not cap the total, and what changed is some functions, not the load, so absolute values compare (in shares every function the change did not touch would seem to change)",

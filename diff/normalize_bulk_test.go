@@ -60,7 +60,7 @@ func TestCheckBulk(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			bd := []int64{tt.durations[0], tt.durations[0]}
 			nd := []int64{tt.durations[1], tt.durations[1]}
-			nz, err := planNormalization(bd, nd, tt.cpu, Normalize{}, "nanoseconds", false)
+			nz, err := planNormalization(recordings{durations: [2][]int64{bd, nd}}, tt.cpu, Normalize{}, "nanoseconds", false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -89,7 +89,7 @@ func TestCheckBulk(t *testing.T) {
 // An explicit mode is never revised.
 func TestCheckBulkKeepsExplicitModes(t *testing.T) {
 	for _, m := range []NormalizeMode{NormalizeShare, NormalizeNone, NormalizeTotal} {
-		nz, err := planNormalization([]int64{30e9}, []int64{30e9}, true, Normalize{Mode: m}, "nanoseconds", false)
+		nz, err := planNormalization(recordings{durations: [2][]int64{{30e9}, {30e9}}}, true, Normalize{Mode: m}, "nanoseconds", false)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,6 +2,7 @@ package diff
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -49,24 +50,76 @@ func TestPlanNormalizationAuto(t *testing.T) {
 	for _, tt := range []struct {
 		name       string
 		base, nw   []int64 // durations in ms, 0 unknown
+		totals     []int64 // ms of work per run, base then new (nil: 10 each)
 		iterations bool
 		want       NormalizeMode
 		reason     string
+		warn       string // a part of the warning; "" for none
 	}{
-		{"fixed duration", []int64{30000, 30004}, []int64{30011}, false, NormalizeShare, "every profile covers 30s (±0.0%) and no iteration count was given: fixed-duration profiles"},
-		{"fixed work", []int64{1500, 1600}, []int64{1700}, false, NormalizeNone, "the profiles cover different durations (base 1.55s, new 1.7s): fixed work"},
-		{"unknown", []int64{0, 1000}, []int64{1000}, false, NormalizeNone, "the inputs do not record their durations"},
-		{"benchmark", []int64{1000, 1000}, []int64{1000}, true, NormalizeIteration, "benchmark outputs give each run's iteration count"},
+		{"fixed duration", []int64{30000, 30004}, []int64{30011}, nil, false, NormalizeShare,
+			"every profile covers 30s (±0.0%), a whole number of seconds as requested windows last: fixed-duration profiles", ""},
+		{"fixed work", []int64{1500, 1600}, []int64{1700}, nil, false, NormalizeNone, "the profiles cover different durations (base 1.55s, new 1.7s): fixed work", ""},
+		{"unknown", []int64{0, 1000}, []int64{1000}, nil, false, NormalizeNone, "the inputs do not record their durations", ""},
+		{"benchmark", []int64{1000, 1000}, []int64{1000}, nil, true, NormalizeIteration, "benchmark outputs give each run's iteration count", ""},
+		// Equal durations that are not a whole number of seconds: fixed
+		// work that took as long (a paced input), 7% more of it.
+		{"equal durations, not whole seconds", []int64{1371}, []int64{1373}, []int64{590, 631}, false, NormalizeNone,
+			"every profile covers 1.371s (±0.1%), but not a whole number of seconds as requested windows last, and no side's runs did different amounts of work in it: fixed work",
+			"every profile covers 1.371s, as fixed-duration recordings would, but they are compared as fixed work (--normalize none), since that is not a whole number of seconds as requested windows last; if they were recorded for a fixed time with the program busy throughout, use --normalize share"},
+		{"equal durations, not whole seconds, several runs", []int64{1371, 1380}, []int64{1373, 1369}, []int64{590, 600, 631, 628}, false, NormalizeNone,
+			"every profile covers 1.371s (±0.8%), but not a whole number of seconds", "if they were recorded for a fixed time with the program busy throughout, use --normalize share"},
+		// The runs of a side did different amounts of work in the same
+		// time: a window, whatever its length.
+		{"equal durations, different work on a side", []int64{1371, 1380}, []int64{1373, 1369}, []int64{590, 900, 631, 628}, false, NormalizeShare,
+			"every profile covers 1.371s (±0.8%), and the runs of a side did different amounts of work in it: fixed-duration profiles", ""},
+		// A whole number of seconds, one run a side: shares, but totals
+		// 7% apart, which a capped window does not make, are worth a
+		// warning; equal totals are not.
+		{"whole seconds, one run a side, totals apart", []int64{2003}, []int64{2011}, []int64{1500, 1605}, false, NormalizeShare,
+			"every profile covers 2.003s (±0.4%), a whole number of seconds", "one run on a side: both profiles cover 2s and are compared as fixed-duration recordings (--normalize share), but their totals differ by +7.0%, which a window that caps the total does not make unless the machine's load changed; if the runs did a fixed amount of work, use --normalize none"},
+		{"whole seconds, one run a side, totals alike", []int64{2003}, []int64{2011}, []int64{1500, 1530}, false, NormalizeShare,
+			"every profile covers 2.003s (±0.4%), a whole number of seconds", ""},
+		{"whole seconds, 30 ms short", []int64{1975}, []int64{1990}, nil, false, NormalizeShare, "every profile covers 1.975s (±0.8%), a whole number of seconds", ""},
+		{"just over a second", []int64{1210}, []int64{1230}, nil, false, NormalizeNone, "every profile covers 1.21s (±1.7%), but not a whole number of seconds", "use --normalize share"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			b := withDurations(trees(t, one, one), tt.base...)
-			n := withDurations(trees(t, one), tt.nw...)
+			totals := tt.totals
+			if totals == nil {
+				totals = slices.Repeat([]int64{10}, len(tt.base)+len(tt.nw))
+			}
+			var b, n []*cct.Tree
+			for i, v := range totals {
+				tr := tree(t, "main;work "+strconv.FormatInt(v, 10))
+				if i < len(tt.base) {
+					b = append(b, tr)
+				} else {
+					n = append(n, tr)
+				}
+			}
+			withDurations(b, tt.base...)
+			withDurations(n, tt.nw...)
 			nz, err := PlanNormalization(b, n, Normalize{}, "nanoseconds", tt.iterations)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if nz.Mode != tt.want || !nz.Auto || !strings.HasPrefix(nz.Reason, tt.reason) {
 				t.Errorf("mode %s (auto %v), reason %q; want %s, %q...", nz.Mode, nz.Auto, nz.Reason, tt.want, tt.reason)
+			}
+			if tt.warn == "" && nz.unsure != "" || !strings.Contains(nz.unsure, tt.warn) {
+				t.Errorf("warning %q, want one with %q", nz.unsure, tt.warn)
+			}
+			if tt.want != NormalizeIteration && nz.FixedDuration != (tt.want == NormalizeShare) {
+				t.Errorf("FixedDuration %v under %s", nz.FixedDuration, nz.Mode)
+			}
+			if tt.iterations {
+				return // normalize needs the benchmark outputs
+			}
+			res := &Result{}
+			if err := normalize(&nz, treeRuns(t, b), treeRuns(t, n), nil, res); err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Join(res.Warnings, "\n"); got != nz.unsure {
+				t.Errorf("normalize warned %q, want %q", got, nz.unsure)
 			}
 		})
 	}
@@ -229,4 +282,18 @@ func TestNormalizedGraphsRelaxAncestors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// treeRuns returns the runs of trees, in their cpu values.
+func treeRuns(t *testing.T, ts []*cct.Tree) []*run {
+	m, err := SampleMetric("cpu", ts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kt := newKeyTable()
+	var out []*run
+	for _, tr := range ts {
+		out = append(out, newRun(tr, kt, m))
+	}
+	return out
 }

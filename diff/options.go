@@ -33,7 +33,8 @@ const (
 	// matching for top-level functions and when the budget is exceeded.
 	ZAM Matching = "zam"
 	// PARCS is PARCS's relaxed common-tree matching (Definition 2, with the
-	// call-site rules 3 and 4).
+	// call-site rules 3 and 4), over children in call order when
+	// Options.CallOrder says the trees have it, else in call-site order.
 	PARCS Matching = "parcs"
 )
 
@@ -293,6 +294,16 @@ type Options struct {
 	Aggregate Aggregate
 	// Match pairs siblings; "" means DefaultMatching.
 	Match Matching
+	// CallOrder says the trees list each node's children in the order the
+	// program first called them, as PARCS's exhaustive (instrumented) CCTs
+	// do; its relaxed matching (Definition 2, rules 3 and 4) reads that
+	// order. Sampled profiles do not have it: cct lists children as
+	// samples first reached them, which differs from run to run for
+	// callees called in a loop, with or without timestamps. Without it
+	// (the zero value) PARCS orders each child list by call site, then
+	// identity, on both sides (match_parcs.go, relaxedStatic). ZAM's
+	// matching does not depend on it.
+	CallOrder bool
 	// Alpha is the family-wise error rate of the Stats tests (0 means
 	// DefaultAlpha).
 	Alpha float64
@@ -343,6 +354,11 @@ type statsChoices struct {
 	// ladderTop is the default μ when μ is below it: statsGraph then
 	// keeps what the thresholds up to it find (ladder.go); 0 otherwise.
 	ladderTop float64
+	// exactStacks says the profiles' stacks are the program's call
+	// stacks (Go, Java, native), not an event loop's: with one run a
+	// side, a new context of a known function is then tested when the
+	// function's total grew as a new call grows it (markUntested).
+	exactStacks bool
 }
 
 // DefaultOptions returns the options `ctdiff diff` uses without flags.

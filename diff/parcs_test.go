@@ -22,8 +22,10 @@ var (
 )
 
 // matchedPaths matches two one-run trees with mode and lists the new tree's
-// matched nodes as "thread/A/B" paths.
-func matchedPaths(t *testing.T, old, nw string, mode Matching) []string {
+// matched nodes as "thread/A/B" paths. callOrder says the trees list
+// children in call order, as the figures' exhaustive CCTs do
+// (Options.CallOrder).
+func matchedPaths(t *testing.T, old, nw string, mode Matching, callOrder bool) []string {
 	t.Helper()
 	kt := newKeyTable()
 	m, err := SampleMetric("cpu", trees(t, old, nw)...)
@@ -33,7 +35,9 @@ func matchedPaths(t *testing.T, old, nw string, mode Matching) []string {
 	ts := trees(t, old, nw)
 	a, b := newRun(ts[0], kt, m), newRun(ts[1], kt, m)
 	var out []string
-	for nb, na := range newMatcher(mode, DefaultBudget).matchTrees(a, b, mode) {
+	mt := newMatcher(mode, DefaultBudget)
+	mt.callOrder = callOrder
+	for nb, na := range mt.matchTrees(a, b, mode) {
 		if na < 0 || nb == 0 {
 			continue
 		}
@@ -49,9 +53,10 @@ func matchedPaths(t *testing.T, old, nw string, mode Matching) []string {
 
 func TestPARCSFigure3(t *testing.T) {
 	for _, tt := range []struct {
-		name string
-		mode Matching
-		want []string
+		name   string
+		mode   Matching
+		static bool // children not in call order (Options.CallOrder unset)
+		want   []string
 	}{
 		{
 			// Definition 1: C (position 2) meets F and mismatches; so does
@@ -73,9 +78,20 @@ func TestPARCSFigure3(t *testing.T) {
 			mode: ZAM,
 			want: []string{"(all threads)", "(all threads)/A", "(all threads)/A/B", "(all threads)/A/B/D", "(all threads)/A/C", "(all threads)/A/C/H", "(all threads)/A/C/I"},
 		},
+		{
+			// Without call order (sampled profiles), children are
+			// ordered by call site: A's lists keep B and C in order
+			// around the inserted F; C's new I is called from a line
+			// before H's, where the old one was after it, so only one
+			// of the two keeps its place (the LCS keeps I).
+			name:   "relaxed common tree in call-site order",
+			mode:   PARCS,
+			static: true,
+			want:   []string{"(all threads)", "(all threads)/A", "(all threads)/A/B", "(all threads)/A/B/D", "(all threads)/A/C", "(all threads)/A/C/I"},
+		},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := matchedPaths(t, parcsOld, parcsNew, tt.mode); !slices.Equal(got, tt.want) {
+			if got := matchedPaths(t, parcsOld, parcsNew, tt.mode, !tt.static); !slices.Equal(got, tt.want) {
 				t.Errorf("matched\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
 			}
 		})
@@ -130,7 +146,7 @@ func near(a, b float64) bool { return math.Abs(a-b) < 0.01 }
 // Figure 5: the relaxed common trees overlap by 76%; the topological
 // differences are F's subtree and the two unmatched I.
 func TestPARCSFigure5(t *testing.T) {
-	res := compare(t, trees(t, parcsOld), trees(t, parcsNew), Options{Match: PARCS, Aggregate: Intersect})
+	res := compare(t, trees(t, parcsOld), trees(t, parcsNew), Options{Match: PARCS, CallOrder: true, Aggregate: Intersect})
 	ov := res.Overlap
 	// |CCT1| = 7 (thread, A, B, D, C, H, I), |CCT2| = 9, |CT| = 6 relaxed,
 	// 4 strict.
@@ -311,6 +327,45 @@ func TestCollectRootsOnePair(t *testing.T) {
 				}) {
 					t.Errorf("limit %d: topology %d %v, want %d %v", limit, gotN, got, wantN, want)
 				}
+			}
+		})
+	}
+}
+
+// relaxedStatic orders both lists by call site, then key, and matches
+// them with Definition 2 in that order; the pairs come back in the lists'
+// own positions, ascending in b.
+func TestRelaxedStatic(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		ka, kb []key
+		ca, cb []int64
+		want   []pair
+	}{
+		{"listed in another order, no call sites", []key{1, 2, 3}, []key{3, 1, 2}, nil, nil,
+			[]pair{{2, 0}, {0, 1}, {1, 2}}},
+		{"only common callees", []key{1, 2, 4}, []key{5, 4, 1}, nil, nil,
+			[]pair{{2, 1}, {0, 2}}},
+		{"an inserted call shifts the lines after it", []key{1, 2}, []key{2, 9, 1}, []int64{1, 2}, []int64{3, 2, 1},
+			[]pair{{1, 0}, {0, 2}}},
+		// Figure 3b's C: H₅ I₁₀ → I₂ H₄. I moved before H: one keeps
+		// its place.
+		{"a call moved past another", []key{5, 6}, []key{6, 5}, []int64{5, 10}, []int64{2, 4},
+			[]pair{{1, 0}}},
+		// One function called from two lines, listed in another order
+		// and shifted by a line: paired in line order.
+		{"one function from two lines", []key{7, 7}, []key{7, 7}, []int64{3, 10}, []int64{11, 4},
+			[]pair{{1, 0}, {0, 1}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m := newMatcher(PARCS, DefaultBudget)
+			got := m.relaxedStatic(tt.ka, tt.kb, tt.ca, tt.cb, nil)
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("pairs %v, want %v", got, tt.want)
+			}
+			// siblings takes the same path for lists that differ.
+			if got := m.siblings(tt.ka, tt.kb, tt.ca, tt.cb, 2, PARCS); !slices.Equal(got, tt.want) {
+				t.Errorf("siblings %v, want %v", got, tt.want)
 			}
 		})
 	}

@@ -1045,7 +1045,7 @@ func TestFoldedSelfSum(t *testing.T) {
 
 // markUntestedTwoPasses is markUntested as statsGraph had it: artifacts
 // folded in a first pass, one-run-only and idle nodes marked in a second.
-func markUntestedTwoPasses(u *union, class []uint8, oneSide bool) ([]bool, []int32, foldedSelf) {
+func markUntestedTwoPasses(u *union, class []uint8, oneSide bool, m float64) ([]bool, []int32, foldedSelf) {
 	n := u.len()
 	folded, oneRunOnly := make([]bool, n), make([]bool, n)
 	self := foldedSelf{u: u}
@@ -1053,7 +1053,6 @@ func markUntestedTwoPasses(u *union, class []uint8, oneSide bool) ([]bool, []int
 	var fn [2][]float64
 	if oneSide {
 		inBase = make([]bool, len(class))
-		fn = functionTotals(u, len(class))
 	}
 	for x := int32(1); int(x) < n; x++ {
 		if folded[u.parent[x]] || class[u.key[x]]&classArtifact != 0 {
@@ -1066,6 +1065,9 @@ func markUntestedTwoPasses(u *union, class []uint8, oneSide bool) ([]bool, []int
 			inBase[u.key[x]] = true
 		}
 	}
+	if oneSide {
+		fn = candidateTotals(u, inBase, m)
+	}
 	skip := folded
 	var oneRun []int32
 	isIdle := func(x int32) bool { return u.depth[x] >= 2 && class[u.key[x]]&classIdle != 0 }
@@ -1076,8 +1078,8 @@ func markUntestedTwoPasses(u *union, class []uint8, oneSide bool) ([]bool, []int
 			}
 			p := u.parent[x]
 			k := u.key[x]
-			moved := u.inBase[x] == 0 && inBase[k] && u.depth[x] >= 2 && fn[1][k]-fn[0][k] < u.meanNew[x]/2
-			if moved || u.depth[x] == 2 && (u.inBase[x] == 0 || u.inNew[x] == 0) || p > 0 && oneRunOnly[p] {
+			moved := u.inBase[x] == 0 && inBase[k] && u.depth[x] >= 2 && (u.meanNew[x] < m || !newCall(fn, k, u.meanNew[x], m))
+			if moved || u.depth[x] == 2 && (u.inBase[x] == 0 || u.inNew[x] == 0) || class[k]&classCollector != 0 || p > 0 && oneRunOnly[p] {
 				if !oneRunOnly[p] {
 					oneRun = append(oneRun, x)
 				}
@@ -1130,8 +1132,8 @@ func TestMarkUntestedOnePass(t *testing.T) {
 		for _, oneSide := range []bool{true, false} {
 			// μ infinite: no callee is large enough to fold as vanished
 			// (the two-pass walk predates that fold).
-			skip, oneRun, self := markUntested(u, class, oneSide, math.Inf(1))
-			wSkip, wOneRun, wSelf := markUntestedTwoPasses(u, class, oneSide)
+			skip, oneRun, self := markUntested(u, class, oneSide, true, math.Inf(1))
+			wSkip, wOneRun, wSelf := markUntestedTwoPasses(u, class, oneSide, math.Inf(1))
 			if !slices.Equal(skip, wSkip) || !slices.Equal(oneRun, wOneRun) || !reflect.DeepEqual(self.extra, wSelf.extra) {
 				t.Fatalf("trial %d (%d nodes, oneSide %v): skip %d, oneRun %v, %d folded rows; want skip %d, oneRun %v, %d rows",
 					trial, n, oneSide, count(skip), oneRun, len(self.extra), count(wSkip), wOneRun, len(wSelf.extra))

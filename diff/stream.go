@@ -240,11 +240,11 @@ func (st *stream) setup(f *Fold) {
 		st.u.pv = newRunValues[int64](st.u.runs)
 	}
 	renameMin := st.renameMin(f, b0, n0)
-	st.um = newMatcher(st.o.Match, st.o.LCS)
+	st.um = st.o.matcher()
 	st.um.kt, st.um.renameMin = st.kt, renameMin
-	st.pm = newMatcher(st.o.Match, st.o.LCS)
+	st.pm = st.o.matcher()
 	st.pm.kt, st.pm.renameMin = st.kt, renameMin
-	st.nm = newMatcher(st.o.Match, st.o.LCS)
+	st.nm = st.o.matcher()
 	st.nm.kt, st.nm.renameMin = st.kt, renameMin
 	st.sm = newMatcher(strict, st.o.LCS)
 }
@@ -263,7 +263,7 @@ func (st *stream) renameMin(f *Fold, b0, n0 *run) int64 {
 	}
 	sb, sn := b0.summary(), n0.summary()
 	base, nw := []*run{sb}, []*run{sn}
-	nz, err := planNormalization(runDurations(base), runDurations(nw), cpuRuns([]*run{sb, sn}), st.o.Normalize, unit, false)
+	nz, err := planNormalization(runRecordings(base, nw), cpuRuns([]*run{sb, sn}), st.o.Normalize, unit, false)
 	if err != nil || normalize(&nz, base, nw, nil, &Result{}) != nil || !(nz.BaseFactors[0] > 0) {
 		return 1
 	}
@@ -280,6 +280,9 @@ func (st *stream) renameMin(f *Fold, b0, n0 *run) int64 {
 func (st *stream) check(o Options) error {
 	if o.Aggregate != Stats || o.Match != st.o.Match || o.LCS != st.o.LCS || o.Bench != nil {
 		return fmt.Errorf("the runs were matched as they were added, for --aggregate %s and --match %s without benchmark outputs; Compare was asked for --aggregate %s and --match %s", st.o.Aggregate, st.o.Match, o.Aggregate, o.Match)
+	}
+	if o.CallOrder != st.o.CallOrder {
+		return fmt.Errorf("the runs were matched as they were added, with CallOrder %v; Compare was asked for CallOrder %v", st.o.CallOrder, o.CallOrder)
 	}
 	return nil
 }

@@ -222,12 +222,23 @@ func TestFoldOrder(t *testing.T) {
 // Compare refuses others, naming both.
 func TestFoldStreamOptions(t *testing.T) {
 	const nb, nn = 11, 11
-	f := NewFold(nb, nn, Options{Match: ZAM})
-	addAll(f, trees(t, streamRuns(nb, false)...), trees(t, streamRuns(nn, true)...), f.Order(), false)
-	_, err := f.Compare(Options{Match: PARCS})
-	want := "the runs were matched as they were added, for --aggregate stats and --match zam without benchmark outputs; Compare was asked for --aggregate stats and --match parcs"
-	if err == nil || err.Error() != want {
-		t.Errorf("error %v, want %q", err, want)
+	for _, tt := range []struct {
+		name          string
+		folded, asked Options
+		want          string
+	}{
+		{"matching", Options{Match: ZAM}, Options{Match: PARCS},
+			"the runs were matched as they were added, for --aggregate stats and --match zam without benchmark outputs; Compare was asked for --aggregate stats and --match parcs"},
+		{"call order", Options{Match: PARCS}, Options{Match: PARCS, CallOrder: true},
+			"the runs were matched as they were added, with CallOrder false; Compare was asked for CallOrder true"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := NewFold(nb, nn, tt.folded)
+			addAll(f, trees(t, streamRuns(nb, false)...), trees(t, streamRuns(nn, true)...), f.Order(), false)
+			if _, err := f.Compare(tt.asked); err == nil || err.Error() != tt.want {
+				t.Errorf("error %v, want %q", err, tt.want)
+			}
+		})
 	}
 }
 

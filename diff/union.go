@@ -731,7 +731,7 @@ func (m *matcher) twinMatcher() *matcher {
 		m.twin = newMatcher(m.mode, m.budget)
 	}
 	t := m.twin
-	t.mode, t.budget, t.kt, t.renameMin = m.mode, m.budget, m.kt, m.renameMin
+	t.mode, t.budget, t.kt, t.renameMin, t.callOrder = m.mode, m.budget, m.kt, m.renameMin, m.callOrder
 	t.counts, t.weighed = MatcherCounts{}, 0
 	t.spans, t.ord, t.renamed = t.spans[:0], t.ord[:0], t.renamed[:0]
 	return t

@@ -12,15 +12,15 @@ type Status string
 const (
 	// StatusRegressed: at least one cause (Result.Causes).
 	StatusRegressed Status = "regressed"
-	// StatusImproved: no cause, and an improvement (Result.Improvements)
-	// or a fall of the total by at least μ, significant where there are
-	// two runs or more a side (Judge).
+	// StatusImproved: no cause and nothing untested, and an improvement
+	// (Result.Improvements) or a fall of the total by at least μ,
+	// significant where there are two runs or more a side (Judge).
 	StatusImproved Status = "improved"
 	// StatusUnchanged: no significant change of at least μ, and nothing
 	// above μ left untested.
 	StatusUnchanged Status = "unchanged"
 	// StatusInconclusive: no cause, but something grew by μ or more that
-	// no test could judge (Result.Untested).
+	// no test could judge (Result.Untested), improvements or not.
 	StatusInconclusive Status = "inconclusive"
 )
 
@@ -64,13 +64,15 @@ func decide(res *Result, noise *prior, period float64, bRuns, nRuns []*run) Outc
 // and totals give it (Outcome.Status): for results read from a file that
 // has no verdict.
 func StatusOf(res *Result) Status {
+	// What grew untested outweighs what was found faster: a gate must
+	// not read "improved" over a +540 ms call no test could judge.
 	switch {
 	case len(res.Causes) > 0:
 		return StatusRegressed
-	case len(res.Improvements) > 0 || Judge(res).Verdict == VerdictImproved:
-		return StatusImproved
 	case len(res.Untested) > 0:
 		return StatusInconclusive
+	case len(res.Improvements) > 0 || Judge(res).Verdict == VerdictImproved:
+		return StatusImproved
 	}
 	return StatusUnchanged
 }

@@ -395,7 +395,7 @@ func htmlModel(res *diff.Result, o diffHTMLOptions) (*htmlReport, *htmlData, err
 	children := childLists(data.Parent)
 	row := func(i int, c diff.Cause) htmlCauseRow {
 		r := htmlCauseRow{
-			N: i + 1, Name: causeName(c, false), Function: causeFunc(c), Thread: c.Thread,
+			N: i + 1, Name: blameLabel(c), Function: causeFunc(c), Thread: c.Thread,
 			Delta: sval(c.Delta), Base: val(c.Base), New: val(c.New), Kind: string(c.Kind),
 			Path: pathNames(c.Path, true), Frames: plural(len(c.Path), "frame"),
 		}

@@ -87,11 +87,17 @@ func causeSentence(c diff.Cause, full bool, name func(string) string, val func(i
 	case len(b.Breakdown) == 0:
 		return name(frameName(b.Frame, full)) + " " + sval(c.Delta) + stats
 	}
-	s := fmt.Sprintf("%s %s, of which %s %s", name(frameName(b.Frame, full)), sval(b.Delta), name(causeName(c, full)), sval(c.Delta))
+	what := name(causeName(c, full)) + " " + sval(c.Delta)
 	if c.Kind == diff.Added || c.Kind == diff.Removed {
-		s += " (" + map[diff.Kind]string{diff.Added: "new call", diff.Removed: "call removed"}[c.Kind] + ")"
+		what += " (" + map[diff.Kind]string{diff.Added: "new call", diff.Removed: "call removed"}[c.Kind] + ")"
 	}
-	return s + stats
+	if (b.Delta > 0) != (c.Delta > 0) {
+		// The function changed the other way as a whole (a call
+		// removed from a function that grew): its delta would read as
+		// the cause's.
+		return fmt.Sprintf("%s in %s%s", what, name(frameName(b.Frame, full)), stats)
+	}
+	return fmt.Sprintf("%s %s, of which %s%s", name(frameName(b.Frame, full)), sval(b.Delta), what, stats)
 }
 
 // evidence says why runtime work was charged to b: "whose allocation grew
@@ -101,7 +107,11 @@ func evidence(b *diff.Blame, val func(int64) string) string {
 	if b.By == diff.ByOwnTime {
 		what = "own time"
 	}
-	return fmt.Sprintf("whose %s grew most (%s)", what, signed(val(b.Delta), b.Delta))
+	how := "grew"
+	if b.Delta < 0 {
+		how = "fell" // an improvement's evidence
+	}
+	return fmt.Sprintf("whose %s %s most (%s)", what, how, signed(val(b.Delta), b.Delta))
 }
 
 // blameName names a cause by its blame, or by its own node without one.
@@ -110,6 +120,21 @@ func blameName(c diff.Cause, full bool) string {
 		return frameName(c.Blame.Frame, full)
 	}
 	return causeName(c, full)
+}
+
+// blameLabel names a cause in one cell, led by its blame: "F › G" for G
+// grown below F, "background GC › F" for work charged to F, the cause's
+// own function otherwise.
+func blameLabel(c diff.Cause) string {
+	switch b := c.Blame; {
+	case b == nil:
+		return causeName(c, false)
+	case b.By != "":
+		return b.Work + " › " + frameName(b.Frame, false)
+	case len(b.Breakdown) == 0:
+		return frameName(b.Frame, false)
+	}
+	return frameName(c.Blame.Frame, false) + " › " + causeName(c, false)
 }
 
 // moreCauses says how many causes follow the first, and in how many

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"fmt"
 	"io"
 	"os"
 
@@ -25,7 +24,8 @@ func newConvertCmd(s *streams) *cobra.Command {
 		Short: "Convert profiles to pprof (several inputs are merged)",
 		Long: `convert reads profiles in any supported format and writes one gzipped pprof
 profile that go tool pprof opens. Several inputs (files, directories, globs or
-@LIST, a file naming one input per line) are merged; they must have the same sample types.`,
+@LIST, a file naming one input per line) are merged as go tool pprof merges
+them: into the sample types every input has, with a warning naming the others.`,
 		Args: inputArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runConvert(s, o, args)
@@ -81,18 +81,13 @@ func runConvert(s *streams, o *convertOptions, args []string) error {
 	ps := make([]*profile.Profile, len(results))
 	for i, r := range results {
 		ps[i] = r.Profile
-		if ps[i].PeriodType == nil {
-			// profile.Merge dereferences it (a ctdiff.cct/v1 tree need
-			// not have one): an empty type merges with another.
-			ps[i].PeriodType = &profile.ValueType{}
-		}
 	}
-	if bad, err := convert.CheckMergeTotals(ps); err != nil {
-		return fmt.Errorf("%s: %w", paths[bad], err)
-	}
-	p, err := profile.Merge(ps)
+	p, warnings, err := convert.MergeProfiles(paths, ps)
 	if err != nil {
-		return fmt.Errorf("merging %d inputs: %w", len(ps), err)
+		return err
+	}
+	for _, w := range warnings {
+		printLine(s.Err, "ctdiff: warning: merging %d inputs: %s", len(ps), w)
 	}
 	return writeOutput(s, o.output, true, bufferOutput(func(w io.Writer) error {
 		return pprofenc.Write(w, p)

@@ -97,7 +97,7 @@ func (o *diffOptions) register(cmd *cobra.Command) {
 	o.view.register(fl)
 	fl.StringVar(&o.minDelta, "min-delta", "", "least growth of a cause, with its unit: a duration (50ms) for time metrics, a size (1MB) for byte metrics, a number for counts (samples), or a share of the base total (1%) for any (default 50ms for time metrics under --normalize none or total, 1% otherwise)")
 	fl.StringVar(&o.aggregate, "aggregate", string(diff.DefaultAggregate), "how runs combine: stats (per-node significance tests) or intersect (ZAM)")
-	fl.StringVar(&o.match, "match", string(diff.DefaultMatching), "sibling matching: zam (LCS with hash-map fallback) or parcs (relaxed common-tree matching)")
+	fl.StringVar(&o.match, "match", string(diff.DefaultMatching), "sibling matching: zam (LCS with hash-map fallback) or parcs (relaxed common-tree matching, siblings in call-site order: sampled profiles do not record call order)")
 	fl.StringVar(&o.metric, "metric", "", "sample type to compare (default: the profiles' default, else the last), or latency / latency-aggressive for latencies inferred from timestamped stacks")
 	fl.StringVar(&o.format, "format", "", "text, json (schema ctdiff.diff/v1), dot (the critical graph), pprof (new − base in pprof's diff convention), markdown or html (default: from -o's extension, else text)")
 	fl.StringVarP(&o.output, "output", "o", "", "output file (default stdout)")
@@ -186,8 +186,6 @@ func (o *diffOptions) codeRules() diff.CodeRules {
 type side struct {
 	paths []string
 	trees []*cct.Tree
-	// untimed names inputs whose samples carry no timestamps.
-	untimed []string
 	// fold holds the runs of both sides when loadSides folded them
 	// (fold.go); trees are then headers only.
 	fold *diff.Fold
@@ -328,12 +326,6 @@ func compareSides(s *streams, o *diffOptions, oldArg, newArg string, keepTrees b
 	if opts.Bench != nil {
 		opts.Bench.BaseProfiles, opts.Bench.NewProfiles = sides[0].paths, sides[1].paths
 	}
-	if o.match == string(diff.PARCS) {
-		if untimed := append(sides[0].untimed, sides[1].untimed...); len(untimed) > 0 {
-			printLine(s.Err, "ctdiff: warning: --match parcs matches siblings by call order, which %s do not record (no timestamps): their order is first appearance in the file, so fewer calls match; --match zam does not depend on it",
-				strings.Join(untimed, ", "))
-		}
-	}
 	var res *diff.Result
 	if f := sides[0].fold; f != nil {
 		res, err = f.Compare(opts)
@@ -462,15 +454,12 @@ func loadSides(s *streams, o *diffOptions, args [2]string, copts cct.Options, ke
 		return sides, err
 	}
 	for i := range sides {
-		for _, p := range sides[i].paths {
+		for range sides[i].paths {
 			t := trees[0]
 			trees = trees[1:]
 			sides[i].trees = append(sides[i].trees, t.tree)
 			sides[i].sums = append(sides[i].sums, t.sum)
 			sides[i].formats = append(sides[i].formats, t.format)
-			if !t.timed {
-				sides[i].untimed = append(sides[i].untimed, p)
-			}
 		}
 		if err := sameContent(i, args[i], sides[i].paths, sides[i].sums); err != nil {
 			return sides, err

@@ -128,18 +128,6 @@ func TestDiffErrors(t *testing.T) {
 	}
 }
 
-// --match parcs says when the inputs cannot give it the call order it
-// relies on.
-func TestDiffParcsWarnsWithoutTimestamps(t *testing.T) {
-	_, errOut, code := ctdiff("diff", exampleOld, exampleNew, "--match", "parcs", "-o", filepath.Join(t.TempDir(), "r.txt"))
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	if !strings.Contains(errOut, "ctdiff: warning: --match parcs matches siblings by call order, which ../../testdata/example/old/run1.pb.gz") {
-		t.Errorf("stderr %q", errOut)
-	}
-}
-
 // The README's excerpt of the example's text report is verbatim: every
 // line of its output blocks in "Comparing runs" ("..." aside) is a line of
 // the report.

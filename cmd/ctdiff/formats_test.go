@@ -249,8 +249,8 @@ func TestDiffHTMLExampleInBrowser(t *testing.T) {
 		t.Errorf("the icicle graph has no frame for cause 1, strings.EqualFold:\n%s",
 			strings.Join(regexp.MustCompile(`<div class="fg-node cause[^>]*>[^<]*`).FindAllString(dom, 10), "\n"))
 	}
-	if !strings.Contains(dom, `<td class="fn" title="strings.EqualFold (/usr/local/go/src/strings/strings.go)">strings.EqualFold</td>`) {
-		t.Error("the causes table lacks strings.EqualFold")
+	if !strings.Contains(dom, `<td class="fn" title="strings.EqualFold (/usr/local/go/src/strings/strings.go)">example.checkRules › strings.EqualFold</td>`) {
+		t.Error("the causes table lacks checkRules › strings.EqualFold")
 	}
 	// The causes' frames are narrower than their labels: each label is
 	// also drawn whole beside its frame, not cut to "#1 stri…".

@@ -15,10 +15,7 @@ import (
 
 // A builtTree is the tree of one input profile.
 type builtTree struct {
-	tree *cct.Tree
-	// timed: every sample had a timestamp, so sibling order is execution
-	// order.
-	timed    bool
+	tree     *cct.Tree
 	warnings []string
 	// sum identifies the input by its content (sameContent), and format
 	// names its format.
@@ -118,7 +115,6 @@ func buildTree(s *streams, path string, opts convert.Options, copts cct.Options,
 	s.progress.describe("building the tree of " + filepath.Base(path))
 	b := cct.NewBuilder(copts)
 	b.UseBuffers(buf)
-	isTimed := stacks.AllTimed(res.Samples)
 	// Nothing here refers to the samples while the builder reads them, so
 	// it can let compact stacks go (Builder.AddSamples). Their arrays,
 	// unless a collection took them meanwhile, can take the next
@@ -137,5 +133,5 @@ func buildTree(s *streams, path string, opts convert.Options, copts cct.Options,
 	}
 	rbuf.Keep(weakSrc.Value()) // the tree holds nothing of them
 	s.progress.describe("reading")
-	return builtTree{tree: b.Finish(), timed: isTimed, warnings: res.Warnings, sum: sum, format: res.Format}, nil
+	return builtTree{tree: b.Finish(), warnings: res.Warnings, sum: sum, format: res.Format}, nil
 }

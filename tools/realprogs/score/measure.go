@@ -183,8 +183,8 @@ func (m *measurer) single(c *caseRow, run string) string {
 
 // toPprof returns the runs as one pprof file. Other formats are converted
 // run by run with ctdiff convert; several runs are merged with
-// go tool pprof -proto (which, unlike ctdiff convert, merges JFR recordings
-// whose sample types differ, as when one run recorded lock contention).
+// go tool pprof -proto, the reference the table's pprof columns are read
+// from.
 func (m *measurer) toPprof(c *caseRow, runs []string) (string, error) {
 	var pb []string
 	for _, r := range runs {
