@@ -9,7 +9,7 @@
 # given). Each input is read by `ctdiff cct` at GOMAXPROCS=2 and 8; one line
 # per run: input, GOMAXPROCS, exit code, peak RSS in MB, elapsed and CPU
 # (user + system) seconds, and the last line of stderr. ONLY=REGEX measures
-# the inputs whose names match; CMD=convert runs `ctdiff convert` (which
+# the inputs whose names match (and writes only those); CMD=convert runs `ctdiff convert` (which
 # keeps every sample with its timestamp) instead of `ctdiff cct` (which
 # merges a thread's samples of one stack as it reads them).
 set -euo pipefail
@@ -30,7 +30,9 @@ inputs=(
 mkdir -p "$dir"
 missing=()
 for f in "${inputs[@]}"; do
-	[[ -e $dir/$f ]] || missing+=("$f")
+	if [[ $f =~ ${ONLY:-.} && ! -e $dir/$f ]]; then
+		missing+=("$f")
+	fi
 done
 if ((${#missing[@]} > 0)); then
 	only=$(printf '%s\n' "${missing[@]}" | sed 's/[.]/[.]/g' | paste -sd'|')
