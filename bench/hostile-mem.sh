@@ -9,7 +9,7 @@
 # given). Each input is read by `ctdiff cct` at GOMAXPROCS=2 and 8; one line
 # per run: input, GOMAXPROCS, exit code, peak RSS in MB, elapsed and CPU
 # (user + system) seconds, and the last line of stderr. ONLY=REGEX measures
-# the inputs whose names match; CMD=convert runs `ctdiff convert` (which
+# the inputs whose names match (and writes only those); CMD=convert runs `ctdiff convert` (which
 # keeps every sample with its timestamp) instead of `ctdiff cct` (which
 # merges a thread's samples of one stack as it reads them).
 set -euo pipefail
@@ -23,13 +23,16 @@ fi
 inputs=(
 	samples-30m.cpuprofile.gz samples-5m.perfView.xml.zip samples-20m.perfView.xml.zip
 	rows-3m.wpa.csv.gz samples-3m.perf.txt.gz sampledprofile-1m.xperf.txt.gz
-	deep-1m.folded.gz deep-1m.perf.txt.gz deep-1m.cpuprofile.gz comb-50k.cpuprofile.gz
+	deep-1m.folded.gz deep-1m.perf.txt.gz deep-1m.cpuprofile.gz deep-1.2m.perf.txt.gz
+	comb-50k.cpuprofile.gz comb-16k-pad60m.perfView.xml.gz comb-16k-pad60m.cpuprofile.gz
 	line-1g.perf.txt.gz field-600m.wpa.csv.gz name-200m.perf.txt.gz
 )
 mkdir -p "$dir"
 missing=()
 for f in "${inputs[@]}"; do
-	[[ -e $dir/$f ]] || missing+=("$f")
+	if [[ $f =~ ${ONLY:-.} && ! -e $dir/$f ]]; then
+		missing+=("$f")
+	fi
 done
 if ((${#missing[@]} > 0)); then
 	only=$(printf '%s\n' "${missing[@]}" | sed 's/[.]/[.]/g' | paste -sd'|')

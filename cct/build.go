@@ -135,7 +135,16 @@ type pathKey struct {
 	thread     int32
 }
 
-func (r *sampleReader) len() int                 { return r.src.Len() }
+func (r *sampleReader) len() int { return r.src.Len() }
+
+// frames returns the compact frames of compact samples that have them
+// (stacks.Samples.Frames), else nil.
+func (r *sampleReader) frames() []stacks.Frame {
+	if r.compact != nil {
+		return r.compact.Frames
+	}
+	return nil
+}
 func (r *sampleReader) values(i int) []int64     { return r.src.Value(i) }
 func (r *sampleReader) time(i int) (int64, bool) { return r.src.Time(i) }
 
@@ -227,8 +236,10 @@ func (b *Builder) add(src *sampleReader) error {
 		// map rehashed its frames five times over, a tenth of building
 		// a 20,000-stack run's tree.
 		room := frameRoom(p, b.opts.CallSites)
-		b.t.frameIdx = make(map[Frame]FrameID, room)
-		b.t.frameIdx[b.t.Frames[0]] = 0
+		if fr := src.frames(); fr != nil {
+			room = len(fr) + 8 // a frame's frame, and room for threads
+		}
+		b.t.frameIdx.Reserve(room)
 		b.t.Frames = slices.Grow(b.t.Frames, room)
 		b.t.FrameInfo = slices.Grow(b.t.FrameInfo, room)
 		b.t.DefaultSampleType = p.DefaultSampleType
@@ -253,7 +264,7 @@ func (b *Builder) add(src *sampleReader) error {
 		b.sc = b.scratch()
 		defer b.release()
 	}
-	b.sc.locs.reset(p)
+	b.sc.locs.reset(p, src.frames())
 	b.sc.locs.share(p, b.opts)
 	b.sc.prefix.reset()
 	b.starts = nil
@@ -286,6 +297,7 @@ func (b *Builder) add(src *sampleReader) error {
 		}
 	})
 	src.pathsRead()
+	b.sc.locs.compact = nil // nor does the cache: the frames can go
 	ins.last = true
 	ins.flush()
 	ins.last = false
@@ -543,6 +555,9 @@ func (b *Builder) stackFramesFrom(src stacks.Source, stack []int32, from int, fr
 		*ends = e
 		return frames
 	}
+	if fr := b.sc.locs.compact; fr != nil {
+		return b.callSiteFrames(fr, stack, from, frames, ends)
+	}
 	callerLine := int64(0)
 	if from > 0 {
 		if loc := src.Location(stack[len(stack)-from]); len(loc.Line) > 0 {
@@ -560,6 +575,41 @@ func (b *Builder) stackFramesFrom(src stacks.Source, stack []int32, from int, fr
 	}
 	*ends = e
 	return frames
+}
+
+// callSiteFrames is stackFramesFrom with call sites for compact frames:
+// a frame's call site is its caller's line.
+func (b *Builder) callSiteFrames(fr []stacks.Frame, stack []int32, from int, frames []FrameID, ends *[]int32) []FrameID {
+	e := *ends
+	callerLine := int64(0)
+	if from > 0 {
+		callerLine = fr[stack[len(stack)-from]].Line
+	}
+	for j := len(stack) - 1 - from; j >= 0; j-- {
+		f := &fr[stack[j]]
+		frames = b.frameFrames(f, callerLine, frames)
+		e = append(e, int32(len(frames)))
+		callerLine = f.Line
+	}
+	*ends = e
+	return frames
+}
+
+// frameFrames appends the frame of a compact frame (stacks.Samples.Frames):
+// what locationFrames makes of the location stacks.FrameLocation makes of
+// it, without making the location.
+func (b *Builder) frameFrames(fr *stacks.Frame, callerLine int64, frames []FrameID) []FrameID {
+	f := Frame{Function: fr.Name, File: fr.File}
+	if !goSource(f.File) {
+		f.StartLine, f.StartColumn = b.startOf(fr.Name, fr.File, fr.StartLine, fr.Line, fr.Column)
+	}
+	if b.opts.Prune && Prunable(f.Function) {
+		return frames
+	}
+	if b.opts.CallSites {
+		f.CallSite = callerLine
+	}
+	return append(frames, b.t.Intern(f, frameInfo(fr.Line, fr.Column, fr.StartLine, fr.SystemName)))
 }
 
 // locationFrames appends the frames of one location, outermost first.
@@ -628,16 +678,25 @@ func (b *Builder) locationFrames(loc *profile.Location, callerLine int64, frames
 // lineInfo is the display info of a line's frame: where its function is
 // (Function.StartLine) when the profile says so, else the line sampled.
 func lineInfo(ln profile.Line) FrameInfo {
-	info := FrameInfo{Line: ln.Line, Column: ln.Column}
-	if fn := ln.Function; fn != nil {
-		if fn.SystemName != fn.Name {
-			info.SystemName = fn.SystemName
-		}
-		if fn.StartLine > 0 { // where the function is, not where it was sampled
-			info.Line = fn.StartLine
-			if ln.Line != fn.StartLine {
-				info.Column = 0
-			}
+	fn := ln.Function
+	if fn == nil {
+		return FrameInfo{Line: ln.Line, Column: ln.Column}
+	}
+	sys := fn.SystemName
+	if sys == fn.Name {
+		sys = ""
+	}
+	return frameInfo(ln.Line, ln.Column, fn.StartLine, sys)
+}
+
+// frameInfo is lineInfo of a line and column of a function that starts
+// at start (0: unknown) and whose system name is sys ("" for its name).
+func frameInfo(line, col, start int64, sys string) FrameInfo {
+	info := FrameInfo{Line: line, Column: col, SystemName: sys}
+	if start > 0 { // where the function is, not where it was sampled
+		info.Line = start
+		if line != start {
+			info.Column = 0
 		}
 	}
 	return info
@@ -654,16 +713,26 @@ func lineInfo(ln profile.Line) FrameInfo {
 // function, not another one.
 func (b *Builder) start(ln profile.Line) (line, col int64) {
 	fn := ln.Function
-	if fn.StartLine > 0 {
-		if ln.Line == fn.StartLine {
-			col = ln.Column
+	return b.startOf(fn.Name, fn.Filename, fn.StartLine, ln.Line, ln.Column)
+}
+
+// startOf is start of a line and column of the function name of file,
+// which starts at start (0: unknown).
+func (b *Builder) startOf(name, file string, start, line, col int64) (int64, int64) {
+	if start > 0 {
+		if line != start {
+			col = 0
 		}
-		return fn.StartLine, col
+		return start, col
 	}
 	if b.starts == nil {
-		b.starts = KnownStarts(b.sc.locs.p)
+		if fr := b.sc.locs.compact; fr != nil {
+			b.starts = knownFrameStarts(fr)
+		} else {
+			b.starts = KnownStarts(b.sc.locs.p)
+		}
 	}
-	if s, ok := b.starts[[2]string{fn.Name, fn.Filename}]; ok && s[0] > 0 {
+	if s, ok := b.starts[[2]string{name, file}]; ok && s[0] > 0 {
 		return s[0], s[1]
 	}
 	return 0, 0
@@ -678,22 +747,38 @@ func KnownStarts(p *profile.Profile) map[[2]string][2]int64 {
 	m := map[[2]string][2]int64{}
 	for _, loc := range p.Location {
 		for _, ln := range loc.Line {
-			fn := ln.Function
-			if fn == nil || fn.StartLine <= 0 {
-				continue
+			if fn := ln.Function; fn != nil {
+				addKnownStart(m, fn.Name, fn.Filename, fn.StartLine, ln.Line, ln.Column)
 			}
-			s := [2]int64{fn.StartLine, 0}
-			if ln.Line == fn.StartLine {
-				s[1] = ln.Column
-			}
-			k := [2]string{fn.Name, fn.Filename}
-			if old, ok := m[k]; ok && old != s {
-				s = [2]int64{-1, -1}
-			}
-			m[k] = s
 		}
 	}
 	return m
+}
+
+// knownFrameStarts is KnownStarts of compact frames.
+func knownFrameStarts(frames []stacks.Frame) map[[2]string][2]int64 {
+	m := map[[2]string][2]int64{}
+	for i := range frames {
+		f := &frames[i]
+		addKnownStart(m, f.Name, f.File, f.StartLine, f.Line, f.Column)
+	}
+	return m
+}
+
+// addKnownStart adds the start of the function of a line to m.
+func addKnownStart(m map[[2]string][2]int64, name, file string, start, line, col int64) {
+	if start <= 0 {
+		return
+	}
+	s := [2]int64{start, 0}
+	if line == start {
+		s[1] = col
+	}
+	k := [2]string{name, file}
+	if old, ok := m[k]; ok && old != s {
+		s = [2]int64{-1, -1}
+	}
+	m[k] = s
 }
 
 // GoSymbol reports a Go function: its name is qualified by its package's
@@ -839,6 +924,9 @@ func (t *Tree) Label(id NodeID) string {
 // allocation per location and profile, and a slice copy per frame).
 type locationCache struct {
 	p *profile.Profile
+	// compact are the profile's compact frames (stacks.Samples.Frames),
+	// nil when its locations are pprof's.
+	compact []stacks.Frame
 	// one is a location's frame; noFrames before it is computed; for a
 	// location of several frames (or none), -2-k: its frames are
 	// more[spans[k][0]:spans[k][1]].
@@ -901,7 +989,7 @@ const maxKeptLocations = 1 << 16
 func (c *locationCache) share(p *profile.Profile, opts Options) {
 	k := &c.kept
 	c.use, c.fill = false, false
-	if opts.CallSites || len(p.Location) > maxKeptLocations {
+	if opts.CallSites || len(p.Location) > maxKeptLocations || c.compact != nil {
 		*k = keptFrames{} // its locations are not kept either
 		return
 	}
@@ -1006,6 +1094,10 @@ func (c *locationCache) appendSlow(b *Builder, src stacks.Source, x int32, frame
 	}
 	if c.one[x] == noFrames {
 		start := len(c.more)
+		if c.compact != nil {
+			c.more = b.frameFrames(&c.compact[x], 0, c.more)
+			return c.spanOf(x, start, frames)
+		}
 		loc := src.Location(x)
 		k := &c.kept
 		ours := int(x) < len(k.locs) && k.locs[x] == loc // a source may have others
@@ -1025,22 +1117,34 @@ func (c *locationCache) appendSlow(b *Builder, src stacks.Source, x int32, frame
 		default:
 			c.more = b.locationFrames(loc, 0, c.more)
 		}
-		if len(c.more) == start+1 {
-			c.one[x] = c.more[start]
-			c.more = c.more[:start]
-			return append(frames, c.one[x])
-		}
-		c.one[x] = FrameID(-2 - len(c.spans))
-		c.spans = append(c.spans, [2]int32{int32(start), int32(len(c.more))})
+		return c.spanOf(x, start, frames)
 	}
 	sp := c.spans[-2-c.one[x]]
 	return append(frames, c.more[sp[0]:sp[1]]...)
 }
 
+// spanOf records location x's frames, computed into more from start, and
+// appends them to frames.
+func (c *locationCache) spanOf(x int32, start int, frames []FrameID) []FrameID {
+	if len(c.more) == start+1 {
+		c.one[x] = c.more[start]
+		c.more = c.more[:start]
+		return append(frames, c.one[x])
+	}
+	c.one[x] = FrameID(-2 - len(c.spans))
+	c.spans = append(c.spans, [2]int32{int32(start), int32(len(c.more))})
+	sp := c.spans[len(c.spans)-1]
+	return append(frames, c.more[sp[0]:sp[1]]...)
+}
+
 // reset starts a profile, keeping the arrays.
-func (c *locationCache) reset(p *profile.Profile) {
-	c.p = p
-	c.one = slices.Grow(c.one[:0], len(p.Location))[:len(p.Location)]
+func (c *locationCache) reset(p *profile.Profile, frames []stacks.Frame) {
+	c.p, c.compact = p, frames
+	n := len(p.Location)
+	if frames != nil {
+		n = len(frames)
+	}
+	c.one = slices.Grow(c.one[:0], n)[:n]
 	for i := range c.one {
 		c.one[i] = noFrames
 	}

@@ -34,7 +34,7 @@ func referenceAdd(b *Builder, p *profile.Profile) {
 	if b.sc == nil {
 		b.sc = &scratch{}
 	}
-	b.sc.locs.reset(p)
+	b.sc.locs.reset(p, nil)
 	threads := threadFrames{t: t, ids: map[stacks.Thread]FrameID{}, ordinals: map[[2]string]int32{}}
 	first := len(t.Timeline)
 	src := stacks.FromProfile(p)

@@ -3,6 +3,8 @@ package cct
 import (
 	"fmt"
 	"slices"
+
+	"github.com/ctdiff/ctdiff/internal/hashindex"
 )
 
 // A FrameID indexes Tree.Frames.
@@ -117,7 +119,10 @@ type Tree struct {
 	only                int
 	rootSelf, rootTotal []int64
 
-	frameIdx map[Frame]FrameID
+	// frameIdx finds Frames by their hash: a million frames of distinct
+	// functions took 150-250 MB in a map keyed by the frames.
+	frameIdx  hashindex.Index
+	frameSeed hashindex.Seed
 	// childIdx indexes the children of wide nodes only (more than
 	// wideChildren children); narrow nodes, almost all of them, are
 	// searched in their Children list, which costs less than a map entry
@@ -176,7 +181,6 @@ type edge struct {
 func New(sampleTypes []ValueType) *Tree {
 	t := &Tree{
 		Header:   Header{SampleTypes: slices.Clone(sampleTypes)},
-		frameIdx: map[Frame]FrameID{},
 		childIdx: map[edge]NodeID{},
 	}
 	root := t.Intern(Frame{Function: "(root)", Kind: KindRoot}, FrameInfo{})
@@ -333,20 +337,21 @@ func grow[S ~[]E, E any](s S, n, more int) S {
 
 // Intern returns the id of a frame, adding it (with its display info) if new.
 func (t *Tree) Intern(f Frame, info FrameInfo) FrameID {
-	if id, ok := t.frameIdx[f]; ok {
-		return id
+	h := hashindex.Hash(&t.frameSeed, f)
+	if id, ok := t.frameIdx.Find(h, func(id int32) bool { return t.Frames[id] == f }); ok {
+		return FrameID(id)
 	}
 	id := FrameID(len(t.Frames))
 	t.Frames = append(t.Frames, f)
 	t.FrameInfo = append(t.FrameInfo, info)
-	t.frameIdx[f] = id
+	t.frameIdx.Add(h, int32(id))
 	return id
 }
 
 // FrameID returns the id of a frame, if the tree has it.
 func (t *Tree) FrameID(f Frame) (FrameID, bool) {
-	id, ok := t.frameIdx[f]
-	return id, ok
+	id, ok := t.frameIdx.Find(hashindex.Hash(&t.frameSeed, f), func(id int32) bool { return t.Frames[id] == f })
+	return FrameID(id), ok
 }
 
 // Child returns the child of parent with the given frame, in O(1): a scan

@@ -2,8 +2,10 @@ package convert
 
 import (
 	"fmt"
+	"hash/maphash"
 	"slices"
 
+	"github.com/ctdiff/ctdiff/internal/hashindex"
 	"github.com/ctdiff/ctdiff/internal/labels"
 	"github.com/ctdiff/ctdiff/stacks"
 	"github.com/google/pprof/profile"
@@ -43,10 +45,22 @@ type sampleMeta struct {
 // A profileBuilder assembles a pprof profile from frames and samples, interning
 // functions and locations so converters deal only with names. It writes no
 // mappings: ctdiff's converters produce symbolized locations.
+//
+// Each frame is one location (of one line), found by its hash: readers
+// of one stack of a million distinct frames made a million of each, and
+// maps keyed by the whole function and location held a copy of every key
+// (a quarter of such a read's peak). With useFrames the locations are
+// compact frames (stacks.Samples.Frames) and the profile has none.
 type profileBuilder struct {
-	p      *profile.Profile
-	funcs  map[funcKey]*profile.Function
-	locs   map[locKey]*profile.Location
+	p *profile.Profile
+	// funcs and locs find p.Function and p.Location by the hash of their
+	// frame (seed); frames, with useFrames, holds the locations instead.
+	funcs, locs hashindex.Index
+	seed        maphash.Seed
+	frames      *hashindex.Table[stacks.Frame]
+	// later counts the frames locLater reserved that addLater has not
+	// added yet: they have the indexes after the frames'.
+	later  int
 	labels map[threadKey]map[string][]string
 
 	// With CollectStacks, the samples (stacks.Samples) and their threads.
@@ -60,16 +74,6 @@ type profileBuilder struct {
 	ptrs []*profile.Location
 }
 
-type funcKey struct {
-	name, system, file string
-	start              int64
-}
-
-type locKey struct {
-	fn           *profile.Function
-	line, column int64
-}
-
 type threadKey struct {
 	thread, process, extra string
 }
@@ -80,8 +84,7 @@ var timestampUnits = map[string][]string{labels.Timestamp: {labels.TimestampUnit
 func newProfileBuilder(sampleTypes ...*profile.ValueType) *profileBuilder {
 	return &profileBuilder{
 		p:      &profile.Profile{SampleType: sampleTypes},
-		funcs:  map[funcKey]*profile.Function{},
-		locs:   map[locKey]*profile.Location{},
+		seed:   maphash.MakeSeed(),
 		labels: map[threadKey]map[string][]string{},
 	}
 }
@@ -90,41 +93,210 @@ func newProfileBuilder(sampleTypes ...*profile.ValueType) *profileBuilder {
 // TimeNanos, DurationNanos and Comments directly.
 func (b *profileBuilder) Profile() *profile.Profile { return b.p }
 
-// Location returns the interned location of a frame.
-func (b *profileBuilder) Location(f stackFrame) *profile.Location {
-	fn := b.function(f)
-	k := locKey{fn, f.Line, f.Column}
-	if l, ok := b.locs[k]; ok {
-		return l
+// useFrames makes the builder keep its locations as compact frames
+// (stacks.Samples.Frames), which Stacks returns with the samples, instead
+// of as pprof's Function, Location and Line: for samples that only trees
+// are built from. It needs CollectStacks, and readers that name locations
+// by index (loc, addIdx, frameName). Call it before the first location.
+func (b *profileBuilder) useFrames() {
+	if b.stacks == nil {
+		panic("convert: profileBuilder.useFrames without CollectStacks")
 	}
-	l := &profile.Location{
-		ID:   uint64(len(b.p.Location) + 1),
-		Line: []profile.Line{{Function: fn, Line: f.Line, Column: f.Column}},
-	}
-	b.p.Location = append(b.p.Location, l)
-	b.locs[k] = l
-	return l
+	b.frames = &hashindex.Table[stacks.Frame]{}
 }
 
-func (b *profileBuilder) function(f stackFrame) *profile.Function {
-	sys := f.SystemName
+// Location returns the interned location of a frame. Without useFrames only.
+func (b *profileBuilder) Location(f stackFrame) *profile.Location {
+	if b.frames != nil {
+		panic("convert: profileBuilder.Location with useFrames: name locations by index (loc)")
+	}
+	return b.p.Location[b.loc(f)]
+}
+
+// compactFrame is a frame as stacks.Frame holds it: SystemName empty when
+// it is the name.
+func compactFrame(f stackFrame) stacks.Frame {
+	fr := stacks.Frame{Name: f.Name, SystemName: f.SystemName, File: f.File, Line: f.Line, Column: f.Column, StartLine: f.StartLine}
+	if fr.SystemName == fr.Name {
+		fr.SystemName = ""
+	}
+	return fr
+}
+
+// loc returns the index of the location of a frame (in the profile's
+// Location, or with useFrames in the frames), adding it when new.
+func (b *profileBuilder) loc(f stackFrame) int32 {
+	fr := compactFrame(f)
+	if b.frames != nil {
+		x, _ := b.frames.Intern(fr)
+		return x
+	}
+	h := maphash.Comparable(b.seed, fr)
+	if x, ok := b.locs.Find(h, func(x int32) bool { return locationIs(b.p.Location[x], &fr) }); ok {
+		return x
+	}
+	fn := b.function(fr)
+	x := int32(len(b.p.Location))
+	b.p.Location = append(b.p.Location, &profile.Location{
+		ID:   uint64(x) + 1,
+		Line: []profile.Line{{Function: fn, Line: fr.Line, Column: fr.Column}},
+	})
+	b.locs.Add(h, x)
+	return x
+}
+
+// locLater is loc for readers that hold the frames in a form of their own
+// until they let go of it: with useFrames a new frame only gets the next
+// index, and later says so; the reader adds such frames with addLater, in
+// that order, once it has released what it no longer needs (a call tree's
+// nodes), so that a million distinct frames are not held twice over
+// while the nodes are. Until then no frame is looked up or added.
+func (b *profileBuilder) locLater(f stackFrame) (x int32, later bool) {
+	if b.frames == nil {
+		return b.loc(f), false
+	}
+	if x, ok := b.findLoc(f); ok {
+		return x, false
+	}
+	b.later++
+	return int32(b.frames.Len() + b.later - 1), true
+}
+
+// addLater adds the n frames locLater left for later, frame(k) the k-th
+// of them in the order it gave them their indexes.
+func (b *profileBuilder) addLater(n int, frame func(k int) stackFrame) {
+	if n == 0 {
+		return
+	}
+	tb := b.frames
+	tb.Values = slices.Grow(tb.Values, n)
+	for k := range n {
+		want := tb.Len()
+		if x, added := tb.Intern(compactFrame(frame(k))); !added || int(x) != want {
+			panic("convert: profileBuilder.addLater: a frame locLater did not leave for later, or out of order")
+		}
+		b.later--
+	}
+}
+
+// findLoc returns the index of the location of a frame, if there is one.
+// It keeps no reference to the frame's strings.
+func (b *profileBuilder) findLoc(f stackFrame) (int32, bool) {
+	fr := compactFrame(f)
+	if b.frames != nil {
+		return b.frames.Find(fr)
+	}
+	return b.locs.Find(maphash.Comparable(b.seed, fr), func(x int32) bool { return locationIs(b.p.Location[x], &fr) })
+}
+
+// sampleValues returns the values of sample x added before, to add to
+// (merging samples as they are read).
+func (b *profileBuilder) sampleValues(x int) []int64 {
+	if b.stacks != nil {
+		return b.stacks.Value(x)
+	}
+	return b.p.Sample[x].Value
+}
+
+// function returns the interned function of a frame.
+func (b *profileBuilder) function(fr stacks.Frame) *profile.Function {
+	fr.Line, fr.Column = 0, 0
+	h := maphash.Comparable(b.seed, fr)
+	if x, ok := b.funcs.Find(h, func(x int32) bool { return functionIs(b.p.Function[x], &fr) }); ok {
+		return b.p.Function[x]
+	}
+	sys := fr.SystemName
 	if sys == "" {
-		sys = f.Name
+		sys = fr.Name
 	}
-	k := funcKey{f.Name, sys, f.File, f.StartLine}
-	if fn, ok := b.funcs[k]; ok {
-		return fn
-	}
-	fn := &profile.Function{ID: uint64(len(b.p.Function) + 1), Name: f.Name, SystemName: sys, Filename: f.File, StartLine: f.StartLine}
+	x := int32(len(b.p.Function))
+	fn := &profile.Function{ID: uint64(x) + 1, Name: fr.Name, SystemName: sys, Filename: fr.File, StartLine: fr.StartLine}
 	b.p.Function = append(b.p.Function, fn)
-	b.funcs[k] = fn
+	b.funcs.Add(h, x)
 	return fn
+}
+
+func functionIs(fn *profile.Function, fr *stacks.Frame) bool {
+	sys := fr.SystemName
+	if sys == "" {
+		sys = fr.Name
+	}
+	return fn.Name == fr.Name && fn.SystemName == sys && fn.Filename == fr.File && fn.StartLine == fr.StartLine
+}
+
+func locationIs(l *profile.Location, fr *stacks.Frame) bool {
+	ln := &l.Line[0]
+	return ln.Line == fr.Line && ln.Column == fr.Column && functionIs(ln.Function, fr)
+}
+
+// frameName returns the function name of location x.
+func (b *profileBuilder) frameName(x int32) string {
+	if b.frames != nil {
+		return b.frames.Values[x].Name
+	}
+	return b.p.Location[x].Line[0].Function.Name
+}
+
+// rawName returns the system name of location x's function (its name
+// when it has none) and its file.
+func (b *profileBuilder) rawName(x int32) (sys, file string) {
+	if b.frames != nil {
+		f := &b.frames.Values[x]
+		if f.SystemName != "" {
+			return f.SystemName, f.File
+		}
+		return f.Name, f.File
+	}
+	fn := b.p.Location[x].Line[0].Function
+	return fn.SystemName, fn.Filename
+}
+
+// locations returns how many locations the builder made.
+func (b *profileBuilder) locations() int {
+	if b.frames != nil {
+		return b.frames.Len() + b.later
+	}
+	return len(b.p.Location)
+}
+
+// addIdx appends a sample whose stack, leaf first, is location indexes
+// (loc). The stack is copied; values are retained unless collected.
+func (b *profileBuilder) addIdx(stack []int32, values []int64, m sampleMeta) {
+	if b.stacks == nil {
+		locs := make([]*profile.Location, len(stack))
+		for i, x := range stack {
+			locs[i] = b.p.Location[x]
+		}
+		b.Add(locs, values, m)
+		return
+	}
+	s := b.stacks
+	locs := &s.Locations
+	if b.pool != nil {
+		locs = &b.pool.locs
+		s.Starts = append(s.Starts, int32(len(*locs)))
+	}
+	if len(*locs)+len(stack) > stacks.MaxLocations {
+		// Readers that collect stacks lay them out in a pool, whose limit
+		// is below this one.
+		panic("convert: profileBuilder.addIdx: more than stacks.MaxLocations frames collected")
+	}
+	for _, x := range stack {
+		if x < 0 || int(x) >= b.locations() {
+			panic("convert: profileBuilder.addIdx: a location index not made by this profileBuilder's loc")
+		}
+	}
+	*locs = append(*locs, stack...)
+	b.addMeta(len(*locs), values, m)
 }
 
 // Add appends a sample. stack is leaf first, as in pprof; values has one
 // entry per sample type. The slices are retained: do not reuse them
 // (unless the profileBuilder collects stacks).
 func (b *profileBuilder) Add(stack []*profile.Location, values []int64, m sampleMeta) {
+	if b.frames != nil {
+		panic("convert: profileBuilder.Add with useFrames: add stacks of location indexes (addIdx)")
+	}
 	if b.stacks != nil {
 		b.addStack(stack, values, m)
 		return
@@ -205,6 +377,12 @@ func (b *profileBuilder) CollectStacks() {
 func (b *profileBuilder) Stacks() *stacks.Samples {
 	if b.stacks != nil && b.pool != nil {
 		b.stacks.Locations = b.pool.locs
+	}
+	if b.stacks != nil && b.frames != nil {
+		b.stacks.Frames = b.frames.Values
+		if b.stacks.Frames == nil {
+			b.stacks.Frames = []stacks.Frame{}
+		}
 	}
 	return b.stacks
 }

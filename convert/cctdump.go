@@ -259,6 +259,7 @@ func (c *cctReader) profile(collect bool) (*profile.Profile, *stacks.Samples, er
 	b := newProfileBuilder(st...)
 	if collect {
 		b.CollectStacks()
+		c.in.useFrames(b)
 	}
 	p := b.Profile()
 	p.DefaultSampleType, p.Period, p.DurationNanos = t.DefaultSampleType, t.Period, t.DurationNanos
@@ -289,7 +290,7 @@ func (c *cctReader) profile(collect bool) (*profile.Profile, *stacks.Samples, er
 		case i == c.root:
 			if c.nonzero(n) {
 				rootSelf = true
-				b.Add(nil, c.values(n, len(st), countIdx, latIdx), sampleMeta{})
+				b.addIdx(nil, c.values(n, len(st), countIdx, latIdx), sampleMeta{})
 			}
 			continue
 		case n.Kind == "thread":
@@ -298,7 +299,7 @@ func (c *cctReader) profile(collect bool) (*profile.Profile, *stacks.Samples, er
 				meta.TID, meta.HasTID = int64(n.Ordinal), true
 			}
 			if c.nonzero(n) || len(n.Children) == 0 {
-				b.Add(nil, c.values(n, len(st), countIdx, latIdx), meta)
+				b.addIdx(nil, c.values(n, len(st), countIdx, latIdx), meta)
 			}
 			continue
 		}
@@ -341,7 +342,7 @@ func (c *cctReader) layout(b *profileBuilder) ([]stackRef, error) {
 			sampled = append(sampled, int32(i))
 		}
 	}
-	pool := c.in.newStackPool()
+	pool := c.in.newStackPool(len(nodes))
 	b.usePool(pool)
 	refs := make([]stackRef, len(nodes))
 	err := pool.layout(sampled, func(n int32) int { return depth[n] }, refs, func(i int32, frames, owners []int32) ([]int32, []int32) {
@@ -357,7 +358,7 @@ func (c *cctReader) layout(b *profileBuilder) ([]stackRef, error) {
 					fr.Line, fr.Column, owner = cs, 0, -1
 				}
 			}
-			frames, owners = append(frames, int32(b.Location(fr).ID-1)), append(owners, owner)
+			frames, owners = append(frames, b.loc(fr)), append(owners, owner)
 			p := int32(c.byID[f.Parent])
 			if int(p) == c.root || nodes[p].Kind == "thread" {
 				break

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
+	"unsafe"
 
 	"github.com/google/pprof/profile"
 )
@@ -23,6 +25,9 @@ func init() {
 		Priority:    0,
 		Sniff:       sniffCollapsed,
 		Parse:       parseCollapsed,
+		ParseStacks: parseCollapsedStacks,
+		// Its samples have no labels but the thread's and its tid.
+		CompleteStacks: true,
 	})
 }
 
@@ -79,12 +84,17 @@ var threadFrame = regexp.MustCompile(`^\[(.*) tid=(\d+)\]$`)
 // memory grows with the distinct stacks, not with the lines: a file that
 // repeats a line holds one sample. Samples keep the order of first
 // appearance, which is all the order folded stacks have.
+//
+// Its locations are found by the frames' text as it stands in the line
+// (no copy is made of a frame met before), so a stack of a million
+// distinct frames costs the frames (with useFrames, about 100 bytes each
+// with their names) and its four bytes a frame.
 func parseCollapsed(in *parserInput) (*profile.Profile, error) {
 	r := &collapsedReader{
 		b:      newProfileBuilder(&profile.ValueType{Type: "samples", Unit: "count"}),
-		locs:   map[string]*profile.Location{},
-		merged: map[string]*profile.Sample{},
+		merged: map[string]int32{},
 	}
+	in.collectFrames(r.b)
 	p := r.b.Profile()
 	p.PeriodType = &profile.ValueType{Type: "samples", Unit: "count"}
 	p.Period = 1
@@ -129,12 +139,16 @@ func parseCollapsed(in *parserInput) (*profile.Profile, error) {
 	return p, nil
 }
 
+// parseCollapsedStacks is parseCollapsed as ParseStacks.
+var parseCollapsedStacks = parseCollecting(parseCollapsed)
+
 type collapsedReader struct {
-	b      *profileBuilder
-	locs   map[string]*profile.Location // by the frame's text
-	merged map[string]*profile.Sample   // by thread and stack (collapsedReader.key)
-	stack  []*profile.Location          // the current line's, root first
-	key    []byte
+	b       *profileBuilder
+	merged  map[string]int32 // sample by thread and stack (collapsedReader.key)
+	samples int32
+	stack   []int32 // the current line's locations, root first
+	leaf    []int32 // and leaf first
+	key     []byte
 }
 
 // line adds one folded line, or says why it cannot.
@@ -151,7 +165,7 @@ func (r *collapsedReader) line(line []byte, lineNo int) error {
 	}
 	if depth > MaxStackDepth {
 		err := (&stackBudget{limit: math.MaxInt64}).take(depth)
-		return fmt.Errorf("sample %d: %w", len(r.b.Profile().Sample), err)
+		return fmt.Errorf("sample %d: %w", r.samples, err)
 	}
 	var meta sampleMeta
 	if r.stack, meta, err = r.frames(frames, r.stack[:0], lineNo); err != nil {
@@ -160,23 +174,24 @@ func (r *collapsedReader) line(line []byte, lineNo int) error {
 	r.key = append(r.key[:0], meta.Thread...)
 	r.key = append(r.key, 0)
 	r.key = binary.AppendVarint(r.key, meta.TID)
-	for _, l := range r.stack {
-		r.key = binary.AppendUvarint(r.key, l.ID)
+	for _, x := range r.stack {
+		r.key = binary.AppendUvarint(r.key, uint64(x))
 	}
-	if s, ok := r.merged[string(r.key)]; ok {
-		if s.Value[0] > math.MaxInt64-n {
+	if x, ok := r.merged[string(r.key)]; ok {
+		v := r.b.sampleValues(int(x))
+		if v[0] > math.MaxInt64-n {
 			return errAtLine(lineNo, "the counts of this stack add up to more than %d", int64(math.MaxInt64))
 		}
-		s.Value[0] += n
+		v[0] += n
 		return nil
 	}
-	leafFirst := make([]*profile.Location, len(r.stack))
-	for i, l := range r.stack {
-		leafFirst[len(r.stack)-1-i] = l
+	r.leaf = slices.Grow(r.leaf[:0], len(r.stack))[:len(r.stack)]
+	for i, x := range r.stack {
+		r.leaf[len(r.stack)-1-i] = x
 	}
-	r.b.Add(leafFirst, []int64{n}, meta)
-	p := r.b.Profile()
-	r.merged[string(r.key)] = p.Sample[len(p.Sample)-1]
+	r.b.addIdx(r.leaf, []int64{n}, meta)
+	r.merged[string(r.key)] = r.samples
+	r.samples++
 	return nil
 }
 
@@ -201,7 +216,7 @@ func collapsedSplit(line []byte, lineNo int) (int64, []byte, error) {
 // frames appends the locations of the frames, root first, to stack; a
 // leading async-profiler thread frame becomes the sample's thread. It
 // walks the frames in place.
-func (r *collapsedReader) frames(frames []byte, stack []*profile.Location, lineNo int) ([]*profile.Location, sampleMeta, error) {
+func (r *collapsedReader) frames(frames []byte, stack []int32, lineNo int) ([]int32, sampleMeta, error) {
 	var meta sampleMeta
 	for i := 0; ; i++ {
 		f := frames // the frames split at ';', as bytes.Split would, without its slice
@@ -216,12 +231,7 @@ func (r *collapsedReader) frames(frames []byte, stack []*profile.Location, lineN
 			meta.TID, _ = strconv.ParseInt(string(m[2]), 10, 64)
 			meta.HasTID = true
 		default:
-			l, ok := r.locs[string(f)]
-			if !ok {
-				l = r.b.Location(collapsedFrame(f))
-				r.locs[string(f)] = l
-			}
-			stack = append(stack, l)
+			stack = append(stack, r.location(f))
 		}
 		if j < 0 {
 			break
@@ -234,6 +244,16 @@ func (r *collapsedReader) frames(frames []byte, stack []*profile.Location, lineN
 	return stack, meta, nil
 }
 
+// location returns the location of a frame's text, which is looked up as
+// it stands in the line and copied only when new.
+func (r *collapsedReader) location(f []byte) int32 {
+	fr := collapsedFrame(f, viewString)
+	if x, ok := r.b.findLoc(fr); ok {
+		return x
+	}
+	return r.b.loc(collapsedFrame(f, func(b []byte) string { return string(b) }))
+}
+
 // frameKinds are async-profiler's frame-type annotations (src/frameName.cpp):
 // interpreted, JIT-compiled, inlined, C1-compiled, kernel.
 var frameKinds = []string{"_[0]", "_[j]", "_[i]", "_[1]", "_[k]"}
@@ -241,19 +261,29 @@ var frameKinds = []string{"_[0]", "_[j]", "_[i]", "_[1]", "_[k]"}
 // collapsedFrame splits a folded frame into name and line. A frame-kind
 // suffix is kept in SystemName only, so matching does not depend on the JIT
 // tier; a ":LINE" suffix (async-profiler --lines, jfr-parser) becomes Line.
-func collapsedFrame(f []byte) stackFrame {
+// str makes the names' strings of the frame's bytes.
+func collapsedFrame(f []byte, str func([]byte) string) stackFrame {
 	var line int64
 	if i := bytes.LastIndexByte(f, ':'); i > 0 && i < len(f)-1 && f[i-1] != ':' {
-		if n, err := strconv.ParseInt(string(f[i+1:]), 10, 64); err == nil && n >= 0 {
+		if n, err := strconv.ParseInt(viewString(f[i+1:]), 10, 64); err == nil && n >= 0 {
 			line, f = n, f[:i]
 		}
 	}
-	fr := stackFrame{Name: string(f), Line: line}
+	fr := stackFrame{Name: str(f), Line: line}
 	for _, k := range frameKinds {
 		if bytes.HasSuffix(f, []byte(k)) {
-			fr.SystemName, fr.Name = fr.Name, string(f[:len(f)-len(k)])
+			fr.SystemName, fr.Name = fr.Name, fr.Name[:len(f)-len(k)]
 			break
 		}
 	}
 	return fr
+}
+
+// viewString returns b's bytes as a string without copying them: for
+// looking a name up, never for keeping it (b changes as the input is read).
+func viewString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
 }

@@ -104,7 +104,7 @@ type traceProfileStart struct {
 type traceChunk struct {
 	ts     int64
 	event  int
-	nodes  []v8TreeNode
+	nodes  []v8NewNode
 	n      int
 	ids    []byte // packIDs
 	deltas []byte // packDeltas, ns

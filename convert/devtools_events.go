@@ -273,7 +273,7 @@ func (tr *traceReader) addChunk(i int, off int64, f *chunkFields, packedIDs, pac
 		ids, deltas := chunkSamples(f)
 		if f.hasCPU {
 			if len(f.nodes) > 0 {
-				ch.nodes = make([]v8TreeNode, len(f.nodes))
+				ch.nodes = make([]v8NewNode, len(f.nodes))
 			}
 			for n := range f.nodes {
 				if ch.nodes[n], err = newTreeNode(&f.nodes[n], int64(i), tr.intern); err != nil {

@@ -78,7 +78,7 @@ func TestChunkDeltaStats(t *testing.T) {
 			}
 			ch := &traceChunk{event: k, n: len(ds), ids: a.store(packIDs(nil, ids)), deltas: a.store(packDeltas(nil, ds))}
 			if k == 0 {
-				ch.nodes = []v8TreeNode{{id: 1, hits: -1, frame: &v8TreeFrame{stackFrame: stackFrame{Name: "f"}}}}
+				ch.nodes = []v8NewNode{{node: v8TreeNode{id: 1, hits: -1}, frame: v8Frame{name: "f"}}}
 			}
 			if stats {
 				ch.stats = sumDeltas(ds)

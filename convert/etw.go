@@ -76,28 +76,34 @@ func etwUnsymbolized(fn string) bool {
 // frames millions of times, and parsing each text once keeps conversion fast.
 type etwLocations struct {
 	b     *profileBuilder
-	cache map[string]*profile.Location
+	cache map[string]int32 // location index (profileBuilder.loc) by text
 }
 
 func newETWLocations(b *profileBuilder) *etwLocations {
-	return &etwLocations{b: b, cache: map[string]*profile.Location{}}
+	return &etwLocations{b: b, cache: map[string]int32{}}
 }
 
 // getBytes is get without allocating when the frame was seen before.
 func (l *etwLocations) getBytes(text []byte) *profile.Location {
-	if loc, ok := l.cache[string(text)]; ok {
-		return loc
+	if x, ok := l.cache[string(text)]; ok {
+		return l.b.p.Location[x]
 	}
 	return l.get(string(text))
 }
 
+// get returns the location of a frame's text. Without useFrames only.
 func (l *etwLocations) get(text string) *profile.Location {
-	if loc, ok := l.cache[text]; ok {
-		return loc
+	return l.b.p.Location[l.index(text)]
+}
+
+// index returns the index of the location of a frame's text.
+func (l *etwLocations) index(text string) int32 {
+	if x, ok := l.cache[text]; ok {
+		return x
 	}
-	loc := l.b.Location(etwFrame(text))
-	l.cache[strings.Clone(text)] = loc
-	return loc
+	x := l.b.loc(etwFrame(text))
+	l.cache[strings.Clone(text)] = x
+	return x
 }
 
 // etwProcess splits ETW's "name (pid)" process text, e.g. "dota.exe (  56)"
@@ -326,7 +332,8 @@ func etwFixed(s string, scale int) (int64, bool) {
 // etwSample is a converted sample waiting to be written in time order.
 type etwSample struct {
 	stack  []*profile.Location
-	ref    stackRef // instead of stack, a stack laid out in the profileBuilder's pool
+	idx    []int32  // instead of stack, location indexes (profileBuilder.loc)
+	ref    stackRef // instead of either, a stack laid out in the profileBuilder's pool
 	values []int64
 	meta   sampleMeta
 }
@@ -344,11 +351,14 @@ func etwAddInTimeOrder(b *profileBuilder, samples []etwSample) {
 		sort.SliceStable(samples, func(i, j int) bool { return samples[i].meta.Time < samples[j].meta.Time })
 	}
 	for _, s := range samples {
-		if s.ref.laidOut() {
+		switch {
+		case s.ref.laidOut():
 			b.addRef(s.ref, s.values, s.meta)
-			continue
+		case s.idx != nil:
+			b.addIdx(s.idx, s.values, s.meta)
+		default:
+			b.Add(s.stack, s.values, s.meta)
 		}
-		b.Add(s.stack, s.values, s.meta)
 	}
 }
 

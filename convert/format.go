@@ -112,6 +112,8 @@ type parserInput struct {
 	// reader that builds with a profileBuilder may collect its samples as
 	// stacks.Samples, and put them in samples.
 	collect bool
+	// builder is the profileBuilder collectStacks collects in.
+	builder *profileBuilder
 }
 
 // parseCollecting makes a ParseStacks of a Parse whose reader collects
@@ -122,6 +124,9 @@ func parseCollecting(parse func(in *parserInput) (*profile.Profile, error)) func
 		p, err := parse(in)
 		if err != nil {
 			return nil, nil, err
+		}
+		if in.builder != nil {
+			in.builder.Stacks() // with the frames made since collectStacks
 		}
 		s, _ := in.samples.(*stacks.Samples)
 		return p, s, nil
@@ -135,6 +140,24 @@ func (in *parserInput) collectStacks(b *profileBuilder) {
 	if in.collect {
 		b.CollectStacks()
 		in.samples = b.Stacks()
+		in.builder = b
+	}
+}
+
+// collectFrames is collectStacks for readers that name locations by
+// index (profileBuilder.loc, addIdx): where the caller only builds trees
+// (Options.CompleteStacks is not set), their locations are compact frames
+// too (profileBuilder.useFrames).
+func (in *parserInput) collectFrames(b *profileBuilder) {
+	in.collectStacks(b)
+	in.useFrames(b)
+}
+
+// useFrames has b, which collects stacks, keep compact frames when the
+// caller only builds trees from them.
+func (in *parserInput) useFrames(b *profileBuilder) {
+	if b.stacks != nil && !in.Options.CompleteStacks {
+		b.useFrames()
 	}
 }
 

@@ -118,12 +118,12 @@ func TestV8StackDepth(t *testing.T) {
 		tr := newV8Tree(func(pos int64, format string, args ...any) error { return fmt.Errorf(format, args...) })
 		n := 1 + rng.IntN(200)
 		for i := range n {
-			nd := v8TreeNode{id: int64(i), hits: -1, frame: &v8TreeFrame{stackFrame: stackFrame{Name: fmt.Sprintf("f%d", i)}}}
+			nd := v8NewNode{node: v8TreeNode{id: int64(i), hits: -1}, frame: v8Frame{name: fmt.Sprintf("f%d", i)}}
 			if rng.IntN(4) == 0 {
-				nd.frame.Name = rootName
+				nd.frame.name = rootName
 			}
 			if i > 0 && rng.IntN(10) > 0 {
-				nd.parentID, nd.hasParent = int64(rng.IntN(i)), true
+				nd.node.parentID, nd.node.hasParent = int64(rng.IntN(i)), true
 			}
 			if err := tr.insert(nd); err != nil {
 				t.Fatal(err)

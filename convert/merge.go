@@ -83,6 +83,15 @@ func appendLocKey(key []byte, stack []*profile.Location) []byte {
 	return key
 }
 
+// appendIdxKey appends a stack's location indexes to a key.
+func appendIdxKey(key []byte, stack []int32) []byte {
+	key = binary.AppendUvarint(key, uint64(len(stack)))
+	for _, x := range stack {
+		key = binary.AppendUvarint(key, uint64(x))
+	}
+	return key
+}
+
 // appendMetaKey appends the thread identity of a sample (what
 // stacks.Thread keeps) to a key.
 func appendMetaKey(key []byte, m *sampleMeta) []byte {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ctdiff/ctdiff/internal/hashindex"
 	"github.com/google/pprof/profile"
 	"github.com/ianlancetaylor/demangle"
 )
@@ -84,7 +85,7 @@ type perfSample struct {
 	time   int64
 	event  int // index into perfReader.events
 	period int64
-	stack  []*profile.Location
+	stack  []int32 // location indexes (profileBuilder.loc), leaf first
 	// n is how many samples this one stands for (Options.MergeSamples
 	// merges those of one thread, event and stack; period is then their
 	// sum, and time the earliest).
@@ -106,9 +107,16 @@ type perfReader struct {
 	threads map[perfThread]*perfThread
 	events  []*perfEvent
 	byName  map[string]int
-	frames  map[string]*profile.Location // by name, system name and file
-	lines   map[string]*profile.Location // by frame line
-	bySym   map[string]perfSymFrame      // by symbol, for lines simpleFrameLine splits
+	lines   map[string]int32 // location by frame line, for lines simpleFrameLine does not split
+	// bySym finds the location of a line simpleFrameLine splits by its
+	// symbol and dso, which a location's system name (or name) and file
+	// are: a line recurs in many samples, and lines of one symbol differ
+	// mostly in their address and offset (the full lines of a recording's
+	// leaf frames are nearly all distinct). It keeps no key of its own: a
+	// stack of a million distinct symbols took a map of them.
+	bySym   hashindex.Index
+	symSeed hashindex.Seed
+	dsos    map[string]string // the files of frames, interned
 	samples []perfSample
 	merge   *mergeIndex // with Options.MergeSamples
 	count   int         // samples read
@@ -130,16 +138,16 @@ var parsePerfScriptStacks = parseCollecting(parsePerfScript)
 func parsePerfScript(in *parserInput) (*profile.Profile, error) {
 	r := &perfReader{
 		in: in, b: newProfileBuilder(),
-		threads: map[perfThread]*perfThread{}, byName: map[string]int{}, frames: map[string]*profile.Location{}, lines: map[string]*profile.Location{},
-		bySym: map[string]perfSymFrame{}, headerPeriod: map[string]int64{},
+		threads: map[perfThread]*perfThread{}, byName: map[string]int{}, lines: map[string]int32{},
+		dsos: map[string]string{}, headerPeriod: map[string]int64{},
 	}
 	if in.Options.MergeSamples {
 		r.merge = newMergeIndex()
 	}
-	in.collectStacks(r.b)
+	in.collectFrames(r.b)
 	lr := newLineReader(in.R)
 	var cur *perfSample
-	var stack []*profile.Location
+	var stack []int32
 	inStack := false // a frame line came before, in this sample
 	var mergeErr error
 	finish := func() {
@@ -174,6 +182,12 @@ func parsePerfScript(in *parserInput) (*profile.Profile, error) {
 				continue
 			}
 			inStack = true
+			if len(stack) == MaxStackDepth {
+				// Refused as it grows, before its frames take the memory
+				// (and as checkSamples would refuse it).
+				err := (&stackBudget{limit: math.MaxInt64}).take(MaxStackDepth + 1)
+				return nil, errAtLine(lr.Line(), "sample %d: %v", r.count, err)
+			}
 			stack = append(stack, r.frameLine(r.cutFrameLine(t)))
 		default:
 			finish()
@@ -211,36 +225,41 @@ func parsePerfScript(in *parserInput) (*profile.Profile, error) {
 	return r.profile()
 }
 
-// A perfSymFrame is the location of a symbol's frame lines and their dso.
-type perfSymFrame struct {
-	dso string
-	loc *profile.Location
+// frameLine returns the location of a frame line (trimmed): a line of
+// the usual form by its symbol and dso (bySym), any other by the whole
+// line.
+func (r *perfReader) frameLine(t []byte) int32 {
+	if sym, dso, ok := simpleFrameLine(t); ok {
+		key := perfSymKey{viewString(sym), perfFile(viewString(dso))}
+		h := hashindex.Hash(&r.symSeed, key)
+		x, found := r.bySym.Find(h, func(x int32) bool {
+			raw, file := r.b.rawName(x)
+			return raw == key.sym && file == key.file
+		})
+		if !found {
+			x = r.location(r.frame(string(t)))
+			r.bySym.Add(h, x)
+		}
+		return x
+	}
+	x, ok := r.lines[string(t)]
+	if !ok {
+		x = r.location(r.frame(string(t)))
+		r.lines[string(t)] = x
+	}
+	return x
 }
 
-// frameLine returns the location of a frame line (trimmed). The same line
-// recurs in many samples, and lines of one symbol differ mostly in their
-// address and offset: a line of the usual form is looked up by its symbol
-// in a map that stays small (issue 20: the full lines of a recording's
-// leaf frames are nearly all distinct, and a lookup among millions of them
-// missed the cache), any other by the whole line.
-func (r *perfReader) frameLine(t []byte) *profile.Location {
-	if sym, dso, ok := simpleFrameLine(t); ok {
-		e, found := r.bySym[string(sym)]
-		if found && e.dso == string(dso) {
-			return e.loc
-		}
-		if !found {
-			e = perfSymFrame{string(dso), r.location(r.frame(string(t)))}
-			r.bySym[string(sym)] = e
-			return e.loc
-		}
+// perfSymKey is a frame line's symbol and file, as bySym hashes them.
+type perfSymKey struct{ sym, file string }
+
+// perfFile is the file of a frame of a dso as perf script prints it.
+func perfFile(dso string) string {
+	dso = strings.TrimSuffix(dso, " (deleted)")                     // perf-map files and replaced binaries
+	if dso == "[unknown]" || dso == "unknown" || dso == "inlined" { // "inlined": perf script --inline
+		return ""
 	}
-	loc, ok := r.lines[string(t)]
-	if !ok {
-		loc = r.location(r.frame(string(t)))
-		r.lines[string(t)] = loc
-	}
-	return loc
+	return dso
 }
 
 // simpleFrameLine splits a frame line "addr sym[+0xOFF] (dso)" whose
@@ -402,10 +421,7 @@ func (r *perfReader) frame(s string) stackFrame {
 	if i := strings.LastIndex(sym, "+0x"); i > 0 && isHex(sym[i+3:]) {
 		sym = sym[:i]
 	}
-	f.File = strings.TrimSuffix(f.File, " (deleted)")                        // perf-map files and replaced binaries
-	if f.File == "[unknown]" || f.File == "unknown" || f.File == "inlined" { // "inlined": perf script --inline
-		f.File = ""
-	}
+	f.File = perfFile(f.File)
 	if sym == "" || sym == "[unknown]" {
 		mod := path.Base(f.File)
 		if f.File == "" {
@@ -428,14 +444,21 @@ func (r *perfReader) frame(s string) stackFrame {
 	return f
 }
 
-func (r *perfReader) location(f stackFrame) *profile.Location {
-	key := f.Name + "\x00" + f.SystemName + "\x00" + f.File
-	if l, ok := r.frames[key]; ok {
-		return l
+// location returns the location of a frame that r.frame made of a line:
+// its strings are copied off the line, which they would keep whole, and
+// its file interned.
+func (r *perfReader) location(f stackFrame) int32 {
+	if x, ok := r.b.findLoc(f); ok {
+		return x
 	}
-	l := r.b.Location(f)
-	r.frames[key] = l
-	return l
+	f.Name, f.SystemName = strings.Clone(f.Name), strings.Clone(f.SystemName)
+	file, ok := r.dsos[f.File]
+	if !ok {
+		file = strings.Clone(f.File)
+		r.dsos[file] = file
+	}
+	f.File = file
+	return r.b.loc(f)
 }
 
 // rustHash is the build hash rustc appends to legacy-mangled names
@@ -633,7 +656,8 @@ func (r *perfReader) profile() (*profile.Profile, error) {
 		v := vals[i*len(st) : (i+1)*len(st) : (i+1)*len(st)]
 		r.values(s, v)
 		th := s.thread
-		r.b.Add(s.stack, v, sampleMeta{Thread: th.comm, PID: th.pid, HasPID: th.hasPID, TID: th.tid, HasTID: true, Time: s.time, HasTime: true})
+		r.b.addIdx(s.stack, v, sampleMeta{Thread: th.comm, PID: th.pid, HasPID: th.hasPID, TID: th.tid, HasTID: true, Time: s.time, HasTime: true})
+		s.stack = nil // copied
 	}
 	return p, nil
 }
@@ -667,8 +691,8 @@ func (r *perfReader) aggregate(p *profile.Profile) *profile.Profile {
 	for i := range r.samples {
 		s := &r.samples[i]
 		ids = ids[:0]
-		for _, l := range s.stack {
-			ids = strconv.AppendUint(ids, l.ID, 36)
+		for _, x := range s.stack {
+			ids = strconv.AppendUint(ids, uint64(x), 36)
 			ids = append(ids, ',')
 		}
 		k := key{s.thread, string(ids)}
@@ -685,7 +709,7 @@ func (r *perfReader) aggregate(p *profile.Profile) *profile.Profile {
 	}
 	for _, m := range out {
 		th := m.s.thread
-		r.b.Add(m.s.stack, m.v, sampleMeta{Thread: th.comm, PID: th.pid, HasPID: th.hasPID, TID: th.tid, HasTID: true})
+		r.b.addIdx(m.s.stack, m.v, sampleMeta{Thread: th.comm, PID: th.pid, HasPID: th.hasPID, TID: th.tid, HasTID: true})
 	}
 	return p
 }
@@ -710,7 +734,7 @@ func (r *perfReader) add(s *perfSample, err *error) (merged bool) {
 	th := s.thread
 	key := appendMetaKey(r.merge.newKey(), &sampleMeta{Thread: th.comm, PID: th.pid, HasPID: th.hasPID, TID: th.tid, HasTID: true})
 	key = binary.AppendUvarint(key, uint64(s.event))
-	x, found := r.merge.find(appendLocKey(key, s.stack), s.time, s.time >= 0)
+	x, found := r.merge.find(appendIdxKey(key, s.stack), s.time, s.time >= 0)
 	if !found {
 		r.samples = append(r.samples, *s)
 		return false

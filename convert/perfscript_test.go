@@ -197,6 +197,10 @@ func TestPerfScriptErrors(t *testing.T) {
 		{"mixed time", "a 1 1.0: cycles:\n\t1 f (/a)\n\na 1 cycles:\n\t1 f (/a)\n", `x.txt: line 4: this sample has no timestamp, unlike the samples before it`},
 		{"huge time", "a 1 99999999999999999999.0: cycles:\n", `x.txt: line 1: expected a time secs.frac, found "99999999999999999999.0"`},
 		{"no samples", "# only a header\n", `x.txt: no samples: no perf script sample header`},
+		// Refused at the frame over the limit, as it is read: not once the
+		// whole stack (and the frames after it) took their memory.
+		{"a stack over the depth limit", "a 1 1.0: cycles:\n" + strings.Repeat("\t1 f (/a)\n", convert.MaxStackDepth+1) + strings.Repeat("\t1 g (/a)\n", 10) + "\n",
+			`x.txt: line 1000002: sample 0: stack frames exceed the limit: a stack of 1000001 frames, more than the limit of 1000000 per stack`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

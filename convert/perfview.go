@@ -202,7 +202,13 @@ type perfViewSample struct {
 }
 
 type perfView struct {
-	in      *parserInput
+	in *parserInput
+	// scanned and lines count the bytes and lines scanSamples read, which
+	// the XML decoder did not.
+	scanned int64
+	lines   int
+	// sample holds the attributes scanSamples found.
+	sample  [3][]byte
 	frames  map[int32]string
 	stacks  map[int32]perfViewStack
 	samples []perfViewSample
@@ -219,27 +225,28 @@ func newPerfView(in *parserInput) *perfView {
 	return pv
 }
 
-// readXML streams the first StackSource element.
+// readXML streams the first StackSource element. Runs of <Sample .../>
+// elements, which are nearly all of a recording's bytes, are read by
+// scanSamples (perfview_scan.go) between the decoder's tokens.
 func (pv *perfView) readXML(r io.Reader) error {
-	d := xml.NewDecoder(newXMLLimiter(r))
+	x := &xmlInput{r: bufio.NewReaderSize(newXMLLimiter(r), 64<<10)}
+	d := xml.NewDecoder(x)
 	d.Strict = true
 	depth, inSource, done := 0, false, false
-	line := func() int { l, _ := d.InputPos(); return l }
+	line := func() int { l, _ := d.InputPos(); return l + pv.lines }
 	for {
+		if inSource && !pv.in.Options.xmlDecoderOnly && d.InputOffset()+pv.scanned == x.n {
+			// The decoder holds no byte it read back: the next are ours.
+			if err := pv.scanSamples(x, line()); err != nil {
+				return err
+			}
+		}
 		tok, err := d.Token()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			var se *xml.SyntaxError
-			var te *xmlTokenError
-			switch {
-			case errors.As(err, &se):
-				return errAtLine(se.Line, "malformed XML: %s", se.Msg)
-			case errors.As(err, &te):
-				return errAtLine(te.line, "%s", te.msg())
-			}
-			return errAtLine(line(), "malformed XML: %v", err)
+			return pv.xmlError(err, line(), "")
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
@@ -281,16 +288,19 @@ func (pv *perfView) readXML(r io.Reader) error {
 	return nil
 }
 
-// perfViewXMLError reports a syntax error at its own line, anything else
-// at the element's line.
-func perfViewXMLError(err error, line int, what string) error {
+// xmlError reports a syntax error at its own line, anything else at the
+// element's line; what, when not empty, says what was expected there.
+// The decoder's lines miss those scanSamples read.
+func (pv *perfView) xmlError(err error, line int, what string) error {
 	var se *xml.SyntaxError
 	var te *xmlTokenError
 	switch {
 	case errors.As(err, &se):
-		return errAtLine(se.Line, "malformed XML: %s", se.Msg)
+		return errAtLine(se.Line+pv.lines, "malformed XML: %s", se.Msg)
 	case errors.As(err, &te):
 		return errAtLine(te.line, "%s", te.msg())
+	case what == "":
+		return errAtLine(line, "malformed XML: %v", err)
 	}
 	return errAtLine(line, "%s: %v", what, err)
 }
@@ -306,15 +316,21 @@ func perfViewAttr(t xml.StartElement, name string) (string, bool) {
 
 func perfViewID(t xml.StartElement, name string, line int, required bool) (int32, error) {
 	v, ok := perfViewAttr(t, name)
+	return perfViewIDOf(t.Name.Local, name, v, ok, line, required)
+}
+
+// perfViewIDOf reads the id in attribute name of element elem, whose value
+// is v when ok: -1 when absent and not required.
+func perfViewIDOf(elem, name, v string, ok bool, line int, required bool) (int32, error) {
 	if !ok {
 		if required {
-			return 0, errAtLine(line, "<%s>: expected a %s attribute", t.Name.Local, name)
+			return 0, errAtLine(line, "<%s>: expected a %s attribute", elem, name)
 		}
 		return -1, nil
 	}
 	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 32)
 	if err != nil || n < -1 {
-		return 0, errAtLine(line, "<%s>: expected an integer id in %s, found %q", t.Name.Local, name, v)
+		return 0, errAtLine(line, "<%s>: expected an integer id in %s, found %q", elem, name, v)
 	}
 	return int32(n), nil
 }
@@ -329,7 +345,7 @@ func (pv *perfView) xmlFrame(d *xml.Decoder, t xml.StartElement, line int) error
 	}
 	var name string
 	if err := d.DecodeElement(&name, &t); err != nil {
-		return perfViewXMLError(err, line, fmt.Sprintf("<Frame ID=\"%d\">: expected the frame name as text", id))
+		return pv.xmlError(err, line, fmt.Sprintf("<Frame ID=\"%d\">: expected the frame name as text", id))
 	}
 	pv.frames[id] = strings.TrimSpace(name)
 	return nil
@@ -356,24 +372,16 @@ func (pv *perfView) xmlStack(t xml.StartElement, line int) error {
 }
 
 func (pv *perfView) xmlSample(d *xml.Decoder, t xml.StartElement, line int) error {
-	s := perfViewSample{stack: -1, metric: 1_000_000, n: 1}
-	var err error
-	if v, ok := perfViewAttr(t, "Time"); ok {
-		if s.time, err = perfViewMS(v, "Time", line); err != nil {
-			return err
-		}
-	}
-	if v, ok := perfViewAttr(t, "Metric"); ok {
-		if s.metric, err = perfViewMS(v, "Metric", line); err != nil {
-			return err
-		}
-	}
-	if s.stack, err = perfViewID(t, "StackID", line, false); err != nil {
+	time, tok := perfViewAttr(t, "Time")
+	metric, mok := perfViewAttr(t, "Metric")
+	stack, sok := perfViewAttr(t, "StackID")
+	s, err := newPerfViewSample(time, tok, metric, mok, stack, sok, line)
+	if err != nil {
 		return err
 	}
 	var body string
 	if err := d.DecodeElement(&body, &t); err != nil {
-		return perfViewXMLError(err, line, "<Sample>: expected an empty element or a literal stack as text")
+		return pv.xmlError(err, line, "<Sample>: expected an empty element or a literal stack as text")
 	}
 	if body = strings.TrimSpace(body); body != "" {
 		s.stack = -1
@@ -384,6 +392,25 @@ func (pv *perfView) xmlSample(d *xml.Decoder, t xml.StartElement, line int) erro
 		}
 	}
 	return pv.add(s, func() *SyntaxError { return errAtLine(line, "") })
+}
+
+// newPerfViewSample is a <Sample> of the given Time, Metric and StackID
+// attributes (each when its ok), an element at line.
+func newPerfViewSample(time string, tok bool, metric string, mok bool, stack string, sok bool, line int) (perfViewSample, error) {
+	s := perfViewSample{stack: -1, metric: 1_000_000, n: 1}
+	var err error
+	if tok {
+		if s.time, err = perfViewMS(time, "Time", line); err != nil {
+			return s, err
+		}
+	}
+	if mok {
+		if s.metric, err = perfViewMS(metric, "Metric", line); err != nil {
+			return s, err
+		}
+	}
+	s.stack, err = perfViewIDOf("Sample", "StackID", stack, sok, line, false)
+	return s, err
 }
 
 // add keeps a sample read or, with Options.MergeSamples, adds it to the
@@ -563,9 +590,10 @@ var (
 	perfViewThread  = regexp.MustCompile(`^Thread \((\d+)\)(?: CPU=[^ ]*)?(?: \((.*)\))?`)
 )
 
-// perfViewResolved is a resolved leaf stack: locations and thread identity.
+// perfViewResolved is a resolved leaf stack: locations (profileBuilder.loc)
+// and thread identity.
 type perfViewResolved struct {
-	stack []*profile.Location
+	stack []int32
 	meta  sampleMeta
 }
 
@@ -579,6 +607,7 @@ func (pv *perfView) build(collect bool) (*profile.Profile, *stacks.Samples, erro
 	)
 	if collect {
 		b.CollectStacks()
+		pv.in.useFrames(b)
 	}
 	locs := newETWLocations(b)
 	st, err := pv.layout(b, locs)
@@ -598,7 +627,7 @@ func (pv *perfView) build(collect bool) (*profile.Profile, *stacks.Samples, erro
 			if !checked[es.ref] {
 				checked[es.ref] = true
 				for _, x := range b.pool.locs[es.ref.start:es.ref.end] {
-					blocked = blocked || strings.HasPrefix(b.p.Location[x].Line[0].Function.Name, "BLOCKED_TIME")
+					blocked = blocked || strings.HasPrefix(b.frameName(x), "BLOCKED_TIME")
 				}
 			}
 			if st.empty[n] {
@@ -606,13 +635,13 @@ func (pv *perfView) build(collect bool) (*profile.Profile, *stacks.Samples, erro
 			}
 		} else {
 			res := perfViewResolve(s.frames, locs)
-			for _, l := range res.stack {
-				blocked = blocked || strings.HasPrefix(l.Line[0].Function.Name, "BLOCKED_TIME")
+			for _, x := range res.stack {
+				blocked = blocked || strings.HasPrefix(b.frameName(x), "BLOCKED_TIME")
 			}
-			es.stack, es.meta = res.stack, res.meta
-			if len(es.stack) == 0 {
+			es.idx, es.meta = res.stack, res.meta
+			if len(es.idx) == 0 {
 				empty += s.n
-				es.stack = []*profile.Location{locs.get("(no stack)")}
+				es.idx = []int32{locs.index("(no stack)")}
 			}
 		}
 		threads = threads || es.meta.HasTID
@@ -689,7 +718,7 @@ func (pv *perfView) layout(b *profileBuilder, locs *etwLocations) (*perfViewStac
 		ids[d] = id
 	}
 	metaIdx := map[stacks.Thread]int32{}
-	pool := pv.in.newStackPool()
+	pool := pv.in.newStackPool(n)
 	b.usePool(pool)
 	var names []string
 	var chain []int32
@@ -715,14 +744,14 @@ func (pv *perfView) layout(b *profileBuilder, locs *etwLocations) (*perfViewStac
 			}
 			if len(res.stack) == 0 {
 				st.meta[d], st.empty[d] = mi, true
-				return append(frames, int32(locs.get("(no stack)").ID-1)), append(owners, -1)
+				return append(frames, locs.index("(no stack)")), append(owners, -1)
 			}
-			for k, l := range res.stack {
+			for k, x := range res.stack {
 				// The pseudo-frames are above the stack: every node on it
 				// has the same, and its own stack is the rest of this one.
 				owner := st.dense[chain[k]]
 				st.meta[owner] = mi
-				frames, owners = append(frames, int32(l.ID-1)), append(owners, owner)
+				frames, owners = append(frames, x), append(owners, owner)
 			}
 			return frames, owners
 		})
@@ -804,9 +833,9 @@ func perfViewResolve(frames []string, locs *etwLocations) *perfViewResolved {
 		}
 		break
 	}
-	res.stack = make([]*profile.Location, 0, top)
+	res.stack = make([]int32, 0, top)
 	for _, f := range frames[:top] {
-		res.stack = append(res.stack, locs.get(f))
+		res.stack = append(res.stack, locs.index(f))
 	}
 	return res
 }

@@ -84,6 +84,10 @@ type Options struct {
 	// Buffers, when not nil, keep what the pprof reader can reuse from
 	// one profile to the next that the caller reads (Buffers).
 	Buffers *Buffers
+
+	// xmlDecoderOnly makes the PerfView reader read every element with
+	// encoding/xml, for tests that compare its scanner with it.
+	xmlDecoderOnly bool
 }
 
 // A Result is a converted profile with what the converter had to say.

@@ -18,8 +18,16 @@ import (
 // no room at all: nodes are laid out deepest first, so a chain of any
 // length sampled at every depth takes one stack's room. Memory then grows
 // with the frames of distinct stacks that share no tail, which the pool
-// bounds by poolFramesPerByte per input byte, at least minPoolFrames.
+// bounds by poolFramesPerNode per node of the tree and poolFramesPerByte
+// per input byte, at least minPoolFrames. A comb (a leaf sampled below
+// every node of a deep chain) holds the square of its depth; real trees
+// hold 2-18 frames a node (the corpus's V8, DevTools and PerfView trees).
+// The bound is by nodes, not only by bytes: white space or comments that
+// compress a thousandfold (60 MB of them in a 350 KB gzipped PerfView
+// file) raised a bound by bytes alone to 240 M frames, 1.6 GB to read
+// and build the comb below it.
 const (
+	poolFramesPerNode = 64
 	poolFramesPerByte = 4
 	minPoolFrames     = 1 << 22
 )
@@ -35,16 +43,18 @@ type stackRef struct{ start, end int }
 
 func (r stackRef) laidOut() bool { return r.end > r.start }
 
-func (in *parserInput) newStackPool() *stackPool {
+// newStackPool returns the pool of the stacks of a tree of nodes nodes.
+func (in *parserInput) newStackPool(nodes int) *stackPool {
 	// Samples name their stacks by int32 offsets (stacks.Samples.Starts).
-	return &stackPool{limit: poolLimit(in.bytesRead())}
+	return &stackPool{limit: poolLimit(in.bytesRead(), nodes)}
 }
 
-// poolLimit is a stack pool's limit for an input of n bytes:
-// poolFramesPerByte a byte, at least minPoolFrames, and at most
-// stacks.MaxLocations, since samples name their stacks by int32 offsets.
-func poolLimit(n int64) int64 {
-	return min(stacks.MaxLocations, max(minPoolFrames, poolFramesPerByte*n))
+// poolLimit is the limit of a stack pool of a tree of nodes nodes from an
+// input of n bytes: poolFramesPerNode a node and poolFramesPerByte a
+// byte, at least minPoolFrames, and at most stacks.MaxLocations, since
+// samples name their stacks by int32 offsets.
+func poolLimit(n int64, nodes int) int64 {
+	return min(stacks.MaxLocations, max(minPoolFrames, min(poolFramesPerByte*n, poolFramesPerNode*int64(nodes))))
 }
 
 // poolLimitRule says which rule set a pool's limit, for its error.
@@ -52,7 +62,7 @@ func poolLimitRule(limit int64) string {
 	if limit == stacks.MaxLocations {
 		return "the most the compact samples can address"
 	}
-	return fmt.Sprintf("%d per input byte, at least %d", poolFramesPerByte, minPoolFrames)
+	return fmt.Sprintf("%d per node of the tree and %d per input byte, at least %d", poolFramesPerNode, poolFramesPerByte, minPoolFrames)
 }
 
 // A stackWalker appends node n's stack, leaf first, to frames (location

@@ -54,22 +54,27 @@ func TestStackPoolLayout(t *testing.T) {
 	}
 }
 
-// A pool's limit grows with the input up to what int32 offsets address,
-// and its error names the rule that set it.
+// A pool's limit grows with the tree and the input up to what int32
+// offsets address, and its error names the rule that set it.
 func TestPoolLimit(t *testing.T) {
+	const rule = "64 per node of the tree and 4 per input byte, at least 4194304"
 	tests := []struct {
 		bytes    int64
+		nodes    int
 		want     int64
 		wantRule string
 	}{
-		{0, minPoolFrames, "4 per input byte, at least 4194304"},
-		{minPoolFrames / poolFramesPerByte * 2, minPoolFrames * 2, "4 per input byte, at least 4194304"},
-		{1 << 40, stacks.MaxLocations, "the most the compact samples can address"},
+		{0, 0, minPoolFrames, rule},
+		{minPoolFrames / poolFramesPerByte * 2, 1 << 30, minPoolFrames * 2, rule},
+		// Bytes that hold few nodes (white space, comments) do not raise it.
+		{1 << 40, 1000, minPoolFrames, rule},
+		{1 << 40, minPoolFrames / poolFramesPerNode * 4, minPoolFrames * 4, rule},
+		{1 << 40, 1 << 30, stacks.MaxLocations, "the most the compact samples can address"},
 	}
 	for _, tt := range tests {
-		got := poolLimit(tt.bytes)
+		got := poolLimit(tt.bytes, tt.nodes)
 		if got != tt.want {
-			t.Errorf("poolLimit(%d) = %d, want %d", tt.bytes, got, tt.want)
+			t.Errorf("poolLimit(%d, %d) = %d, want %d", tt.bytes, tt.nodes, got, tt.want)
 		}
 		if rule := poolLimitRule(got); rule != tt.wantRule {
 			t.Errorf("poolLimitRule(%d) = %q, want %q", got, rule, tt.wantRule)

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/google/pprof/profile"
+	"github.com/ctdiff/ctdiff/internal/hashindex"
 )
 
 // V8 CPU profiles, as .cpuprofile files and inside Chrome traces, share one
@@ -48,17 +48,17 @@ type v8LegacyNode struct {
 	Children     []*v8LegacyNode `json:"children"`
 }
 
-// v8Frame converts a call frame. base is the numbering of its line and
+// newV8Frame converts a call frame. base is the numbering of its line and
 // column: 0 for CDP call frames, 1 for legacy nodes. A call frame's
 // position is where its function is defined (V8 records no call sites), so
-// it is the function's StartLine too: same-named functions of one script
-// ("(anonymous)", minified names) are told apart by it.
-func v8Frame(name, url string, line, col *float64, base int64) stackFrame {
+// it is the function's StartLine too (v8Frame.stackFrame): same-named
+// functions of one script ("(anonymous)", minified names) are told apart
+// by it.
+func newV8Frame(name, url string, line, col *float64, base int64) v8Frame {
 	if name == "" {
 		name = "(anonymous)"
 	}
-	l := oneBased(line, base)
-	return stackFrame{Name: name, File: url, Line: l, Column: oneBased(col, base), StartLine: l}
+	return v8Frame{name: name, url: url, line: oneBased(line, base), column: oneBased(col, base)}
 }
 
 // oneBased converts a position numbered from base to 1-based, 0 if unknown.
@@ -76,9 +76,17 @@ const rootName = "(root)"
 // A v8Tree is a profile's call tree. Nodes are added in any order, with
 // parent links, child lists or both; finish resolves and checks them.
 type v8Tree struct {
-	index  nodeIndex
-	nodes  []v8TreeNode
-	frames map[stackFrame]*v8TreeFrame // the nodes' frames, shared
+	index nodeIndex
+	nodes []v8TreeNode
+	// kids are the child lists of the nodes that have them, until finish.
+	kids []v8Kids
+	// frames are the nodes' frames, shared: a deep recursion repeats a
+	// few frames in a million nodes. locs holds, per frame, its location
+	// (profileBuilder.locLater) plus one once a stack holds it, else 0;
+	// later the frames locLater left for release to add.
+	frames hashindex.Table[v8Frame]
+	locs   []int32
+	later  []int32
 	// at positions errors: a byte offset or an event index.
 	at func(pos int64, format string, args ...any) error
 	// missing counts node ids that are referenced (as a parent or by a
@@ -92,28 +100,52 @@ type v8Tree struct {
 	stacks []stackRef
 }
 
+// A v8TreeNode is a node of a tree: 48 bytes, since a hostile tree has a
+// million.
 type v8TreeNode struct {
-	id        int64
-	parentID  int64
+	id       int64
+	parentID int64
+	pos      int64 // where the node was defined, for errors
+	hits     int64 // hitCount as written, -1 if absent
+	parent   int32 // index in nodes, -1 for a root; set by finish
+	frame    int32 // in the tree's frames
+	// hasParent says parentID is set.
 	hasParent bool
-	parent    int32        // index in nodes, -1 for a root; set by finish
-	pos       int64        // where the node was defined, for errors
-	frame     *v8TreeFrame // shared by the tree's nodes of one frame (insert)
-	hits      int64        // hitCount as written, -1 if absent
-	children  []int64      // child ids as written, until finish
 }
 
-// A v8TreeFrame is a node's frame and, once a stack holds it, its
-// location. Nodes share them: a deep recursion repeats a few frames
-// in a million nodes.
-type v8TreeFrame struct {
-	stackFrame
-	loc *profile.Location
+// v8Kids are a node's children as written (ids), until finish.
+type v8Kids struct {
+	node int32
+	ids  []int64
+}
+
+// A v8NewNode is a node, its frame and its children, before a tree holds
+// them.
+type v8NewNode struct {
+	node     v8TreeNode
+	frame    v8Frame
+	children []int64
+}
+
+// A v8Frame is a call frame: its function's name and script, and its
+// position, which is the function's (V8 records no call sites).
+type v8Frame struct {
+	name, url    string
+	line, column int64 // 1-based, 0 when unknown
+}
+
+// stackFrame is the frame as readers make them: the position is the
+// function's start too.
+func (f v8Frame) stackFrame() stackFrame {
+	return stackFrame{Name: f.name, File: f.url, Line: f.line, Column: f.column, StartLine: f.line}
 }
 
 func newV8Tree(at func(pos int64, format string, args ...any) error) *v8Tree {
-	return &v8Tree{frames: map[stackFrame]*v8TreeFrame{}, at: at}
+	return &v8Tree{at: at}
 }
+
+// frameOf returns the frame of node n.
+func (t *v8Tree) frameOf(n *v8TreeNode) *v8Frame { return &t.frames.Values[n.frame] }
 
 // A nodeIndex maps node ids to indexes in v8Tree.nodes. V8 numbers the
 // nodes of a profile 1, 2, 3...: such ids are looked up in a slice, which
@@ -188,9 +220,9 @@ func (t *v8Tree) add(n *v8Node, pos int64) error {
 // newTreeNode converts a decoded node to the tree's compact form, interning
 // its strings when intern is not nil (a trace repeats each URL in thousands
 // of nodes).
-func newTreeNode(n *v8Node, pos int64, intern func(string) string) (v8TreeNode, error) {
+func newTreeNode(n *v8Node, pos int64, intern func(string) string) (v8NewNode, error) {
 	if n.ID == nil {
-		return v8TreeNode{}, errors.New(`profile node without an "id"`)
+		return v8NewNode{}, errors.New(`profile node without an "id"`)
 	}
 	var cf v8CallFrame
 	if n.CallFrame != nil {
@@ -200,11 +232,9 @@ func newTreeNode(n *v8Node, pos int64, intern func(string) string) (v8TreeNode, 
 		cf.FunctionName, cf.URL = intern(cf.FunctionName), intern(cf.URL)
 	}
 	nd := v8TreeNode{
-		id:       *n.ID,
-		pos:      pos,
-		frame:    &v8TreeFrame{stackFrame: v8Frame(cf.FunctionName, cf.URL, cf.LineNumber, cf.ColumnNumber, 0)},
-		hits:     -1,
-		children: n.Children,
+		id:   *n.ID,
+		pos:  pos,
+		hits: -1,
 	}
 	if n.Parent != nil {
 		nd.parentID, nd.hasParent = *n.Parent, true
@@ -212,21 +242,31 @@ func newTreeNode(n *v8Node, pos int64, intern func(string) string) (v8TreeNode, 
 	if n.HitCount != nil {
 		nd.hits = *n.HitCount
 	}
-	return nd, nil
+	return v8NewNode{nd, newV8Frame(cf.FunctionName, cf.URL, cf.LineNumber, cf.ColumnNumber, 0), n.Children}, nil
 }
 
-func (t *v8Tree) insert(nd v8TreeNode) error {
+func (t *v8Tree) insert(nn v8NewNode) error {
+	nd := nn.node
 	if _, dup := t.index.get(nd.id); dup {
 		return t.at(nd.pos, "profile node id %d is defined twice", nd.id)
 	}
-	t.index.set(nd.id, int32(len(t.nodes)))
-	if f, ok := t.frames[nd.frame.stackFrame]; ok {
-		nd.frame = f
-	} else {
-		t.frames[nd.frame.stackFrame] = nd.frame
-	}
+	x := int32(len(t.nodes))
+	t.index.set(nd.id, x)
+	nd.frame = t.frame(nn.frame)
 	t.nodes = append(t.nodes, nd)
+	if len(nn.children) > 0 {
+		t.kids = append(t.kids, v8Kids{x, nn.children})
+	}
 	return nil
+}
+
+// frame returns the index of a frame in the tree's frames.
+func (t *v8Tree) frame(f v8Frame) int32 {
+	x, added := t.frames.Intern(f)
+	if added {
+		t.locs = append(t.locs, 0)
+	}
+	return x
 }
 
 // addLegacy adds a legacy nested tree, iteratively: real trees are deep.
@@ -252,13 +292,12 @@ func (t *v8Tree) addLegacy(head *v8LegacyNode, pos int64) error {
 			pos:       pos,
 			parentID:  it.parent,
 			hasParent: it.has,
-			frame:     &v8TreeFrame{stackFrame: v8Frame(n.FunctionName, n.URL, n.LineNumber, n.ColumnNumber, 1)},
 			hits:      -1,
 		}
 		if n.HitCount != nil {
 			nd.hits = *n.HitCount
 		}
-		if err := t.insert(nd); err != nil {
+		if err := t.insert(v8NewNode{node: nd, frame: newV8Frame(n.FunctionName, n.URL, n.LineNumber, n.ColumnNumber, 1)}); err != nil {
 			return err
 		}
 		for i := len(n.Children) - 1; i >= 0; i-- {
@@ -273,9 +312,9 @@ func (t *v8Tree) addLegacy(head *v8LegacyNode, pos int64) error {
 // reach that node); a parent link to one is kept as a placeholder node.
 func (t *v8Tree) finish() error {
 	t.index.compact(len(t.nodes))
-	for i := range t.nodes {
-		p := &t.nodes[i]
-		for _, child := range p.children {
+	for _, k := range t.kids {
+		p := &t.nodes[k.node]
+		for _, child := range k.ids {
 			ci, ok := t.index.get(child)
 			if !ok {
 				continue
@@ -286,8 +325,8 @@ func (t *v8Tree) finish() error {
 			}
 			c.parentID, c.hasParent = p.id, true
 		}
-		p.children = nil
 	}
+	t.kids = nil
 	for i := range len(t.nodes) { // placeholders appended here need no resolving
 		n := &t.nodes[i]
 		n.parent = -1
@@ -312,7 +351,7 @@ func (t *v8Tree) resolve(id int64) int32 {
 	i := int32(len(t.nodes))
 	t.index.set(id, i)
 	t.nodes = append(t.nodes, v8TreeNode{id: id, parent: -1, hits: -1,
-		frame: &v8TreeFrame{stackFrame: stackFrame{Name: fmt.Sprintf("(missing node %d)", id)}}})
+		frame: t.frame(v8Frame{name: fmt.Sprintf("(missing node %d)", id)})})
 	return i
 }
 
@@ -351,13 +390,17 @@ func (t *v8Tree) checkAcyclic() error {
 func (t *v8Tree) walk(i int32, b *profileBuilder, frames, owners []int32) ([]int32, []int32) {
 	for j := i; j >= 0; j = t.nodes[j].parent {
 		n := &t.nodes[j]
-		if n.parent < 0 && n.frame.Name == rootName && j != i {
+		if n.parent < 0 && t.frameOf(n).name == rootName && j != i {
 			break
 		}
-		if n.frame.loc == nil {
-			n.frame.loc = b.Location(n.frame.stackFrame)
+		if t.locs[n.frame] == 0 {
+			x, later := b.locLater(t.frameOf(n).stackFrame())
+			t.locs[n.frame] = x + 1
+			if later {
+				t.later = append(t.later, n.frame)
+			}
 		}
-		frames, owners = append(frames, int32(n.frame.loc.ID-1)), append(owners, j)
+		frames, owners = append(frames, t.locs[n.frame]-1), append(owners, j)
 	}
 	return frames, owners
 }
@@ -371,8 +414,12 @@ func (t *v8Tree) layout(sp *stackPool, b *profileBuilder, sampled []int32) error
 
 // release drops what only finish and layout need, once the sampled
 // nodes' stacks are laid out: samples then need only the index and stacks.
-func (t *v8Tree) release() {
-	t.nodes, t.frames, t.above, t.path = nil, nil, nil, nil
+// The frames the layout left for later go to the builder once the nodes
+// are gone.
+func (t *v8Tree) release(b *profileBuilder) {
+	t.nodes, t.above, t.path = nil, nil, nil
+	b.addLater(len(t.later), func(k int) stackFrame { return t.frames.Values[t.later[k]].stackFrame() })
+	t.frames, t.locs, t.later = hashindex.Table[v8Frame]{}, nil, nil
 }
 
 // stackDepth returns how many frames walk(i) gives, without walking, in
@@ -396,7 +443,7 @@ func (t *v8Tree) stackDepth(i int32) int {
 		frames = t.above[j] - 1
 	}
 	for k := len(path) - 1; k >= 0; k-- {
-		if a := &t.nodes[path[k]]; a.parent >= 0 || a.frame.Name != rootName {
+		if a := &t.nodes[path[k]]; a.parent >= 0 || t.frameOf(a).name != rootName {
 			frames++ // stack skips only a top-level (root)
 		}
 		t.above[path[k]] = frames + 1

@@ -40,34 +40,66 @@ func (e *xmlTokenError) msg() string {
 func (x *xmlLimiter) Read(p []byte) (int, error) {
 	for {
 		n, err := x.r.Read(p)
-		k := 0
-		for _, c := range p[:n] {
-			switch c {
-			case ' ', '\t', '\r', '\n':
-				x.space++
-				if c == '\n' {
-					x.line++
-					if !x.newline {
-						x.newline = true
-						break
-					}
-				}
-				if x.space > maxXMLSpace {
-					continue
-				}
-			case '<', '>':
-				x.space, x.run, x.newline = 0, -1, false
-			default:
-				x.space, x.newline = 0, false
-			}
-			if x.run++; x.run > maxXMLToken {
-				return 0, &xmlTokenError{line: x.line}
-			}
-			p[k] = c
-			k++
+		k, ok := x.filter(p[:n])
+		if !ok {
+			return 0, &xmlTokenError{line: x.line}
 		}
 		if k > 0 || err != nil || n == 0 {
 			return k, err
 		}
 	}
+}
+
+// xmlMarks are the bytes the limiter looks at one by one: white space and
+// the ends of tags. Runs of other bytes are passed whole: a byte at a time
+// was two fifths of reading a PerfView file of 20 M samples.
+var xmlMarks = [256]bool{' ': true, '\t': true, '\r': true, '\n': true, '<': true, '>': true}
+
+// filter applies the bounds to p in place, and returns how many bytes it
+// kept, or false when a text node or tag grew too long.
+func (x *xmlLimiter) filter(p []byte) (int, bool) {
+	k := 0
+	for i := 0; i < len(p); {
+		j := i
+		for j < len(p) && !xmlMarks[p[j]] {
+			j++
+		}
+		if j > i {
+			x.space, x.newline = 0, false
+			if x.run += j - i; x.run > maxXMLToken {
+				return 0, false
+			}
+			if k != i {
+				copy(p[k:], p[i:j])
+			}
+			k += j - i
+			if i = j; i == len(p) {
+				break
+			}
+		}
+		c := p[i]
+		i++
+		switch c {
+		case ' ', '\t', '\r', '\n':
+			x.space++
+			if c == '\n' {
+				x.line++
+				if !x.newline {
+					x.newline = true
+					break
+				}
+			}
+			if x.space > maxXMLSpace {
+				continue
+			}
+		default: // '<', '>'
+			x.space, x.run, x.newline = 0, -1, false
+		}
+		if x.run++; x.run > maxXMLToken {
+			return 0, false
+		}
+		p[k] = c
+		k++
+	}
+	return k, true
 }

@@ -114,6 +114,35 @@ type Samples struct {
 	// sample: 28.8 M samples of a 500 MB DevTools trace).
 	Times []int64
 	Timed []bool
+	// Frames, when not nil, holds the locations Locations indexes as
+	// compact frames, and the profile holds no locations or functions:
+	// readers of deep stacks of distinct frames that only trees are built
+	// from make them so, at about 80 bytes a frame with its name, where a
+	// pprof Function, Location and Line took some 200 and the maps that
+	// interned them as much again. Location makes a location of one for
+	// those who need it.
+	Frames []Frame
+}
+
+// A Frame is a location of one line, compactly: the line's function
+// (Name, SystemName, File, StartLine, as pprof's Function) and its line
+// and column. SystemName is empty when it is Name.
+type Frame struct {
+	Name, SystemName, File  string
+	Line, Column, StartLine int64
+}
+
+// FrameLocation returns the location of frame x of fr as pprof has it:
+// location and function id x+1, one line, SystemName the name when it is
+// empty. Each call makes a new one.
+func FrameLocation(fr []Frame, x int32) *profile.Location {
+	f := &fr[x]
+	sys := f.SystemName
+	if sys == "" {
+		sys = f.Name
+	}
+	fn := &profile.Function{ID: uint64(x) + 1, Name: f.Name, SystemName: sys, Filename: f.File, StartLine: f.StartLine}
+	return &profile.Location{ID: uint64(x) + 1, Line: []profile.Line{{Function: fn, Line: f.Line, Column: f.Column}}}
 }
 
 // MaxLocations is the most indexes Samples.Locations may hold: an end of
@@ -137,8 +166,52 @@ func (s *Samples) Stack(i int) []int32 {
 	return s.Locations[s.Start(i):int(s.Ends[i])]
 }
 
-// Location returns the profile's location x.
-func (s *Samples) Location(x int32) *profile.Location { return s.p.Location[x] }
+// FrameProfile returns the profile of samples with Frames as pprof has
+// it: a copy of the profile with a location per frame (id x+1, as
+// FrameLocation makes it) and a function per distinct function of the
+// frames, numbered in the order of their first frames, as convert's
+// readers number them when they make pprof's. Without Frames, the profile.
+func (s *Samples) FrameProfile() *profile.Profile {
+	if s.Frames == nil {
+		return s.p
+	}
+	p := s.p
+	q := &profile.Profile{
+		SampleType: p.SampleType, DefaultSampleType: p.DefaultSampleType, Sample: p.Sample,
+		Mapping: p.Mapping, Location: make([]*profile.Location, len(s.Frames)),
+		Comments: p.Comments, DocURL: p.DocURL, DropFrames: p.DropFrames, KeepFrames: p.KeepFrames,
+		TimeNanos: p.TimeNanos, DurationNanos: p.DurationNanos, PeriodType: p.PeriodType, Period: p.Period,
+	}
+	type fnKey struct {
+		name, sys, file string
+		start           int64
+	}
+	fns := map[fnKey]*profile.Function{}
+	for x := range s.Frames {
+		l := FrameLocation(s.Frames, int32(x))
+		ln := &l.Line[0]
+		k := fnKey{ln.Function.Name, ln.Function.SystemName, ln.Function.Filename, ln.Function.StartLine}
+		fn, ok := fns[k]
+		if !ok {
+			fn = ln.Function
+			fn.ID = uint64(len(q.Function)) + 1
+			q.Function = append(q.Function, fn)
+			fns[k] = fn
+		}
+		ln.Function = fn
+		q.Location[x] = l
+	}
+	return q
+}
+
+// Location returns the profile's location x, or with Frames a location
+// made of frame x (FrameLocation).
+func (s *Samples) Location(x int32) *profile.Location {
+	if s.Frames != nil {
+		return FrameLocation(s.Frames, x)
+	}
+	return s.p.Location[x]
+}
 
 // Start returns where sample i's stack starts in Locations.
 func (s *Samples) Start(i int) int {

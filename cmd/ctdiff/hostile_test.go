@@ -109,7 +109,7 @@ func TestHostileInputs(t *testing.T) {
 		{name: "ctdiff.cct/v1 chain of 16,000", args: []string{"cct", "--format", "json", cctChain}, code: exitOK,
 			stdout: `{"id":16001,"function":"f5","parent":16000,"self":[1],"total":[1]}`},
 		{name: "V8 comb whose leaves share no tail", args: []string{"cct", comb}, code: exitError,
-			stderr: "ctdiff: " + comb + ": stack frames exceed the limit: the stacks of the sampled nodes hold more than 4194304 frames that share no tail (4 per input byte, at least 4194304): a deep call tree sampled at many places\n"},
+			stderr: "ctdiff: " + comb + ": stack frames exceed the limit: the stacks of the sampled nodes hold more than 4194304 frames that share no tail (64 per node of the tree and 4 per input byte, at least 4194304): a deep call tree sampled at many places\n"},
 		{name: "values that overflow when merged", args: []string{"convert", "-o", out, maxA, filepath.Join(maxes, "b.pb")}, code: exitError,
 			stderr: "ctdiff: " + filepath.Join(maxes, "b.pb") + ": the cpu/nanoseconds values of this input and the 1 before it add up to more than 9223372036854775807\n"},
 		{name: "values that overflow in one tree", args: []string{"cct", maxA, filepath.Join(maxes, "b.pb")}, code: exitError,

@@ -222,6 +222,15 @@ func PerfViewChain(w io.Writer, depth, samples int, s Spread) error {
 	return bw.Flush()
 }
 
+// Padded writes what body writes followed by n spaces: input bytes that
+// hold nothing and compress a thousandfold.
+func Padded(w io.Writer, n int64, body func(io.Writer) error) error {
+	if err := body(w); err != nil {
+		return err
+	}
+	return repeat(w, ' ', n)
+}
+
 func appendVarint(b []byte, u uint64) []byte {
 	for u >= 0x80 {
 		b = append(b, byte(u)|0x80)
@@ -253,4 +262,48 @@ func repeat(w io.Writer, c byte, n int64) error {
 		n -= k
 	}
 	return nil
+}
+
+// PerfViewComb writes a .perfView.xml whose stacks are a chain of n nodes
+// with a leaf below each, every leaf sampled once: the leaves' stacks share
+// no tail, so together they hold about n²/2 frames.
+func PerfViewComb(w io.Writer, n int) error {
+	bw := bufio.NewWriter(w)
+	bw.WriteString(`<StackWindow><StackSource><Frames Count="8">`)
+	for f := range 7 {
+		fmt.Fprintf(bw, `<Frame ID="%d">s%d</Frame>`, f, f)
+	}
+	fmt.Fprintf(bw, `<Frame ID="7">leaf</Frame></Frames><Stacks Count="%d">`, 2*n)
+	for d := range n { // spine node 2d, its leaf 2d+1
+		fmt.Fprintf(bw, `<Stack ID="%d" CallerID="%d" FrameID="%d" /><Stack ID="%d" CallerID="%d" FrameID="7" />`, 2*d, max(2*d-2, -1), d%7, 2*d+1, 2*d)
+	}
+	fmt.Fprintf(bw, `</Stacks><Samples Count="%d">`, n)
+	for d := range n {
+		fmt.Fprintf(bw, `<Sample ID="%d" Time="%d" StackID="%d" Metric="1" />`, d, d, 2*d+1)
+	}
+	bw.WriteString(`</Samples></StackSource></StackWindow>`)
+	return bw.Flush()
+}
+
+// CCTComb writes a ctdiff.cct/v1 tree whose one thread holds a chain of n
+// function nodes with a leaf below each, every leaf with self value 1.
+func CCTComb(w io.Writer, n int) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, `{"schema":"ctdiff.cct/v1","view":"top-down","sample_types":[{"type":"samples","unit":"count"}],"nodes":[`+
+		`{"id":0,"kind":"root","function":"(root)","parent":-1,"self":[0],"total":[%d],"children":[1]},`+
+		`{"id":1,"kind":"thread","function":"main","parent":0,"self":[0],"total":[%d],"children":[2]}`, n, n)
+	for d := range n { // spine node 2d+2, its leaf 2d+3
+		parent := 2 * d
+		if d == 0 {
+			parent = 1
+		}
+		kids := fmt.Sprint(2*d + 3)
+		if d < n-1 {
+			kids += fmt.Sprintf(",%d", 2*d+4)
+		}
+		fmt.Fprintf(bw, `,{"id":%d,"function":"s%d","parent":%d,"self":[0],"total":[%d],"children":[%s]}`, 2*d+2, d%7, parent, n-d, kids)
+		fmt.Fprintf(bw, `,{"id":%d,"function":"leaf","parent":%d,"self":[1],"total":[1]}`, 2*d+3, 2*d+2)
+	}
+	bw.WriteString("]}")
+	return bw.Flush()
 }

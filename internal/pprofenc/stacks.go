@@ -30,6 +30,9 @@ func WriteSourceUncompressed(w io.Writer, src stacks.Source) error {
 		return encodeWith(w, p, func(e *encoder) { e.streamSamples(p, st) })
 	}
 	s, _ := src.(*stacks.Samples)
+	if s != nil {
+		return write(w, s.FrameProfile(), s)
+	}
 	return write(w, src.Profile(), s)
 }
 

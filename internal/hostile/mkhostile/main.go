@@ -54,6 +54,13 @@ func main() {
 		{"deep-1m.perf.txt.gz", gz(func(w io.Writer) error { return hostile.PerfScriptDeep(w, 1_000_000) })},
 		{"deep-1m.cpuprofile.gz", gz(func(w io.Writer) error { return hostile.CpuprofileDeep(w, 1_000_000) })},
 		{"comb-50k.cpuprofile.gz", gz(func(w io.Writer) error { return hostile.V8Comb(w, 50_000) })},
+		{"deep-1.2m.perf.txt.gz", gz(func(w io.Writer) error { return hostile.PerfScriptDeep(w, 1_200_000) })},
+		{"comb-16k-pad60m.perfView.xml.gz", gz(func(w io.Writer) error {
+			return hostile.Padded(w, 60<<20, func(w io.Writer) error { return hostile.PerfViewComb(w, 16_000) })
+		})},
+		{"comb-16k-pad60m.cpuprofile.gz", gz(func(w io.Writer) error {
+			return hostile.Padded(w, 60<<20, func(w io.Writer) error { return hostile.V8Comb(w, 16_000) })
+		})},
 		{"line-1g.perf.txt.gz", gz(func(w io.Writer) error { return hostile.PerfScriptLongLine(w, 1<<30) })},
 		{"field-600m.wpa.csv.gz", gz(func(w io.Writer) error { return hostile.WPACSVQuotedField(w, 600<<20) })},
 		{"name-200m.perf.txt.gz", gz(func(w io.Writer) error { return hostile.PerfScriptLongName(w, 200<<20) })},
