@@ -161,7 +161,7 @@ func BenchmarkCriticalGraph(b *testing.B) {
 		b.ReportAllocs()
 		stop := benchcpu.Start(b)
 		for b.Loop() {
-			g, _, _ := statsGraph(p3.u, p3.kt, p3.nBase, p3.mu, DefaultAlpha, 0, statsChoices{})
+			g, _, _ := statsGraph(statsInput{u: p3.u, kt: p3.kt, nBase: p3.nBase, mu: p3.mu, alpha: DefaultAlpha})
 			assemble(g, p3.u, p3.kt)
 		}
 		stop()

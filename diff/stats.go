@@ -441,31 +441,29 @@ func treeHolmBounded(p []float64, exact []bool, parent []int32, size []float64) 
 	for i := range q {
 		q[i] = 1
 	}
-	// Children in CSR form.
-	start := make([]int32, m+1)
-	for _, pa := range parent {
-		if pa >= 0 {
-			start[pa+1]++
+	th := newTreeHolmState(p, exact, parent, size)
+	qmax := 0.0
+	for th.left > 0 {
+		best, bestR := th.next()
+		qmax = math.Max(qmax, math.Min(1, bestR))
+		if qmax >= 1 {
+			break
 		}
+		q[best] = qmax
+		th.reject(best)
 	}
-	for i := range m {
-		start[i+1] += start[i]
-	}
-	kids := make([]int32, start[m])
-	fill := slices.Clone(start[:m])
-	for i, pa := range parent {
-		if pa >= 0 {
-			kids[fill[pa]] = int32(i)
-			fill[pa]++
-		}
-	}
-	own := 1 / float64(m)
-	w := make([]float64, m) // own weight plus what was passed down
-	for i := range w {
-		w[i] = own
-	}
-	rejected := make([]bool, m)
-	heir := make([]bool, m) // received weight: in raised until rejected
+	return q
+}
+
+// treeHolmState is treeHolmBounded's procedure between rejections.
+type treeHolmState struct {
+	p           []float64
+	size        []float64
+	start, kids []int32   // children in CSR form
+	own         float64   // 1/m
+	w           []float64 // own weight plus what was passed down
+	rejected    []bool
+	heir        []bool // received weight: in raised until rejected
 	// raised holds the heirs not rejected in descending order of p (ties
 	// by index), and wmax bounds their weights: p[j]/(wmax+share) is then
 	// a lower bound of j's ratio, rising from the end of raised to its
@@ -476,88 +474,137 @@ func treeHolmBounded(p []float64, exact []bool, parent []int32, size []float64) 
 	// heirs of least p join near it, where few move: ascending, every
 	// rejection moved all the others (runs without variance, p = 0 for
 	// every node that grew: 3 of 3.1 s).
-	var raised []int32
-	wmax := 0.0
-	heirMore := func(a, b int32) int {
-		if c := cmp.Compare(p[b], p[a]); c != 0 {
-			return c
-		}
-		return cmp.Compare(b, a)
+	raised []int32
+	wmax   float64
+	pool   float64
+	left   int
+	order  *ascendingCursor // from the hypotheses still at weight 1/m
+	stack  []int32
+	pass   []float64
+}
+
+func newTreeHolmState(p []float64, exact []bool, parent []int32, size []float64) *treeHolmState {
+	m := len(p)
+	th := &treeHolmState{p: p, size: size, own: 1 / float64(m), left: m,
+		w: make([]float64, m), rejected: make([]bool, m), heir: make([]bool, m),
+		order: newAscendingCursor(p, exact)}
+	th.start, th.kids = childrenCSR(parent)
+	for i := range th.w {
+		th.w[i] = th.own
 	}
-	pool, left := 0.0, m
-	order := newAscendingCursor(p, exact) // from the hypotheses still at weight 1/m
-	var stack []int32
-	var pass []float64
-	qmax := 0.0
-	for left > 0 {
-		share := pool / float64(left)
-		best, bestR := int32(-1), math.Inf(1)
-		j := order.peek()
-		for j >= 0 && (rejected[j] || heir[j]) {
-			order.advance()
-			j = order.peek()
+	return th
+}
+
+// childrenCSR returns the children of each node of the forest parent
+// (-1 for a root) in CSR form: node i's are kids[start[i]:start[i+1]].
+func childrenCSR(parent []int32) (start, kids []int32) {
+	m := len(parent)
+	start = make([]int32, m+1)
+	for _, pa := range parent {
+		if pa >= 0 {
+			start[pa+1]++
 		}
-		if j >= 0 {
-			best = int32(j)
-			bestR = p[best] / (own + share)
+	}
+	for i := range m {
+		start[i+1] += start[i]
+	}
+	kids = make([]int32, start[m])
+	fill := slices.Clone(start[:m])
+	for i, pa := range parent {
+		if pa >= 0 {
+			kids[fill[pa]] = int32(i)
+			fill[pa]++
 		}
-		for k := len(raised) - 1; k >= 0; k-- {
-			j := raised[k]
-			// Division and addition round monotonically, so the bound
-			// is never above j's ratio; a tie may still win by index.
-			if bound := p[j] / (wmax + share); bound > bestR || p[j] == 0 && bestR == 0 && j > best {
-				// Past j every ratio is above the best, or (p = 0, which
-				// only p = 0 ties) a larger index loses the tie: without
-				// the second case, runs without variance (p = 0 for every
-				// node that grew) scanned every heir at every rejection.
-				break
-			}
-			if r := p[j] / (w[j] + share); r < bestR || r == bestR && j < best {
-				best, bestR = j, r
-			}
-		}
-		qmax = math.Max(qmax, math.Min(1, bestR))
-		if qmax >= 1 {
+	}
+	return start, kids
+}
+
+// heirMore orders raised: descending p, ties by descending index.
+func (th *treeHolmState) heirMore(a, b int32) int {
+	if c := cmp.Compare(th.p[b], th.p[a]); c != 0 {
+		return c
+	}
+	return cmp.Compare(b, a)
+}
+
+// next returns the hypothesis not rejected of least ratio p/weight, and
+// that ratio.
+func (th *treeHolmState) next() (best int32, bestR float64) {
+	p := th.p
+	share := th.pool / float64(th.left)
+	best, bestR = int32(-1), math.Inf(1)
+	j := th.order.peek()
+	for j >= 0 && (th.rejected[j] || th.heir[j]) {
+		th.order.advance()
+		j = th.order.peek()
+	}
+	if j >= 0 {
+		best = int32(j)
+		bestR = p[best] / (th.own + share)
+	}
+	for k := len(th.raised) - 1; k >= 0; k-- {
+		j := th.raised[k]
+		// Division and addition round monotonically, so the bound
+		// is never above j's ratio; a tie may still win by index.
+		if bound := p[j] / (th.wmax + share); bound > bestR || p[j] == 0 && bestR == 0 && j > best {
+			// Past j every ratio is above the best, or (p = 0, which
+			// only p = 0 ties) a larger index loses the tie: without
+			// the second case, runs without variance (p = 0 for every
+			// node that grew) scanned every heir at every rejection.
 			break
 		}
-		q[best] = qmax
-		rejected[best] = true
-		if heir[best] {
-			k, _ := slices.BinarySearchFunc(raised, best, heirMore)
-			raised = slices.Delete(raised, k, k+1)
-		}
-		left--
-		stack, pass = append(stack[:0], best), append(pass[:0], w[best])
-		for len(stack) > 0 {
-			h, mass := stack[len(stack)-1], pass[len(pass)-1]
-			stack, pass = stack[:len(stack)-1], pass[:len(pass)-1]
-			ks := kids[start[h]:start[h+1]]
-			if len(ks) == 0 {
-				pool += mass
-				continue
-			}
-			total := 0.0
-			for _, c := range ks {
-				total += size[c]
-			}
-			for _, c := range ks {
-				part := mass / float64(len(ks))
-				if total > 0 {
-					part = mass * size[c] / total
-				}
-				if rejected[c] {
-					stack, pass = append(stack, c), append(pass, part)
-					continue
-				}
-				w[c] += part
-				wmax = math.Max(wmax, w[c])
-				if !heir[c] {
-					heir[c] = true
-					k, _ := slices.BinarySearchFunc(raised, c, heirMore)
-					raised = slices.Insert(raised, k, c)
-				}
-			}
+		if r := p[j] / (th.w[j] + share); r < bestR || r == bestR && j < best {
+			best, bestR = j, r
 		}
 	}
-	return q
+	return best, bestR
+}
+
+// reject rejects hypothesis best and passes its weight on: split among
+// its children by size, through those already rejected, and into the
+// pool from a rejected hypothesis without children.
+func (th *treeHolmState) reject(best int32) {
+	th.rejected[best] = true
+	if th.heir[best] {
+		k, _ := slices.BinarySearchFunc(th.raised, best, th.heirMore)
+		th.raised = slices.Delete(th.raised, k, k+1)
+	}
+	th.left--
+	th.stack, th.pass = append(th.stack[:0], best), append(th.pass[:0], th.w[best])
+	for len(th.stack) > 0 {
+		h, mass := th.stack[len(th.stack)-1], th.pass[len(th.pass)-1]
+		th.stack, th.pass = th.stack[:len(th.stack)-1], th.pass[:len(th.pass)-1]
+		ks := th.kids[th.start[h]:th.start[h+1]]
+		if len(ks) == 0 {
+			th.pool += mass
+			continue
+		}
+		th.split(ks, mass)
+	}
+}
+
+// split divides mass among the children ks by size (equally when they
+// have none), passing on the shares of those already rejected.
+func (th *treeHolmState) split(ks []int32, mass float64) {
+	total := 0.0
+	for _, c := range ks {
+		total += th.size[c]
+	}
+	for _, c := range ks {
+		part := mass / float64(len(ks))
+		if total > 0 {
+			part = mass * th.size[c] / total
+		}
+		if th.rejected[c] {
+			th.stack, th.pass = append(th.stack, c), append(th.pass, part)
+			continue
+		}
+		th.w[c] += part
+		th.wmax = math.Max(th.wmax, th.w[c])
+		if !th.heir[c] {
+			th.heir[c] = true
+			k, _ := slices.BinarySearchFunc(th.raised, c, th.heirMore)
+			th.raised = slices.Insert(th.raised, k, c)
+		}
+	}
 }

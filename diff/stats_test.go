@@ -909,7 +909,7 @@ func TestStatsSkipsIdle(t *testing.T) {
 func TestStatsGraphTests(t *testing.T) {
 	for _, runs := range []int{1, 3} {
 		p := prepare(t, runs)
-		g, _, _ := statsGraph(p.u, p.kt, p.nBase, p.mu, DefaultAlpha, 0, statsChoices{})
+		g, _, _ := statsGraph(statsInput{u: p.u, kt: p.kt, nBase: p.nBase, mu: p.mu, alpha: DefaultAlpha})
 		named := make([]int, len(g.tests))
 		name := func(what string, id int32) {
 			if id == 0 {
