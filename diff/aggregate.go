@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/ctdiff/ctdiff/cct"
+	"github.com/ctdiff/ctdiff/diff/stats"
 )
 
 // intersect is ZAM's critical graph aggregation (Section 3.2): a node stays
@@ -235,33 +236,6 @@ func appendDoubling(members []hyp, h hyp) []hyp {
 	return append(members, h)
 }
 
-// A testName is a Test's Name, a byte per hypothesis of statsGraph's
-// family.
-type testName uint8
-
-const (
-	nameModerated testName = iota
-	nameWelch
-	nameUntested
-)
-
-// nameOf is the testName of a Test's Name.
-func nameOf(s string) testName {
-	switch s {
-	case "moderated-t":
-		return nameModerated
-	case "welch":
-		return nameWelch
-	case untested:
-		return nameUntested
-	}
-	panic("diff: test name " + s)
-}
-
-func (n testName) String() string {
-	return [...]string{nameModerated: "moderated-t", nameWelch: "welch", nameUntested: untested}[n]
-}
-
 // A hyp is one hypothesis of statsGraph's family on a node: its inclusive
 // value, the node's id, or its self value, the id's complement (^id, < 0):
 // 4 bytes where a struct of both took 8, in room for a hypothesis per node
@@ -443,7 +417,7 @@ func (fs *foldedSelf) sum(x int32, dst []float64) float64 {
 // With several runs a side the fit reads only the nodes of at least
 // minFitSamples samples when there are minSampledFitNodes of them (period
 // is the value of one sample, 0 when not known).
-func fitNodePrior(u *union, nBase int, m, period float64) *prior {
+func fitNodePrior(u *union, nBase int, m, period float64) *stats.Prior {
 	runs := u.runs
 	row := make([]float64, runs)
 	if runs == 2 {
@@ -467,14 +441,14 @@ func fitNodePrior(u *union, nBase int, m, period float64) *prior {
 			return a, b
 		}
 		//
-		// Each fit is fitPrior's on the nodes of mean m/10 or more, read
+		// Each fit is stats.FitPrior's on the nodes of mean m/10 or more, read
 		// where they lie: one pass over the columns marks the valid nodes
 		// (a bit each), and the 4,096 taken are read at their places,
 		// where a second pass read both columns again up to the last one
 		// taken (copying a million means and variances out first cost
 		// more).
 		valid := make([]uint64, (n+63)/64)
-		fit := func(a, b []float64) *prior {
+		fit := func(a, b []float64) *stats.Prior {
 			a, b = a[:n], b[:n]
 			lim := m / 10
 			clear(valid)
@@ -487,17 +461,10 @@ func fitNodePrior(u *union, nBase int, m, period float64) *prior {
 					}
 				}
 			}
-			if count < minPairPriorNodes {
-				return nil
-			}
-			pl := newPriorLogs(count, 1)
-			pl.takeFrom(valid, func(x int32) (float64, float64) {
+			return stats.FitPair(valid, count, func(x int32) (float64, float64) {
 				diff := b[x] - a[x]
 				return (a[x] + b[x]) / 2, diff * diff / 2
-			})
-			pr := fitLogs(pl.ls, pl.es, 1)
-			pr.capJitter(maxPairJitter)
-			return pr
+			}, maxPairJitter)
 		}
 		tb, tn, sb, sn := u.meanBase, u.meanNew, u.selfBase, u.selfNew
 		if !u.rowsAreMeans {
@@ -509,7 +476,7 @@ func fitNodePrior(u *union, nBase int, m, period float64) *prior {
 		case incl == nil:
 			return self
 		case self != nil:
-			incl.alt, incl.d0 = self, min(incl.d0, self.d0)
+			incl.SetAlt(self)
 		}
 		return incl
 	}
@@ -527,7 +494,7 @@ func fitNodePrior(u *union, nBase int, m, period float64) *prior {
 	sampled := 0 // nodes of minFitSamples or more that vary
 	for x := int32(1); int(x) < u.len(); x++ {
 		u.totalRow(x, row)
-		if mean, v := pooledStatsFloats(row[:nBase], row[nBase:]); mean >= m/10 {
+		if mean, v := stats.PooledStats(row[:nBase], row[nBase:]); mean >= m/10 {
 			means = append(means, mean)
 			vars = append(vars, v)
 			if period > 0 && mean >= minFitSamples*period && v > 0 {
@@ -545,7 +512,7 @@ func fitNodePrior(u *union, nBase int, m, period float64) *prior {
 		}
 		means, vars = means[:k], vars[:k]
 	}
-	return fitPrior(means, vars, float64(runs-2))
+	return stats.FitPrior(means, vars, float64(runs-2))
 }
 
 // minFitSamples is the least mean size, in samples, of the nodes the prior
@@ -573,21 +540,6 @@ const (
 	minSampledFitNodes = 100
 )
 
-// samplingPrior is the noise model of a single pair too small to fit one
-// on (fewer than minPairPriorNodes calling contexts, as in a 2 s Go
-// profile): Poisson sampling noise from the sampling period, period·v for a
-// node of value v, as issue 17 asks ("a profile with N samples in a node
-// cannot resolve a change below a few √N"), plus run-to-run jitter at the
-// most the pair fit may claim (maxPairJitter), since one run shows none of
-// it. nil when the profiles count no samples.
-func samplingPrior(period float64) *prior {
-	if !(period > 0) {
-		return nil
-	}
-	c := math.Log(period)
-	return &prior{d0: maxPriorDF, c: c, logVStar: c - 2*math.Log(maxPairJitter)}
-}
-
 // maxPairJitter caps the run-to-run jitter (coefficient of variation of a
 // large node) that one pair's fit may claim. Real runs of one build vary by
 // 2-10% per call; a fit that says 40% is reading a change that reached most
@@ -595,6 +547,15 @@ func samplingPrior(period float64) *prior {
 // hide it and everything else. Above the cap the pair is treated as 10%
 // noisy, and a change beyond that is tested as one.
 const maxPairJitter = 0.10
+
+// collectorCV is the least run-to-run variation taken for the time of
+// garbage collector frames (isCollector) in a node's subtree, with several
+// runs per side. Collector time follows the heap and when collections
+// start, ±10% of seconds between runs of the same build, and three runs
+// can show little of it by chance: the harness's noisy-gc baselines,
+// drawn 2.2 standard errors apart, made their threads regressions at K = 3
+// (their own three runs agreed within 1%).
+const collectorCV = 0.10
 
 // keyClasses is, per key of kt, what statsGraph asks of every node's frame
 // (isArtifact, isCollector, isIdle): asked once per key, where per node it

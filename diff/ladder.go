@@ -1,6 +1,10 @@
 package diff
 
-import "math"
+import (
+	"math"
+
+	"github.com/ctdiff/ctdiff/diff/stats"
+)
 
 // A smaller μ must find at least what the default μ finds: every cause
 // path found at the default is still covered at any smaller μ by a cause
@@ -136,7 +140,7 @@ func ladder(m, top, alpha float64, nNew int, fam family, deltas []float64, finis
 // again.
 func correctExact(ps []float64, exact []bool, parent []int32, size []float64, finish func(int)) []float64 {
 	for {
-		qs := treeHolmBounded(ps, exact, parent, size)
+		qs := stats.TreeHolmBounded(ps, exact, parent, size)
 		again := false
 		for i, q := range qs {
 			if q < 1 && exact != nil && !exact[i] {

@@ -1,8 +1,9 @@
 package diff
 
 import (
-	"math"
 	"slices"
+
+	"github.com/ctdiff/ctdiff/diff/stats"
 )
 
 // statsInput is what statsGraph tests: the union of a comparison's runs,
@@ -114,7 +115,7 @@ type statsPass struct {
 	self          foldedSelf
 	// pr is the prior the tests read, fitted the one fitted on this
 	// union (nil when none was), model where pr came from.
-	pr, fitted *prior
+	pr, fitted *stats.Prior
 	model      noiseModel
 	// gc is per node the mean time of the collector frames in its
 	// subtree, nil when there are none (collectorTime).
@@ -131,7 +132,7 @@ type statsPass struct {
 	// and sizes (nil with st.correct); qs the adjusted p-values, lp the
 	// ladder's.
 	ps        []float64
-	names     []testName
+	names     []stats.Method
 	exact     []bool
 	famParent []int32
 	famSize   []float64
@@ -164,7 +165,7 @@ func (s *statsPass) choosePrior() bool {
 	if min(s.nBase, s.nNew) < 2 {
 		s.model = modelPair
 		if s.pr == nil {
-			if s.pr = samplingPrior(s.period); s.pr == nil {
+			if s.pr = stats.SamplingPrior(s.period, maxPairJitter); s.pr == nil {
 				s.model = modelNone
 				return false
 			}
@@ -228,13 +229,11 @@ func (s *statsPass) collectorTime() {
 
 // prOf is the prior node x is tested with: pr, floored by the collector
 // time x holds.
-func (s *statsPass) prOf(x int32) *prior {
+func (s *statsPass) prOf(x int32) *stats.Prior {
 	if s.pr == nil || s.gc == nil || s.gc[x] == 0 {
 		return s.pr
 	}
-	p := *s.pr
-	p.floor = collectorCV * collectorCV * s.gc[x] * s.gc[x]
-	return &p
+	return s.pr.WithFloor(collectorCV * collectorCV * s.gc[x] * s.gc[x])
 }
 
 // groupPrior is the prior a spread group is tested with: a group's sum
@@ -242,7 +241,7 @@ func (s *statsPass) prOf(x int32) *prior {
 // node's does: a collector's contexts are no steadier for being summed
 // (audit R2's rule let the contexts of (garbage collector) in a
 // browser's threads form a group).
-func (s *statsPass) groupPrior(gr *spreadGroup) *prior {
+func (s *statsPass) groupPrior(gr *spreadGroup) *stats.Prior {
 	if s.pr == nil || s.gc == nil {
 		return s.pr
 	}
@@ -253,9 +252,7 @@ func (s *statsPass) groupPrior(gr *spreadGroup) *prior {
 	if held == 0 {
 		return s.pr
 	}
-	p := *s.pr
-	p.floor = collectorCV * collectorCV * held * held
-	return &p
+	return s.pr.WithFloor(collectorCV * collectorCV * held * held)
 }
 
 // rowOf reads member i's values into row.
@@ -281,7 +278,7 @@ func (s *statsPass) testMembers() {
 	nMembers := len(s.members)
 	room := nMembers + maxSpreadCandidates
 	s.ps = make([]float64, nMembers, room)
-	s.names = make([]testName, nMembers, room)
+	s.names = make([]stats.Method, nMembers, room)
 	// With treeHolm, a p-value surely ≥ c is left at c until the
 	// correction or the graph needs it (treeHolmBounded): a million tests
 	// mostly end at adjusted p 1. exact is nil when every p is exact.
@@ -306,7 +303,7 @@ func (s *statsPass) testMembers() {
 // where exact is kept.
 func (s *statsPass) testRange(from, to int, c float64) {
 	row := make([]float64, s.runs)
-	b := bound{c: c, df: math.NaN()}
+	b := stats.NewBound(c)
 	for i := from; i < to; i++ {
 		s.rowOf(row, i)
 		if s.famParent != nil {
@@ -314,13 +311,13 @@ func (s *statsPass) testRange(from, to int, c float64) {
 			s.famParent[i] = familyParent(s.u, s.members[i], s.testOf)
 		}
 		x := s.members[i].node()
-		var t Test
+		var r stats.Result
 		if s.exact == nil {
-			t = testFloats(row[:s.nBase], row[s.nBase:], s.prOf(x))
+			r = stats.Greater(row[:s.nBase], row[s.nBase:], s.prOf(x))
 		} else {
-			t, _, _, s.exact[i] = b.lazyTest(row[:s.nBase], row[s.nBase:], s.prOf(x))
+			r, s.exact[i] = b.Greater(row[:s.nBase], row[s.nBase:], s.prOf(x))
 		}
-		s.ps[i], s.names[i] = t.P, nameOf(t.Name)
+		s.ps[i], s.names[i] = r.P, r.Method
 	}
 }
 
@@ -342,8 +339,8 @@ func (s *statsPass) testGroups(sp spreadOut) {
 	}
 	for i := range s.groups {
 		gr := &s.groups[i]
-		t := testFloats(gr.sums[:s.nBase], gr.sums[s.nBase:], s.groupPrior(gr))
-		s.ps[nMembers+i], s.names[nMembers+i] = t.P, nameOf(t.Name)
+		r := stats.Greater(gr.sums[:s.nBase], gr.sums[s.nBase:], s.groupPrior(gr))
+		s.ps[nMembers+i], s.names[nMembers+i] = r.P, r.Method
 		gr.test = int32(nMembers + i + 1)
 		if s.exact != nil {
 			s.exact[nMembers+i] = true
@@ -357,7 +354,7 @@ func (s *statsPass) finish(i int) {
 		return
 	}
 	row := s.rowOf(make([]float64, s.runs), i)
-	s.ps[i] = testFloats(row[:s.nBase], row[s.nBase:], s.prOf(s.members[i].node())).P
+	s.ps[i] = stats.Greater(row[:s.nBase], row[s.nBase:], s.prOf(s.members[i].node())).P
 	s.exact[i] = true
 }
 
@@ -385,7 +382,7 @@ func (s *statsPass) climbLadder() {
 // passes reports whether family member t-1 (t = 0: none) passes with the
 // delta given: at μ, or at a threshold of the ladder.
 func (s *statsPass) passes(t int32, delta float64) bool {
-	if t == 0 || s.names[t-1] == nameUntested {
+	if t == 0 || s.names[t-1] == stats.Untested {
 		return false
 	}
 	return delta >= s.m && s.qs[t-1] <= s.alpha || s.lp.passes(int(t-1), delta)
@@ -403,7 +400,7 @@ func (s *statsPass) assemble() *graph {
 	g := newGraph(s.n)
 	g.fitted, g.noise = s.fitted, &nodeNoise{pr: s.pr, gc: s.gc}
 	if s.model == modelPair {
-		g.pairJitter = s.pr.claimedJitter()
+		g.pairJitter = s.pr.ClaimedJitter()
 	}
 	s.keepNodes(g)
 	spreadGroup := s.keepSpreads(g)
@@ -546,10 +543,31 @@ func (s *statsPass) setIntervals(g *graph, at []int32, spreadGroup []int) {
 			continue
 		case v.test == s.selfOf[x]:
 			s.self.row(x, row)
-			t.SelfBase, t.SelfNew = round(meanOf(row[:nBase])), round(meanOf(row[nBase:]))
+			t.SelfBase, t.SelfNew = round(stats.Mean(row[:nBase])), round(stats.Mean(row[nBase:]))
 		default:
 			u.totalRow(x, row)
 		}
 		t.setIntervalFloats(row[:nBase], row[nBase:], s.prOf(x))
 	}
+}
+
+// untested names the Test of a node no test could be made for.
+const untested = "untested"
+
+// testFloats is stats.Greater as a Test.
+func testFloats(x, y []float64, pr *stats.Prior) Test {
+	r := stats.Greater(x, y, pr)
+	return Test{Name: r.Method.String(), P: r.P}
+}
+
+// setIntervalFloats fills the 95% confidence interval of the mean delta,
+// with the variance the test used. Only reported nodes get one: the t
+// quantile costs far more than the test.
+func (t *Test) setIntervalFloats(x, y []float64, pr *stats.Prior) {
+	m := stats.Welch
+	if t.Name == stats.Moderated.String() {
+		m = stats.Moderated
+	}
+	lo, hi := stats.Interval(m, x, y, pr)
+	t.Low, t.High = round(lo), round(hi)
 }

@@ -1,270 +1,12 @@
-package diff
+package stats
 
 import (
 	"cmp"
 	"math"
 	"slices"
-	"sync"
-
-	"gonum.org/v1/gonum/stat"
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// test runs the one-sided test "new > base" on one node's values and
-// returns its p-value: a moderated t-test (see prior) when a variance prior
-// could be fitted, Welch's t-test otherwise, and Welch's too for a node
-// missing from some runs of a side with two runs or more (see testFloats).
-// The confidence interval is left to setInterval.
-//
-// Why no rank test from 8 runs per side, as benchstat does: Stats tests up
-// to a million nodes and corrects for all of them, and a rank test's
-// smallest p-value is fixed by the run counts (1/12870 at 8+8, 1/184756 at
-// 10+10), far above what Holm's correction asks of a node among thousands:
-// with 10 runs a side it found nothing where 3 runs found the regression
-// (issue 20). The moderated t-test's power grows with the runs, and an
-// outlier run, the reason for a rank test, is contained by the variance
-// floor (prior.moderated) instead.
-func test(base, nw []int64, pr *prior) Test {
-	return testFloats(floats(base), floats(nw), pr)
-}
-
-// testFloats is test on values already converted, for callers that test a
-// million nodes with one buffer. Without a prior, a side with a single run
-// gives no variance at all: the test is "untested" with p = 1, and callers
-// report such nodes as untested rather than calling them regressions.
-func testFloats(x, y []float64, pr *prior) Test {
-	both := len(x) >= 2 && len(y) >= 2
-	switch {
-	case pr != nil && (!both || !slices.Contains(y, 0)):
-		// A node missing from some new runs varies by presence, which the
-		// prior's model of sampling and jitter noise does not describe (an
-		// event handler triggered in two runs of three): where each side
-		// has two runs or more, its own variance alone decides.
-		d, se, df := pr.moderated(x, y)
-		return Test{Name: "moderated-t", P: upperTail(d, se, df)}
-	case !both:
-		return Test{Name: untested, P: 1}
-	}
-	return Test{Name: "welch", P: welchGreater(x, y)}
-}
-
-// untested names the Test of a node no test could be made for.
-const untested = "untested"
-
-// setIntervalFloats fills the 95% confidence interval of the mean delta,
-// with the variance the test used. Only reported nodes get one: the t
-// quantile costs far more than the test.
-func (t *Test) setIntervalFloats(x, y []float64, pr *prior) {
-	var lo, hi float64
-	if t.Name == "moderated-t" {
-		lo, hi = interval(pr.moderated(x, y))
-	} else {
-		lo, hi = welchInterval(x, y, 0.95)
-	}
-	t.Low, t.High = round(lo), round(hi)
-}
-
-// upperTail is the one-sided p-value of a difference d with standard error
-// se and df degrees of freedom; without error the difference is exact.
-func upperTail(d, se, df float64) float64 {
-	if se == 0 || math.IsNaN(se) {
-		if d > 0 {
-			return 0
-		}
-		return 1
-	}
-	return survival(d/se, df)
-}
-
-// survival is Student's t upper tail, without studentsT's interface (a
-// million tests would box a million values).
-func survival(t, df float64) float64 {
-	if math.IsInf(df, 1) {
-		return distuv.UnitNormal.Survival(t)
-	}
-	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Survival(t)
-}
-
-// A bound lets a test skip its exact p-value where it is surely at least
-// c: the adjusted p-value of such a hypothesis is 1 unless the correction
-// gives it a weight ≥ c, and the exact tail (an incomplete beta function)
-// is most of a test's cost. t caches the t with survival 1.01·c for the
-// last df seen (moderated tests share theirs), and ct the closed form of
-// the last prior's trend.
-type bound struct {
-	c, df, t float64
-	made     bool  // ct was made, for trend
-	trend    prior // the trend's fields (not its floor)
-	ct       *closedTrend
-}
-
-// lazyTest is testFloats, except that where the test is a moderated t
-// whose p-value is surely ≥ b.c it returns p = b.c and the statistic and
-// df to finish it with (exact false). That decision is made on the
-// statistic with s0 in closed form (closedTrend), and only where it holds
-// with a margin: the statistic returned with it is the screen's. Every
-// exact p-value is testFloats', bit for bit.
-func (b *bound) lazyTest(x, y []float64, pr *prior) (t Test, stat, df float64, exact bool) {
-	if pr == nil || len(x) >= 2 && len(y) >= 2 && slices.Contains(y, 0) {
-		return testFloats(x, y, pr), 0, 0, true
-	}
-	// A node that did not grow has p ≥ ½ whatever its variance (the test
-	// is one-sided: t ≤ 0, or no error and p = 1), so where c ≤ ¼ it is
-	// left at c before any variance is computed: about half the nodes of
-	// a comparison. meanOf is moderated's (stat.MeanVariance's mean is
-	// stat.Mean), so the sign is the test's. Its statistic is not needed:
-	// finishing a p-value tests again.
-	if b.c <= 0.25 && !math.IsNaN(pr.d0) && meanOf(y) <= meanOf(x) {
-		return Test{Name: "moderated-t", P: b.c}, 0, 0, false
-	}
-	if ct := b.closed(pr); ct != nil {
-		d, se, df, gap := pr.moderatedWith(x, y, ct.s0)
-		if se > 0 && !math.IsInf(se, 1) && gap > closedTol && !math.IsInf(df, 1) {
-			b.setDF(df)
-			if stat := d / se; stat+closedTol*math.Abs(stat) <= b.t {
-				return Test{Name: "moderated-t", P: b.c}, stat, df, false
-			}
-		}
-	}
-	d, se, df := pr.moderated(x, y)
-	if se == 0 || math.IsNaN(se) || math.IsInf(df, 1) {
-		return Test{Name: "moderated-t", P: upperTail(d, se, df)}, 0, 0, true
-	}
-	b.setDF(df)
-	if stat = d / se; stat <= b.t {
-		return Test{Name: "moderated-t", P: b.c}, stat, df, false
-	}
-	return Test{Name: "moderated-t", P: survival(stat, df)}, 0, 0, true
-}
-
-// meanOf is stat.Mean, without its call for one value (the sum of one
-// value is that value).
-func meanOf(v []float64) float64 {
-	if len(v) == 1 {
-		return v[0]
-	}
-	return stat.Mean(v, nil)
-}
-
-// setDF makes b.t the bound's t for df.
-func (b *bound) setDF(df float64) {
-	if df != b.df {
-		// p ≥ 1.01·c at t_c: the margin keeps the bound a bound against
-		// the quantile's own rounding.
-		b.df, b.t = df, distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(1-min(1, 1.01*b.c))
-	}
-}
-
-// closed returns the closedTrend of pr, made again only when its trend
-// changed (statsGraph's priors are copies differing by their floors).
-func (b *bound) closed(pr *prior) *closedTrend {
-	if b.made && pr.c == b.trend.c && pr.logVStar == b.trend.logVStar && pr.d0 == b.trend.d0 && pr.alt == b.trend.alt {
-		return b.ct
-	}
-	b.made, b.trend, b.ct = true, prior{c: pr.c, logVStar: pr.logVStar, d0: pr.d0, alt: pr.alt}, pr.closed()
-	return b.ct
-}
-
-// interval is the two-sided 95% confidence interval of a difference.
-func interval(d, se, df float64) (lo, hi float64) {
-	if se == 0 || math.IsNaN(se) {
-		return d, d
-	}
-	h := quantile975(df) * se
-	return d - h, d + h
-}
-
-// quantile975 is the 97.5th percentile of Student's t with df degrees of
-// freedom. Moderated tests share one df, so it is remembered: the inverse
-// incomplete beta function costs microseconds, and a critical graph can
-// hold the 100,000 nodes of one deep path.
-func quantile975(df float64) float64 {
-	quantiles.Lock()
-	defer quantiles.Unlock()
-	if q, ok := quantiles.m[df]; ok {
-		return q
-	}
-	q := studentsT(df).Quantile(0.975)
-	if len(quantiles.m) > 1024 {
-		clear(quantiles.m)
-	}
-	quantiles.m[df] = q
-	return q
-}
-
-var quantiles = struct {
-	sync.Mutex
-	m map[float64]float64
-}{m: map[float64]float64{}}
-
-func floats(v []int64) []float64 { return floatsInto(make([]float64, len(v)), v) }
-
-// floatsInto converts v into dst, which must be as long.
-func floatsInto(dst []float64, v []int64) []float64 {
-	for i, x := range v {
-		dst[i] = float64(x)
-	}
-	return dst
-}
-
-// welchSE returns the standard error of mean(y) − mean(x) and the
-// Welch–Satterthwaite degrees of freedom.
-func welchSE(x, y []float64) (se, df float64) {
-	_, vx := stat.MeanVariance(x, nil)
-	_, vy := stat.MeanVariance(y, nil)
-	nx, ny := float64(len(x)), float64(len(y))
-	a, b := vx/nx, vy/ny
-	se = math.Sqrt(a + b)
-	den := 0.0
-	if a > 0 {
-		den += a * a / (nx - 1)
-	}
-	if b > 0 {
-		den += b * b / (ny - 1)
-	}
-	if den == 0 {
-		return se, math.Inf(1)
-	}
-	return se, (a + b) * (a + b) / den
-}
-
-// welchGreater is Welch's t-test of H1: mean(y) > mean(x). Both samples need
-// at least two values. Without variance on either side the difference is
-// exact, and the p-value is 0 or 1.
-func welchGreater(x, y []float64) float64 {
-	se, df := welchSE(x, y)
-	return upperTail(stat.Mean(y, nil)-stat.Mean(x, nil), se, df)
-}
-
-// welchInterval is the two-sided confidence interval of mean(y) − mean(x).
-func welchInterval(x, y []float64, level float64) (lo, hi float64) {
-	d := stat.Mean(y, nil) - stat.Mean(x, nil)
-	if len(x) < 2 || len(y) < 2 {
-		return d, d
-	}
-	se, df := welchSE(x, y)
-	if se == 0 {
-		return d, d
-	}
-	if level == 0.95 {
-		h := quantile975(df) * se
-		return d - h, d + h
-	}
-	h := studentsT(df).Quantile(1-(1-level)/2) * se
-	return d - h, d + h
-}
-
-func studentsT(df float64) interface {
-	Survival(float64) float64
-	Quantile(float64) float64
-} {
-	if math.IsInf(df, 1) {
-		return distuv.UnitNormal
-	}
-	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}
-}
-
-// holm returns Holm-adjusted p-values: a node is significant when its
+// Holm returns Holm-adjusted p-values: a node is significant when its
 // adjusted p-value is ≤ α, and the chance that any node of a comparison is
 // falsely significant stays ≤ α (family-wise error rate).
 //
@@ -278,7 +20,7 @@ func studentsT(df float64) interface {
 // Holm, at equal recall. Holm's
 // usual cost, power, is small here: moderated t-tests give real regressions
 // p-values far below α divided by the number of nodes tested.
-func holm(p []float64) []float64 {
+func Holm(p []float64) []float64 {
 	n := len(p)
 	order := ascending(p)
 	q := make([]float64, n)
@@ -295,7 +37,7 @@ func holm(p []float64) []float64 {
 // others are sorted, and the bounded ones merged in index order as they
 // are read, without a list of them. In a family of a million tests nearly
 // all are bounded (5.6 M of 5.6 M less 3,795 at 1.6 M stacks): listing
-// them, and the order, was most of treeHolm's time.
+// them, and the order, was most of TreeHolm's time.
 type ascendingCursor struct {
 	p      []float64
 	exact  []bool
@@ -387,7 +129,7 @@ func ascending(p []float64) []int {
 	return order
 }
 
-// treeHolm returns adjusted p-values of a family whose hypotheses form a
+// TreeHolm returns adjusted p-values of a family whose hypotheses form a
 // forest (parent[i] is i's parent hypothesis, -1 for a root): Holm's
 // procedure, except that the level a rejected hypothesis held goes to its
 // children, not to everyone.
@@ -422,17 +164,17 @@ func ascending(p []float64) []int {
 // procedure rejects it; rejecting one hypothesis at a time, the one of
 // least p/weight, gives them all (Bretz et al., Algorithm 1). Once that
 // reaches 1 the others are 1.
-func treeHolm(p []float64, parent []int32, size []float64) []float64 {
-	return treeHolmBounded(p, nil, parent, size)
+func TreeHolm(p []float64, parent []int32, size []float64) []float64 {
+	return TreeHolmBounded(p, nil, parent, size)
 }
 
-// treeHolmBounded is treeHolm where p[i] is only a lower bound of the
+// TreeHolmBounded is TreeHolm where p[i] is only a lower bound of the
 // p-value for the i with exact[i] false (nil: all exact). Adjusted
 // p-values only grow with the p-values, so a bounded hypothesis adjusted
 // to 1 is 1; one adjusted below 1 makes the result unreliable, and the
 // caller finishes its p-value and calls again. Until then the bounded
 // ones, all at one bound, need no sorting.
-func treeHolmBounded(p []float64, exact []bool, parent []int32, size []float64) []float64 {
+func TreeHolmBounded(p []float64, exact []bool, parent []int32, size []float64) []float64 {
 	m := len(p)
 	q := make([]float64, m)
 	if m == 0 {
@@ -455,7 +197,7 @@ func treeHolmBounded(p []float64, exact []bool, parent []int32, size []float64) 
 	return q
 }
 
-// treeHolmState is treeHolmBounded's procedure between rejections.
+// treeHolmState is TreeHolmBounded's procedure between rejections.
 type treeHolmState struct {
 	p           []float64
 	size        []float64
