@@ -209,7 +209,7 @@ func movedFromCaller(u *union, x int32, m float64) bool {
 }
 
 // familyParent is the parent of hypothesis h of statsGraph's family in
-// treeHolm's forest, as an index in the family, or -1 for a root: a node's
+// stats.TreeHolm's forest, as an index in the family, or -1 for a root: a node's
 // inclusive value is the child of its nearest tested ancestor's, its self
 // value the child of its inclusive value; the functions' sums (after the
 // members) are roots.
@@ -258,7 +258,7 @@ func (h hyp) self() bool { return h < 0 }
 
 // lazyShare sets statsGraph's bound on the p-values it leaves inexact:
 // lazyShare/m in a family of m (m counted with the most spread groups
-// there can be), reached by treeHolm's weight only where rejections pass
+// there can be), reached by stats.TreeHolm's weight only where rejections pass
 // a node the weight of 63 others (then the p-value is finished and the
 // correction made again).
 const lazyShare = 64
@@ -403,7 +403,7 @@ func (fs *foldedSelf) sum(x int32, dst []float64) float64 {
 // within-side variance of inclusive values.
 //
 // With one run on each side it is the pair's squared difference halved,
-// with one degree of freedom (see statsGraph), fitted robustly (fitPrior)
+// with one degree of freedom (see statsGraph), fitted robustly (stats.FitPrior)
 // so that the nodes that did change do not count, on inclusive and on self
 // values, the larger variance taken at each size. Why both: a regression
 // changes the inclusive value of every ancestor, and a large one (the

@@ -31,7 +31,7 @@ import (
 
 // A family is the hypotheses a correction adjusts: their p-values ps,
 // exact[i] false where ps[i] is only a lower bound (nil: all exact), their
-// forest (parent[i], -1 for a root) and sizes (treeHolm).
+// forest (parent[i], -1 for a root) and sizes (stats.TreeHolm).
 type family struct {
 	ps     []float64
 	exact  []bool
@@ -135,7 +135,7 @@ func ladder(m, top, alpha float64, nNew int, fam family, deltas []float64, finis
 	return lp
 }
 
-// correctExact is treeHolmBounded made exact: the p-values left bounded
+// correctExact is stats.TreeHolmBounded made exact: the p-values left bounded
 // whose adjusted value is below 1 are finished and the family corrected
 // again.
 func correctExact(ps []float64, exact []bool, parent []int32, size []float64, finish func(int)) []float64 {

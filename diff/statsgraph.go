@@ -28,9 +28,9 @@ type statsInput struct {
 // μ. That filter uses the pooled sum, which does not favour large deltas, so
 // it keeps the tests valid (independent filtering, Bourgon et al. 2010)
 // while sparing the correction thousands of nodes too small to matter.
-// p-values are corrected with treeHolm: Holm's method, with the level a
+// p-values are corrected with stats.TreeHolm: Holm's method, with the level a
 // rejected node held passed to its callees rather than to every node
-// (family-wise error control as Holm's; see holm for why not BH).
+// (family-wise error control as Holm's; see stats.Holm for why not BH).
 //
 // A node is kept when its mean delta is ≥ μ and its adjusted p-value ≤ α;
 // the graph is the kept nodes plus their ancestors ("context" nodes unless
@@ -67,7 +67,7 @@ type statsInput struct {
 // a run that is 5% slower throughout, which is what makes one-run diffs
 // call noise a regression. model is modelNone when no prior could be fitted with a
 // single run on a side and no sampling period to fall back on
-// (samplingPrior): nothing can be tested (modelNone), and the caller
+// (stats.SamplingPrior): nothing can be tested (modelNone), and the caller
 // reports the nodes above μ as untested.
 //
 // The stages, each a function below: classify the nodes (markUntested)
@@ -128,7 +128,7 @@ type statsPass struct {
 	groups         []spreadGroup
 	topmost        []bool
 	// The family's tests (testMembers, testGroups): p-values, names,
-	// whether each p-value is exact (nil: all are), treeHolm's forest
+	// whether each p-value is exact (nil: all are), stats.TreeHolm's forest
 	// and sizes (nil with st.correct); qs the adjusted p-values, lp the
 	// ladder's.
 	ps        []float64
@@ -279,17 +279,17 @@ func (s *statsPass) testMembers() {
 	room := nMembers + maxSpreadCandidates
 	s.ps = make([]float64, nMembers, room)
 	s.names = make([]stats.Method, nMembers, room)
-	// With treeHolm, a p-value surely ≥ c is left at c until the
-	// correction or the graph needs it (treeHolmBounded): a million tests
+	// With stats.TreeHolm, a p-value surely ≥ c is left at c until the
+	// correction or the graph needs it (stats.TreeHolmBounded): a million tests
 	// mostly end at adjusted p 1. exact is nil when every p is exact.
 	if s.st.correct == nil {
 		s.exact = make([]bool, nMembers, room)
 	}
 	// c is lazyShare over the largest family there can be, at most the
-	// family's own: any bound is exact in the end (treeHolmBounded), a
+	// family's own: any bound is exact in the end (stats.TreeHolmBounded), a
 	// lower one leaves fewer p-values lazy.
 	c := lazyShare / float64(room)
-	// treeHolm's forest of the family (familyParent), and each
+	// stats.TreeHolm's forest of the family (familyParent), and each
 	// hypothesis's size, are made in the same pass as the tests, from
 	// the rows the tests read: a pass of their own read every row again
 	// (1.6 M-stack pair: 0.15 s of CPU).
@@ -321,7 +321,7 @@ func (s *statsPass) testRange(from, to int, c float64) {
 	}
 }
 
-// testGroups adds the spread groups to the family, roots of treeHolm's
+// testGroups adds the spread groups to the family, roots of stats.TreeHolm's
 // forest, and tests them.
 func (s *statsPass) testGroups(sp spreadOut) {
 	s.groups, s.topmost = sp.groups, sp.topmost
@@ -359,7 +359,7 @@ func (s *statsPass) finish(i int) {
 }
 
 // correct adjusts the family's p-values: with st.correct when set,
-// otherwise treeHolm on the family's forest, the p-values it leaves below
+// otherwise stats.TreeHolm on the family's forest, the p-values it leaves below
 // 1 finished.
 func (s *statsPass) correct() {
 	if s.st.correct != nil {

@@ -127,7 +127,7 @@ func TestStatsChoices(t *testing.T) {
 // pair's injected change (every stack through one function 40% heavier):
 // 30 runs a side find again every cause 3 runs find (the same path, one
 // extending it or extended by it, or a node kept in the graph), and each
-// run count finds every cause Holm's procedure finds, and more (treeHolm).
+// run count finds every cause Holm's procedure finds, and more (stats.TreeHolm).
 //
 // Not asserted: 10 runs a side miss 2 of the 113 causes 3 runs find
 // here. Both are winner's curse, not the correction: their 3-run deltas
@@ -358,7 +358,7 @@ func TestStatsGraphTests(t *testing.T) {
 // (rowsAreMeans) and, for a union that keeps rows, copies them into arrays
 // first: both must fit what the rows give, value for value, in node order
 // (a fit on other values, or on the same in another order, differs in its
-// last bits: fitPrior's median and sums are order-dependent).
+// last bits: stats.FitPrior's median and sums are order-dependent).
 func TestPairPriorReadsTheRows(t *testing.T) {
 	pair := synth.Generate(synth.Config{Seed: 3, Stacks: 5000, Functions: 1250, Runs: 1})
 	var all []*cct.Tree
