@@ -18,5 +18,8 @@
 //   - the sum of weights in equals the sum of weights out; whatever a converter
 //     has to skip is counted in a warning.
 //
+// ParseBench reads the other input a comparison may take from disk: the
+// go test -bench output of the runs whose Go CPU profiles are compared.
+//
 // convert is the lowest stage: it must not import cct, diff, report or cmd.
 package convert

@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 	"math"
@@ -531,7 +532,11 @@ func TestAccuracy(t *testing.T) {
 // to Holm the simulation compares.
 func benjaminiHochberg(p []float64) []float64 {
 	n := len(p)
-	order := ascending(p)
+	order := make([]int, n) // indexes by ascending p-value, stable
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(p[a], p[b]) })
 	q := make([]float64, n)
 	minQ := 1.0
 	for r := n - 1; r >= 0; r-- {

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/ctdiff/ctdiff/cct"
+	"github.com/ctdiff/ctdiff/diff/stats"
 )
 
 // intersect is ZAM's critical graph aggregation (Section 3.2): a node stays
@@ -81,405 +82,6 @@ func dropBareContexts(g *graph, parent []int32) *graph {
 	}
 	out.tests, out.spreads = g.tests, g.spreads
 	return out
-}
-
-// statsGraph is Stats mode's critical graph over the union tree.
-//
-// Every node is a hypothesis "new > base" on its inclusive value, one value
-// per run (0 for runs without the node), tested with test (moderated t with
-// the variance prior fitted here, Welch's t where none could be fitted).
-// Only nodes that could be kept are tested: those whose values summed over
-// all runs reach μ × (new runs), a necessary condition for a mean delta of
-// μ. That filter uses the pooled sum, which does not favour large deltas, so
-// it keeps the tests valid (independent filtering, Bourgon et al. 2010)
-// while sparing the correction thousands of nodes too small to matter.
-// p-values are corrected with treeHolm: Holm's method, with the level a
-// rejected node held passed to its callees rather than to every node
-// (family-wise error control as Holm's; see holm for why not BH).
-//
-// A node is kept when its mean delta is ≥ μ and its adjusted p-value ≤ α;
-// the graph is the kept nodes plus their ancestors ("context" nodes unless
-// kept themselves), and its leaves are the causes. Departures from ZAM's
-// Definition 2, all for noisy, sampled profiles (issue 17 measured each):
-//
-//   - Ancestors need not pass the test themselves (condition 2). An
-//     ancestor's value also carries the noise of all its other descendants,
-//     so with few runs a large caller's delta is rarely significant even when
-//     one callee regressed clearly; requiring every ancestor to pass
-//     multiplies those misses along the path. A significant descendant is
-//     evidence enough that its context regressed.
-//   - A node's own (self) value is tested too, beside its inclusive value:
-//     +160 ms of self time in a frame of an 18 s task is lost when only the
-//     frame's inclusive value, which carries the noise of the whole task
-//     below it, is tested.
-//   - One function's growth spread over many calling contexts, each below μ,
-//     is tested as one hypothesis on the function's summed value (spread.go),
-//     ZAM's main limitation (Sections 5 and 6.1).
-//   - Runtime artifacts (artifact.go) are folded into their callers.
-//   - A node missing from every base run ("added") is explored like any
-//     other, where Algorithm 2 stops at it. In sampled profiles "absent from
-//     the base" mostly means "too small to be sampled", and the injected
-//     callee below it is the cause; a new function that does the work itself
-//     stays the cause, since none of its callees reaches μ.
-//
-// With one run on a side there is no run-to-run variance of any node to
-// test against. The prior then comes from the pair itself: for each node
-// the difference of its two values, squared and halved, estimates its
-// variance with one degree of freedom if it did not regress, and since
-// nearly all nodes of a comparison did not, the trend fitted on them all is
-// this pair's noise — sampling and run-to-run jitter together — as a
-// function of size. A within-run bootstrap would see sampling noise but not
-// a run that is 5% slower throughout, which is what makes one-run diffs
-// call noise a regression. model is modelNone when no prior could be fitted with a
-// single run on a side and no sampling period to fall back on
-// (samplingPrior): nothing can be tested (modelNone), and the caller
-// reports the nodes above μ as untested. period is the runs' mean value per sample, 0 when
-// unknown.
-func statsGraph(u *union, kt *keyTable, nBase int, mu int64, alpha float64, period float64, st statsChoices) (g *graph, oneRun []int32, model noiseModel) {
-	n := u.len()
-	runs := u.runs
-	nNew := runs - nBase
-	m := float64(mu)
-	class := keyClasses(kt)
-	oneSide := min(nBase, nNew) == 1
-	skip, oneRun, self := markUntested(u, class, oneSide, st.exactStacks, m)
-	// The spread groups' walk of the tree (a fifth of statsGraph's CPU)
-	// reads nothing the prior fit and the family below write: on another
-	// core meanwhile.
-	type spreadOut struct {
-		groups  []spreadGroup
-		topmost []bool
-	}
-	spread := make(chan spreadOut, 1)
-	go func() {
-		groups, topmost := spreadGroups(u, kt, skip, nBase, m)
-		spread <- spreadOut{groups, topmost}
-	}()
-	var pr *prior
-	switch {
-	case st.fitted != nil:
-		pr = st.fitted
-	case !st.welch:
-		pr = fitNodePrior(u, nBase, m, period)
-	}
-	fitted := pr
-	model = modelRuns
-	if min(nBase, nNew) < 2 {
-		model = modelPair
-		if pr == nil {
-			if pr = samplingPrior(period); pr == nil {
-				<-spread
-				return nil, nil, modelNone
-			}
-			model = modelSampling
-		}
-	}
-	// The family: every hypothesis tested, in node order, inclusive before
-	// self, then the functions' sums (spread.go). testOf and selfOf map a
-	// node to 1 + its hypotheses' index in the family, 0 when untested.
-	// Room for an eighth of the nodes, doubled when full: a large
-	// comparison tests most nodes (1.6 M-stack pair: 5.4 M of 7.6 M;
-	// append's growth by a quarter copied the slice a dozen times, 233 MB
-	// allocated for 43), an independent pair few (gopair: 258 of 2.5 M,
-	// where room for every node was 10 MB, live at the comparison's peak).
-	members := make([]hyp, 0, n/8+1)
-	testOf := make([]int32, n)
-	selfOf := make([]int32, n)
-	selfRow := make([]float64, runs)
-	for x := int32(1); int(x) < n; x++ {
-		if skip[x] {
-			continue
-		}
-		if sum := u.meanBase[x]*float64(nBase) + u.meanNew[x]*float64(nNew); sum >= m*float64(nNew) {
-			members = appendDoubling(members, hyp(x))
-			testOf[x] = int32(len(members))
-		}
-		// A leaf's self value is its inclusive value: tested once. So is
-		// a thread's, which is no function's own time.
-		if u.depth[x] < 2 || u.kidLen[x] == 0 {
-			continue
-		}
-		if self.sum(x, selfRow) >= m*float64(nNew) {
-			members = appendDoubling(members, selfHyp(x))
-			selfOf[x] = int32(len(members))
-		}
-	}
-	// A node's runs vary at least as much as the collector time it holds
-	// (collectorCV): gc is per node the mean time of the collector frames
-	// in its subtree, and the nodes with any get a prior with that floor.
-	var gc []float64
-	for x := int32(n - 1); x >= 1; x-- {
-		if class[u.key[x]]&classCollector != 0 {
-			if gc == nil {
-				gc = make([]float64, n)
-			}
-			gc[x] = (u.meanBase[x]*float64(nBase) + u.meanNew[x]*float64(nNew)) / float64(runs)
-		}
-		if gc != nil && gc[x] > 0 {
-			gc[u.parent[x]] += gc[x]
-		}
-	}
-	prOf := func(x int32) *prior {
-		if pr == nil || gc == nil || gc[x] == 0 {
-			return pr
-		}
-		p := *pr
-		p.floor = collectorCV * collectorCV * gc[x] * gc[x]
-		return &p
-	}
-	// The family's tests are held as their p-values (ps) and names, not
-	// as Tests: a 1.6 M-stack pair tests 5.4 M hypotheses, whose 64-byte
-	// Tests took 342 MB to make, clear and fill, where the graph reports
-	// a few thousand (made once the graph is known, below).
-	//
-	// The spread groups come last in the family and are tested last: the
-	// members' tests, most of statsGraph's CPU, run while the spread walk
-	// finishes (1.6 M-stack pair: that wait was 0.3 s, a core idle). So
-	// the family's arrays have room for the most groups there can be.
-	nMembers := len(members)
-	room := nMembers + maxSpreadCandidates
-	ps := make([]float64, nMembers, room)
-	names := make([]testName, nMembers, room)
-	// With treeHolm, a p-value surely ≥ c is left at c until the
-	// correction or the graph needs it (treeHolmBounded): a million tests
-	// mostly end at adjusted p 1. exact is nil when every p is exact.
-	var exact []bool
-	if st.correct == nil {
-		exact = make([]bool, nMembers, room)
-	}
-	// c is lazyShare over the largest family there can be, at most the
-	// family's own: any bound is exact in the end (treeHolmBounded), a
-	// lower one leaves fewer p-values lazy.
-	c := lazyShare / float64(room)
-	rowOf := func(row []float64, i int) []float64 {
-		if h := members[i]; h.self() {
-			return self.row(h.node(), row)
-		}
-		return u.totalRow(members[i].node(), row)
-	}
-	// treeHolm's forest of the family (familyParent), and each
-	// hypothesis's size, are made in the same pass as the tests, from
-	// the rows the tests read: a pass of their own read every row again
-	// (1.6 M-stack pair: 0.15 s of CPU).
-	var famParent []int32
-	var famSize []float64
-	if st.correct == nil {
-		famParent, famSize = make([]int32, nMembers, room), make([]float64, nMembers, room)
-	}
-	parallel(len(members), func(from, to int) {
-		row := make([]float64, runs)
-		b := bound{c: c, df: math.NaN()}
-		for i := from; i < to; i++ {
-			rowOf(row, i)
-			if famParent != nil {
-				famSize[i] = floatSum(row)
-				famParent[i] = familyParent(u, members[i], testOf)
-			}
-			var t Test
-			if exact == nil {
-				t = testFloats(row[:nBase], row[nBase:], prOf(members[i].node()))
-			} else {
-				t, _, _, exact[i] = b.lazyTest(row[:nBase], row[nBase:], prOf(members[i].node()))
-			}
-			ps[i], names[i] = t.P, nameOf(t.Name)
-		}
-	})
-	sp := <-spread
-	groups := sp.groups
-	nFamily := nMembers + len(groups)
-	ps, names = ps[:nFamily], names[:nFamily]
-	if exact != nil {
-		exact = exact[:nFamily]
-	}
-	if famParent != nil {
-		famParent, famSize = famParent[:nFamily], famSize[:nFamily]
-		for i := nMembers; i < nFamily; i++ {
-			famParent[i] = -1
-		}
-	}
-	finish := func(i int) {
-		if exact == nil || exact[i] {
-			return
-		}
-		row := rowOf(make([]float64, runs), i)
-		ps[i] = testFloats(row[:nBase], row[nBase:], prOf(members[i].node())).P
-		exact[i] = true
-	}
-	// A group's sum varies at least as much as the collector time its
-	// contexts hold, as a node's does: a collector's contexts are no
-	// steadier for being summed (audit R2's rule let the contexts of
-	// (garbage collector) in a browser's threads form a group).
-	groupPrior := func(gr *spreadGroup) *prior {
-		if pr == nil || gc == nil {
-			return pr
-		}
-		var held float64
-		for _, x := range gr.nodes {
-			held += gc[x]
-		}
-		if held == 0 {
-			return pr
-		}
-		p := *pr
-		p.floor = collectorCV * collectorCV * held * held
-		return &p
-	}
-	for i := range groups {
-		gr := &groups[i]
-		t := testFloats(gr.sums[:nBase], gr.sums[nBase:], groupPrior(gr))
-		ps[len(members)+i], names[len(members)+i] = t.P, nameOf(t.Name)
-		gr.test = int32(len(members) + i + 1)
-		if exact != nil {
-			exact[len(members)+i] = true
-		}
-	}
-	var qs []float64
-	if st.correct != nil {
-		// ps stays the tests' p-values: a correction may reorder its input.
-		qs = st.correct(slices.Clone(ps))
-	} else {
-		for {
-			qs = treeHolmBounded(ps, exact, famParent, famSize)
-			again := false
-			for i, q := range qs {
-				if q < 1 && !exact[i] {
-					finish(i)
-					again = true
-				}
-			}
-			if !again {
-				break
-			}
-		}
-	}
-	// The thresholds above μ (ladder.go): what a larger μ finds, a
-	// smaller one keeps.
-	var lp *ladderPass
-	if st.correct == nil && st.ladderTop > m {
-		lp = ladder(m, st.ladderTop, alpha, nNew, ps, exact, famParent, famSize, familyDeltas(u, members, groups), finish)
-	}
-	passes := func(t int32, delta float64) bool {
-		if t == 0 || names[t-1] == nameUntested {
-			return false
-		}
-		return delta >= m && qs[t-1] <= alpha || lp.passes(int(t-1), delta)
-	}
-	g = newGraph(n)
-	g.fitted, g.noise = fitted, &nodeNoise{pr: pr, gc: gc}
-	if model == modelPair {
-		g.pairJitter = pr.claimedJitter()
-	}
-	context := func(a int32) gval {
-		return gval{base: u.meanBase[a], new: u.meanNew[a], added: u.baseRuns(a) == 0, context: true, test: testOf[a]}
-	}
-	var kept, keptTest []int32
-	for x := int32(1); int(x) < n; x++ {
-		t := testOf[x]
-		if !passes(t, u.meanNew[x]-u.meanBase[x]) {
-			t = selfOf[x]
-			if d := u.selfNew[x] - u.selfBase[x]; !passes(t, d) || !passes(t, d-vanishedCallees(u, x)) {
-				continue
-			}
-		}
-		if u.baseRuns(x) == 0 && movedFromCaller(u, x, m) {
-			continue
-		}
-		kept, keptTest = append(kept, x), append(keptTest, t)
-	}
-	moved := recursionMoves(u, len(kt.frames), m, kept, sp.topmost)
-	for i, x := range kept {
-		if moved[i] {
-			continue
-		}
-		g.set(x, gval{base: u.meanBase[x], new: u.meanNew[x], added: u.baseRuns(x) == 0, test: keptTest[i]})
-		addContext(g, u.parent[x], context, u.parent)
-	}
-	// Spread causes: the contexts of each function whose sum regressed
-	// significantly join the graph as one cause (assemble merges them).
-	// spreadGroup[k] is the group of spread k+1: groups that do not pass
-	// take no spread id, so the two numberings differ.
-	var spreadGroup []int
-	for i := range groups {
-		gr := &groups[i]
-		if !passes(gr.test, gr.delta()) || gr.large && slices.ContainsFunc(gr.nodes, g.has) {
-			continue
-		}
-		gr.spread.test = gr.test
-		g.spreads = append(g.spreads, gr.spread)
-		spreadGroup = append(spreadGroup, i)
-		id := int32(len(g.spreads))
-		for _, x := range gr.nodes {
-			if u.meanNew[x] <= u.meanBase[x] {
-				continue
-			}
-			v, in := g.get(x)
-			if !in || v.context {
-				g.set(x, gval{base: u.meanBase[x], new: u.meanNew[x], added: u.baseRuns(x) == 0, test: gr.test, spread: id})
-			} else {
-				v.spread = id
-			}
-			addContext(g, u.parent[x], context, u.parent)
-		}
-	}
-	// The Tests the graph reports, numbered in the order the graph
-	// first names them: at[i] is 1 + family member i's, 0 until made.
-	at := make([]int32, nFamily)
-	made := func(f int32) {
-		if f == 0 || at[f-1] != 0 {
-			return
-		}
-		i := int(f - 1)
-		finish(i)
-		t := Test{Name: names[i].String(), P: ps[i], Q: qs[i]}
-		if lp != nil {
-			t.Q = min(t.Q, lp.q[i])
-		}
-		switch {
-		case i >= len(members):
-			t.Of = OfFunction
-		case members[i].self():
-			t.Of = OfSelf
-		}
-		g.tests = append(g.tests, t)
-		at[i] = int32(len(g.tests))
-	}
-	for i := range g.vals {
-		made(g.vals[i].test)
-	}
-	for i := range g.spreads {
-		made(g.spreads[i].test)
-	}
-	for i, x := range g.xs {
-		v := &g.vals[i]
-		if v.test == 0 {
-			continue
-		}
-		t := &g.tests[at[v.test-1]-1]
-		switch {
-		case v.spread != 0 && v.test == groups[spreadGroup[v.spread-1]].test:
-			gr := &groups[spreadGroup[v.spread-1]]
-			t.setIntervalFloats(gr.sums[:nBase], gr.sums[nBase:], groupPrior(gr))
-			continue
-		case v.test == selfOf[x]:
-			self.row(x, selfRow)
-			t.SelfBase, t.SelfNew = round(meanOf(selfRow[:nBase])), round(meanOf(selfRow[nBase:]))
-		default:
-			u.totalRow(x, selfRow)
-		}
-		t.setIntervalFloats(selfRow[:nBase], selfRow[nBase:], prOf(x))
-	}
-	// From the family's numbers to the graph's.
-	for i := range g.vals {
-		if v := &g.vals[i]; v.test != 0 {
-			v.test = at[v.test-1]
-		}
-	}
-	for i := range g.spreads {
-		if sp := &g.spreads[i]; sp.test != 0 {
-			sp.test = at[sp.test-1]
-		}
-	}
-	return g, untestedAbove(u, oneRun, m), model
 }
 
 // newCall reports whether a new context of value v of the function k
@@ -607,7 +209,7 @@ func movedFromCaller(u *union, x int32, m float64) bool {
 }
 
 // familyParent is the parent of hypothesis h of statsGraph's family in
-// treeHolm's forest, as an index in the family, or -1 for a root: a node's
+// stats.TreeHolm's forest, as an index in the family, or -1 for a root: a node's
 // inclusive value is the child of its nearest tested ancestor's, its self
 // value the child of its inclusive value; the functions' sums (after the
 // members) are roots.
@@ -634,33 +236,6 @@ func appendDoubling(members []hyp, h hyp) []hyp {
 	return append(members, h)
 }
 
-// A testName is a Test's Name, a byte per hypothesis of statsGraph's
-// family.
-type testName uint8
-
-const (
-	nameModerated testName = iota
-	nameWelch
-	nameUntested
-)
-
-// nameOf is the testName of a Test's Name.
-func nameOf(s string) testName {
-	switch s {
-	case "moderated-t":
-		return nameModerated
-	case "welch":
-		return nameWelch
-	case untested:
-		return nameUntested
-	}
-	panic("diff: test name " + s)
-}
-
-func (n testName) String() string {
-	return [...]string{nameModerated: "moderated-t", nameWelch: "welch", nameUntested: untested}[n]
-}
-
 // A hyp is one hypothesis of statsGraph's family on a node: its inclusive
 // value, the node's id, or its self value, the id's complement (^id, < 0):
 // 4 bytes where a struct of both took 8, in room for a hypothesis per node
@@ -683,7 +258,7 @@ func (h hyp) self() bool { return h < 0 }
 
 // lazyShare sets statsGraph's bound on the p-values it leaves inexact:
 // lazyShare/m in a family of m (m counted with the most spread groups
-// there can be), reached by treeHolm's weight only where rejections pass
+// there can be), reached by stats.TreeHolm's weight only where rejections pass
 // a node the weight of 63 others (then the p-value is finished and the
 // correction made again).
 const lazyShare = 64
@@ -828,7 +403,7 @@ func (fs *foldedSelf) sum(x int32, dst []float64) float64 {
 // within-side variance of inclusive values.
 //
 // With one run on each side it is the pair's squared difference halved,
-// with one degree of freedom (see statsGraph), fitted robustly (fitPrior)
+// with one degree of freedom (see statsGraph), fitted robustly (stats.FitPrior)
 // so that the nodes that did change do not count, on inclusive and on self
 // values, the larger variance taken at each size. Why both: a regression
 // changes the inclusive value of every ancestor, and a large one (the
@@ -842,7 +417,7 @@ func (fs *foldedSelf) sum(x int32, dst []float64) float64 {
 // With several runs a side the fit reads only the nodes of at least
 // minFitSamples samples when there are minSampledFitNodes of them (period
 // is the value of one sample, 0 when not known).
-func fitNodePrior(u *union, nBase int, m, period float64) *prior {
+func fitNodePrior(u *union, nBase int, m, period float64) *stats.Prior {
 	runs := u.runs
 	row := make([]float64, runs)
 	if runs == 2 {
@@ -866,14 +441,14 @@ func fitNodePrior(u *union, nBase int, m, period float64) *prior {
 			return a, b
 		}
 		//
-		// Each fit is fitPrior's on the nodes of mean m/10 or more, read
+		// Each fit is stats.FitPrior's on the nodes of mean m/10 or more, read
 		// where they lie: one pass over the columns marks the valid nodes
 		// (a bit each), and the 4,096 taken are read at their places,
 		// where a second pass read both columns again up to the last one
 		// taken (copying a million means and variances out first cost
 		// more).
 		valid := make([]uint64, (n+63)/64)
-		fit := func(a, b []float64) *prior {
+		fit := func(a, b []float64) *stats.Prior {
 			a, b = a[:n], b[:n]
 			lim := m / 10
 			clear(valid)
@@ -886,17 +461,10 @@ func fitNodePrior(u *union, nBase int, m, period float64) *prior {
 					}
 				}
 			}
-			if count < minPairPriorNodes {
-				return nil
-			}
-			pl := newPriorLogs(count, 1)
-			pl.takeFrom(valid, func(x int32) (float64, float64) {
+			return stats.FitPair(valid, count, func(x int32) (float64, float64) {
 				diff := b[x] - a[x]
 				return (a[x] + b[x]) / 2, diff * diff / 2
-			})
-			pr := fitLogs(pl.ls, pl.es, 1)
-			pr.capJitter(maxPairJitter)
-			return pr
+			}, maxPairJitter)
 		}
 		tb, tn, sb, sn := u.meanBase, u.meanNew, u.selfBase, u.selfNew
 		if !u.rowsAreMeans {
@@ -908,7 +476,7 @@ func fitNodePrior(u *union, nBase int, m, period float64) *prior {
 		case incl == nil:
 			return self
 		case self != nil:
-			incl.alt, incl.d0 = self, min(incl.d0, self.d0)
+			incl.SetAlt(self)
 		}
 		return incl
 	}
@@ -926,7 +494,7 @@ func fitNodePrior(u *union, nBase int, m, period float64) *prior {
 	sampled := 0 // nodes of minFitSamples or more that vary
 	for x := int32(1); int(x) < u.len(); x++ {
 		u.totalRow(x, row)
-		if mean, v := pooledStatsFloats(row[:nBase], row[nBase:]); mean >= m/10 {
+		if mean, v := stats.PooledStats(row[:nBase], row[nBase:]); mean >= m/10 {
 			means = append(means, mean)
 			vars = append(vars, v)
 			if period > 0 && mean >= minFitSamples*period && v > 0 {
@@ -944,7 +512,7 @@ func fitNodePrior(u *union, nBase int, m, period float64) *prior {
 		}
 		means, vars = means[:k], vars[:k]
 	}
-	return fitPrior(means, vars, float64(runs-2))
+	return stats.FitPrior(means, vars, float64(runs-2))
 }
 
 // minFitSamples is the least mean size, in samples, of the nodes the prior
@@ -972,21 +540,6 @@ const (
 	minSampledFitNodes = 100
 )
 
-// samplingPrior is the noise model of a single pair too small to fit one
-// on (fewer than minPairPriorNodes calling contexts, as in a 2 s Go
-// profile): Poisson sampling noise from the sampling period, period·v for a
-// node of value v, as issue 17 asks ("a profile with N samples in a node
-// cannot resolve a change below a few √N"), plus run-to-run jitter at the
-// most the pair fit may claim (maxPairJitter), since one run shows none of
-// it. nil when the profiles count no samples.
-func samplingPrior(period float64) *prior {
-	if !(period > 0) {
-		return nil
-	}
-	c := math.Log(period)
-	return &prior{d0: maxPriorDF, c: c, logVStar: c - 2*math.Log(maxPairJitter)}
-}
-
 // maxPairJitter caps the run-to-run jitter (coefficient of variation of a
 // large node) that one pair's fit may claim. Real runs of one build vary by
 // 2-10% per call; a fit that says 40% is reading a change that reached most
@@ -994,6 +547,15 @@ func samplingPrior(period float64) *prior {
 // hide it and everything else. Above the cap the pair is treated as 10%
 // noisy, and a change beyond that is tested as one.
 const maxPairJitter = 0.10
+
+// collectorCV is the least run-to-run variation taken for the time of
+// garbage collector frames (isCollector) in a node's subtree, with several
+// runs per side. Collector time follows the heap and when collections
+// start, ±10% of seconds between runs of the same build, and three runs
+// can show little of it by chance: the harness's noisy-gc baselines,
+// drawn 2.2 standard errors apart, made their threads regressions at K = 3
+// (their own three runs agreed within 1%).
+const collectorCV = 0.10
 
 // keyClasses is, per key of kt, what statsGraph asks of every node's frame
 // (isArtifact, isCollector, isIdle): asked once per key, where per node it

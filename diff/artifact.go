@@ -72,7 +72,7 @@ var artifactPrefixes = []string{
 // the heap, the moment collections happen to start and what the VM chose
 // to compile, and varies between runs by far more than code of the same
 // size (±10% of seconds where code varies by 2%). With several runs per
-// side their own variance shows it (the floor of prior.moderated); with
+// side their own variance shows it (the floor of stats.Prior.Moderated); with
 // one run the tests take collectorCV as their least run-to-run variation
 // (statsGraph's prOf): one run's (program) 604 ms → 725 ms read as a
 // cause at p 1e-7 without it.

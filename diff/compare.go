@@ -406,14 +406,15 @@ func (sa statsAggregator) criticalGraph(c *comparison, _ func() []pairResult) cr
 	case Go, Java, Native:
 		st.exactStacks = true
 	}
-	g, oneRun, model := statsGraph(c.u, c.kt, nb, res.MinDelta, c.o.Alpha, meanPeriod(c.runs), st)
+	in := statsInput{u: c.u, kt: c.kt, nBase: nb, mu: res.MinDelta, alpha: c.o.Alpha, period: meanPeriod(c.runs), st: st}
+	g, oneRun, model := statsGraph(in)
 	cg := criticalGraph{g: g, oneRun: oneRun}
 	if model != modelNone {
 		// The improvements: the same tests with the sides swapped, a
 		// family of their own (Result.Improvements).
 		cg.mirror = c.u.mirrored(nb)
-		st.fitted = g.fitted
-		cg.improved, _, _ = statsGraph(cg.mirror, c.kt, nn, res.MinDelta, c.o.Alpha, meanPeriod(c.runs), st)
+		in.u, in.nBase, in.st.fitted = cg.mirror, nn, g.fitted
+		cg.improved, _, _ = statsGraph(in)
 	}
 	res.Matchers = c.um.counts
 	switch {

@@ -22,11 +22,11 @@
 //
 // Every run is also matched onto one union tree (union.go), which gives every
 // calling context one identity across all runs; statistics over runs
-// (aggregate.go, stats.go) and path ranking work on it. A Fold (fold.go)
-// takes the runs one tree at a time; with many runs it streams them
-// (stream.go): each is matched onto the union and with its pair as it
-// arrives, then released, and the normalization is applied to the union's
-// values at the end.
+// (statsgraph.go, with the tests of package diff/stats) and path ranking
+// work on it. A Fold (fold.go) takes the runs one tree at a time; with
+// many runs it streams them (stream.go): each is matched onto the union and
+// with its pair as it arrives, then released, and the normalization is
+// applied to the union's values at the end.
 //
 // diff never mutates its input trees. All traversals are iterative, maps are
 // keyed by interned integers, never strings, and no step is quadratic in the

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/ctdiff/ctdiff/diff/stats"
 )
 
 // The per-function table is pprof's -top of a diff (go tool pprof -top
@@ -112,22 +114,20 @@ type FunctionTest struct {
 // collector time its subtree holds (nil without collector frames), which
 // sets a floor to the variance of the values that hold it.
 type nodeNoise struct {
-	pr *prior
+	pr *stats.Prior
 	gc []float64
 }
 
 // priorHolding is the prior of a value that holds held of collector time,
 // as statsGraph's prOf and groupPrior make it.
-func (nn *nodeNoise) priorHolding(held float64) *prior {
+func (nn *nodeNoise) priorHolding(held float64) *stats.Prior {
 	if nn == nil {
 		return nil
 	}
 	if nn.pr == nil || held <= 0 {
 		return nn.pr
 	}
-	p := *nn.pr
-	p.floor = collectorCV * collectorCV * held * held
-	return &p
+	return nn.pr.WithFloor(collectorCV * collectorCV * held * held)
 }
 
 // functionTally is one function's sums: means per side and, for the
@@ -274,17 +274,17 @@ func addTo(dst, v []float64) {
 
 // twoSided is the test statsGraph makes of a node's values (testFloats
 // chooses it), two-sided, with its 95% confidence interval.
-func twoSided(x, y []float64, pr *prior) FunctionTest {
+func twoSided(x, y []float64, pr *stats.Prior) FunctionTest {
 	var d, se, df float64
 	t := testFloats(x, y, pr)
 	switch t.Name {
 	case "moderated-t":
-		d, se, df = pr.moderated(x, y)
+		d, se, df = pr.Moderated(x, y)
 	case "welch":
-		d = meanOf(y) - meanOf(x)
-		se, df = welchSE(x, y)
+		d = stats.Mean(y) - stats.Mean(x)
+		se, df = stats.WelchSE(x, y)
 	default:
-		d := round(meanOf(y) - meanOf(x))
+		d := round(stats.Mean(y) - stats.Mean(x))
 		return FunctionTest{Name: t.Name, P: 1, Q: 1, Low: d, High: d}
 	}
 	p := 1.0
@@ -294,9 +294,9 @@ func twoSided(x, y []float64, pr *prior) FunctionTest {
 			p = 0
 		}
 	default:
-		p = min(1, 2*survival(math.Abs(d)/se, df))
+		p = min(1, 2*stats.Survival(math.Abs(d)/se, df))
 	}
-	lo, hi := interval(d, se, df)
+	lo, hi := stats.TInterval(d, se, df)
 	return FunctionTest{Name: t.Name, P: p, Q: 1, Low: round(lo), High: round(hi)}
 }
 
@@ -316,7 +316,7 @@ func adjustFunctions(tests []functionTests, t []functionTally, slots []key, pool
 			ps, at = append(ps, ts.cum.P), append(at, &ts.cum)
 		}
 	}
-	for i, q := range holm(ps) {
+	for i, q := range stats.Holm(ps) {
 		at[i].Q, at[i].InFamily = q, true
 	}
 	return len(ps)
@@ -382,7 +382,7 @@ func sortFunctionRows(rows []FunctionRow, order string) {
 }
 
 // prior is the prior the tests used, nil without one.
-func (nn *nodeNoise) prior() *prior {
+func (nn *nodeNoise) prior() *stats.Prior {
 	if nn == nil {
 		return nil
 	}

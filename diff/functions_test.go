@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ctdiff/ctdiff/cct"
+	"github.com/ctdiff/ctdiff/diff/stats"
 )
 
 // rowString renders a row's values in ms: "name flat base→new cum base→new".
@@ -164,14 +165,14 @@ func TestFunctionTableMatchesFlatView(t *testing.T) {
 						y[r-nb] = v[r][j]
 					}
 				}
-				if which.b != round(meanOf(x)) || which.n != round(meanOf(y)) {
+				if which.b != round(stats.Mean(x)) || which.n != round(stats.Mean(y)) {
 					t.Fatalf("case %d: %s %s %d → %d, the flat views' %v → %v", i, row.Function, which.name, which.b, which.n, x, y)
 				}
-				se, df := welchSE(x, y)
-				d := meanOf(y) - meanOf(x)
+				se, df := stats.WelchSE(x, y)
+				d := stats.Mean(y) - stats.Mean(x)
 				p := 1.0
 				if se > 0 {
-					p = min(1, 2*survival(math.Abs(d)/se, df))
+					p = min(1, 2*stats.Survival(math.Abs(d)/se, df))
 				} else if d != 0 {
 					p = 0
 				}

@@ -1,6 +1,10 @@
 package diff
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/ctdiff/ctdiff/diff/stats"
+)
 
 // A graph is a critical graph over union-tree nodes: every node it holds has
 // its parent in it too (the root, 0, is implicit).
@@ -24,7 +28,7 @@ type graph struct {
 	// fitted is the noise prior statsGraph fitted on the union (nil when
 	// none could be), which the mirrored union's tests reuse: the fit is
 	// symmetric in the sides.
-	fitted *prior
+	fitted *stats.Prior
 	// noise is what the tests of statsGraph's graph read (the prior they
 	// used, fitted or the sampling model): the per-function table tests
 	// with it too, and the verdict's detectable change reads it; nil for

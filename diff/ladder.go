@@ -1,6 +1,10 @@
 package diff
 
-import "math"
+import (
+	"math"
+
+	"github.com/ctdiff/ctdiff/diff/stats"
+)
 
 // A smaller μ must find at least what the default μ finds: every cause
 // path found at the default is still covered at any smaller μ by a cause
@@ -24,6 +28,16 @@ import "math"
 // family-wise error is that of the union of the nested families, at most
 // the ladder's length times α and in the simulation no more false causes
 // than at the default.
+
+// A family is the hypotheses a correction adjusts: their p-values ps,
+// exact[i] false where ps[i] is only a lower bound (nil: all exact), their
+// forest (parent[i], -1 for a root) and sizes (stats.TreeHolm).
+type family struct {
+	ps     []float64
+	exact  []bool
+	parent []int32
+	size   []float64
+}
 
 // ladderPass holds, per hypothesis of a family, the least ladder threshold
 // at which it passed (+Inf for none) and the adjusted p-value it had there.
@@ -62,11 +76,12 @@ func ladderLevels(m, top float64) []float64 {
 // the level. finish makes hypothesis i's p-value exact (exact nil: all
 // are). deltas are the hypotheses' deltas, groups (size unknown, parent
 // -1) admitted by their delta.
-func ladder(m, top, alpha float64, nNew int, ps []float64, exact []bool, parent []int32, size, deltas []float64, finish func(int)) *ladderPass {
+func ladder(m, top, alpha float64, nNew int, fam family, deltas []float64, finish func(int)) *ladderPass {
 	levels := ladderLevels(m, top)
-	if len(levels) == 0 || parent == nil {
+	if len(levels) == 0 || fam.parent == nil {
 		return nil
 	}
+	ps, exact, parent, size := fam.ps, fam.exact, fam.parent, fam.size
 	lp := &ladderPass{level: make([]float64, len(ps)), q: make([]float64, len(ps))}
 	for i := range lp.level {
 		lp.level[i], lp.q[i] = math.Inf(1), 1
@@ -120,12 +135,12 @@ func ladder(m, top, alpha float64, nNew int, ps []float64, exact []bool, parent 
 	return lp
 }
 
-// correctExact is treeHolmBounded made exact: the p-values left bounded
+// correctExact is stats.TreeHolmBounded made exact: the p-values left bounded
 // whose adjusted value is below 1 are finished and the family corrected
 // again.
 func correctExact(ps []float64, exact []bool, parent []int32, size []float64, finish func(int)) []float64 {
 	for {
-		qs := treeHolmBounded(ps, exact, parent, size)
+		qs := stats.TreeHolmBounded(ps, exact, parent, size)
 		again := false
 		for i, q := range qs {
 			if q < 1 && exact != nil && !exact[i] {

@@ -86,14 +86,14 @@ func (m *matcher) renames(old, nw []renameCand, oldKeys, newKeys keySet, out []p
 	}
 	usedOld := make([]bool, len(old))
 	usedNew := make([]bool, len(nw))
-	index := map[key][]int32{}
-	for i, c := range old {
-		for _, k := range c.kids {
-			if p := index[k]; len(p) < renameMaxPostings && (len(p) == 0 || p[len(p)-1] != int32(i)) {
-				index[k] = append(p, int32(i))
-			}
-		}
-	}
+	out = m.calleeRenames(old, nw, usedOld, usedNew, out)
+	return m.fileRenames(old, nw, usedOld, usedNew, out)
+}
+
+// calleeRenames pairs each new candidate with the unused old one whose
+// callees it shares most (Dice coefficient), marking both used.
+func (m *matcher) calleeRenames(old, nw []renameCand, usedOld, usedNew []bool, out []pair) []pair {
+	index := calleeIndex(old)
 	shared := make([]int32, len(old))
 	shared2 := make([]int32, len(old)) // shared callees of the best candidate
 	var touched []int32
@@ -125,7 +125,26 @@ func (m *matcher) renames(old, nw []renameCand, oldKeys, newKeys keySet, out []p
 			m.counts.Renamed++
 		}
 	}
-	// What remains: the single heavy leftover of a file on each side.
+	return out
+}
+
+// calleeIndex maps a callee identity to the old candidates that call it,
+// each once and at most renameMaxPostings of them.
+func calleeIndex(old []renameCand) map[key][]int32 {
+	index := map[key][]int32{}
+	for i, c := range old {
+		for _, k := range c.kids {
+			if p := index[k]; len(p) < renameMaxPostings && (len(p) == 0 || p[len(p)-1] != int32(i)) {
+				index[k] = append(p, int32(i))
+			}
+		}
+	}
+	return index
+}
+
+// fileRenames pairs what remains: the single heavy leftover of a file on
+// each side.
+func (m *matcher) fileRenames(old, nw []renameCand, usedOld, usedNew []bool, out []pair) []pair {
 	type fileCands struct{ old, nw, nOld, nNew int }
 	byFile := map[string]*fileCands{}
 	for i, c := range old {

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ctdiff/ctdiff/diff/stats"
 )
 
 // An Aggregate names how several runs per side are combined.
@@ -361,7 +363,7 @@ type statsChoices struct {
 	correct func([]float64) []float64
 	// fitted, when set, is the noise prior to test with instead of
 	// fitting one: the mirrored union's (improvements) is the union's.
-	fitted *prior
+	fitted *stats.Prior
 	// ladderTop is the default μ when μ is below it: statsGraph then
 	// keeps what the thresholds up to it find (ladder.go); 0 otherwise.
 	ladderTop float64

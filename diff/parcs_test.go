@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ctdiff/ctdiff/cct"
+	"github.com/ctdiff/ctdiff/diff/stats"
 )
 
 // PARCS Figures 3 and 5, reconstructed from the text (subscripts are call
@@ -255,7 +256,7 @@ func TestOverlapOfSkipsZeros(t *testing.T) {
 				}
 			}
 			baseOf[0] = 0
-			pwA, pwB := pweights{self: a, sum: floatSum(floats(a))}, pweights{self: b, sum: floatSum(floats(b))}
+			pwA, pwB := pweights{self: a, sum: floatSum(stats.Floats(a))}, pweights{self: b, sum: floatSum(stats.Floats(b))}
 			want, wantCommon := 0.0, 0
 			for nb, na := range baseOf {
 				if na >= 0 {

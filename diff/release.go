@@ -1,6 +1,10 @@
 package diff
 
-import "math"
+import (
+	"math"
+
+	"github.com/ctdiff/ctdiff/diff/stats"
+)
 
 // A Verdict is a compared component's outcome in a release report.
 type Verdict string
@@ -76,7 +80,7 @@ func Judge(res *Result) Judgement {
 	}
 	base, nw := logTotals(res.Base.Totals, res.New.Totals)
 	// Welch's test of "new < base" is the test of "base > new".
-	j.P = welchGreater(nw, base)
+	j.P = stats.WelchGreater(nw, base)
 	if j.P <= j.Alpha {
 		j.Verdict, j.Impact = VerdictImproved, j.TotalChange
 	}
@@ -99,7 +103,7 @@ func relative(v, base, nw int64) float64 {
 // or the totals themselves when any of either side is not positive
 // (normalized totals can be): the two sides are always on one scale.
 func logTotals(base, nw []int64) (lb, ln []float64) {
-	lb, ln = floats(base), floats(nw)
+	lb, ln = stats.Floats(base), stats.Floats(nw)
 	for _, v := range [][]float64{lb, ln} {
 		for _, x := range v {
 			if x <= 0 {

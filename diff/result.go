@@ -219,7 +219,7 @@ type SpreadContext struct {
 // A Test is the outcome of the per-node significance test of Stats mode.
 type Test struct {
 	// Name is "moderated-t" (a t-test whose variance borrows strength from
-	// all nodes, prior.go), "welch" (Welch's t-test), or "untested" (P = 1)
+	// all nodes, stats.Prior), "welch" (Welch's t-test), or "untested" (P = 1)
 	// for a node no test could be made for: a single run on a side and no
 	// noise model, shown only on context nodes of the graph.
 	Name string

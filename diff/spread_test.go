@@ -118,7 +118,7 @@ func BenchmarkStatsGraphOneRun(b *testing.B) {
 	b.ReportAllocs()
 	stop := benchcpu.Start(b)
 	for b.Loop() {
-		statsGraph(p.u, p.kt, p.nBase, p.mu, DefaultAlpha, 0, statsChoices{})
+		statsGraph(statsInput{u: p.u, kt: p.kt, nBase: p.nBase, mu: p.mu, alpha: DefaultAlpha})
 	}
 	stop()
 }

@@ -28,19 +28,7 @@ func TestResultTree(t *testing.T) {
 	if round(tr[0].Base) != res.Base.Total || round(tr[0].New) != res.New.Total {
 		t.Errorf("root %g → %g, totals %d → %d", tr[0].Base, tr[0].New, res.Base.Total, res.New.Total)
 	}
-	byName := map[string]TreeNode{}
-	var selfBase, selfNew float64
-	for i, n := range tr {
-		if i > 0 && (n.Parent < 0 || int(n.Parent) >= i) {
-			t.Fatalf("node %d has parent %d: parents must come first", i, n.Parent)
-		}
-		byName[n.Frame.Function] = n
-		selfBase += n.BaseSelf
-		selfNew += n.NewSelf
-	}
-	if math.Abs(selfBase-tr[0].Base) > 1e-3 || math.Abs(selfNew-tr[0].New) > 1e-3 {
-		t.Errorf("self values add up to %g → %g, root totals %g → %g", selfBase, selfNew, tr[0].Base, tr[0].New)
-	}
+	byName := treeByName(t, tr)
 	if _, ok := byName["parse"]; ok {
 		t.Error("the renamed node keeps its old name")
 	}
@@ -55,8 +43,40 @@ func TestResultTree(t *testing.T) {
 		t.Errorf("thread node %+v", th)
 	}
 	// Every graph node is marked once, at its own context.
+	if marked := markedGraphNodes(t, res); marked != len(res.Graph) || len(res.Causes) == 0 {
+		t.Fatalf("%d nodes marked, %d graph nodes, %d causes", marked, len(res.Graph), len(res.Causes))
+	}
+	if c := res.Causes[0]; c.Path[len(c.Path)-1].Function != "layout" {
+		t.Errorf("cause %+v, want layout", c)
+	}
+}
+
+// treeByName indexes Result.Tree by function, checking that parents come
+// first and that the self values add up to the root's totals.
+func treeByName(t *testing.T, tr []TreeNode) map[string]TreeNode {
+	t.Helper()
+	byName := map[string]TreeNode{}
+	var selfBase, selfNew float64
+	for i, n := range tr {
+		if i > 0 && (n.Parent < 0 || int(n.Parent) >= i) {
+			t.Fatalf("node %d has parent %d: parents must come first", i, n.Parent)
+		}
+		byName[n.Frame.Function] = n
+		selfBase += n.BaseSelf
+		selfNew += n.NewSelf
+	}
+	if math.Abs(selfBase-tr[0].Base) > 1e-3 || math.Abs(selfNew-tr[0].New) > 1e-3 {
+		t.Errorf("self values add up to %g → %g, root totals %g → %g", selfBase, selfNew, tr[0].Base, tr[0].New)
+	}
+	return byName
+}
+
+// markedGraphNodes counts the tree nodes marked as graph nodes, checking
+// that each is marked at its own frame.
+func markedGraphNodes(t *testing.T, res *Result) int {
+	t.Helper()
 	marked := 0
-	for _, n := range tr {
+	for _, n := range res.Tree {
 		if n.Graph < 0 {
 			continue
 		}
@@ -66,10 +86,5 @@ func TestResultTree(t *testing.T) {
 			t.Errorf("graph node %+v marked at %+v", g, n.Frame)
 		}
 	}
-	if marked != len(res.Graph) || len(res.Causes) == 0 {
-		t.Fatalf("%d nodes marked, %d graph nodes, %d causes", marked, len(res.Graph), len(res.Causes))
-	}
-	if c := res.Causes[0]; c.Path[len(c.Path)-1].Function != "layout" {
-		t.Errorf("cause %+v, want layout", c)
-	}
+	return marked
 }

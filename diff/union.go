@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/ctdiff/ctdiff/cct"
+	"github.com/ctdiff/ctdiff/diff/stats"
 )
 
 // The union tree gives every calling context one identity across all runs
@@ -1245,7 +1246,7 @@ func (u *union) totalRow(x int32, dst []float64) []float64 {
 	case u.pv != nil:
 		return u.unmirror(u.pv.totalRow(x, dst))
 	}
-	return u.unmirror(floatsInto(dst, u.total[int(x)*u.runs:int(x+1)*u.runs]))
+	return u.unmirror(stats.FloatsInto(dst, u.total[int(x)*u.runs:int(x+1)*u.runs]))
 }
 
 // selfRow is totalRow for self values.
@@ -1257,7 +1258,7 @@ func (u *union) selfRow(x int32, dst []float64) []float64 {
 	case u.pv != nil:
 		return u.unmirror(u.pv.selfRow(x, dst))
 	}
-	return u.unmirror(floatsInto(dst, u.self[int(x)*u.runs:int(x+1)*u.runs]))
+	return u.unmirror(stats.FloatsInto(dst, u.self[int(x)*u.runs:int(x+1)*u.runs]))
 }
 
 // foldedSelf are the union's self values with the artifacts' inclusive

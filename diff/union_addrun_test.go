@@ -16,10 +16,63 @@ import (
 // former addRun) gives, on runs that differ (evolved programs, sampling
 // noise), renames and call sites, in every matching mode.
 func TestAddRunTwoPasses(t *testing.T) {
-	type runsCase struct {
-		name  string
-		trees []*cct.Tree
+	for _, c := range addRunCases(t) {
+		for _, mode := range []Matching{ZAM, PARCS, strict} {
+			t.Run(c.name+"/"+string(mode), func(t *testing.T) {
+				m, err := SampleMetric("", c.trees...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				nb := len(c.trees) / 2
+				kt := newKeyTable(c.trees[:nb], c.trees[nb:])
+				b := unionBuild{t: t, trees: c.trees, nb: nb, kt: kt, mode: mode, m: m}
+				got, gotToU, gotCounts := b.build((*matcher).addRun, false, false)
+				want, wantToU, wantCounts := b.build((*matcher).addRunDFS, false, false)
+				// The last run (buildUnion) keeps no weights and releases
+				// them: the rest is the same union.
+				gotLast, gotLastToU, _ := b.build((*matcher).addRun, true, false)
+				if !reflect.DeepEqual(gotLastToU, wantToU) {
+					t.Errorf("last: toU differs")
+				}
+				if gotLast.weight != nil || gotLast.kidCap != nil || gotLast.keys != nil {
+					t.Errorf("last: weight, kidCap or keys kept")
+				}
+				sameUnion(t, "last: ", gotLast, want, "parent", "key", "depth", "callSite")
+				// A split run (splitRun): the same union, node for node,
+				// toU and counts.
+				gotSplit, gotSplitToU, gotSplitCounts := b.build((*matcher).addRun, false, true)
+				if !reflect.DeepEqual(gotSplitToU, wantToU) {
+					t.Errorf("split: toU differs")
+				}
+				if gotSplitCounts != wantCounts {
+					t.Errorf("split: counts %+v, want %+v", gotSplitCounts, wantCounts)
+				}
+				sameUnion(t, "split: ", gotSplit, want, "parent", "key", "depth", "callSite", "weight", "keys", "rekeys")
+				if want.len() <= len(wantToU[0]) {
+					t.Fatalf("the later runs added no node to the union: the case tests nothing")
+				}
+				if !reflect.DeepEqual(gotToU, wantToU) {
+					t.Errorf("toU differs")
+				}
+				if gotCounts != wantCounts {
+					t.Errorf("counts %+v, want %+v", gotCounts, wantCounts)
+				}
+				sameUnion(t, "", got, want, "parent", "key", "depth", "callSite", "weight", "keys")
+			})
+		}
 	}
+}
+
+// A runsCase is runs TestAddRunTwoPasses adds to a union, the first half
+// base.
+type runsCase struct {
+	name  string
+	trees []*cct.Tree
+}
+
+// addRunCases are TestAddRunTwoPasses's runs: evolved programs, renames,
+// and synth's sampling noise with and without call sites.
+func addRunCases(t *testing.T) []runsCase {
 	var cases []runsCase
 	// 30,000 nodes: copyRun copies in parallel ranges of 10,000 or more.
 	for _, nodes := range []int{300, 3000, 30_000} {
@@ -45,111 +98,64 @@ func TestAddRunTwoPasses(t *testing.T) {
 			cases = append(cases, runsCase{fmt.Sprintf("synth-%d-%+v", seed, opts), ts})
 		}
 	}
-	for _, c := range cases {
-		for _, mode := range []Matching{ZAM, PARCS, strict} {
-			t.Run(c.name+"/"+string(mode), func(t *testing.T) {
-				m, err := SampleMetric("", c.trees...)
-				if err != nil {
-					t.Fatal(err)
-				}
-				nb := len(c.trees) / 2
-				kt := newKeyTable(c.trees[:nb], c.trees[nb:])
-				split := false
-				build := func(add func(*matcher, *union, *run, Matching), last bool) (*union, [][]int32, MatcherCounts) {
-					runs := newRuns(c.trees, nb, kt, m)
-					um := newMatcher(mode, DefaultBudget)
-					um.kt, um.renameMin = kt, 1
-					if split {
-						um.splitMin = 1 // every run after the first on two goroutines
-						defer func() {
-							if um.twin == nil {
-								t.Fatalf("no run was split")
-							}
-						}()
-					}
-					u := newUnion()
-					var toU [][]int32
-					for i, r := range runs {
-						u.last = last && i == len(runs)-1
-						add(um, u, r, mode)
-						toU = append(toU, r.toU)
-					}
-					return u, toU, um.counts
-				}
-				got, gotToU, gotCounts := build((*matcher).addRun, false)
-				want, wantToU, wantCounts := build((*matcher).addRunDFS, false)
-				// The last run (buildUnion) keeps no weights and releases
-				// them: the rest is the same union.
-				gotLast, gotLastToU, _ := build((*matcher).addRun, true)
-				if !reflect.DeepEqual(gotLastToU, wantToU) {
-					t.Errorf("last: toU differs")
-				}
-				if gotLast.weight != nil || gotLast.kidCap != nil || gotLast.keys != nil {
-					t.Errorf("last: weight, kidCap or keys kept")
-				}
-				for x := range int32(want.len()) {
-					if !slices.Equal(gotLast.children(x), want.children(x)) || !slices.Equal(gotLast.childKeys(x), want.childKeys(x)) {
-						t.Fatalf("last: node %d's children %v %v, want %v %v", x, gotLast.children(x), gotLast.childKeys(x), want.children(x), want.childKeys(x))
-					}
-				}
-				for name, f := range map[string]func(u *union) any{
-					"parent": func(u *union) any { return u.parent }, "key": func(u *union) any { return u.key },
-					"depth": func(u *union) any { return u.depth }, "callSite": func(u *union) any { return u.callSite },
-				} {
-					if !reflect.DeepEqual(f(gotLast), f(want)) {
-						t.Errorf("last: union %s differs", name)
-					}
-				}
-				// A split run (splitRun): the same union, node for node,
-				// toU and counts.
-				split = true
-				gotSplit, gotSplitToU, gotSplitCounts := build((*matcher).addRun, false)
-				split = false
-				if !reflect.DeepEqual(gotSplitToU, wantToU) {
-					t.Errorf("split: toU differs")
-				}
-				if gotSplitCounts != wantCounts {
-					t.Errorf("split: counts %+v, want %+v", gotSplitCounts, wantCounts)
-				}
-				for x := range int32(want.len()) {
-					if !slices.Equal(gotSplit.children(x), want.children(x)) || !slices.Equal(gotSplit.childKeys(x), want.childKeys(x)) {
-						t.Fatalf("split: node %d's children %v %v, want %v %v", x, gotSplit.children(x), gotSplit.childKeys(x), want.children(x), want.childKeys(x))
-					}
-				}
-				for name, f := range map[string]func(u *union) any{
-					"parent": func(u *union) any { return u.parent }, "key": func(u *union) any { return u.key },
-					"depth": func(u *union) any { return u.depth }, "callSite": func(u *union) any { return u.callSite },
-					"weight": func(u *union) any { return u.weight }, "keys": func(u *union) any { return u.keys },
-					"rekeys": func(u *union) any { return u.rekeys },
-				} {
-					if !reflect.DeepEqual(f(gotSplit), f(want)) {
-						t.Errorf("split: union %s differs", name)
-					}
-				}
-				if want.len() <= len(wantToU[0]) {
-					t.Fatalf("the later runs added no node to the union: the case tests nothing")
-				}
-				if !reflect.DeepEqual(gotToU, wantToU) {
-					t.Errorf("toU differs")
-				}
-				if gotCounts != wantCounts {
-					t.Errorf("counts %+v, want %+v", gotCounts, wantCounts)
-				}
-				for x := range int32(want.len()) {
-					if !slices.Equal(got.children(x), want.children(x)) || !slices.Equal(got.childKeys(x), want.childKeys(x)) {
-						t.Fatalf("node %d's children %v %v, want %v %v", x, got.children(x), got.childKeys(x), want.children(x), want.childKeys(x))
-					}
-				}
-				for name, f := range map[string]func(u *union) any{
-					"parent": func(u *union) any { return u.parent }, "key": func(u *union) any { return u.key },
-					"depth": func(u *union) any { return u.depth }, "callSite": func(u *union) any { return u.callSite },
-					"weight": func(u *union) any { return u.weight }, "keys": func(u *union) any { return u.keys },
-				} {
-					if !reflect.DeepEqual(f(got), f(want)) {
-						t.Errorf("union %s differs", name)
-					}
-				}
-			})
+	return cases
+}
+
+// A unionBuild adds a case's runs to a union in one matching mode.
+type unionBuild struct {
+	t     *testing.T
+	trees []*cct.Tree
+	nb    int // base runs
+	kt    *keyTable
+	mode  Matching
+	m     Metric
+}
+
+// build adds every run with add, the last one as buildUnion's last
+// (last) and every run after the first on two goroutines (split), and
+// returns the union, each run's toU and the matcher's counts.
+func (b unionBuild) build(add func(*matcher, *union, *run, Matching), last, split bool) (*union, [][]int32, MatcherCounts) {
+	runs := newRuns(b.trees, b.nb, b.kt, b.m)
+	um := newMatcher(b.mode, DefaultBudget)
+	um.kt, um.renameMin = b.kt, 1
+	if split {
+		um.splitMin = 1 // every run after the first on two goroutines
+		defer func() {
+			if um.twin == nil {
+				b.t.Fatalf("no run was split")
+			}
+		}()
+	}
+	u := newUnion()
+	var toU [][]int32
+	for i, r := range runs {
+		u.last = last && i == len(runs)-1
+		add(um, u, r, b.mode)
+		toU = append(toU, r.toU)
+	}
+	return u, toU, um.counts
+}
+
+// unionFields are the union's arrays sameUnion compares, by name.
+var unionFields = map[string]func(u *union) any{
+	"parent": func(u *union) any { return u.parent }, "key": func(u *union) any { return u.key },
+	"depth": func(u *union) any { return u.depth }, "callSite": func(u *union) any { return u.callSite },
+	"weight": func(u *union) any { return u.weight }, "keys": func(u *union) any { return u.keys },
+	"rekeys": func(u *union) any { return u.rekeys },
+}
+
+// sameUnion checks that got has want's nodes, with the same children, and
+// the same named arrays (unionFields); prefix starts each message.
+func sameUnion(t *testing.T, prefix string, got, want *union, fields ...string) {
+	t.Helper()
+	for x := range int32(want.len()) {
+		if !slices.Equal(got.children(x), want.children(x)) || !slices.Equal(got.childKeys(x), want.childKeys(x)) {
+			t.Fatalf("%snode %d's children %v %v, want %v %v", prefix, x, got.children(x), got.childKeys(x), want.children(x), want.childKeys(x))
+		}
+	}
+	for _, name := range fields {
+		if !reflect.DeepEqual(unionFields[name](got), unionFields[name](want)) {
+			t.Errorf("%sunion %s differs", prefix, name)
 		}
 	}
 }

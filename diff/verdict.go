@@ -1,6 +1,10 @@
 package diff
 
-import "math"
+import (
+	"math"
+
+	"github.com/ctdiff/ctdiff/diff/stats"
+)
 
 // The verdict: one answer to "did it get slower, and how sure are you",
 // with Chromium Pinpoint's three outcomes (same, different, unknown) and
@@ -51,7 +55,7 @@ const maxSuggestedRuns = 30
 // decide gives a comparison its verdict once causes, improvements and
 // untested nodes are known. noise is the tests' noise model (nil when
 // none), period the runs' mean value per sample.
-func decide(res *Result, noise *prior, period float64, bRuns, nRuns []*run) Outcome {
+func decide(res *Result, noise *stats.Prior, period float64, bRuns, nRuns []*run) Outcome {
 	v := Outcome{Status: StatusOf(res), Swapped: recordedBefore(nRuns, bRuns)}
 	v.Detectable = detectable(res, noise)
 	if v.Status == StatusInconclusive {
@@ -101,12 +105,12 @@ func recordedBefore(a, b []*run) bool {
 const power = 0.8
 
 // detectable is Outcome.Detectable.
-func detectable(res *Result, noise *prior) int64 {
+func detectable(res *Result, noise *stats.Prior) int64 {
 	alpha := cmpOr(res.Alpha, DefaultAlpha)
 	nb, nn := len(res.Base.Totals), len(res.New.Totals)
 	if nb >= 2 && nn >= 2 {
-		x, y := floats(res.Base.Totals), floats(res.New.Totals)
-		se, df := welchSE(x, y)
+		x, y := stats.Floats(res.Base.Totals), stats.Floats(res.New.Totals)
+		se, df := stats.WelchSE(x, y)
 		if se == 0 || math.IsNaN(se) {
 			return 0
 		}
@@ -116,8 +120,8 @@ func detectable(res *Result, noise *prior) int64 {
 		return 0
 	}
 	size := float64(max(res.Base.Total, res.New.Total))
-	se := math.Sqrt(noise.s0(size) * (1/float64(nb) + 1/float64(nn)))
-	return round(needed(alpha, noise.d0) * se)
+	se := math.Sqrt(noise.S0(size) * (1/float64(nb) + 1/float64(nn)))
+	return round(needed(alpha, noise.DF()) * se)
 }
 
 // needed is how many standard errors a difference must be for a one-sided
@@ -126,7 +130,7 @@ func needed(alpha, df float64) float64 {
 	if !(df > 0) {
 		df = math.Inf(1)
 	}
-	t := studentsT(df)
+	t := stats.StudentsT(df)
 	return t.Quantile(1-alpha) + t.Quantile(power)
 }
 
@@ -134,12 +138,12 @@ func needed(alpha, df float64) float64 {
 // side at which its change is needed() standard errors of a node its
 // size, the per-run variance from the noise model, or without one from
 // sampling (a node of N samples varies by √N) and maxPairJitter.
-func runsToTest(c Cause, alpha float64, noise *prior, period float64) int {
+func runsToTest(c Cause, alpha float64, noise *stats.Prior, period float64) int {
 	size := float64(max(c.Base, c.New))
 	var v float64
 	switch {
 	case noise != nil:
-		v = noise.s0(size)
+		v = noise.S0(size)
 	case period > 0:
 		v = size*period + math.Pow(maxPairJitter*size, 2)
 	default:

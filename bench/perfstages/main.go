@@ -29,6 +29,7 @@ var stages = []struct{ name, marker string }{
 	{"read: other", "convert."},
 	{"build trees", "cct."},
 	{"compare: stats tests (statsGraph)", "diff.statsGraph"},
+	{"compare: stats tests (statsGraph)", "diff.(*statsPass)"},
 	{"compare: PARCS", "diff.parcs"},
 	{"compare: union and matching", "diff.(*matcher)"},
 	{"compare: union and matching", "diff.(*union)"},

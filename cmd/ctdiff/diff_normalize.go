@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/ctdiff/ctdiff/convert"
 	"github.com/ctdiff/ctdiff/diff"
 	"github.com/spf13/pflag"
 )
@@ -51,5 +52,13 @@ func readBench(path string) ([]diff.BenchResult, error) {
 		return nil, err
 	}
 	defer fh.Close()
-	return diff.ParseBench(fh, path)
+	rs, err := convert.ParseBench(fh, path)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]diff.BenchResult, len(rs))
+	for i, r := range rs {
+		out[i] = diff.BenchResult(r)
+	}
+	return out, nil
 }

@@ -1,4 +1,4 @@
-package diff
+package stats
 
 import (
 	"math"
@@ -12,7 +12,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// A prior is an empirical-Bayes model of the run-to-run variance of a node's
+// A Prior is an empirical-Bayes model of the run-to-run variance of a node's
 // value as a function of its size, fitted on all nodes of a comparison
 // (Smyth 2004, "Linear models and empirical Bayes methods for assessing
 // differential expression", the method of limma). Each node's pooled sample
@@ -30,7 +30,7 @@ import (
 // about one node's noise than its own 3+3 values. A node that really is
 // erratic (a handler triggered in one run only) keeps a large s̃², because
 // its own s² still counts with d degrees of freedom.
-type prior struct {
+type Prior struct {
 	d0 float64 // prior degrees of freedom
 	// The variance trend is sampling noise plus run-to-run jitter,
 	// σ²(v) = a·v + b·v² for a node of mean value v, fitted on the log
@@ -38,15 +38,30 @@ type prior struct {
 	// at which jitter starts to dominate.
 	c, logVStar float64
 	// floor, when set, is the least variance a node's runs are taken to
-	// have (collectorCV of the collector time the node holds).
+	// have (WithFloor).
 	floor float64
 	// alt, when set, is a second trend fitted on other values of the same
 	// nodes (one pair's self values beside its inclusive ones): s0 is the
 	// larger of the two, d0 the smaller.
-	alt *prior
+	alt *Prior
 	// claimed is the coefficient of variation of a large node the fit
-	// read before capJitter lowered it, 0 when it did not.
+	// read before CapJitter lowered it, 0 when it did not.
 	claimed float64
+}
+
+// SamplingPrior is the noise model of a single pair too small to fit one
+// on (fewer than minPairPriorNodes calling contexts, as in a 2 s Go
+// profile): Poisson sampling noise from the sampling period, period·v for a
+// node of value v, as issue 17 asks ("a profile with N samples in a node
+// cannot resolve a change below a few √N"), plus run-to-run jitter at the
+// most the pair fit may claim (jitter, FitPair's maxJitter), since one run
+// shows none of it. nil when the profiles count no samples.
+func SamplingPrior(period, jitter float64) *Prior {
+	if !(period > 0) {
+		return nil
+	}
+	c := math.Log(period)
+	return &Prior{d0: maxPriorDF, c: c, logVStar: c - 2*math.Log(jitter)}
 }
 
 // maxPriorDF caps d0: the sampling model is only approximately right, so a
@@ -63,11 +78,11 @@ const (
 	maxPriorNodes     = 4096
 )
 
-// fitPrior fits the prior on nodes' pooled means and pooled variances (both
+// FitPrior fits the prior on nodes' pooled means and pooled variances (both
 // samples), each with d = k + m − 2 degrees of freedom. Nodes without
 // variance say nothing about its scale and are skipped. It returns nil when
 // there are too few nodes.
-func fitPrior(means, vars []float64, d float64) *prior {
+func FitPrior(means, vars []float64, d float64) *Prior {
 	need := minPriorNodes
 	if d < 2 {
 		// One pair's differences give one degree of freedom per node, and
@@ -96,7 +111,7 @@ func fitPrior(means, vars []float64, d float64) *prior {
 	return fitLogs(pl.ls, pl.es, d)
 }
 
-// priorLogs takes the logs fitPrior fits on from the valid nodes (mean > 0
+// priorLogs takes the logs FitPrior fits on from the valid nodes (mean > 0
 // and variance > 0), added in order: every one up to maxPriorNodes, a
 // deterministic stride of them beyond.
 type priorLogs struct {
@@ -166,9 +181,9 @@ func (pl *priorLogs) taken(mean, v float64) bool {
 	return len(pl.ls) == pl.take
 }
 
-// fitLogs is fitPrior's fit on the nodes' log means ls and corrected log
+// fitLogs is FitPrior's fit on the nodes' log means ls and corrected log
 // variances es.
-func fitLogs(ls, es []float64, d float64) *prior {
+func fitLogs(ls, es []float64, d float64) *Prior {
 	lMin, lMax := ls[0], ls[0]
 	for _, l := range ls {
 		lMin, lMax = math.Min(lMin, l), math.Max(lMax, l)
@@ -190,7 +205,7 @@ func fitLogs(ls, es []float64, d float64) *prior {
 	if robust {
 		medShift = math.Log(distuv.ChiSquared{K: d}.Quantile(0.5)/d) - mathext.Digamma(d/2) + math.Log(d/2)
 	}
-	pr := &prior{}
+	pr := &Prior{}
 	best := math.Inf(1)
 	// softplus is nearly all of a grid point's cost, and it depends only
 	// on a node's size: sampled sizes are multiples of the sampling period,
@@ -284,7 +299,7 @@ func distinct(v []float64) (uniq []float64, at []int32) {
 
 // median returns the median of v, using scratch (as long as v) for a
 // selection (Hoare's FIND): the order statistics are the sorted ones, at a
-// fraction of a sort per grid point of fitPrior. v's order is kept, since
+// fraction of a sort per grid point of FitPrior. v's order is kept, since
 // the loss is summed in it. No NaN: the fit's residuals are finite.
 func median(v, scratch []float64) float64 {
 	s := scratch[:len(v)]
@@ -298,19 +313,54 @@ func median(v, scratch []float64) float64 {
 	return (slices.Max(s[:n/2]) + hi) / 2
 }
 
-// capJitter lowers the trend's jitter term so that a large node's
+// WithFloor returns a copy of pr whose variance is taken to be at least
+// floor: the least variance a node's runs are taken to have.
+func (pr *Prior) WithFloor(floor float64) *Prior {
+	p := *pr
+	p.floor = floor
+	return &p
+}
+
+// DF is the prior's degrees of freedom d0.
+func (pr *Prior) DF() float64 { return pr.d0 }
+
+// SetAlt gives pr a second trend fitted on other values of the same nodes
+// (one pair's self values beside its inclusive ones): S0 is then the
+// larger of the two, and d0 the smaller.
+func (pr *Prior) SetAlt(alt *Prior) {
+	pr.alt, pr.d0 = alt, min(pr.d0, alt.d0)
+}
+
+// FitPair fits the prior on one pair's differences (one degree of
+// freedom each), robustly (FitPrior): the count valid nodes are the bits
+// set in valid (node x is bit x%64 of word x/64), and at(x) is node x's
+// mean and its difference squared and halved. The jitter the fit may
+// claim is capped at maxJitter (CapJitter). nil when there are fewer than
+// minPairPriorNodes.
+func FitPair(valid []uint64, count int, at func(x int32) (mean, v float64), maxJitter float64) *Prior {
+	if count < minPairPriorNodes {
+		return nil
+	}
+	pl := newPriorLogs(count, 1)
+	pl.takeFrom(valid, at)
+	pr := fitLogs(pl.ls, pl.es, 1)
+	pr.CapJitter(maxJitter)
+	return pr
+}
+
+// CapJitter lowers the trend's jitter term so that a large node's
 // coefficient of variation is at most cv: for large v the trend is
 // σ²(v) ≈ e^(c − logVStar)·v², so logVStar ≥ c − 2·log cv.
-func (pr *prior) capJitter(cv float64) {
+func (pr *Prior) CapJitter(cv float64) {
 	if least := pr.c - 2*math.Log(cv); pr.logVStar < least {
 		pr.claimed = math.Exp((pr.c - pr.logVStar) / 2)
 		pr.logVStar = least
 	}
 }
 
-// claimedJitter is the largest jitter a fit of pr read above its cap
-// (capJitter), 0 when none did.
-func (pr *prior) claimedJitter() float64 {
+// ClaimedJitter is the largest jitter a fit of pr read above its cap
+// (CapJitter), 0 when none did.
+func (pr *Prior) ClaimedJitter() float64 {
 	if pr == nil {
 		return 0
 	}
@@ -320,7 +370,7 @@ func (pr *prior) claimedJitter() float64 {
 	return pr.claimed
 }
 
-func (pr *prior) trend(l float64) float64 { return pr.c + l + softplus(l-pr.logVStar) }
+func (pr *Prior) trend(l float64) float64 { return pr.c + l + softplus(l-pr.logVStar) }
 
 // softplus is log(1 + eˣ), computed without overflow.
 func softplus(x float64) float64 {
@@ -331,13 +381,13 @@ func softplus(x float64) float64 {
 }
 
 // s0 returns the prior variance for a node of the given mean size.
-func (pr *prior) s0(mean float64) float64 {
+func (pr *Prior) S0(mean float64) float64 {
 	if mean <= 0 {
 		return 0
 	}
 	v := math.Exp(pr.trend(math.Log(mean)) + mathext.Digamma(pr.d0/2) - math.Log(pr.d0/2))
 	if pr.alt != nil {
-		v = max(v, pr.alt.s0(mean))
+		v = max(v, pr.alt.S0(mean))
 	}
 	return v
 }
@@ -361,8 +411,8 @@ func (pr *prior) s0(mean float64) float64 {
 //     prior's d0 is phased out linearly (floorDF). Borrowing strength still
 //     helps every node whose spread is plausible for its size, which is
 //     nearly all of them.
-func (pr *prior) moderated(x, y []float64) (d, se, df float64) {
-	d, se, df, _ = pr.moderatedWith(x, y, pr.s0)
+func (pr *Prior) Moderated(x, y []float64) (d, se, df float64) {
+	d, se, df, _ = pr.moderatedWith(x, y, pr.S0)
 	return d, se, df
 }
 
@@ -371,10 +421,10 @@ func (pr *prior) moderated(x, y []float64) (d, se, df float64) {
 // variance floor, whichever decided (+Inf when no floor was compared): the
 // screen (closedTrend) is trusted only where a last-bit change of s0
 // cannot change that choice, and with it df.
-func (pr *prior) moderatedWith(x, y []float64, s0 func(float64) float64) (d, se, df, gap float64) {
+func (pr *Prior) moderatedWith(x, y []float64, s0 func(float64) float64) (d, se, df, gap float64) {
 	if len(x) == 1 && len(y) == 1 {
 		// One run a side, a million times at 200k stacks: the mean of one
-		// value is that value (meanOf), and there is no variance to take.
+		// value is that value (Mean), and there is no variance to take.
 		pooled := (x[0] + y[0]) / 2
 		return y[0] - x[0], math.Sqrt(max(s0(pooled), pr.floor) * 2), pr.d0, math.Inf(1)
 	}
@@ -444,7 +494,7 @@ const closedTol = 1e-9
 
 // closed returns pr's trend in closed form, nil where the closed form
 // could overflow or an alternative trend has its own.
-func (pr *prior) closed() *closedTrend {
+func (pr *Prior) closed() *closedTrend {
 	ct := &closedTrend{
 		k:   math.Exp(pr.c + mathext.Digamma(pr.d0/2) - math.Log(pr.d0/2)),
 		inv: math.Exp(-pr.logVStar),
@@ -479,15 +529,6 @@ func (ct *closedTrend) s0(mean float64) float64 {
 	return v
 }
 
-// collectorCV is the least run-to-run variation taken for the time of
-// garbage collector frames (isCollector) in a node's subtree, with several
-// runs per side. Collector time follows the heap and when collections
-// start, ±10% of seconds between runs of the same build, and three runs
-// can show little of it by chance: the harness's noisy-gc baselines,
-// drawn 2.2 standard errors apart, made their threads regressions at K = 3
-// (their own three runs agreed within 1%).
-const collectorCV = 0.10
-
 // varianceFloor is dd/χ²(dd, 0.95): the factor that turns a sample variance
 // with dd degrees of freedom into the lower bound of its one-sided 95%
 // confidence interval. dd is the same for every node of a comparison, so
@@ -511,15 +552,10 @@ var floors = struct {
 	m map[float64]float64
 }{m: map[float64]float64{}}
 
-// pooledStats returns a node's pooled mean and pooled variance.
-func pooledStats(x, y []int64) (mean, variance float64) {
-	return pooledStatsFloats(floats(x), floats(y))
-}
-
-// pooledStatsFloats is pooledStats on values already converted. A side
+// PooledStats returns a node's pooled mean and pooled variance. A side
 // with a single value adds nothing to the variance; with one value on each
 // side the variance is NaN (no degree of freedom).
-func pooledStatsFloats(fx, fy []float64) (mean, variance float64) {
+func PooledStats(fx, fy []float64) (mean, variance float64) {
 	mx, vx := stat.MeanVariance(fx, nil)
 	my, vy := stat.MeanVariance(fy, nil)
 	nx, ny := float64(len(fx)), float64(len(fy))

@@ -1,4 +1,4 @@
-package diff
+package stats
 
 import (
 	"fmt"
@@ -15,7 +15,7 @@ import (
 // fitPriorSorted is fitPrior as it was before its logs were taken of the
 // strided nodes only and its medians selected instead of sorted: the fit
 // must not move by a bit (every p-value depends on it).
-func fitPriorSorted(means, vars []float64, d float64) *prior {
+func fitPriorSorted(means, vars []float64, d float64) *Prior {
 	need := minPriorNodes
 	if d < 2 {
 		need = minPairPriorNodes
@@ -47,7 +47,7 @@ func fitPriorSorted(means, vars []float64, d float64) *prior {
 	if robust {
 		medShift = math.Log(distuv.ChiSquared{K: d}.Quantile(0.5)/d) - mathext.Digamma(d/2) + math.Log(d/2)
 	}
-	pr := &prior{}
+	pr := &Prior{}
 	best := math.Inf(1)
 	r := make([]float64, len(ls))
 	try := func(lv float64) {
@@ -156,7 +156,7 @@ func TestFitPriorBitsKept(t *testing.T) {
 					means[i] = max(1, math.Round(m/tt.period)) * tt.period
 				}
 			}
-			got, want := fitPrior(means, vars, tt.d), fitPriorSorted(means, vars, tt.d)
+			got, want := FitPrior(means, vars, tt.d), fitPriorSorted(means, vars, tt.d)
 			switch {
 			case (got == nil) != (want == nil):
 				t.Fatalf("fitPrior = %+v, want %+v", got, want)
@@ -205,9 +205,9 @@ func TestClosedTrend(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 1))
 	worst := 0.0
 	for range 500 {
-		pr := &prior{d0: 0.5 + rng.Float64()*maxPriorDF, c: rng.Float64()*40 - 30, logVStar: rng.Float64()*60 - 10}
+		pr := &Prior{d0: 0.5 + rng.Float64()*maxPriorDF, c: rng.Float64()*40 - 30, logVStar: rng.Float64()*60 - 10}
 		if rng.IntN(2) == 0 {
-			pr.alt = &prior{d0: pr.d0, c: pr.c + rng.NormFloat64(), logVStar: pr.logVStar + 3*rng.NormFloat64()}
+			pr.alt = &Prior{d0: pr.d0, c: pr.c + rng.NormFloat64(), logVStar: pr.logVStar + 3*rng.NormFloat64()}
 		}
 		ct := pr.closed()
 		if ct == nil {
@@ -215,7 +215,7 @@ func TestClosedTrend(t *testing.T) {
 		}
 		for range 50 {
 			mean := math.Exp(rng.Float64() * 30)
-			got, want := ct.s0(mean), pr.s0(mean)
+			got, want := ct.s0(mean), pr.S0(mean)
 			if math.IsNaN(got) {
 				continue
 			}
@@ -227,10 +227,10 @@ func TestClosedTrend(t *testing.T) {
 		}
 	}
 	t.Logf("largest relative difference %.2g", worst)
-	if ct := (&prior{d0: 4, c: 800, logVStar: 0}).closed(); ct != nil {
+	if ct := (&Prior{d0: 4, c: 800, logVStar: 0}).closed(); ct != nil {
 		t.Errorf("closed form %+v of an overflowing trend, want none", *ct)
 	}
-	if ct := (&prior{d0: 4, c: 0, logVStar: 0, alt: &prior{d0: 4, logVStar: -800}}).closed(); ct != nil {
+	if ct := (&Prior{d0: 4, c: 0, logVStar: 0, alt: &Prior{d0: 4, logVStar: -800}}).closed(); ct != nil {
 		t.Errorf("closed form %+v with an overflowing alternative, want none", *ct)
 	}
 }
@@ -241,14 +241,14 @@ func TestClosedTrend(t *testing.T) {
 // without screen, and every exact p-value is testFloats', bit for bit.
 func TestLazyTestScreen(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
-	pair := &prior{d0: 7.3, c: -3.1, logVStar: 21.5, alt: &prior{d0: 7.3, c: -2.2, logVStar: 19}}
-	runs := &prior{d0: 12, c: math.Log(1e-4) - 30, logVStar: -30}
+	pair := &Prior{d0: 7.3, c: -3.1, logVStar: 21.5, alt: &Prior{d0: 7.3, c: -2.2, logVStar: 19}}
+	runs := &Prior{d0: 12, c: math.Log(1e-4) - 30, logVStar: -30}
 	floored := *runs
 	floored.floor = 4e14
 	screened := 0
 	for _, tt := range []struct {
 		name string
-		pr   *prior
+		pr   *Prior
 		k    int
 	}{
 		{"one run a side", pair, 1},
@@ -256,7 +256,7 @@ func TestLazyTestScreen(t *testing.T) {
 		{"three runs, collector floor", &floored, 3},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			b := bound{c: 1e-4, df: math.NaN()}
+			b := Bound{c: 1e-4, df: math.NaN()}
 			for range 300 {
 				x, y := make([]float64, tt.k), make([]float64, tt.k)
 				base := math.Exp(rng.Float64()*10 + 14)
@@ -267,8 +267,8 @@ func TestLazyTestScreen(t *testing.T) {
 				if tt.k > 1 && rng.IntN(3) == 0 {
 					// Runs that vary just as the floor does, to the bit: the
 					// floor's choice is a tie.
-					_, own := pooledStatsFloats(x, y)
-					s0 := tt.pr.s0((floatSum(x) + floatSum(y)) / float64(2*tt.k))
+					_, own := PooledStats(x, y)
+					s0 := tt.pr.S0((floatSum(x) + floatSum(y)) / float64(2*tt.k))
 					scale := s0 * tt.pr.d0 / (own * (tt.pr.d0*(1/varianceFloor(4)) - 4))
 					for i := range x {
 						x[i] *= math.Sqrt(scale)
@@ -281,7 +281,7 @@ func TestLazyTestScreen(t *testing.T) {
 				var at float64
 				for range 200 {
 					at = (lo + hi) / 2
-					d, se, df := tt.pr.moderated(x, add(y, at))
+					d, se, df := tt.pr.Moderated(x, add(y, at))
 					b.setDF(df)
 					if d/se < b.t {
 						lo = at
@@ -315,11 +315,11 @@ func add(v []float64, d float64) []float64 {
 
 // checkLazy compares one lazyTest with the decision the exact statistic
 // makes.
-func checkLazy(t *testing.T, b *bound, x, y []float64, pr *prior) {
+func checkLazy(t *testing.T, b *Bound, x, y []float64, pr *Prior) {
 	t.Helper()
 	got, _, _, isExact := b.lazyTest(x, y, pr)
-	want := testFloats(x, y, pr)
-	d, se, df := pr.moderated(x, y)
+	want := Greater(x, y, pr)
+	d, se, df := pr.Moderated(x, y)
 	wantExact := true
 	if se > 0 && !math.IsNaN(se) && !math.IsInf(df, 1) {
 		b.setDF(df)
@@ -330,7 +330,7 @@ func checkLazy(t *testing.T, b *bound, x, y []float64, pr *prior) {
 		t.Fatalf("x %v y %v: exact %v, want %v (t %v, bound %v)", x, y, isExact, wantExact, d/se, b.t)
 	case isExact && got != want:
 		t.Fatalf("lazyTest = %+v, want %+v", got, want)
-	case !isExact && (got.P != b.c || got.Name != want.Name):
+	case !isExact && (got.P != b.c || got.Method != want.Method):
 		t.Fatalf("lazyTest = %+v (bounded at %v), exact %+v", got, b.c, want)
 	}
 }
@@ -338,11 +338,11 @@ func checkLazy(t *testing.T, b *bound, x, y []float64, pr *prior) {
 // One run a side takes moderatedWith's shortcut (no stat.MeanVariance):
 // its results are the general formula's, bit for bit.
 func TestModeratedOneRunEachSide(t *testing.T) {
-	pr := &prior{d0: 7.5, c: -3, logVStar: 20}
-	floored := &prior{d0: 7.5, c: -3, logVStar: 20, floor: 1e12}
+	pr := &Prior{d0: 7.5, c: -3, logVStar: 20}
+	floored := &Prior{d0: 7.5, c: -3, logVStar: 20, floor: 1e12}
 	for _, tt := range []struct {
 		x, y float64
-		pr   *prior
+		pr   *Prior
 	}{
 		{1e7, 3e7, pr},
 		{3e7, 1e7, pr},
@@ -352,10 +352,10 @@ func TestModeratedOneRunEachSide(t *testing.T) {
 		{1e11, 1.1e11, floored},
 	} {
 		x, y := []float64{tt.x}, []float64{tt.y}
-		d, se, df, gap := tt.pr.moderatedWith(x, y, tt.pr.s0)
+		d, se, df, gap := tt.pr.moderatedWith(x, y, tt.pr.S0)
 		mx, my := stat.Mean(x, nil), stat.Mean(y, nil)
 		pooled := (mx*1 + my*1) / (1 + 1)
-		wantSE := math.Sqrt(max(tt.pr.s0(pooled), tt.pr.floor) * (1.0/1 + 1.0/1))
+		wantSE := math.Sqrt(max(tt.pr.S0(pooled), tt.pr.floor) * (1.0/1 + 1.0/1))
 		if d != my-mx || se != wantSE || df != tt.pr.d0 || !math.IsInf(gap, 1) {
 			t.Errorf("moderatedWith(%g, %g) = %v, %v, %v, %v, want %v, %v, %v, +Inf",
 				tt.x, tt.y, d, se, df, gap, my-mx, wantSE, tt.pr.d0)
@@ -400,4 +400,13 @@ func TestPriorLogsTakeFrom(t *testing.T) {
 			}
 		})
 	}
+}
+
+// floatSum is the sum of v, from 0 in order.
+func floatSum(v []float64) float64 {
+	s := 0.0
+	for _, x := range v {
+		s += x
+	}
+	return s
 }
