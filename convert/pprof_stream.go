@@ -227,6 +227,54 @@ func (ra *readAhead) stop() {
 
 // add takes one Sample message, found at byte at.
 func (ps *pprofStream) add(b []byte, at int64) error {
+	if err := ps.fields(b, at); err != nil {
+		return err
+	}
+	key, lbls, values := ps.key, ps.lbls, ps.values
+	if ps.n >= math.MaxInt32 {
+		return errAtOffset(at, "more than %d samples: more than a profile may have", math.MaxInt32)
+	}
+	if ps.nValues < 0 {
+		ps.nValues = len(values)
+		ps.lastValue = make([]int64, len(values))
+	} else if len(values) != ps.nValues && ps.badValues == 0 {
+		ps.badValues = ps.n + 1
+	}
+	x := ps.layout(lbls)
+	// A thread's samples often repeat its last stack: its layout's.
+	lay := &ps.layouts[x]
+	k, err := ps.stack(key, lay.prevStack, at)
+	if err != nil {
+		return err
+	}
+	lay.prevStack = k
+	r := binary.AppendUvarint(binary.AppendUvarint(ps.r[:0], uint64(k)), uint64(x))
+	if ps.badValues == 0 {
+		for j, v := range values {
+			r = binary.AppendVarint(r, v-ps.lastValue[j])
+			ps.lastValue[j] = v
+		}
+	}
+	last := ps.layouts[x].last
+	for j, v := range ps.nums {
+		r = binary.AppendVarint(r, v-last[j])
+		last[j] = v
+	}
+	if len(ps.rec)+len(r) > cap(ps.rec) { // a chunk is never grown: a new one
+		if len(ps.rec) > 0 {
+			ps.recs = append(ps.recs, ps.rec)
+		}
+		// Chunks double up to recChunk: a small profile takes little.
+		ps.rec = make([]byte, 0, max(min(2*cap(ps.rec), recChunk), 4096, len(r)))
+	}
+	ps.rec, ps.r = append(ps.rec, r...), r
+	ps.n++
+	return nil
+}
+
+// fields decodes a Sample message, found at byte at, into ps.key (its
+// packed location ids), ps.lbls and ps.values.
+func (ps *pprofStream) fields(b []byte, at int64) error {
 	key, lbls, values := ps.key[:0], ps.lbls[:0], ps.values[:0]
 	for len(b) > 0 {
 		// The fields as writers write them (packed ids, values packed
@@ -269,71 +317,44 @@ func (ps *pprofStream) add(b []byte, at int64) error {
 			return errAtOffset(at, "not a valid pprof profile: a sample's fields are malformed")
 		}
 		b = rest
-		switch f.num {
-		case 1:
-			switch f.typ {
-			case 0:
-				key = appendVarintBytes(key, f.u)
-			case 2:
-				if len(f.data) > 0 && f.data[len(f.data)-1] >= 0x80 {
-					return errAtOffset(at, "not a valid pprof profile: a sample's location ids end in a cut-off varint")
-				}
-				key = append(key, f.data...)
-			default:
-				return errAtOffset(at, "not a valid pprof profile: a sample's location ids have wire type %d", f.typ)
-			}
-		case 2:
-			if values, ok = repeated(f, values); !ok {
-				return errAtOffset(at, "not a valid pprof profile: a sample's values are malformed")
-			}
-		case 3:
-			l, ok := parseLabel(f)
-			if !ok {
-				return errAtOffset(at, "not a valid pprof profile: a sample's label is malformed")
-			}
-			lbls = append(lbls, l)
+		var err error
+		if key, values, lbls, err = otherSampleField(f, key, values, lbls, at); err != nil {
+			return err
 		}
 	}
 	ps.key, ps.lbls, ps.values = key, lbls, values
-	if ps.n >= math.MaxInt32 {
-		return errAtOffset(at, "more than %d samples: more than a profile may have", math.MaxInt32)
-	}
-	if ps.nValues < 0 {
-		ps.nValues = len(values)
-		ps.lastValue = make([]int64, len(values))
-	} else if len(values) != ps.nValues && ps.badValues == 0 {
-		ps.badValues = ps.n + 1
-	}
-	x := ps.layout(lbls)
-	// A thread's samples often repeat its last stack: its layout's.
-	lay := &ps.layouts[x]
-	k, err := ps.stack(key, lay.prevStack, at)
-	if err != nil {
-		return err
-	}
-	lay.prevStack = k
-	r := binary.AppendUvarint(binary.AppendUvarint(ps.r[:0], uint64(k)), uint64(x))
-	if ps.badValues == 0 {
-		for j, v := range values {
-			r = binary.AppendVarint(r, v-ps.lastValue[j])
-			ps.lastValue[j] = v
-		}
-	}
-	last := ps.layouts[x].last
-	for j, v := range ps.nums {
-		r = binary.AppendVarint(r, v-last[j])
-		last[j] = v
-	}
-	if len(ps.rec)+len(r) > cap(ps.rec) { // a chunk is never grown: a new one
-		if len(ps.rec) > 0 {
-			ps.recs = append(ps.recs, ps.rec)
-		}
-		// Chunks double up to recChunk: a small profile takes little.
-		ps.rec = make([]byte, 0, max(min(2*cap(ps.rec), recChunk), 4096, len(r)))
-	}
-	ps.rec, ps.r = append(ps.rec, r...), r
-	ps.n++
 	return nil
+}
+
+// otherSampleField decodes a Sample field fields does not take on its
+// fast path, appending to key, values or lbls.
+func otherSampleField(f field, key []byte, values []int64, lbls []sampleLabel, at int64) ([]byte, []int64, []sampleLabel, error) {
+	var ok bool
+	switch f.num {
+	case 1:
+		switch f.typ {
+		case 0:
+			key = appendVarintBytes(key, f.u)
+		case 2:
+			if len(f.data) > 0 && f.data[len(f.data)-1] >= 0x80 {
+				return nil, nil, nil, errAtOffset(at, "not a valid pprof profile: a sample's location ids end in a cut-off varint")
+			}
+			key = append(key, f.data...)
+		default:
+			return nil, nil, nil, errAtOffset(at, "not a valid pprof profile: a sample's location ids have wire type %d", f.typ)
+		}
+	case 2:
+		if values, ok = repeated(f, values); !ok {
+			return nil, nil, nil, errAtOffset(at, "not a valid pprof profile: a sample's values are malformed")
+		}
+	case 3:
+		l, ok := parseLabel(f)
+		if !ok {
+			return nil, nil, nil, errAtOffset(at, "not a valid pprof profile: a sample's label is malformed")
+		}
+		lbls = append(lbls, l)
+	}
+	return key, values, lbls, nil
 }
 
 // labelBytes decodes a Label message as parseLabel does, its fields of
