@@ -3,6 +3,7 @@ package convert
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"regexp"
@@ -12,7 +13,7 @@ import (
 
 	"github.com/ctdiff/ctdiff/internal/corpus"
 	"github.com/ctdiff/ctdiff/internal/hostile"
-	"github.com/ctdiff/ctdiff/internal/pprofenc"
+	"github.com/ctdiff/ctdiff/internal/pprofio"
 	"github.com/ctdiff/ctdiff/internal/synth"
 	"github.com/google/pprof/profile"
 )
@@ -33,7 +34,7 @@ func reencoded(data []byte, name string, opts Options) (out []byte, taken bool, 
 }
 
 // convertedWhole is what ctdiff convert writes of data read whole: Read,
-// then pprofenc.WriteSource (cmd/ctdiff/convert.go).
+// then WriteSource (cmd/ctdiff/convert.go).
 func convertedWhole(data []byte, opts Options) ([]byte, error) {
 	opts.Stacks, opts.CompleteStacks = true, true
 	res, err := Read(bytes.NewReader(data), "x.pb", opts)
@@ -41,7 +42,7 @@ func convertedWhole(data []byte, opts Options) ([]byte, error) {
 		return nil, err
 	}
 	var b bytes.Buffer
-	err = pprofenc.WriteSource(&b, res.Samples)
+	err = pprofio.WriteSource(&b, res.Samples)
 	return b.Bytes(), err
 }
 
@@ -49,11 +50,11 @@ func convertedWhole(data []byte, opts Options) ([]byte, error) {
 type pb []byte
 
 func (b pb) varint(num int, u uint64) pb {
-	return appendVarintBytes(appendVarintBytes(b, uint64(num)<<3), u)
+	return binary.AppendUvarint(binary.AppendUvarint(b, uint64(num)<<3), u)
 }
 
 func (b pb) bytes(num int, data []byte) pb {
-	return append(appendVarintBytes(appendVarintBytes(b, uint64(num)<<3|2), uint64(len(data))), data...)
+	return append(binary.AppendUvarint(binary.AppendUvarint(b, uint64(num)<<3|2), uint64(len(data))), data...)
 }
 
 // stringCount is the number of strings data's table holds.
@@ -61,14 +62,36 @@ func stringCount(t *testing.T, data []byte) uint64 {
 	t.Helper()
 	n := uint64(0)
 	for b := data; len(b) > 0; {
-		f, rest, ok := next(b)
-		if !ok {
+		key, w := binary.Uvarint(b)
+		if w <= 0 {
 			t.Fatal("malformed profile")
 		}
-		if f.num == 6 {
+		b = b[w:]
+		switch key & 7 {
+		case 0:
+			_, w = binary.Uvarint(b)
+		case 1:
+			w = 8
+		case 5:
+			w = 4
+		case 2:
+			var l uint64
+			l, w = binary.Uvarint(b)
+			if w > 0 && l <= uint64(len(b)-w) {
+				w += int(l)
+			} else {
+				w = -1
+			}
+		default:
+			w = -1
+		}
+		if w <= 0 || w > len(b) {
+			t.Fatal("malformed profile")
+		}
+		if key>>3 == 6 {
 			n++
 		}
-		b = rest
+		b = b[w:]
 	}
 	return n
 }

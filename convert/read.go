@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/ctdiff/ctdiff/internal/labels"
+	"github.com/ctdiff/ctdiff/internal/pprofio"
 	"github.com/ctdiff/ctdiff/stacks"
 	"github.com/google/pprof/profile"
 )
@@ -75,7 +76,7 @@ type Options struct {
 	MaxTimedSamples int64
 	// CompleteStacks limits Stacks to readers whose stacks lose nothing
 	// (inputFormat.CompleteStacks), for callers that write the samples out
-	// (pprofenc.WriteSource) rather than build trees.
+	// (pprofio.WriteSource) rather than build trees.
 	CompleteStacks bool
 	// SkipInvalidLines makes the folded-stacks reader skip lines it cannot
 	// read, with one warning that counts them, instead of failing at the
@@ -85,6 +86,10 @@ type Options struct {
 	// one profile to the next that the caller reads (Buffers).
 	Buffers *Buffers
 }
+
+// Buffers hold what reading a pprof profile can reuse from the profile a
+// goroutine read before (Options.Buffers); see pprofio.Buffers.
+type Buffers = pprofio.Buffers
 
 // A Result is a converted profile with what the converter had to say.
 type Result struct {
@@ -164,9 +169,9 @@ func read(r io.Reader, name string, opts *Options) (*Result, error) {
 	}
 	magic, _ := br.Peek(2)
 	var consumed *int64 // decompressed bytes read so far
-	var whole *wholeGzip
+	var whole *pprofio.WholeGzip
 	if len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		whole = newWholeGzip(r, br, limit)
+		whole = pprofio.NewWholeGzip(r, br, limit)
 		var err error
 		if rs.zr == nil {
 			rs.zr, err = gzip.NewReader(br)
@@ -408,7 +413,7 @@ func (g *gzipReader) nextMember() error {
 	switch {
 	case len(next) == 0 && err != nil:
 		return err // io.EOF: the end
-	case !isGzip(next):
+	case !pprofio.IsGzip(next):
 		return errGzipTrailing
 	}
 	if err := g.zr.Reset(g.src); err != nil {

@@ -6,7 +6,7 @@ import (
 	"os"
 
 	"github.com/ctdiff/ctdiff/convert"
-	"github.com/ctdiff/ctdiff/internal/pprofenc"
+	"github.com/ctdiff/ctdiff/internal/pprofio"
 	"github.com/google/pprof/profile"
 	"github.com/spf13/cobra"
 )
@@ -69,7 +69,7 @@ func runConvert(s *streams, o *convertOptions, args []string) error {
 		}
 	}
 	if len(results) == 1 {
-		write := func(w io.Writer) error { return pprofenc.WriteSource(w, results[0].Samples) }
+		write := func(w io.Writer) error { return pprofio.WriteSource(w, results[0].Samples) }
 		if o.output == "" || o.output == "-" {
 			// Only stdout needs the buffer: a file is written to a
 			// temporary one (writeOutput), and a 500 MB trace's 323 MB of
@@ -90,7 +90,7 @@ func runConvert(s *streams, o *convertOptions, args []string) error {
 		printLine(s.Err, "ctdiff: warning: merging %d inputs: %s", len(ps), w)
 	}
 	return writeOutput(s, o.output, true, bufferOutput(func(w io.Writer) error {
-		return pprofenc.Write(w, p)
+		return pprofio.Write(w, p)
 	}))
 }
 

@@ -1,4 +1,4 @@
-package convert
+package pprofio
 
 import (
 	"slices"
@@ -9,7 +9,7 @@ import (
 	"github.com/google/pprof/profile"
 )
 
-// decodePprof decodes an uncompressed profile.proto into the profile that
+// Decode decodes an uncompressed profile.proto into the profile that
 // profile.ParseUncompressed returns for it, about four times faster and with
 // half the memory: samples, their location and value slices and their label
 // values are carved from a few large slabs instead of being allocated one by
@@ -21,12 +21,8 @@ import (
 // ParseUncompressed would, and the caller then falls back to
 // profile.ParseData, which gives the authoritative result or error; so the
 // decoder checks what pprof checks and gives up instead of explaining.
-func decodePprof(data []byte) (p *profile.Profile, ok bool) {
-	return decodePprofCounted(data, nil)
-}
-
-// decodePprofCounted is decodePprof given data's fields counted, or nil.
-func decodePprofCounted(data []byte, counts *pprofCounts) (p *profile.Profile, ok bool) {
+// counts are data's fields counted (ReadFields, KnownFields), or nil.
+func Decode(data []byte, counts *Counts) (p *profile.Profile, ok bool) {
 	if len(data) == 0 {
 		return nil, false
 	}
@@ -70,7 +66,7 @@ type pprofDecoder struct {
 	dense   uint64 // ids 1 to dense have index id - 1 (stacks)
 
 	scratch *pprofScratch
-	counts  *pprofCounts // from readPprofData; nil to count in size
+	counts  *Counts // from readPprofData; nil to count in size
 }
 
 // pprofScratch holds a decoder's tables that the profile it makes does
@@ -338,13 +334,13 @@ func (d *pprofDecoder) topField(f field) bool {
 	return true // unknown fields are skipped, as pprof does
 }
 
-// pprofCounts counts the top-level fields of a profile.proto whose tables
-// the decoder allocates: counted while streamPprofFields copies them, so
+// Counts counts the top-level fields of a profile.proto whose tables
+// the decoder allocates: counted while ReadFields copies them, so
 // that decoding does not take a pass over the bytes for it.
-type pprofCounts struct{ samples, locations, functions, strings int }
+type Counts struct{ samples, locations, functions, strings int }
 
 // add counts a field with this number.
-func (n *pprofCounts) add(num int) {
+func (n *Counts) add(num int) {
 	switch num {
 	case 2:
 		n.samples++
@@ -363,7 +359,7 @@ func (n *pprofCounts) add(num int) {
 func (d *pprofDecoder) size(data []byte) {
 	n := d.counts
 	if n == nil {
-		n = &pprofCounts{}
+		n = &Counts{}
 		for b := data; len(b) > 0; {
 			f, rest, ok := next(b)
 			if !ok {
