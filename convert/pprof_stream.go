@@ -41,11 +41,11 @@ func (x *PprofStream) Len() int { return x.x.Len() }
 // Read returns for the input.
 func (x *PprofStream) Write(w io.Writer) error { return x.x.Write(w) }
 
-// ReadPprofStream reads r, the input name, when PprofStreams takes it.
-// It returns nil and no error for any other input, having only peeked at
-// r: the caller reads r with Read, which takes a *bufio.Reader of 64 KB or
-// more as it is. Options.Thread and PIDs select samples as Read does.
-func ReadPprofStream(r *bufio.Reader, name string, size int64, opts Options) (*PprofStream, error) {
+// readPprofRewrite reads r, the input name, for Options.Rewrite when
+// PprofStreams takes it. It returns nil and no error for any other input,
+// having only peeked at r. Options.Thread and PIDs select samples as Read
+// does.
+func readPprofRewrite(r *bufio.Reader, name string, size int64, opts Options) (*PprofStream, error) {
 	if !PprofStreams(r, size, opts) {
 		return nil, nil
 	}
@@ -61,11 +61,11 @@ func ReadPprofStream(r *bufio.Reader, name string, size int64, opts Options) (*P
 	return x, nil
 }
 
-// PprofStreams reports whether ReadPprofStream reads r, peeking at it: a
-// pprof profile of at least the size parsePprofStacks streams (size is
-// the file's, gzipped or not), or on standard input (size < 0), whose
-// size is not known before it is read; without Options.Aggregate, which
-// Read applies.
+// PprofStreams reports whether r, peeking at it, holds a pprof profile
+// to read with Options.Rewrite when it is only to be written out again:
+// one of at least the size parsePprofStacks streams (size is the file's,
+// gzipped or not), or on standard input (size < 0), whose size is not
+// known before it is read; without Options.Aggregate, which Read applies.
 func PprofStreams(r *bufio.Reader, size int64, opts Options) bool {
 	if opts.Aggregate || (opts.From != "" && opts.From != "pprof") {
 		return false
@@ -100,7 +100,7 @@ func peekHead(r *bufio.Reader, gzipped bool) []byte {
 	return head[:n]
 }
 
-// readPprofStream is ReadPprofStream once the input is known to be one
+// readPprofStream is readPprofRewrite once the input is known to be one
 // to stream: decompressed within the size limit as read does.
 func readPprofStream(r *bufio.Reader, name string, gzipped bool, opts *Options) (*PprofStream, error) {
 	limit := opts.MaxDecompressed

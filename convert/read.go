@@ -85,6 +85,12 @@ type Options struct {
 	// Buffers, when not nil, keep what the pprof reader can reuse from
 	// one profile to the next that the caller reads (Buffers).
 	Buffers *Buffers
+	// Rewrite reads a pprof input only to write it out again (ctdiff
+	// convert of one input): its samples are kept as each distinct stack
+	// once and a few bytes a sample (Result.Rewrite), never decoded into
+	// profile.Samples. Other formats, a legacy or twice gzipped pprof, and
+	// Aggregate are read as without it.
+	Rewrite bool
 }
 
 // Buffers hold what reading a pprof profile can reuse from the profile a
@@ -103,6 +109,9 @@ type Result struct {
 	Format string
 	// Warnings are non-fatal findings: skipped records, assumed intervals.
 	Warnings []string
+	// Rewrite, with Options.Rewrite, is the pprof input read to be written
+	// out again; Profile and Samples are nil then.
+	Rewrite *PprofStream
 }
 
 // ReadFile reads one profile from a file ("-" for standard input).
@@ -124,6 +133,19 @@ func ReadFile(path string, opts Options) (*Result, error) {
 // Read reads one profile from r; name is used in messages. Errors name the
 // input and, for malformed content, the position.
 func Read(r io.Reader, name string, opts Options) (*Result, error) {
+	if opts.Rewrite {
+		br, ok := r.(*bufio.Reader)
+		if !ok || br.Size() < 64<<10 {
+			br = bufio.NewReaderSize(r, 64<<10)
+		}
+		if x, err := readPprofRewrite(br, name, -1, opts); x != nil || err != nil {
+			if err != nil {
+				return nil, err
+			}
+			return &Result{Format: "pprof", Warnings: x.Warnings, Rewrite: x}, nil
+		}
+		r = br
+	}
 	res, err := read(r, name, &opts)
 	if err != nil {
 		return nil, inputError(err, name)
@@ -134,7 +156,7 @@ func Read(r io.Reader, name string, opts Options) (*Result, error) {
 	return res, nil
 }
 
-// inputError is err as Read and ReadPprofStream return it: naming the
+// inputError is err as Read returns it: naming the
 // input (a SyntaxError carries it in File, with the position), on one
 // line.
 func inputError(err error, name string) error {
