@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/ctdiff/ctdiff/internal/pprofio"
 	"github.com/ctdiff/ctdiff/stacks"
 	"github.com/google/pprof/profile"
 )
@@ -105,9 +106,9 @@ func TestStacksTimed(t *testing.T) {
 			for i, has := range tc.timed {
 				want.Add([]*profile.Location{f}, []int64{1, 10}, sampleMeta{Thread: "main", Time: int64(100 * (i + 1)), HasTime: has})
 			}
-			_, decoded, ok := decodePprofStacks(encode(t, want.Profile()))
+			_, decoded, ok := pprofio.DecodeStacks(encode(t, want.Profile()), nil, nil)
 			if !ok {
-				t.Fatal("decodePprofStacks refused the profile")
+				t.Fatal("decodeStacks refused the profile")
 			}
 			for _, s := range []*stacks.Samples{b.Stacks(), decoded} {
 				if (s.Times != nil) != tc.wantTimes || (s.Timed != nil) != tc.wantTimed {

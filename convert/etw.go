@@ -245,15 +245,7 @@ func etwFixed(s string, scale int) (int64, bool) {
 		return 0, false
 	}
 	if strings.ContainsAny(s, "eE") {
-		f, err := strconv.ParseFloat(s, 64)
-		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-			return 0, false
-		}
-		v := math.Round(f * math.Pow10(scale))
-		if math.Abs(v) >= 1<<62 {
-			return 0, false
-		}
-		return int64(v), true
+		return etwFloat(s, scale)
 	}
 	neg := false
 	switch s[0] {
@@ -263,28 +255,55 @@ func etwFixed(s string, scale int) (int64, bool) {
 		s = s[1:]
 	}
 	intPart, frac, hasDot := strings.Cut(s, ".")
-	if strings.Contains(intPart, ",") {
-		groups := strings.Split(intPart, ",")
-		if len(groups[0]) == 0 || len(groups[0]) > 3 {
-			return 0, false
-		}
-		for _, g := range groups[1:] {
-			if len(g) != 3 {
-				return 0, false
-			}
-		}
-		intPart = strings.Join(groups, "")
-	}
-	if intPart == "" && (!hasDot || frac == "") {
+	intPart, ok := etwUngroup(intPart)
+	if !ok || intPart == "" && (!hasDot || frac == "") {
 		return 0, false
 	}
-	var v int64
-	digits := 0
-	add := func(c byte) bool {
-		if c < '0' || c > '9' {
-			return false
+	v, ok := etwDigits(intPart, frac, scale)
+	if neg {
+		v = -v
+	}
+	return v, ok
+}
+
+// etwFloat is etwFixed for a number with an exponent: parsed as a float.
+func etwFloat(s string, scale int) (int64, bool) {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, false
+	}
+	v := math.Round(f * math.Pow10(scale))
+	if math.Abs(v) >= 1<<62 {
+		return 0, false
+	}
+	return int64(v), true
+}
+
+// etwUngroup removes the thousands separators of an integer part, which
+// must group its digits by three after a first group of one to three.
+func etwUngroup(intPart string) (string, bool) {
+	if !strings.Contains(intPart, ",") {
+		return intPart, true
+	}
+	groups := strings.Split(intPart, ",")
+	if len(groups[0]) == 0 || len(groups[0]) > 3 {
+		return "", false
+	}
+	for _, g := range groups[1:] {
+		if len(g) != 3 {
+			return "", false
 		}
-		if v > (math.MaxInt64-9)/10 {
+	}
+	return strings.Join(groups, ""), true
+}
+
+// etwDigits returns intPart.frac × 10^scale for unsigned decimal digits,
+// rounded half up at the first digit beyond scale; false for a byte that
+// is not a digit or a value above math.MaxInt64.
+func etwDigits(intPart, frac string, scale int) (int64, bool) {
+	var v int64
+	add := func(c byte) bool {
+		if c < '0' || c > '9' || v > (math.MaxInt64-9)/10 {
 			return false
 		}
 		v = v*10 + int64(c-'0')
@@ -295,7 +314,7 @@ func etwFixed(s string, scale int) (int64, bool) {
 			return 0, false
 		}
 	}
-	roundUp := false
+	digits, roundUp := 0, false
 	for i := 0; i < len(frac); i++ {
 		c := frac[i]
 		if c < '0' || c > '9' {
@@ -322,9 +341,6 @@ func etwFixed(s string, scale int) (int64, bool) {
 			return 0, false
 		}
 		v++
-	}
-	if neg {
-		v = -v
 	}
 	return v, true
 }

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ctdiff/ctdiff/internal/pprofio"
 	"github.com/ctdiff/ctdiff/stacks"
 	"github.com/google/pprof/profile"
 )
@@ -35,7 +36,7 @@ type inputFormat struct {
 	ParseStacks func(in *parserInput) (*profile.Profile, *stacks.Samples, error)
 	// CompleteStacks says ParseStacks's samples hold all that Parse's
 	// would: no labels but thread, process, pid, tid and timestamp_ns,
-	// as profileBuilder.Add writes them (and pprofenc.WriteSource does).
+	// as profileBuilder.Add writes them (and pprofio.WriteSource does).
 	CompleteStacks bool
 }
 
@@ -103,8 +104,8 @@ type parserInput struct {
 	consumed *int64 // decompressed bytes read so far; nil when unknown
 	sizeHint int    // the likely decompressed size, for ReadAll; 0 when unknown
 	// whole, when not nil, is the gzipped file R decompresses, for the
-	// pprof reader to read whole (wholeGzip).
-	whole *wholeGzip
+	// pprof reader to read whole (pprofio.WholeGzip).
+	whole *pprofio.WholeGzip
 	// samples, when ParseStacks returns no stacks.Samples, may be its
 	// samples in another form (v8Stream).
 	samples stacks.Source

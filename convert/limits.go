@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/ctdiff/ctdiff/internal/pprofio"
 	"github.com/ctdiff/ctdiff/stacks"
 	"github.com/google/pprof/profile"
 )
@@ -21,7 +22,7 @@ const MaxStackDepth = 1_000_000
 // while decoding it: longer strings of pprof's string table and of JSON
 // inputs are cut to their first maxNameBytes bytes, with a warning. The
 // longest real names, C++ template instantiations, run to some 10 KB.
-const maxNameBytes = 1 << 20
+const maxNameBytes = pprofio.MaxNameBytes
 
 // The frames of all samples' stacks together are bounded by
 // stackFramesPerByte per decompressed input byte, and never below

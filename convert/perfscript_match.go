@@ -69,48 +69,75 @@ func matchPerfHeader(s string) (perfHeaderFields, bool) {
 // s[e] being white space.
 func matchPerfHeaderRest(s string, e int) (perfHeaderFields, bool) {
 	f := perfHeaderFields{comm: s[:e]}
-	i := spaceEnd(s, e)
-	j := digitsEnd(s, i)
-	if j == i {
+	i, ok := f.ids(s, spaceEnd(s, e))
+	if ok {
+		i, ok = f.cpuTime(s, i)
+	}
+	if !ok {
 		return f, false
 	}
-	if j < len(s) && s[j] == '/' {
-		f.pid = s[i:j]
-		i = j + 1
-		if j = digitsEnd(s, i); j == i {
-			return f, false
-		}
-	}
-	f.tid = s[i:j]
-	if j == len(s) || !isPerlSpace(s[j]) {
-		return f, false
-	}
-	i = spaceEnd(s, j)
-	if i < len(s) && s[i] == '[' {
-		j = digitsEnd(s, i+1)
-		if j == i+1 || j == len(s) || s[j] != ']' || j+1 == len(s) || !isPerlSpace(s[j+1]) {
-			return f, false
-		}
-		f.cpu = s[i+1 : j]
-		i = spaceEnd(s, j+1)
-	}
-	if j = digitsEnd(s, i); j > i && j < len(s) && s[j] == '.' {
-		k := digitsEnd(s, j+1)
-		if k == j+1 || k == len(s) || s[k] != ':' || k+1 == len(s) || !isPerlSpace(s[k+1]) {
-			return f, false
-		}
-		f.secs, f.frac = s[i:j], s[j+1:k]
-		i = spaceEnd(s, k+1)
-	}
-	if j = digitsEnd(s, i); j > i {
-		if j == len(s) || !isPerlSpace(s[j]) {
+	if j := digitsEnd(s, i); j > i {
+		if !spaceAt(s, j) {
 			return f, false
 		}
 		f.period = s[i:j]
 		i = spaceEnd(s, j)
 	}
+	ok = f.eventAt(s, i)
+	return f, ok
+}
+
+// spaceAt reports whether s[j] is white space.
+func spaceAt(s string, j int) bool { return j < len(s) && isPerlSpace(s[j]) }
+
+// ids matches "pid/tid" or "tid" and the white space after it at s[i:],
+// returning where that white space ends.
+func (f *perfHeaderFields) ids(s string, i int) (int, bool) {
+	j := digitsEnd(s, i)
+	if j == i {
+		return i, false
+	}
+	if j < len(s) && s[j] == '/' {
+		f.pid = s[i:j]
+		i = j + 1
+		if j = digitsEnd(s, i); j == i {
+			return i, false
+		}
+	}
+	f.tid = s[i:j]
+	if !spaceAt(s, j) {
+		return i, false
+	}
+	return spaceEnd(s, j), true
+}
+
+// cpuTime matches the optional "[cpu]" and "secs.frac:", each followed by
+// white space, at s[i:], returning where they end.
+func (f *perfHeaderFields) cpuTime(s string, i int) (int, bool) {
+	if i < len(s) && s[i] == '[' {
+		j := digitsEnd(s, i+1)
+		if j == i+1 || j == len(s) || s[j] != ']' || !spaceAt(s, j+1) {
+			return i, false
+		}
+		f.cpu = s[i+1 : j]
+		i = spaceEnd(s, j+1)
+	}
+	if j := digitsEnd(s, i); j > i && j < len(s) && s[j] == '.' {
+		k := digitsEnd(s, j+1)
+		if k == j+1 || k == len(s) || s[k] != ':' || !spaceAt(s, k+1) {
+			return i, false
+		}
+		f.secs, f.frac = s[i:j], s[j+1:k]
+		i = spaceEnd(s, k+1)
+	}
+	return i, true
+}
+
+// eventAt matches the event name ending in ':' at s[i:] and the trailer
+// after it, which must not hold a '\n'.
+func (f *perfHeaderFields) eventAt(s string, i int) bool {
 	if i == len(s) || !(s[i] == '_' || 'a' <= s[i] && s[i] <= 'z' || 'A' <= s[i] && s[i] <= 'Z') {
-		return f, false
+		return false
 	}
 	for k := i + 1; k < len(s) && !isPerlSpace(s[k]); k++ {
 		if s[k] != ':' {
@@ -118,14 +145,14 @@ func matchPerfHeaderRest(s string, e int) (perfHeaderFields, bool) {
 		}
 		if k+1 == len(s) {
 			f.event = s[i:k]
-			return f, true
+			return true
 		}
 		if isPerlSpace(s[k+1]) {
 			f.event, f.trailer = s[i:k], s[spaceEnd(s, k+1):]
-			return f, strings.IndexByte(f.trailer, '\n') < 0
+			return strings.IndexByte(f.trailer, '\n') < 0
 		}
 	}
-	return f, false
+	return false
 }
 
 // isPerfSrcLine reports whether a frame line is the source line perf

@@ -11,7 +11,7 @@ import (
 
 	"github.com/ctdiff/ctdiff/internal/corpus"
 	"github.com/ctdiff/ctdiff/internal/hostile"
-	"github.com/ctdiff/ctdiff/internal/pprofenc"
+	"github.com/ctdiff/ctdiff/internal/pprofio"
 )
 
 // checkPerfViewScan fails unless reading data with the sample scanner
@@ -34,10 +34,10 @@ func checkPerfViewScan(t testing.TB, name string, data []byte) {
 			t.Fatalf("%s, stacks %v: scanned, warnings %q; decoded, %q", name, opts.Stacks, got.Warnings, want.Warnings)
 		}
 		var gb, wb bytes.Buffer
-		if err := pprofenc.WriteSourceUncompressed(&gb, got.Samples); err != nil {
+		if err := pprofio.WriteSourceUncompressed(&gb, got.Samples); err != nil {
 			t.Fatal(err)
 		}
-		if err := pprofenc.WriteSourceUncompressed(&wb, want.Samples); err != nil {
+		if err := pprofio.WriteSourceUncompressed(&wb, want.Samples); err != nil {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(gb.Bytes(), wb.Bytes()) {

@@ -3,6 +3,7 @@ package convert
 import (
 	"fmt"
 
+	"github.com/ctdiff/ctdiff/internal/pprofio"
 	"github.com/ctdiff/ctdiff/stacks"
 	"github.com/google/pprof/profile"
 )
@@ -64,9 +65,9 @@ func parsePprofWhole(in *parserInput) (*profile.Profile, *stacks.Samples, error)
 	// Tables shared with a profile read before were checked then; what
 	// CheckValid checks of a profile without samples is its tables.
 	bufs := in.Options.Buffers
-	if p, s, ok := decodePprofStacksCounted(data, counts, bufs); ok && (bufs.reusedTables() || p.CheckValid() == nil) {
-		bufs.commitTables()
-		putPprofBuf(data)
+	if p, s, ok := pprofio.DecodeStacks(data, counts, bufs); ok && (bufs.ReusedTables() || p.CheckValid() == nil) {
+		bufs.CommitTables()
+		pprofio.PutBuf(data)
 		return p, s, nil
 	}
 	p, err := parsePprofData(data)
@@ -78,8 +79,8 @@ func parsePprof(in *parserInput) (*profile.Profile, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p, ok := decodePprofCounted(data, counts); ok && p.CheckValid() == nil {
-		putPprofBuf(data)
+	if p, ok := pprofio.Decode(data, counts); ok && p.CheckValid() == nil {
+		pprofio.PutBuf(data)
 		return p, nil
 	}
 	return parsePprofData(data)

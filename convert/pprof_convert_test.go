@@ -3,6 +3,7 @@ package convert
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"regexp"
@@ -12,28 +13,38 @@ import (
 
 	"github.com/ctdiff/ctdiff/internal/corpus"
 	"github.com/ctdiff/ctdiff/internal/hostile"
-	"github.com/ctdiff/ctdiff/internal/pprofenc"
+	"github.com/ctdiff/ctdiff/internal/pprofio"
 	"github.com/ctdiff/ctdiff/internal/synth"
 	"github.com/google/pprof/profile"
 )
 
-// reencoded is what ctdiff convert writes of data through ReadPprofStream
-// (as of standard input, whose size is unknown); taken is false when it
-// leaves data to Read.
+// reencoded is what ctdiff convert writes of data read by Read with
+// Options.Rewrite (as of standard input, whose size is unknown); taken is
+// false when Read reads data as without it.
 func reencoded(data []byte, name string, opts Options) (out []byte, taken bool, err error) {
-	x, err := ReadPprofStream(bufio.NewReaderSize(bytes.NewReader(data), 64<<10), name, -1, opts)
-	if x == nil || err != nil {
-		return nil, x != nil, err
+	opts.Rewrite = true
+	res, err := Read(bytes.NewReader(data), name, opts)
+	if err != nil {
+		return nil, false, err
+	}
+	if res.Rewrite == nil {
+		if res.Profile == nil {
+			return nil, false, fmt.Errorf("Read with Options.Rewrite returned neither a profile nor a PprofStream")
+		}
+		return nil, false, nil
+	}
+	if res.Profile != nil || res.Samples != nil {
+		return nil, true, fmt.Errorf("Read with Options.Rewrite returned a profile beside the PprofStream")
 	}
 	var b bytes.Buffer
-	if err := x.Write(&b); err != nil {
+	if err := res.Rewrite.Write(&b); err != nil {
 		return nil, true, err
 	}
 	return b.Bytes(), true, nil
 }
 
 // convertedWhole is what ctdiff convert writes of data read whole: Read,
-// then pprofenc.WriteSource (cmd/ctdiff/convert.go).
+// then WriteSource (cmd/ctdiff/convert.go).
 func convertedWhole(data []byte, opts Options) ([]byte, error) {
 	opts.Stacks, opts.CompleteStacks = true, true
 	res, err := Read(bytes.NewReader(data), "x.pb", opts)
@@ -41,7 +52,7 @@ func convertedWhole(data []byte, opts Options) ([]byte, error) {
 		return nil, err
 	}
 	var b bytes.Buffer
-	err = pprofenc.WriteSource(&b, res.Samples)
+	err = pprofio.WriteSource(&b, res.Samples)
 	return b.Bytes(), err
 }
 
@@ -49,11 +60,11 @@ func convertedWhole(data []byte, opts Options) ([]byte, error) {
 type pb []byte
 
 func (b pb) varint(num int, u uint64) pb {
-	return appendVarintBytes(appendVarintBytes(b, uint64(num)<<3), u)
+	return binary.AppendUvarint(binary.AppendUvarint(b, uint64(num)<<3), u)
 }
 
 func (b pb) bytes(num int, data []byte) pb {
-	return append(appendVarintBytes(appendVarintBytes(b, uint64(num)<<3|2), uint64(len(data))), data...)
+	return append(binary.AppendUvarint(binary.AppendUvarint(b, uint64(num)<<3|2), uint64(len(data))), data...)
 }
 
 // stringCount is the number of strings data's table holds.
@@ -61,14 +72,36 @@ func stringCount(t *testing.T, data []byte) uint64 {
 	t.Helper()
 	n := uint64(0)
 	for b := data; len(b) > 0; {
-		f, rest, ok := next(b)
-		if !ok {
+		key, w := binary.Uvarint(b)
+		if w <= 0 {
 			t.Fatal("malformed profile")
 		}
-		if f.num == 6 {
+		b = b[w:]
+		switch key & 7 {
+		case 0:
+			_, w = binary.Uvarint(b)
+		case 1:
+			w = 8
+		case 5:
+			w = 4
+		case 2:
+			var l uint64
+			l, w = binary.Uvarint(b)
+			if w > 0 && l <= uint64(len(b)-w) {
+				w += int(l)
+			} else {
+				w = -1
+			}
+		default:
+			w = -1
+		}
+		if w <= 0 || w > len(b) {
+			t.Fatal("malformed profile")
+		}
+		if key>>3 == 6 {
 			n++
 		}
-		b = rest
+		b = b[w:]
 	}
 	return n
 }
@@ -121,7 +154,7 @@ func oddlyEncoded(t *testing.T) []byte {
 	return out
 }
 
-// TestPprofStreamConvert: a pprof written again by ReadPprofStream is,
+// TestPprofStreamConvert: a pprof written again by Read with Options.Rewrite is,
 // byte for byte, what ctdiff convert writes of it read whole (the profile
 // as profile.ParseData reads it, written as pprof writes it), gzipped or
 // not.
@@ -214,7 +247,7 @@ func TestPprofStreamConvertSelects(t *testing.T) {
 	}
 }
 
-// TestPprofStreamConvertLeaves: inputs ReadPprofStream leaves to Read,
+// TestPprofStreamConvertLeaves: inputs readPprofRewrite leaves to the other readers,
 // having read nothing of them: other formats, legacy pprof, options that
 // merge samples, files below the size it streams from.
 func TestPprofStreamConvertLeaves(t *testing.T) {
@@ -235,7 +268,7 @@ func TestPprofStreamConvertLeaves(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := bufio.NewReaderSize(bytes.NewReader(tt.data), 64<<10)
-			x, err := ReadPprofStream(r, "x", tt.size, tt.opts)
+			x, err := readPprofRewrite(r, "x", tt.size, tt.opts)
 			if x != nil || err != nil {
 				t.Fatalf("taken: %v, error %v", x != nil, err)
 			}
@@ -245,14 +278,24 @@ func TestPprofStreamConvertLeaves(t *testing.T) {
 			}
 		})
 	}
+	// Read with Options.Rewrite reads what it leaves as without it.
+	for _, tt := range tests[:5] {
+		_, want := Read(bytes.NewReader(tt.data), "x", tt.opts)
+		opts := tt.opts
+		opts.Rewrite = true
+		res, err := Read(bytes.NewReader(tt.data), "x", opts)
+		if fmt.Sprint(err) != fmt.Sprint(want) || (err == nil && (res.Rewrite != nil || res.Profile == nil)) {
+			t.Fatalf("%s: Read with Options.Rewrite: error %v, want %v; rewritten %v", tt.name, err, want, err == nil && res.Rewrite != nil)
+		}
+	}
 	// From the size parsePprofStacks streams from, a file is streamed.
 	r := bufio.NewReaderSize(bytes.NewReader(good), 64<<10)
-	if x, err := ReadPprofStream(r, "x", pprofStreamRaw, Options{}); x == nil || err != nil {
+	if x, err := readPprofRewrite(r, "x", pprofStreamRaw, Options{}); x == nil || err != nil {
 		t.Fatalf("a file of %d bytes: taken %v, error %v", pprofStreamRaw, x != nil, err)
 	}
 }
 
-// TestPprofStreamConvertErrors: what ReadPprofStream refuses, naming the
+// TestPprofStreamConvertErrors: what readPprofRewrite refuses, naming the
 // input and, for a malformed one, the byte; all of it before anything is
 // written.
 func TestPprofStreamConvertErrors(t *testing.T) {
@@ -364,7 +407,7 @@ func TestPprofStreamConvertMemory(t *testing.T) {
 	var x *PprofStream
 	grew := liveHeapGrowth(data, func(data []byte) {
 		var err error
-		x, err = ReadPprofStream(bufio.NewReaderSize(bytes.NewReader(data), 64<<10), "x.pb", -1, Options{})
+		x, err = readPprofRewrite(bufio.NewReaderSize(bytes.NewReader(data), 64<<10), "x.pb", -1, Options{})
 		if err != nil || x == nil {
 			t.Fatalf("taken %v, error %v", x != nil, err)
 		}
@@ -405,9 +448,9 @@ func (c *countingWriter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// FuzzPprofStreamConvert: whatever ReadPprofStream takes, Read takes too,
+// FuzzPprofStreamConvert: whatever readPprofRewrite takes, Read takes too,
 // and the two write the same bytes; whatever Read takes in a form
-// ReadPprofStream streams, ReadPprofStream takes.
+// readPprofRewrite streams, it takes.
 func FuzzPprofStreamConvert(f *testing.F) {
 	f.Add(encode(f, everyFieldProfile()))
 	f.Add(encode(f, threadedProfile(40)))

@@ -13,6 +13,7 @@ import (
 	"github.com/ctdiff/ctdiff/internal/benchcpu"
 	"github.com/ctdiff/ctdiff/internal/corpus"
 	"github.com/ctdiff/ctdiff/internal/labels"
+	"github.com/ctdiff/ctdiff/internal/pprofio"
 	"github.com/ctdiff/ctdiff/internal/synth"
 	"github.com/google/pprof/profile"
 )
@@ -80,7 +81,7 @@ func encode(tb testing.TB, p *profile.Profile) []byte {
 	return b.Bytes()
 }
 
-// sameAsPprof checks that decodePprof takes data and decodes it to what
+// sameAsPprof checks that Decode takes data and decodes it to what
 // profile.ParseData does.
 func sameAsPprof(t *testing.T, data []byte) {
 	t.Helper()
@@ -88,9 +89,9 @@ func sameAsPprof(t *testing.T, data []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, ok := decodePprof(data)
+	got, ok := pprofio.Decode(data, nil)
 	if !ok {
-		t.Fatal("decodePprof refused a valid profile")
+		t.Fatal("Decode refused a valid profile")
 	}
 	if err := got.CheckValid(); err != nil {
 		t.Fatal(err)
@@ -151,7 +152,7 @@ func TestDecodePprofMatchesPprof(t *testing.T) {
 }
 
 func TestDecodePprofSharesLabelMaps(t *testing.T) {
-	p, ok := decodePprof(encode(t, everyFieldProfile()))
+	p, ok := pprofio.Decode(encode(t, everyFieldProfile()), nil)
 	if !ok {
 		t.Fatal("refused")
 	}
@@ -196,8 +197,8 @@ func TestDecodePprofRefuses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if p, ok := decodePprof(tt.data); ok && p.CheckValid() == nil {
-				t.Fatal("decodePprof took invalid data")
+			if p, ok := pprofio.Decode(tt.data, nil); ok && p.CheckValid() == nil {
+				t.Fatal("Decode took invalid data")
 			}
 			_, err := parsePprof(&parserInput{Name: "x", R: bufio.NewReader(bytes.NewReader(tt.data)), Options: &Options{}})
 			if err == nil || !strings.Contains(err.Error(), tt.err) {
@@ -217,13 +218,13 @@ func FuzzDecodePprof(f *testing.F) {
 		f.Add(gunzip(f, path))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		got, ok := decodePprof(data)
+		got, ok := pprofio.Decode(data, nil)
 		if !ok || got.CheckValid() != nil {
 			return
 		}
 		want, err := profile.ParseUncompressed(data)
 		if err != nil {
-			t.Fatalf("decodePprof took data pprof refuses: %v", err)
+			t.Fatalf("Decode took data pprof refuses: %v", err)
 		}
 		if !bytes.Equal(encode(t, got), encode(t, want)) {
 			t.Fatalf("decoded:\n%s\nwant (pprof):\n%s", got, want)
@@ -241,7 +242,7 @@ func BenchmarkDecodePprof(b *testing.B) {
 		b.ReportAllocs()
 		stop := benchcpu.Start(b)
 		for b.Loop() {
-			if _, ok := decodePprof(data); !ok {
+			if _, ok := pprofio.Decode(data, nil); !ok {
 				b.Fatal("refused")
 			}
 		}

@@ -2,6 +2,7 @@ package convert
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ctdiff/ctdiff/internal/hostile"
+	"github.com/ctdiff/ctdiff/internal/pprofio"
 	"github.com/google/pprof/profile"
 )
 
@@ -68,7 +70,7 @@ func TestPprofNestedGzip(t *testing.T) {
 }
 
 // Fields pprof does not read are skipped unread; a string longer than
-// MaxNameBytes is cut with a warning; a field too large to hold is
+// maxNameBytes is cut with a warning; a field too large to hold is
 // refused; a stream cut short is an error at the field it cuts.
 func TestPprofStreamedFields(t *testing.T) {
 	var base bytes.Buffer
@@ -76,7 +78,7 @@ func TestPprofStreamedFields(t *testing.T) {
 		t.Fatal(err)
 	}
 	field := func(num int, size uint64) []byte {
-		return appendVarintBytes(appendVarintBytes(nil, uint64(num)<<3|2), size)
+		return binary.AppendUvarint(binary.AppendUvarint(nil, uint64(num)<<3|2), size)
 	}
 	long := strings.Repeat("é", maxNameBytes/2+10) // 2-byte runes: the cut must not split one
 	p := &profile.Profile{
@@ -95,9 +97,9 @@ func TestPprofStreamedFields(t *testing.T) {
 		data []byte
 		want string // error prefix; "" reads
 	}{
-		{"unknown fields before and after", cat(field(99, 3), []byte("abc"), base.Bytes(), field(0, 2), []byte("xy"), appendVarintBytes(nil, 16<<3), []byte{5}), ""},
+		{"unknown fields before and after", cat(field(99, 3), []byte("abc"), base.Bytes(), field(0, 2), []byte("xy"), binary.AppendUvarint(nil, 16<<3), []byte{5}), ""},
 		{"long string", longName.Bytes(), ""},
-		{"sample too large", cat(base.Bytes(), field(2, maxPprofField+1)), "p.pb: byte 108: field 2 (sample) is 33554433 bytes, more than the limit of 33554432 for one"},
+		{"sample too large", cat(base.Bytes(), field(2, pprofio.MaxField+1)), "p.pb: byte 108: field 2 (sample) is 33554433 bytes, more than the limit of 33554432 for one"},
 		{"cut off in a field", cat(base.Bytes(), field(4, 10), []byte("abc")), "p.pb: byte 108: not a valid pprof profile: field 4 is cut off by the end of the input"},
 		{"cut off in an unknown field", cat(base.Bytes(), field(40, 1<<40)), "p.pb: byte 108: not a valid pprof profile: field 40 is cut off by the end of the input"},
 		{"bad wire type", cat(base.Bytes(), []byte{2<<3 | 3}), "p.pb: byte 108: not a valid pprof profile: field 2 has wire type 3"},

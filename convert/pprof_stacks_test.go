@@ -10,12 +10,13 @@ import (
 	"github.com/ctdiff/ctdiff/internal/benchcpu"
 	"github.com/ctdiff/ctdiff/internal/corpus"
 	"github.com/ctdiff/ctdiff/internal/labels"
+	"github.com/ctdiff/ctdiff/internal/pprofio"
 	"github.com/ctdiff/ctdiff/internal/synth"
 	"github.com/ctdiff/ctdiff/stacks"
 	"github.com/google/pprof/profile"
 )
 
-// sameStacks checks that decodePprofStacks gives the samples pprof's
+// sameStacks checks that decodeStacks gives the samples pprof's
 // decoder gives: stacks, values, thread labels (first values) and
 // timestamps, and the same profile otherwise.
 func sameStacks(t *testing.T, data []byte) {
@@ -24,9 +25,9 @@ func sameStacks(t *testing.T, data []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, s, ok := decodePprofStacks(data)
+	p, s, ok := pprofio.DecodeStacks(data, nil, nil)
 	if !ok {
-		t.Fatal("decodePprofStacks refused a valid profile")
+		t.Fatal("decodeStacks refused a valid profile")
 	}
 	matchStacks(t, p, s, want)
 }
@@ -148,19 +149,19 @@ func TestReadStacksSelects(t *testing.T) {
 	}
 }
 
-// FuzzDecodePprofStacks: whenever decodePprofStacks takes data, pprof
+// FuzzDecodePprofStacks: whenever decodeStacks takes data, pprof
 // takes it too, with the same samples.
 func FuzzDecodePprofStacks(f *testing.F) {
 	f.Add(encode(f, everyFieldProfile()))
 	f.Add(encode(f, synth.Generate(synth.Config{Seed: 1, Stacks: 20, Functions: 10}).Base))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p, s, ok := decodePprofStacks(data)
+		p, s, ok := pprofio.DecodeStacks(data, nil, nil)
 		if !ok || p.CheckValid() != nil {
 			return
 		}
 		want, err := profile.ParseUncompressed(data)
 		if err != nil {
-			t.Fatalf("decodePprofStacks took data pprof refuses: %v", err)
+			t.Fatalf("decodeStacks took data pprof refuses: %v", err)
 		}
 		matchStacks(t, p, s, want)
 	})
@@ -173,7 +174,7 @@ func BenchmarkDecodePprofStacks(b *testing.B) {
 	b.ReportAllocs()
 	stop := benchcpu.Start(b)
 	for b.Loop() {
-		if _, _, ok := decodePprofStacks(data); !ok {
+		if _, _, ok := pprofio.DecodeStacks(data, nil, nil); !ok {
 			b.Fatal("refused")
 		}
 	}

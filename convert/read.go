@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/ctdiff/ctdiff/internal/labels"
+	"github.com/ctdiff/ctdiff/internal/pprofio"
 	"github.com/ctdiff/ctdiff/stacks"
 	"github.com/google/pprof/profile"
 )
@@ -75,7 +76,7 @@ type Options struct {
 	MaxTimedSamples int64
 	// CompleteStacks limits Stacks to readers whose stacks lose nothing
 	// (inputFormat.CompleteStacks), for callers that write the samples out
-	// (pprofenc.WriteSource) rather than build trees.
+	// (pprofio.WriteSource) rather than build trees.
 	CompleteStacks bool
 	// SkipInvalidLines makes the folded-stacks reader skip lines it cannot
 	// read, with one warning that counts them, instead of failing at the
@@ -84,11 +85,21 @@ type Options struct {
 	// Buffers, when not nil, keep what the pprof reader can reuse from
 	// one profile to the next that the caller reads (Buffers).
 	Buffers *Buffers
+	// Rewrite reads a pprof input only to write it out again (ctdiff
+	// convert of one input): its samples are kept as each distinct stack
+	// once and a few bytes a sample (Result.Rewrite), never decoded into
+	// profile.Samples. Other formats, a legacy or twice gzipped pprof, and
+	// Aggregate are read as without it.
+	Rewrite bool
 
 	// xmlDecoderOnly makes the PerfView reader read every element with
 	// encoding/xml, for tests that compare its scanner with it.
 	xmlDecoderOnly bool
 }
+
+// Buffers hold what reading a pprof profile can reuse from the profile a
+// goroutine read before (Options.Buffers); see pprofio.Buffers.
+type Buffers = pprofio.Buffers
 
 // A Result is a converted profile with what the converter had to say.
 type Result struct {
@@ -102,6 +113,9 @@ type Result struct {
 	Format string
 	// Warnings are non-fatal findings: skipped records, assumed intervals.
 	Warnings []string
+	// Rewrite, with Options.Rewrite, is the pprof input read to be written
+	// out again; Profile and Samples are nil then.
+	Rewrite *PprofStream
 }
 
 // ReadFile reads one profile from a file ("-" for standard input).
@@ -123,6 +137,19 @@ func ReadFile(path string, opts Options) (*Result, error) {
 // Read reads one profile from r; name is used in messages. Errors name the
 // input and, for malformed content, the position.
 func Read(r io.Reader, name string, opts Options) (*Result, error) {
+	if opts.Rewrite {
+		br, ok := r.(*bufio.Reader)
+		if !ok || br.Size() < 64<<10 {
+			br = bufio.NewReaderSize(r, 64<<10)
+		}
+		if x, err := readPprofRewrite(br, name, -1, opts); x != nil || err != nil {
+			if err != nil {
+				return nil, err
+			}
+			return &Result{Format: "pprof", Warnings: x.Warnings, Rewrite: x}, nil
+		}
+		r = br
+	}
 	res, err := read(r, name, &opts)
 	if err != nil {
 		return nil, inputError(err, name)
@@ -133,7 +160,7 @@ func Read(r io.Reader, name string, opts Options) (*Result, error) {
 	return res, nil
 }
 
-// inputError is err as Read and ReadPprofStream return it: naming the
+// inputError is err as Read returns it: naming the
 // input (a SyntaxError carries it in File, with the position), on one
 // line.
 func inputError(err error, name string) error {
@@ -168,9 +195,9 @@ func read(r io.Reader, name string, opts *Options) (*Result, error) {
 	}
 	magic, _ := br.Peek(2)
 	var consumed *int64 // decompressed bytes read so far
-	var whole *wholeGzip
+	var whole *pprofio.WholeGzip
 	if len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		whole = newWholeGzip(r, br, limit)
+		whole = pprofio.NewWholeGzip(r, br, limit)
 		var err error
 		if rs.zr == nil {
 			rs.zr, err = gzip.NewReader(br)
@@ -412,7 +439,7 @@ func (g *gzipReader) nextMember() error {
 	switch {
 	case len(next) == 0 && err != nil:
 		return err // io.EOF: the end
-	case !isGzip(next):
+	case !pprofio.IsGzip(next):
 		return errGzipTrailing
 	}
 	if err := g.zr.Reset(g.src); err != nil {

@@ -6,14 +6,14 @@ import (
 	"testing"
 
 	"github.com/ctdiff/ctdiff/cct"
-	"github.com/ctdiff/ctdiff/internal/pprofenc"
+	"github.com/ctdiff/ctdiff/internal/pprofio"
 )
 
 // CheckStacks asserts that reading data with Options.Stacks gives what
 // reading it without does: the same error, or the same warnings and, when
 // the reader returns stacks, the same calling-context tree (nodes, values,
 // timeline) and, for readers whose stacks are complete
-// (Format.CompleteStacks), the same pprof bytes (pprofenc.WriteSource).
+// (Format.CompleteStacks), the same pprof bytes (pprofio.WriteSource).
 // With CompleteStacks too (as convert reads what it writes), the same
 // error, warnings and bytes, and the same tree from the samples one by
 // one (a v8Stream's, made when read so).
@@ -57,17 +57,17 @@ func CheckStacks(t testing.TB, name string, data []byte, opts Options) {
 		return
 	}
 	var wantPB, gotPB bytes.Buffer
-	if err := pprofenc.WriteUncompressed(&wantPB, res.Profile); err != nil {
+	if err := pprofio.WriteUncompressed(&wantPB, res.Profile); err != nil {
 		t.Fatal(err)
 	}
-	if err := pprofenc.WriteSourceUncompressed(&gotPB, sres.Samples); err != nil {
+	if err := pprofio.WriteSourceUncompressed(&gotPB, sres.Samples); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(gotPB.Bytes(), wantPB.Bytes()) {
 		t.Fatalf("pprof from the stacks: %d bytes unlike the %d from the profile", gotPB.Len(), wantPB.Len())
 	}
 	var streamPB bytes.Buffer
-	if err := pprofenc.WriteSourceUncompressed(&streamPB, cres.Samples); err != nil {
+	if err := pprofio.WriteSourceUncompressed(&streamPB, cres.Samples); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(streamPB.Bytes(), wantPB.Bytes()) {

@@ -1,7 +1,7 @@
 package convert
 
 import (
-	"github.com/ctdiff/ctdiff/internal/pprofenc"
+	"github.com/ctdiff/ctdiff/internal/pprofio"
 	"github.com/ctdiff/ctdiff/stacks"
 	"github.com/google/pprof/profile"
 )
@@ -38,7 +38,7 @@ func (r *v8Run) each(f func(ref stackRef, dur, time int64)) {
 }
 
 // A v8Stream is the samples of a V8 profile for a caller that only
-// writes them (Options.CompleteStacks, pprofenc.Stream): the threads
+// writes them (Options.CompleteStacks, pprofio.Stream): the threads
 // streamTimed takes stay packed (runs) and are written from their
 // chunks, without stacks.Samples' arrays (1 GB for the 28.8 M samples
 // of a 525 MB trace, and 1.3 s of CPU to fill them). As a stacks.Source
@@ -52,7 +52,7 @@ type v8Stream struct {
 	full   *stacks.Samples
 }
 
-var _ pprofenc.Stream = (*v8Stream)(nil)
+var _ pprofio.Stream = (*v8Stream)(nil)
 
 // newV8Stream returns the samples of base and runs.
 func newV8Stream(base *stacks.Samples, runs []v8Run) *v8Stream {

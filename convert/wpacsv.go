@@ -107,134 +107,35 @@ var wpaAbsorbs = map[string]bool{
 
 func parseWPACSV(in *parserInput) (*profile.Profile, error) {
 	lr := newLineReader(in.R)
-	var h *wpaColumns
-	for h == nil && lr.Scan() {
-		if t := bytes.TrimSpace(bytes.TrimPrefix(lr.Bytes(), etwBOM)); len(t) > 0 {
-			h = wpaHeader(string(t))
-		}
-	}
-	if h == nil {
-		if err := lr.Err(); err != nil {
-			return nil, err
-		}
-		return nil, errAtLine(max(lr.Line(), 1), "expected a CSV header line naming the columns, found no lines")
-	}
-	headerLine := lr.Line()
-	stackCol, ok := h.col["stack"]
-	if !ok {
-		names := make([]string, len(h.names))
-		for i, n := range h.names {
-			names[i] = oneLine(n)
-		}
-		return nil, errAtLine(headerLine, "expected a Stack column in the header, found: %s", strings.Join(names, ", "))
-	}
-	absorb := make([]bool, h.n)
-	for k, i := range h.col {
-		absorb[i] = wpaAbsorbs[k]
-	}
-	tsScale, err := wpaScale(h, "timestamp", "s", headerLine)
+	h, err := wpaReadHeader(lr)
 	if err != nil {
 		return nil, err
 	}
-	wScale, err := wpaScale(h, "weight", "ms", headerLine)
-	if err != nil {
+	rows := &wpaRows{h: h, names: interner{}}
+	if rows.absorb, rows.tsScale, rows.wScale, err = h.layout(lr.Line()); err != nil {
 		return nil, err
 	}
-
 	b := newProfileBuilder(
 		&profile.ValueType{Type: "samples", Unit: "count"},
 		&profile.ValueType{Type: "cpu", Unit: "nanoseconds"},
 	)
 	in.collectStacks(b)
-	locs := newETWLocations(b)
+	rows.locs = newETWLocations(b)
 	samples := newETWSamples(in.Options, b.p.SampleType, 0)
-	noStack, idle := 0, 0
-	names := interner{}
-	col := func(vals []string, name string) (string, bool) {
-		i, ok := h.col[name]
-		if !ok {
-			return "", false
-		}
-		return vals[i], true
-	}
-	var fields []string
 	for lr.Scan() {
 		line := lr.Bytes()
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		if h.quoted {
-			fields, err = wpaQuoted(string(line), fields[:0])
-			if err != nil {
-				return nil, errAtLine(lr.Line(), "%v", err)
-			}
-		} else {
-			fields = append(fields[:0], strings.Split(string(line), h.sep)...)
+		sample, err := rows.sample(line, lr.Line())
+		if err != nil {
+			return nil, err
 		}
-		vals, ok := etwAlign(fields, h.sep, absorb, stackCol)
-		if !ok {
-			return nil, errAtLine(lr.Line(), "expected %d fields separated by %q as in the header, found %d", h.n, h.sep, len(fields))
-		}
-		var m sampleMeta
-		if v, ok := col(vals, "timestamp"); ok {
-			ns, ok := etwFixed(v, tsScale)
-			if !ok || ns < 0 {
-				return nil, errAtLine(lr.Line(), "TimeStamp: expected a non-negative number of %s, found %q", h.unitOf("timestamp", "s"), v)
-			}
-			m.Time, m.HasTime = ns, true
-		}
-		count := int64(1)
-		if v, ok := col(vals, "count"); ok {
-			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil || n < 0 || n > wpaMaxCount {
-				return nil, errAtLine(lr.Line(), "Count: expected an integer from 0 to %d, found %q", wpaMaxCount, v)
-			}
-			count = n
-		}
-		weight := count * xperfDefaultInterval
-		if v, ok := col(vals, "weight"); ok {
-			if weight, ok = etwFixed(v, wScale); !ok {
-				return nil, errAtLine(lr.Line(), "Weight: expected a number of %s, found %q", h.unitOf("weight", "ms"), v)
-			}
-		}
-		if v, ok := col(vals, "thread id"); ok {
-			tid, err := strconv.ParseInt(v, 10, 64)
-			if err != nil {
-				return nil, errAtLine(lr.Line(), "Thread ID: expected an integer, found %q", v)
-			}
-			m.TID, m.HasTID = tid, true
-		}
-		if v, ok := col(vals, "process"); ok {
-			m.Process, m.PID, m.HasPID = etwProcess(v)
-		}
-		if v, ok := col(vals, "process name"); ok && v != "" {
-			m.Process = v
-		}
-		m.Thread, _ = col(vals, "thread name")
-		if m.Thread == "" {
-			m.Thread, _ = col(vals, "thread start function")
-		}
-		if etwIsIdle(m.Process, m.PID, m.HasPID) {
-			idle++
-			cpu, err := strconv.ParseInt(vals[h.colOr("cpu", 0)], 10, 64)
-			_, hasCPU := h.col["cpu"]
-			m.Process, m.Thread = "Idle", etwIdleThread(cpu, hasCPU && err == nil)
-		}
-		// The names are parts of the row: interned, a sample keeps no row.
-		m.Process, m.Thread = names.of(m.Process), names.of(m.Thread)
-		stack := wpaStack(vals[stackCol], locs)
-		if mod, ok := col(vals, "module"); ok {
-			fn, _ := col(vals, "function")
-			stack = wpaLeaf(stack, mod, fn, locs)
-		}
-		if len(stack) == 0 {
-			noStack++
-			stack = []*profile.Location{locs.get("(no stack)")}
-		}
-		if err := samples.add(etwSample{stack: stack, values: []int64{count, weight}, meta: m}, 1); err != nil {
+		if err := samples.add(sample, 1); err != nil {
 			return nil, limitOrAtLine(lr.Line(), "", err)
 		}
 	}
+	noStack, idle := rows.noStack, rows.idle
 	if err := lr.Err(); err != nil {
 		return nil, err
 	}
@@ -265,6 +166,160 @@ func parseWPACSV(in *parserInput) (*profile.Profile, error) {
 		in.Warnf("%d rows of the Idle process are kept as process \"Idle\", one thread per CPU; select other threads with --thread or --pid", idle)
 	}
 	return p, nil
+}
+
+// wpaReadHeader reads up to the first line that is not blank, the header,
+// and checks that it names a Stack column.
+func wpaReadHeader(lr *lineReader) (*wpaColumns, error) {
+	var h *wpaColumns
+	for h == nil && lr.Scan() {
+		if t := bytes.TrimSpace(bytes.TrimPrefix(lr.Bytes(), etwBOM)); len(t) > 0 {
+			h = wpaHeader(string(t))
+		}
+	}
+	if h == nil {
+		if err := lr.Err(); err != nil {
+			return nil, err
+		}
+		return nil, errAtLine(max(lr.Line(), 1), "expected a CSV header line naming the columns, found no lines")
+	}
+	if _, ok := h.col["stack"]; !ok {
+		names := make([]string, len(h.names))
+		for i, n := range h.names {
+			names[i] = oneLine(n)
+		}
+		return nil, errAtLine(lr.Line(), "expected a Stack column in the header, found: %s", strings.Join(names, ", "))
+	}
+	return h, nil
+}
+
+// layout returns which columns absorb separators and the powers of ten of
+// the TimeStamp and Weight units; headerLine is the header's line number.
+func (h *wpaColumns) layout(headerLine int) (absorb []bool, tsScale, wScale int, err error) {
+	absorb = make([]bool, h.n)
+	for k, i := range h.col {
+		absorb[i] = wpaAbsorbs[k]
+	}
+	if tsScale, err = wpaScale(h, "timestamp", "s", headerLine); err != nil {
+		return nil, 0, 0, err
+	}
+	if wScale, err = wpaScale(h, "weight", "ms", headerLine); err != nil {
+		return nil, 0, 0, err
+	}
+	return absorb, tsScale, wScale, nil
+}
+
+// wpaRows turns the rows after the header into samples, counting those
+// without a stack and those of the Idle process.
+type wpaRows struct {
+	h               *wpaColumns
+	absorb          []bool
+	tsScale, wScale int
+	locs            *etwLocations
+	names           interner
+	fields          []string
+	noStack, idle   int
+}
+
+// col returns the value of the named column, if the header has it.
+func (r *wpaRows) col(vals []string, name string) (string, bool) {
+	i, ok := r.h.col[name]
+	if !ok {
+		return "", false
+	}
+	return vals[i], true
+}
+
+// sample parses the row line, at line number at.
+func (r *wpaRows) sample(line []byte, at int) (etwSample, error) {
+	h := r.h
+	var err error
+	if h.quoted {
+		r.fields, err = wpaQuoted(string(line), r.fields[:0])
+		if err != nil {
+			return etwSample{}, errAtLine(at, "%v", err)
+		}
+	} else {
+		r.fields = append(r.fields[:0], strings.Split(string(line), h.sep)...)
+	}
+	stackCol := h.col["stack"]
+	vals, ok := etwAlign(r.fields, h.sep, r.absorb, stackCol)
+	if !ok {
+		return etwSample{}, errAtLine(at, "expected %d fields separated by %q as in the header, found %d", h.n, h.sep, len(r.fields))
+	}
+	count, weight, m, err := r.values(vals, at)
+	if err != nil {
+		return etwSample{}, err
+	}
+	r.who(vals, &m)
+	stack := wpaStack(vals[stackCol], r.locs)
+	if mod, ok := r.col(vals, "module"); ok {
+		fn, _ := r.col(vals, "function")
+		stack = wpaLeaf(stack, mod, fn, r.locs)
+	}
+	if len(stack) == 0 {
+		r.noStack++
+		stack = []*profile.Location{r.locs.get("(no stack)")}
+	}
+	return etwSample{stack: stack, values: []int64{count, weight}, meta: m}, nil
+}
+
+// values parses a row's TimeStamp, Count, Weight and Thread ID.
+func (r *wpaRows) values(vals []string, at int) (count, weight int64, m sampleMeta, err error) {
+	h := r.h
+	if v, ok := r.col(vals, "timestamp"); ok {
+		ns, ok := etwFixed(v, r.tsScale)
+		if !ok || ns < 0 {
+			return 0, 0, m, errAtLine(at, "TimeStamp: expected a non-negative number of %s, found %q", h.unitOf("timestamp", "s"), v)
+		}
+		m.Time, m.HasTime = ns, true
+	}
+	count = 1
+	if v, ok := r.col(vals, "count"); ok {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 || n > wpaMaxCount {
+			return 0, 0, m, errAtLine(at, "Count: expected an integer from 0 to %d, found %q", wpaMaxCount, v)
+		}
+		count = n
+	}
+	weight = count * xperfDefaultInterval
+	if v, ok := r.col(vals, "weight"); ok {
+		if weight, ok = etwFixed(v, r.wScale); !ok {
+			return 0, 0, m, errAtLine(at, "Weight: expected a number of %s, found %q", h.unitOf("weight", "ms"), v)
+		}
+	}
+	if v, ok := r.col(vals, "thread id"); ok {
+		tid, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return 0, 0, m, errAtLine(at, "Thread ID: expected an integer, found %q", v)
+		}
+		m.TID, m.HasTID = tid, true
+	}
+	return count, weight, m, nil
+}
+
+// who sets a row's process and thread names, the Idle process's threads
+// named after their CPU.
+func (r *wpaRows) who(vals []string, m *sampleMeta) {
+	h := r.h
+	if v, ok := r.col(vals, "process"); ok {
+		m.Process, m.PID, m.HasPID = etwProcess(v)
+	}
+	if v, ok := r.col(vals, "process name"); ok && v != "" {
+		m.Process = v
+	}
+	m.Thread, _ = r.col(vals, "thread name")
+	if m.Thread == "" {
+		m.Thread, _ = r.col(vals, "thread start function")
+	}
+	if etwIsIdle(m.Process, m.PID, m.HasPID) {
+		r.idle++
+		cpu, err := strconv.ParseInt(vals[h.colOr("cpu", 0)], 10, 64)
+		_, hasCPU := h.col["cpu"]
+		m.Process, m.Thread = "Idle", etwIdleThread(cpu, hasCPU && err == nil)
+	}
+	// The names are parts of the row: interned, a sample keeps no row.
+	m.Process, m.Thread = r.names.of(m.Process), r.names.of(m.Thread)
 }
 
 // colOr returns the index of a column, or def.

@@ -1,6 +1,8 @@
 package report
 
 import (
+	"bytes"
+	"encoding/json"
 	"io"
 	"testing"
 
@@ -42,6 +44,55 @@ func BenchmarkDiffReports(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				if err := f.write(io.Discard); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkReadDiffJSON decodes a large JSON result with the reader's
+// fast path and with encoding/json, which decode the same (the
+// differential tests in diff_json_read_fast_test.go): the comparison of
+// an internal/synth pair of 50,000 stacks a side with Intersect, which
+// lists every critical-graph node and untested path (as ctdiff diff
+// --aggregate intersect --format json writes it). Run with -benchmem.
+func BenchmarkReadDiffJSON(b *testing.B) {
+	pair := synth.Generate(synth.Config{Seed: 1, Stacks: 50_000})
+	build := func(p *profile.Profile) []*cct.Tree {
+		bl := cct.NewBuilder(cct.Options{Prune: true})
+		if err := bl.Add(p); err != nil {
+			b.Fatal(err)
+		}
+		return []*cct.Tree{bl.Finish()}
+	}
+	res, err := diff.Compare(build(pair.Base), build(pair.New), diff.Options{Aggregate: diff.Intersect})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := writeDiffJSON(&buf, res); err != nil {
+		b.Fatal(err)
+	}
+	data := buf.Bytes()
+	var want diffJSON
+	if err := fastUnmarshal(data, &want); err != nil {
+		b.Fatalf("the fast path gave up on ctdiff's own result: %v", err)
+	}
+	b.Logf("%d bytes of JSON", len(data))
+	for _, d := range []struct {
+		name      string
+		unmarshal func([]byte, *diffJSON) error
+	}{
+		{"fast", func(data []byte, v *diffJSON) error { return fastUnmarshal(data, v) }},
+		{"encoding-json", func(data []byte, v *diffJSON) error { return json.Unmarshal(data, v) }},
+	} {
+		b.Run(d.name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				var v diffJSON
+				if err := d.unmarshal(data, &v); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -499,41 +499,8 @@ func (d *fastDecoder) strBytes() ([]byte, error) {
 			break
 		}
 		// A backslash.
-		if j+1 >= len(data) {
-			return nil, errSlowPath
-		}
-		switch c := data[j+1]; c {
-		case '"', '\\', '/':
-			out = append(out, c)
-			j += 2
-		case 'b':
-			out, j = append(out, '\b'), j+2
-		case 'f':
-			out, j = append(out, '\f'), j+2
-		case 'n':
-			out, j = append(out, '\n'), j+2
-		case 'r':
-			out, j = append(out, '\r'), j+2
-		case 't':
-			out, j = append(out, '\t'), j+2
-		case 'u':
-			r, ok := hex4(data[j+2:])
-			j += 6
-			if utf16.IsSurrogate(r) {
-				lo, ok2 := rune(-1), false
-				if j+1 < len(data) && data[j] == '\\' && data[j+1] == 'u' {
-					lo, ok2 = hex4(data[j+2:])
-					j += 6
-				}
-				if r = utf16.DecodeRune(r, lo); !ok2 || r == utf8.RuneError {
-					return nil, errSlowPath // encoding/json writes U+FFFD
-				}
-			}
-			if !ok {
-				return nil, errSlowPath
-			}
-			out = utf8.AppendRune(out, r)
-		default:
+		var ok bool
+		if out, j, ok = unescape(data, j, out); !ok {
 			return nil, errSlowPath
 		}
 		start, i = j, j
@@ -541,6 +508,48 @@ func (d *fastDecoder) strBytes() ([]byte, error) {
 	d.scratch = out
 	d.ws()
 	return out, nil
+}
+
+// unescape appends the character the escape at data[j] (a backslash)
+// stands for to out and returns where the escape ends; false for an escape
+// the slow path decides (a malformed one, or a lone surrogate that
+// encoding/json writes as U+FFFD).
+func unescape(data []byte, j int, out []byte) ([]byte, int, bool) {
+	if j+1 >= len(data) {
+		return out, j, false
+	}
+	switch c := data[j+1]; c {
+	case '"', '\\', '/':
+		return append(out, c), j + 2, true
+	case 'b':
+		return append(out, '\b'), j + 2, true
+	case 'f':
+		return append(out, '\f'), j + 2, true
+	case 'n':
+		return append(out, '\n'), j + 2, true
+	case 'r':
+		return append(out, '\r'), j + 2, true
+	case 't':
+		return append(out, '\t'), j + 2, true
+	case 'u':
+		r, ok := hex4(data[j+2:])
+		j += 6
+		if utf16.IsSurrogate(r) {
+			lo, ok2 := rune(-1), false
+			if j+1 < len(data) && data[j] == '\\' && data[j+1] == 'u' {
+				lo, ok2 = hex4(data[j+2:])
+				j += 6
+			}
+			if r = utf16.DecodeRune(r, lo); !ok2 || r == utf8.RuneError {
+				return out, j, false
+			}
+		}
+		if !ok {
+			return out, j, false
+		}
+		return utf8.AppendRune(out, r), j, true
+	}
+	return out, j, false
 }
 
 func hex4(b []byte) (rune, bool) {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/ctdiff/ctdiff/diff"
 	"github.com/ctdiff/ctdiff/internal/labels"
-	"github.com/ctdiff/ctdiff/internal/pprofenc"
+	"github.com/ctdiff/ctdiff/internal/pprofio"
 	"github.com/google/pprof/profile"
 )
 
@@ -30,7 +30,7 @@ const (
 
 // writeDiffPprof writes a comparison as a gzipped pprof profile (see
 // diffProfile), streamed: the samples are made as they are written
-// (pprofenc.WriteSamples), with one Sample, stack and label map per thread
+// (pprofio.WriteSamples), with one Sample, stack and label map per thread
 // reused, so that a million-context comparison does not hold two million
 // profile.Samples with their stacks and maps (the bytes are the same as
 // diffProfile's, gzipped at BestSpeed as runtime/pprof and ctdiff convert
@@ -40,7 +40,7 @@ func writeDiffPprof(w io.Writer, res *diff.Result) error {
 	if err != nil {
 		return err
 	}
-	return pprofenc.WriteSamples(w, d.p, d.samples)
+	return pprofio.WriteSamples(w, d.p, d.samples)
 }
 
 // diffProfile returns a comparison in pprof's diff convention, so that

@@ -6,7 +6,7 @@ import (
 	"os"
 
 	"github.com/ctdiff/ctdiff/convert"
-	"github.com/ctdiff/ctdiff/internal/pprofenc"
+	"github.com/ctdiff/ctdiff/internal/pprofio"
 	"github.com/google/pprof/profile"
 	"github.com/spf13/cobra"
 )
@@ -69,7 +69,7 @@ func runConvert(s *streams, o *convertOptions, args []string) error {
 		}
 	}
 	if len(results) == 1 {
-		write := func(w io.Writer) error { return pprofenc.WriteSource(w, results[0].Samples) }
+		write := func(w io.Writer) error { return pprofio.WriteSource(w, results[0].Samples) }
 		if o.output == "" || o.output == "-" {
 			// Only stdout needs the buffer: a file is written to a
 			// temporary one (writeOutput), and a 500 MB trace's 323 MB of
@@ -90,12 +90,13 @@ func runConvert(s *streams, o *convertOptions, args []string) error {
 		printLine(s.Err, "ctdiff: warning: merging %d inputs: %s", len(ps), w)
 	}
 	return writeOutput(s, o.output, true, bufferOutput(func(w io.Writer) error {
-		return pprofenc.Write(w, p)
+		return pprofio.Write(w, p)
 	}))
 }
 
 // convertPprofStream converts path when it is a pprof input that
-// convert.ReadPprofStream takes, and reports whether it did. Standard
+// convert.PprofStreams takes, read with Options.Rewrite, and reports
+// whether it did. Standard
 // input that it does not take is read here, as readProfiles would,
 // since it cannot be read again: its results are returned.
 func convertPprofStream(s *streams, o *convertOptions, path string, copts convert.Options) (bool, []*convert.Result, error) {
@@ -136,17 +137,18 @@ func convertPprofStream(s *streams, o *convertOptions, path string, copts conver
 		defer prog.finish()
 		in.r = prog.reader(f)
 	}
-	x, err := convert.ReadPprofStream(br, path, size, copts)
+	copts.Rewrite = true
+	res, err := convert.Read(br, path, copts)
 	prog.clear()
 	if err != nil {
 		return false, nil, err
 	}
-	for _, w := range x.Warnings {
+	for _, w := range res.Warnings {
 		printLine(s.Err, "ctdiff: %s: warning: %s", path, w)
 	}
-	// Written straight to stdout too: ReadPprofStream checked the
-	// samples, so only the writer can fail.
-	return true, nil, writeOutput(s, o.output, true, x.Write)
+	// Written straight to stdout too: Read checked the samples, so only
+	// the writer can fail.
+	return true, nil, writeOutput(s, o.output, true, res.Rewrite.Write)
 }
 
 // A switchReader reads r, which may change between reads.

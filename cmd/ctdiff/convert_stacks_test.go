@@ -10,7 +10,7 @@ import (
 
 	"github.com/ctdiff/ctdiff/convert"
 	"github.com/ctdiff/ctdiff/internal/corpus"
-	"github.com/ctdiff/ctdiff/internal/pprofenc"
+	"github.com/ctdiff/ctdiff/internal/pprofio"
 	"github.com/google/pprof/profile"
 )
 
@@ -56,7 +56,7 @@ func TestConvertStacksSameBytes(t *testing.T) {
 					t.Fatal(err)
 				}
 				var want bytes.Buffer
-				if err := pprofenc.Write(&want, res.Profile); err != nil {
+				if err := pprofio.Write(&want, res.Profile); err != nil {
 					t.Fatal(err)
 				}
 				if !bytes.Equal(got, want.Bytes()) {
@@ -88,7 +88,7 @@ func TestConvertMergesTraces(t *testing.T) {
 		t.Fatal(err)
 	}
 	var want bytes.Buffer
-	if err := pprofenc.Write(&want, merged); err != nil {
+	if err := pprofio.Write(&want, merged); err != nil {
 		t.Fatal(err)
 	}
 	if got, err := os.ReadFile(out); err != nil || !bytes.Equal(got, want.Bytes()) {

@@ -26,7 +26,7 @@ func withStdin(t *testing.T, path string, fn func()) {
 
 // TestConvertStdin: a profile on standard input, whose size is not known
 // before it is read, converts to the bytes the same file converts to: a
-// pprof one streamed (convert.ReadPprofStream, in memory that grows with
+// pprof one streamed (convert.Read with Options.Rewrite, in memory that grows with
 // its distinct stacks, not read whole), others read as before; and errors
 // name standard input.
 func TestConvertStdin(t *testing.T) {

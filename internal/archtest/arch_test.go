@@ -196,16 +196,16 @@ func TestViolations(t *testing.T) {
 	// clean is a small graph that obeys every rule.
 	clean := func() map[string][]string {
 		return map[string][]string{
-			mod + "convert":           {mod + "internal/labels", mod + "internal/stacks", "fmt"},
-			mod + "cct":               {mod + "internal/labels", mod + "internal/stacks"},
-			mod + "diff":              {mod + "cct"},
-			mod + "report":            {mod + "cct", mod + "diff", mod + "internal/pprofenc"},
-			mod + "cmd/ctdiff":        {mod + "convert", mod + "report", mod + "internal/browser", cobra},
-			mod + "internal/labels":   {},
-			mod + "internal/stacks":   {},
-			mod + "internal/pprofenc": {mod + "internal/labels", mod + "cct"},
-			mod + "internal/browser":  {mod + "report", mod + "diff"},
-			mod + "internal/eval":     {mod + "convert", mod + "diff", cobra}, // used by no stage
+			mod + "convert":          {mod + "internal/labels", mod + "internal/stacks", "fmt"},
+			mod + "cct":              {mod + "internal/labels", mod + "internal/stacks"},
+			mod + "diff":             {mod + "cct"},
+			mod + "report":           {mod + "cct", mod + "diff", mod + "internal/pprofio"},
+			mod + "cmd/ctdiff":       {mod + "convert", mod + "report", mod + "internal/browser", cobra},
+			mod + "internal/labels":  {},
+			mod + "internal/stacks":  {},
+			mod + "internal/pprofio": {mod + "internal/labels", mod + "cct"},
+			mod + "internal/browser": {mod + "report", mod + "diff"},
+			mod + "internal/eval":    {mod + "convert", mod + "diff", cobra}, // used by no stage
 		}
 	}
 	for _, tt := range []struct {
@@ -241,18 +241,18 @@ func TestViolations(t *testing.T) {
 		{
 			"helper of report imports diff: allowed",
 			func(g map[string][]string) {
-				g[mod+"internal/pprofenc"] = append(g[mod+"internal/pprofenc"], mod+"diff")
+				g[mod+"internal/pprofio"] = append(g[mod+"internal/pprofio"], mod+"diff")
 			},
 			nil,
 		},
 		{
 			"helper of report imports convert",
 			func(g map[string][]string) {
-				g[mod+"internal/pprofenc"] = append(g[mod+"internal/pprofenc"], mod+"convert")
+				g[mod+"internal/pprofio"] = append(g[mod+"internal/pprofio"], mod+"convert")
 			},
 			[]string{
 				"report depends on convert: data flows convert → cct → diff → report → cmd only",
-				"internal/pprofenc imports convert, but report uses it (report → internal/pprofenc) and must not depend on convert: an internal package must not import a stage above the stages that use it",
+				"internal/pprofio imports convert, but report uses it (report → internal/pprofio) and must not depend on convert: an internal package must not import a stage above the stages that use it",
 			},
 		},
 		{
@@ -270,12 +270,12 @@ func TestViolations(t *testing.T) {
 		{
 			"helper of report imports testing",
 			func(g map[string][]string) {
-				g[mod+"internal/pprofenc"] = append(g[mod+"internal/pprofenc"], "testing")
+				g[mod+"internal/pprofio"] = append(g[mod+"internal/pprofio"], "testing")
 			},
 			[]string{
 				"report depends on testing: test helpers (internal/golden, internal/cctest) stay in _test.go files",
 				"cmd/ctdiff depends on testing: test helpers (internal/golden, internal/cctest) stay in _test.go files",
-				"internal/pprofenc imports testing, but report uses it (report → internal/pprofenc) and must not depend on testing: test helpers (internal/golden, internal/cctest) stay in _test.go files",
+				"internal/pprofio imports testing, but report uses it (report → internal/pprofio) and must not depend on testing: test helpers (internal/golden, internal/cctest) stay in _test.go files",
 			},
 		},
 		{

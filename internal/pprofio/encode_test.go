@@ -1,4 +1,4 @@
-package pprofenc
+package pprofio
 
 import (
 	"bytes"
@@ -134,7 +134,7 @@ func BenchmarkWrite(b *testing.B) {
 		name  string
 		write func(io.Writer, *profile.Profile) error
 	}{
-		{"pprofenc", Write},
+		{"pprofio", Write},
 		{"pprof", func(w io.Writer, p *profile.Profile) error { return p.Write(w) }},
 		{"pprof-bestspeed", func(w io.Writer, p *profile.Profile) error {
 			zw, _ := gzip.NewWriterLevel(w, gzip.BestSpeed)

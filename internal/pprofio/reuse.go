@@ -1,4 +1,4 @@
-package convert
+package pprofio
 
 import (
 	"bytes"
@@ -31,7 +31,7 @@ type Buffers struct {
 	arrays stackArrays
 	// tables are the last profile's that were valid (Profile.CheckValid),
 	// pending the tables of the profile being read, until it is found
-	// valid (commitTables); reused says that profile shares tables.
+	// valid (CommitTables); reused says that profile shares tables.
 	tables, pending *pprofTables
 	reused          bool
 }
@@ -150,13 +150,13 @@ func (b *Buffers) sameTables(data []byte) *pprofTables {
 	return b.tables
 }
 
-// reusedTables says the profile just decoded shares the tables of one
+// ReusedTables says the profile just decoded shares the tables of one
 // read before, which were found valid then.
-func (b *Buffers) reusedTables() bool { return b != nil && b.reused }
+func (b *Buffers) ReusedTables() bool { return b != nil && b.reused }
 
-// commitTables keeps the tables of the profile just decoded, found valid,
+// CommitTables keeps the tables of the profile just decoded, found valid,
 // for the next one.
-func (b *Buffers) commitTables() {
+func (b *Buffers) CommitTables() {
 	if b != nil && b.pending != nil {
 		b.tables, b.pending = b.pending, nil
 	}

@@ -1,4 +1,4 @@
-package convert
+package pprofio
 
 import (
 	"encoding/binary"

@@ -1,4 +1,4 @@
-package convert
+package pprofio
 
 import (
 	"slices"
@@ -9,7 +9,7 @@ import (
 	"github.com/google/pprof/profile"
 )
 
-// decodePprof decodes an uncompressed profile.proto into the profile that
+// Decode decodes an uncompressed profile.proto into the profile that
 // profile.ParseUncompressed returns for it, about four times faster and with
 // half the memory: samples, their location and value slices and their label
 // values are carved from a few large slabs instead of being allocated one by
@@ -21,12 +21,8 @@ import (
 // ParseUncompressed would, and the caller then falls back to
 // profile.ParseData, which gives the authoritative result or error; so the
 // decoder checks what pprof checks and gives up instead of explaining.
-func decodePprof(data []byte) (p *profile.Profile, ok bool) {
-	return decodePprofCounted(data, nil)
-}
-
-// decodePprofCounted is decodePprof given data's fields counted, or nil.
-func decodePprofCounted(data []byte, counts *pprofCounts) (p *profile.Profile, ok bool) {
+// counts are data's fields counted (ReadFields, KnownFields), or nil.
+func Decode(data []byte, counts *Counts) (p *profile.Profile, ok bool) {
 	if len(data) == 0 {
 		return nil, false
 	}
@@ -70,7 +66,7 @@ type pprofDecoder struct {
 	dense   uint64 // ids 1 to dense have index id - 1 (stacks)
 
 	scratch *pprofScratch
-	counts  *pprofCounts // from readPprofData; nil to count in size
+	counts  *Counts // from readPprofData; nil to count in size
 }
 
 // pprofScratch holds a decoder's tables that the profile it makes does
@@ -338,13 +334,13 @@ func (d *pprofDecoder) topField(f field) bool {
 	return true // unknown fields are skipped, as pprof does
 }
 
-// pprofCounts counts the top-level fields of a profile.proto whose tables
-// the decoder allocates: counted while streamPprofFields copies them, so
+// Counts counts the top-level fields of a profile.proto whose tables
+// the decoder allocates: counted while ReadFields copies them, so
 // that decoding does not take a pass over the bytes for it.
-type pprofCounts struct{ samples, locations, functions, strings int }
+type Counts struct{ samples, locations, functions, strings int }
 
 // add counts a field with this number.
-func (n *pprofCounts) add(num int) {
+func (n *Counts) add(num int) {
 	switch num {
 	case 2:
 		n.samples++
@@ -363,7 +359,7 @@ func (n *pprofCounts) add(num int) {
 func (d *pprofDecoder) size(data []byte) {
 	n := d.counts
 	if n == nil {
-		n = &pprofCounts{}
+		n = &Counts{}
 		for b := data; len(b) > 0; {
 			f, rest, ok := next(b)
 			if !ok {
@@ -820,9 +816,16 @@ func (d *pprofDecoder) labels(s *profile.Sample, lbls []sampleLabel, lc *labelCa
 	if lc.str == nil {
 		lc.str, lc.units = map[string]map[string][]string{}, map[string]map[string][]string{}
 	}
-	// The string labels: shared by samples with the same ones.
+	if nums := d.strLabels(s, lbls, lc); nums > 0 {
+		d.numLabels(s, lbls, lc, vals)
+	}
+	return true
+}
+
+// strLabels sets s.Label, shared by samples with the same string labels,
+// and returns the number of numeric labels.
+func (d *pprofDecoder) strLabels(s *profile.Sample, lbls []sampleLabel, lc *labelCache) (nums int) {
 	lc.key = lc.key[:0]
-	nums := 0
 	for _, l := range lbls {
 		switch {
 		case l.str != 0:
@@ -831,73 +834,74 @@ func (d *pprofDecoder) labels(s *profile.Sample, lbls []sampleLabel, lc *labelCa
 			nums++
 		}
 	}
-	if len(lc.key) > 0 {
-		m, found := lc.str[string(lc.key)]
-		if !found {
-			m = map[string][]string{}
-			for _, l := range lbls {
-				if l.str != 0 {
-					k := d.strings[l.key]
-					m[k] = append(m[k], d.strings[l.str])
-				}
+	if len(lc.key) == 0 {
+		return nums
+	}
+	m, found := lc.str[string(lc.key)]
+	if !found {
+		m = map[string][]string{}
+		for _, l := range lbls {
+			if l.str != 0 {
+				k := d.strings[l.key]
+				m[k] = append(m[k], d.strings[l.str])
 			}
-			lc.str[string(lc.key)] = m
 		}
-		s.Label = m
+		lc.str[string(lc.key)] = m
 	}
-	if nums == 0 {
-		return true
-	}
-	// The numbers: one map per sample, values from the slab.
+	s.Label = m
+	return nums
+}
+
+// isNumLabel reports whether l is a numeric label as postDecode keeps it.
+func isNumLabel(l sampleLabel) bool { return l.str == 0 && (l.num != 0 || l.unit != 0) }
+
+// numLabels sets s.NumLabel, one map per sample with values from the slab,
+// and s.NumUnit, which depends on the keys and units only: shared.
+func (d *pprofDecoder) numLabels(s *profile.Sample, lbls []sampleLabel, lc *labelCache, vals *slab[int64]) {
 	if lc.counts == nil {
 		lc.counts = map[string]int{}
 	}
 	clear(lc.counts)
+	lc.key = lc.key[:0]
 	for _, l := range lbls {
-		if l.str == 0 && (l.num != 0 || l.unit != 0) {
+		if isNumLabel(l) {
 			lc.counts[d.strings[l.key]]++
+			lc.key = appendInt(appendInt(lc.key, l.key), l.unit)
 		}
 	}
 	num := make(map[string][]int64, len(lc.counts))
 	for k, n := range lc.counts {
 		num[k] = vals.take(n)[:0]
 	}
-	// The units depend on the keys and units only: shared.
-	lc.key = lc.key[:0]
-	for _, l := range lbls {
-		if l.str == 0 && (l.num != 0 || l.unit != 0) {
-			lc.key = appendInt(appendInt(lc.key, l.key), l.unit)
-		}
-	}
 	units, found := lc.units[string(lc.key)]
 	if !found {
 		units = map[string][]string{}
 	}
 	for _, l := range lbls {
-		if l.str != 0 || (l.num == 0 && l.unit == 0) {
+		if !isNumLabel(l) {
 			continue
 		}
 		k := d.strings[l.key]
 		if !found && l.unit != 0 {
-			u := units[k]
-			for len(u) < len(num[k]) {
-				u = append(u, "")
-			}
-			units[k] = append(u, d.strings[l.unit])
+			units[k] = append(padUnits(units[k], len(num[k])), d.strings[l.unit])
 		}
 		num[k] = append(num[k], l.num)
 	}
 	if !found {
 		for k, u := range units {
-			for len(u) < len(num[k]) {
-				u = append(u, "")
-			}
-			units[k] = u
+			units[k] = padUnits(u, len(num[k]))
 		}
 		lc.units[string(lc.key)] = units
 	}
 	s.NumLabel, s.NumUnit = num, units
-	return true
+}
+
+// padUnits pads u with "" to n units.
+func padUnits(u []string, n int) []string {
+	for len(u) < n {
+		u = append(u, "")
+	}
+	return u
 }
 
 func appendInt(b []byte, v int64) []byte {

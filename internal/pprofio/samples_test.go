@@ -1,4 +1,4 @@
-package pprofenc
+package pprofio
 
 import (
 	"bytes"

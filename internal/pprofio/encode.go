@@ -1,5 +1,5 @@
-// Package pprofenc writes profile.proto: the bytes profile.Profile's
-// WriteUncompressed writes, three times faster and with little garbage.
+// Writing profile.proto: the bytes profile.Profile's WriteUncompressed
+// writes, three times faster and with little garbage.
 //
 // pprof's encoder builds every sample's labels into a fresh slice (sorting
 // freshly allocated key lists on the way) and the whole message in memory
@@ -9,7 +9,8 @@
 // the bytes are the same, which the tests check), and a sample's string
 // labels are encoded once per label map, since converters share one map
 // among a thread's samples.
-package pprofenc
+
+package pprofio
 
 import (
 	"bufio"

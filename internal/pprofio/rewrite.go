@@ -1,163 +1,75 @@
-package convert
+package pprofio
 
 import (
 	"bufio"
-	"bytes"
-	"compress/gzip"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"strings"
 
-	"github.com/ctdiff/ctdiff/internal/pprofenc"
 	"github.com/ctdiff/ctdiff/stacks"
 	"github.com/google/pprof/profile"
 )
 
-// A PprofStream is one big pprof profile read to be written out again
-// whole (ctdiff convert of one input): its samples as pprofStream keeps
-// them, each distinct stack once and a record of a few bytes a sample,
-// not as a profile.Sample each. Read whole, the 3.5 GB profile.proto of a
-// 515 MB DevTools trace (28.8 M samples) ran out of memory at 18 GB; read
-// so and written again it takes 0.5 GB (BENCHMARKS.md, issue 20, helper
-// m2).
+// A Rewrite is one big profile.proto read to be written out again whole
+// (ctdiff convert of one input): its samples as pprofStream keeps them,
+// each distinct stack once and a record of a few bytes a sample, not as a
+// profile.Sample each. Read whole, the 3.5 GB profile.proto of a 515 MB
+// DevTools trace (28.8 M samples) ran out of memory at 18 GB; read so and
+// written again it takes 0.5 GB.
 //
-// What it writes is what Read and pprofenc.Write write for the same
-// input, byte for byte: the profile as profile.Parse reads it (labels
-// sorted by key, strings interned in pprof's order) and pprof writes it.
-type PprofStream struct {
-	// Warnings are the reader's, as Result.Warnings.
-	Warnings []string
-
+// What it writes is what Write writes of the profile profile.Parse reads
+// from the input, byte for byte: labels sorted by key, strings interned in
+// pprof's order.
+type Rewrite struct {
 	p    *profile.Profile // without samples
 	ps   *pprofStream
 	strs []string // the input's string table, which the labels index
-	// With --thread or --pid, the samples kept (a bit each), how many,
-	// and the layouts of their labels in the order of the first kept
-	// sample of each (those of no kept sample left out).
+	// With a selection of threads, the samples kept (a bit each), how
+	// many, and the layouts of their labels in the order of the first
+	// kept sample of each (those of no kept sample left out).
 	keep  []uint64
 	kept  int
 	order []int32
 }
 
-// ReadPprofStream reads r, the input name, when PprofStreams takes it.
-// It returns nil and no error for any other input, having only peeked at
-// r: the caller reads r with Read, which takes a *bufio.Reader of 64 KB or
-// more as it is. Options.Thread and PIDs select samples as Read does.
-func ReadPprofStream(r *bufio.Reader, name string, size int64, opts Options) (*PprofStream, error) {
-	if !PprofStreams(r, size, opts) {
-		return nil, nil
-	}
-	magic, _ := r.Peek(2)
-	gzipped := isGzip(magic)
-	x, err := readPprofStream(r, name, gzipped, &opts)
-	if err != nil {
-		return nil, inputError(err, name)
-	}
-	for i, w := range x.Warnings {
-		x.Warnings[i] = escapeControls(w)
-	}
-	return x, nil
-}
-
-// PprofStreams reports whether ReadPprofStream reads r, peeking at it: a
-// pprof profile of at least the size parsePprofStacks streams (size is
-// the file's, gzipped or not), or on standard input (size < 0), whose
-// size is not known before it is read; without Options.Aggregate, which
-// Read applies.
-func PprofStreams(r *bufio.Reader, size int64, opts Options) bool {
-	if opts.Aggregate || (opts.From != "" && opts.From != "pprof") {
-		return false
-	}
-	magic, _ := r.Peek(2)
-	gzipped := isGzip(magic)
-	if size >= 0 && !(gzipped && size >= pprofStreamGzip) && !(!gzipped && size >= pprofStreamRaw) {
-		return false
-	}
-	head := peekHead(r, gzipped)
-	if len(head) < 2 || isGzip(head[:2]) || looksLikeText(head[:min(len(head), 512)]) || bytes.HasPrefix(head, []byte{0, 0, 0, 0}) {
-		return false // empty, gzipped twice or a legacy format: Read decides
-	}
-	f := sniff(head)
-	return opts.From != "" || (f != nil && f.Name == "pprof")
-}
-
-// peekHead returns the first sniffSize bytes of the input r holds,
-// decompressed from what r buffers when it is gzipped (fewer when those
-// do not hold them), without reading r.
-func peekHead(r *bufio.Reader, gzipped bool) []byte {
-	b, _ := r.Peek(min(r.Size(), 64<<10))
-	if !gzipped {
-		return b[:min(len(b), sniffSize)]
-	}
-	zr, err := gzip.NewReader(bytes.NewReader(b))
-	if err != nil {
-		return nil
-	}
-	head := make([]byte, sniffSize)
-	n, _ := io.ReadFull(zr, head)
-	return head[:n]
-}
-
-// readPprofStream is ReadPprofStream once the input is known to be one
-// to stream: decompressed within the size limit as read does.
-func readPprofStream(r *bufio.Reader, name string, gzipped bool, opts *Options) (*PprofStream, error) {
-	limit := opts.MaxDecompressed
-	if limit <= 0 {
-		limit = DefaultMaxDecompressed
-	}
-	var dec io.Reader
-	var consumed *int64
-	if gzipped {
-		zr, err := gzip.NewReader(r)
-		if err != nil {
-			return nil, fmt.Errorf("gzip: %w", err)
-		}
-		g := newGzipReader(zr, r, limit)
-		dec, consumed = g, &g.n
-	} else {
-		l := &limitReader{r: r, limit: limit}
-		dec, consumed = l, &l.n
-	}
-	in := &parserInput{Name: name, Options: opts, consumed: consumed}
-	// As parsePprofStream reads: another goroutine decompresses ahead.
-	ra := newReadAhead(dec)
+// ReadRewrite reads the profile.proto r holds, decompressed: its samples
+// as a Rewrite keeps them, the rest as parse (pprof's reader with the
+// caller's checks) would where the decoder does not take it. cut is as
+// ReadFields's. The samples are checked as Check says.
+func ReadRewrite(r io.Reader, parse func([]byte) (*profile.Profile, error)) (x *Rewrite, cut int, err error) {
+	// As StreamStacks reads: another goroutine decompresses ahead.
+	ra := newReadAhead(r)
 	defer ra.stop()
 	ps := newPprofStream()
 	ps.keysOnly = true
 	pr := &pprofFieldReader{r: bufio.NewReaderSize(ra, 256<<10), sample: ps.add}
-	meta, _, err := streamFields(in, pr, nil)
+	meta, _, cut, err := pr.fields(nil)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	ra.stop() // before bytesRead is read: the goroutine counts it
-	p, strs, err := pprofStreamMeta(meta)
+	p, strs, err := pprofStreamMeta(meta, parse)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	x := &PprofStream{Warnings: in.warnings, p: p, ps: ps, strs: strs}
-	if err := x.check(in.bytesRead()); err != nil {
-		return nil, err
+	x = &Rewrite{p: p, ps: ps, strs: strs}
+	if err := x.check(); err != nil {
+		return nil, 0, err
 	}
-	if opts.Thread != nil || len(opts.PIDs) > 0 {
-		if err := x.selectThreads(opts); err != nil {
-			return nil, err
-		}
-	}
-	return x, nil
+	return x, cut, nil
 }
 
 // pprofStreamMeta decodes the profile's fields but its samples, as the
 // fast decoder does where it can and pprof does where it cannot, and
 // returns them with the string table the samples' labels index.
-func pprofStreamMeta(meta []byte) (*profile.Profile, []string, error) {
-	p, ok := decodePprof(meta)
+func pprofStreamMeta(meta []byte, parse func([]byte) (*profile.Profile, error)) (*profile.Profile, []string, error) {
+	p, ok := Decode(meta, nil)
 	if !ok || p.CheckValid() != nil {
 		var err error // pprof's words, as parsePprof gives them
-		if p, err = parsePprofData(meta); err != nil {
+		if p, err = parse(meta); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -175,11 +87,11 @@ func pprofStreamMeta(meta []byte) (*profile.Profile, []string, error) {
 	return p, strs, nil
 }
 
-// check checks the samples as pprof and Read (checkSamples) check them,
-// so that writing them cannot fail but for the writer: every sample has a
-// value per sample type, names locations the profile has and strings its
-// table has, and its values are counts that add up within an int64.
-func (x *PprofStream) check(inputBytes int64) error {
+// check checks the samples as pprof checks them, so that writing them
+// cannot fail but for the writer: every sample has a value per sample
+// type, names locations the profile has and strings its table has. (The
+// caller checks the values: EachSample.)
+func (x *Rewrite) check() error {
 	ps, p := x.ps, x.p
 	types := len(p.SampleType)
 	if ps.n > 0 && types == 0 {
@@ -232,49 +144,23 @@ func (x *PprofStream) check(inputBytes int64) error {
 			}
 		}
 	}
-	budget := &stackBudget{limit: stackFrameLimit(inputBytes)}
-	sums := make([]int64, types)
-	var err error
-	x.each(func(i int, k int32, _ int32, vals, _ []int64) bool {
-		if err = budget.take(int(ps.at[k+1] - ps.at[k])); err != nil {
-			err = fmt.Errorf("sample %d: %w", i, err)
-			return false
-		}
-		for j, v := range vals {
-			if v < 0 {
-				err = fmt.Errorf("sample %d: %w: %s is %d; ctdiff needs counts and times "+
-					"(a profile of differences, such as pprof -diff_base writes, cannot be read: pass the two profiles instead)",
-					i, errNegativeValue, sampleTypeName(p, j), v)
-				return false
-			}
-			if sums[j] += v; sums[j] < 0 {
-				err = fmt.Errorf("sample %d: the %s values add up to more than %d", i, sampleTypeName(p, j), int64(math.MaxInt64))
-				return false
-			}
-		}
-		return true
-	})
-	if err != nil {
-		return err
-	}
-	if ps.n == 0 {
-		return fmt.Errorf("%w: the pprof input holds no samples", errNoSamples)
-	}
 	return nil
 }
 
-func varintLen(u uint64) int {
-	n := 1
-	for ; u >= 0x80; u >>= 7 {
-		n++
-	}
-	return n
+// EachSample calls fn with each sample in order, its number, the number
+// of frames of its stack and its values (valid during the call), until
+// fn returns false.
+func (x *Rewrite) EachSample(fn func(i, frames int, vals []int64) bool) {
+	ps := x.ps
+	x.each(func(i int, k, _ int32, vals, _ []int64) bool {
+		return fn(i, int(ps.at[k+1]-ps.at[k]), vals)
+	})
 }
 
 // each calls fn with each sample in order: its number, its stack's and
 // its layout's, its values and its layout's numbers (valid during the
 // call), until fn returns false.
-func (x *PprofStream) each(fn func(i int, k, lay int32, vals, nums []int64) bool) {
+func (x *Rewrite) each(fn func(i int, k, lay int32, vals, nums []int64) bool) {
 	ps := x.ps
 	vals := make([]int64, max(ps.nValues, 0))
 	clear(ps.lastValue)
@@ -309,26 +195,27 @@ func (x *PprofStream) each(fn func(i int, k, lay int32, vals, nums []int64) bool
 }
 
 // Profile returns the profile without its samples.
-func (x *PprofStream) Profile() *profile.Profile { return x.p }
+func (x *Rewrite) Profile() *profile.Profile { return x.p }
 
 // Len returns the number of samples (kept).
-func (x *PprofStream) Len() int {
+func (x *Rewrite) Len() int {
 	if x.keep != nil {
 		return x.kept
 	}
 	return x.ps.n
 }
 
-// selectThreads keeps the samples of the threads opts select, as
-// selectSamples does: each sample's thread as layoutThreads and expand
-// make it, a thread's samples all kept or all dropped.
-func (x *PprofStream) selectThreads(opts *Options) error {
+// SelectThreads keeps the samples of the threads keep says to keep: each
+// sample's thread as StreamStacks makes it, a thread's samples all kept
+// or all dropped. It returns the names of the threads seen and how many
+// samples are kept.
+func (x *Rewrite) SelectThreads(keepThread func(stacks.Thread) bool) (seen map[string]bool, kept int, err error) {
 	lt, err := x.ps.layoutThreads(&pprofDecoder{strings: x.strs})
 	if err != nil {
-		return err
+		return nil, 0, err
 	}
-	keepThread := map[stacks.Thread]bool{}
-	seen := map[string]bool{}
+	byThread := map[stacks.Thread]bool{}
+	seen = map[string]bool{}
 	first := make([]int, len(lt)) // each layout's first kept sample, plus one
 	x.keep = make([]uint64, (x.ps.n+63)/64)
 	x.each(func(i int, _, lay int32, _, nums []int64) bool {
@@ -340,12 +227,11 @@ func (x *PprofStream) selectThreads(opts *Options) error {
 		if t.tid >= 0 {
 			id.TID, id.HasTID = nums[t.tid], true
 		}
-		keep, known := keepThread[id]
+		keep, known := byThread[id]
 		if !known {
 			seen[id.Name()] = true
-			keep = (opts.Thread == nil || opts.Thread.MatchString(id.Name())) &&
-				(len(opts.PIDs) == 0 || (id.HasPID && slices.Contains(opts.PIDs, id.PID)))
-			keepThread[id] = keep
+			keep = keepThread(id)
+			byThread[id] = keep
 		}
 		if keep {
 			x.keep[i>>6] |= 1 << (i & 63)
@@ -357,17 +243,14 @@ func (x *PprofStream) selectThreads(opts *Options) error {
 		}
 		return true
 	})
-	if x.kept == 0 {
-		return noSelected(seen)
-	}
-	return nil
+	return seen, x.kept, nil
 }
 
-// Write writes the profile gzipped, as pprofenc.Write writes the profile
-// Read returns for the input.
-func (x *PprofStream) Write(w io.Writer) error {
+// Write writes the profile gzipped, as Write writes the profile
+// profile.Parse reads from the input.
+func (x *Rewrite) Write(w io.Writer) error {
 	labels, layouts := x.labelStrings()
-	return pprofenc.WriteEncoded(w, x.p, labels, func(ids []int64, emit func([]byte) error) error {
+	return WriteEncoded(w, x.p, labels, func(ids []int64, emit func([]byte) error) error {
 		for i := range layouts {
 			layouts[i].encode(ids)
 		}
@@ -434,7 +317,7 @@ type numAt struct {
 // pprof interns them (preEncode): a layout's at its first sample, and
 // layouts are numbered in the order of their first samples (of those
 // kept: x.order); and each layout's labels in the order pprof writes them.
-func (x *PprofStream) labelStrings() ([]string, []labelLayout) {
+func (x *Rewrite) labelStrings() ([]string, []labelLayout) {
 	var out []string
 	layouts := make([]labelLayout, len(x.ps.layouts))
 	order := x.order

@@ -1,4 +1,4 @@
-package convert
+package pprofio
 
 import (
 	"encoding/binary"
@@ -9,20 +9,17 @@ import (
 	"github.com/google/pprof/profile"
 )
 
-// decodePprofStacks is decodePprof for Options.Stacks: the profile without
+// DecodeStacks is Decode for convert's Options.Stacks: the profile without
 // samples, and the samples as stacks.Samples. Labels are read as
 // profile.ParseData reads them (a numeric label of 0 without a unit is
 // dropped; the first value of a key counts); only the thread labels and
-// the timestamp are kept. ok is false where decodePprof's would be, and
+// the timestamp are kept. ok is false where Decode's would be, and
 // for a location id no location has or a sample whose values do not match
 // the sample types (which CheckValid rejects).
-func decodePprofStacks(data []byte) (*profile.Profile, *stacks.Samples, bool) {
-	return decodePprofStacksCounted(data, nil, nil)
-}
-
-// decodePprofStacksCounted is decodePprofStacks given data's fields
-// counted, or nil, reusing what bufs hold when not nil.
-func decodePprofStacksCounted(data []byte, counts *pprofCounts, bufs *Buffers) (*profile.Profile, *stacks.Samples, bool) {
+//
+// counts are data's fields counted, or nil; bufs, when not nil, lend
+// what they hold.
+func DecodeStacks(data []byte, counts *Counts, bufs *Buffers) (*profile.Profile, *stacks.Samples, bool) {
 	if len(data) == 0 {
 		return nil, nil, false
 	}
