@@ -180,9 +180,9 @@ func newSampleSink(in *parserInput, b *profileBuilder) *sampleSink {
 	return s
 }
 
-// add takes one sample: stack leaf first (it is copied), the value of
-// sample type column col.
-func (s *sampleSink) add(stack []*profile.Location, col int, v int64, m sampleMeta) error {
+// add takes one sample: stack leaf first and one value per sample type
+// (both are copied).
+func (s *sampleSink) add(stack []*profile.Location, values []int64, m sampleMeta) error {
 	if err := s.budget.take(len(stack)); err != nil {
 		return err
 	}
@@ -193,41 +193,32 @@ func (s *sampleSink) add(stack []*profile.Location, col int, v int64, m sampleMe
 	}
 	if s.merge != nil {
 		key := appendLocKey(appendMetaKey(s.merge.newKey(), &m), stack)
-		key = append(key, byte(col))
 		if x, found := s.merge.find(key, m.Time, m.HasTime); found {
-			p := &s.pending[x]
-			if p.values[0]+v < p.values[0] {
-				return fmt.Errorf("the values of one stack add up to more than %d", int64(math.MaxInt64))
+			if j := addValues(s.pending[x].values, values); j >= 0 {
+				return errMergedTotal(s.b.Profile().SampleType, j)
 			}
-			p.values[0] += v
 			return nil
 		}
 	}
-	s.pending = append(s.pending, pendingSample{stack: slices.Clone(stack), values: []int64{v, int64(col)}, meta: m})
+	s.pending = append(s.pending, pendingSample{stack: slices.Clone(stack), values: slices.Clone(values), meta: m})
 	return nil
 }
 
 // flush adds the samples to the builder, in the order mergeIndex gives
-// when merging, with one value per sample type.
+// when merging.
 func (s *sampleSink) flush() {
-	width := len(s.b.Profile().SampleType)
 	s.b.Grow(len(s.pending), 0)
-	emit := func(p *pendingSample) {
-		values := make([]int64, width)
-		values[p.values[1]] = p.values[0]
-		s.b.Add(p.stack, values, p.meta)
-	}
 	if s.merge == nil {
-		for i := range s.pending {
-			emit(&s.pending[i])
+		for _, p := range s.pending {
+			s.b.Add(p.stack, p.values, p.meta)
 		}
 	} else {
 		for _, x := range s.merge.order() {
-			p := &s.pending[x]
+			p := s.pending[x]
 			if s.merge.timed {
 				p.meta.Time = s.merge.time[x]
 			}
-			emit(p)
+			s.b.Add(p.stack, p.values, p.meta)
 		}
 	}
 	s.pending = nil

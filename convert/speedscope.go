@@ -136,6 +136,7 @@ type speedscopeReader struct {
 	locs []*profile.Location
 	buf  []*profile.Location
 	rev  []*profile.Location
+	vals []int64
 }
 
 // errAt is an error about profile i (and, when where is set, a place in it).
@@ -145,6 +146,17 @@ func (r *speedscopeReader) errAt(i int, where, format string, args ...any) error
 		w += ", " + where
 	}
 	return &SyntaxError{Where: w, Msg: fmt.Sprintf(format, args...)}
+}
+
+// values returns the values of a sample whose value v is of type col, in
+// a buffer the next call reuses.
+func (r *speedscopeReader) values(col int, v int64) []int64 {
+	if r.vals == nil {
+		r.vals = make([]int64, len(r.b.Profile().SampleType))
+	}
+	clear(r.vals)
+	r.vals[col] = v
+	return r.vals
 }
 
 // frameName names shared frame x in messages: its index and name.
@@ -199,7 +211,7 @@ func (r *speedscopeReader) sampled(i, col int, k unitKind, thread string) error 
 		if err != nil {
 			return r.errAt(i, "sample "+strconv.Itoa(j), "weight: %v", err)
 		}
-		if err := r.sink.add(r.buf, col, v, sampleMeta{Thread: thread}); err != nil {
+		if err := r.sink.add(r.buf, r.values(col, v), sampleMeta{Thread: thread}); err != nil {
 			return r.errAt(i, "sample "+strconv.Itoa(j), "%v", err)
 		}
 	}
@@ -239,7 +251,7 @@ func (r *speedscopeReader) evented(i, col int, k unitKind, thread string) error 
 			m.Time, m.HasTime = int64(math.Round(prev*k.Scale)), true
 		}
 		prev = at
-		return r.sink.add(r.rev, col, v, m)
+		return r.sink.add(r.rev, r.values(col, v), m)
 	}
 	for j, ev := range pr.Events {
 		where := "event " + strconv.Itoa(j)
