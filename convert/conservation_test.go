@@ -43,6 +43,8 @@ var weighers = map[string]weigher{
 	"hprof":      weighHPROF,
 	"perfscript": weighPerfScript,
 	"cct":        weighCCT,
+	"speedscope": weighSpeedscope,
+	"firefox":    weighFirefox,
 }
 
 // TestConservation reads every fixture and corpus file and checks that
@@ -72,6 +74,7 @@ func TestConservation(t *testing.T) {
 			}
 		}
 	}
+	files = append(files, corpus.NextFiles(t)...)
 	seen := map[string]int{}
 	for _, path := range files {
 		t.Run(filepath.Base(path), func(t *testing.T) {
@@ -88,7 +91,7 @@ func TestConservation(t *testing.T) {
 			if err != nil {
 				// Inputs ctdiff refuses on purpose: binary ETL, and a
 				// PerfView text report that is not a stack file.
-				if strings.HasSuffix(path, ".etl.zip") || strings.HasSuffix(path, ".baseline.txt") {
+				if strings.HasSuffix(path, ".etl.zip") || strings.HasSuffix(path, ".baseline.txt") || strings.Contains(filepath.Base(path), "-invalid-") {
 					return
 				}
 				t.Fatal(err)
@@ -130,9 +133,10 @@ func TestConservation(t *testing.T) {
 			}
 		})
 	}
-	// Every reader is weighed on the fixtures; JFR has only corpus files.
+	// Every reader is weighed on the fixtures; JFR has only corpus files,
+	// speedscope and Firefox only public files not yet in the corpus.
 	for name := range weighers {
-		if seen[name] == 0 && (name != "jfr" || corpus.Dir() != "") {
+		if seen[name] == 0 && (name != "jfr" || corpus.Dir() != "") && (name != "speedscope" && name != "firefox" || corpus.NextDir() != "") {
 			t.Errorf("no input of format %s was weighed", name)
 		}
 	}
