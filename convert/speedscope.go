@@ -38,9 +38,9 @@ func sniffSpeedscope(head []byte) bool {
 }
 
 type ssFile struct {
-	Schema   string `json:"$schema"`
-	Name     string `json:"name"`
-	Profiles []ssProfile
+	Schema   string      `json:"$schema"`
+	Name     string      `json:"name"`
+	Profiles []ssProfile `json:"profiles"`
 	Shared   struct {
 		Frames []ssFrame `json:"frames"`
 	} `json:"shared"`
