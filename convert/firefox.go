@@ -302,11 +302,11 @@ func (c *ffConverter) convert(t *ffThread, cols []int, sink *sampleSink) error {
 // ffJSLocation is a JavaScript frame's location in the gecko format:
 // "name (url:line)" or "name (url:line:column)", where url may be
 // "loader -> script".
-var ffJSLocation = regexp.MustCompile(`^(.*) \((\S.*):(\d+)(?::(\d+))?\)$`)
+var ffJSLocation = regexp.MustCompile(`^(.*) \((\S.*?):(\d+)(?::(\d+))?\)$`)
 
 // ffScriptLocation is a script's top level in the gecko format:
 // "url:line" or "url:line:column".
-var ffScriptLocation = regexp.MustCompile(`^([a-z][a-z0-9+.-]*:\S*):(\d+)(?::(\d+))?$`)
+var ffScriptLocation = regexp.MustCompile(`^([a-z][a-z0-9+.-]*:\S*?):(\d+)(?::(\d+))?$`)
 
 // ffParseLocation makes a frame of a gecko location string that is not
 // a native address: a JavaScript function with its script, or a label.
