@@ -33,7 +33,9 @@ func init() {
 		Priority:    55,
 		Sniff:       sniffFirefox,
 		Parse:       parseFirefox,
-		ParseStacks: parseCollecting(parseFirefox),
+		// Its samples have no labels but thread, process, pid, tid and time.
+		CompleteStacks: true,
+		ParseStacks:    parseCollecting(parseFirefox),
 	})
 }
 

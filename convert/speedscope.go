@@ -25,7 +25,9 @@ func init() {
 		Priority:    55,
 		Sniff:       sniffSpeedscope,
 		Parse:       parseSpeedscope,
-		ParseStacks: parseCollecting(parseSpeedscope),
+		// Its samples have no labels but thread, process, pid, tid and time.
+		CompleteStacks: true,
+		ParseStacks:    parseCollecting(parseSpeedscope),
 	})
 }
 
