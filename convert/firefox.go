@@ -250,6 +250,9 @@ func (c *ffConverter) convert(t *ffThread, cols []int, sink *sampleSink) error {
 		sums[k].scale = kinds[k].Scale
 	}
 	if len(sums) == 2 {
+		if !(t.intervalMS > 0 && t.intervalMS*1e6 < maxExactValue) {
+			return t.errAt("", "meta.interval %v: expected a positive number of milliseconds", t.intervalMS)
+		}
 		sums[1].scale = t.intervalMS * 1e6
 	}
 	locs := make([]*profile.Location, t.frames)
@@ -268,6 +271,9 @@ func (c *ffConverter) convert(t *ffThread, cols []int, sink *sampleSink) error {
 		return locs[f], nil
 	}}
 	values := make([]int64, len(c.b.p.SampleType))
+	if !(math.Abs(t.base*1e6) < 1<<62) {
+		return t.errAt("", "meta.startTime %v: expected milliseconds since 1970", t.base)
+	}
 	base := int64(math.Round(t.base * 1e6))
 	m := sampleMeta{Thread: t.name, Process: t.process, PID: t.pid, TID: t.tid, HasPID: t.hasPID, HasTID: t.hasTID}
 	for i, s := range t.stack {
@@ -291,8 +297,13 @@ func (c *ffConverter) convert(t *ffThread, cols []int, sink *sampleSink) error {
 			values[cols[k]] = v
 		}
 		if t.time != nil {
+			// Times beyond ±2^61 ns (73 years) from the start are kept
+			// out, as is the sum that would overflow.
 			ts := t.time[i] * 1e6
-			m.Time, m.HasTime = base+int64(math.Round(ts)), math.Abs(ts) < 1<<62
+			m.HasTime = math.Abs(ts) < 1<<61 && math.Abs(float64(base)) < 1<<61
+			if m.HasTime {
+				m.Time = base + int64(math.Round(ts))
+			}
 		}
 		if err := sink.add(stack, values, m); err != nil {
 			return t.errAt("sample "+strconv.Itoa(i), "%v", err)

@@ -183,6 +183,10 @@ func TestFirefoxErrors(t *testing.T) {
 			`in: firefox thread 0 ("Main"), samples: 2 weights for 1 stacks: expected one each per sample`},
 		{"string out of range", strings.Replace(processedDoc(`{"length":1,"stack":[0],"time":[0]}`), `"name":[0,1,4]`, `"name":[40,1,4]`, 1),
 			`in: firefox thread 0 ("Main"), sample 0: frame 0: func 0 name: string 40 does not exist (the string array has 5)`},
+		{"no interval", strings.Replace(geckoDoc(`{"schema":{"stack":0},"data":[[0]]}`), `"interval":0.5`, `"interval":0`, 1),
+			`in: firefox thread 0 ("GeckoMain"): meta.interval 0: expected a positive number of milliseconds`},
+		{"start time out of range", strings.Replace(geckoDoc(`{"schema":{"stack":0},"data":[[0]]}`), `"startTime":1000`, `"startTime":1e20`, 1),
+			`in: firefox thread 0 ("GeckoMain"): meta.startTime 1e+20: expected milliseconds since 1970`},
 		{"invalid JSON", `{"meta":{"version":24,"interval":1,"startTime":0},"threads":[}`,
 			`in: byte 61: firefox: invalid JSON: invalid character '}' looking for beginning of value`},
 	} {
