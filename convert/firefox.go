@@ -40,12 +40,14 @@ func init() {
 }
 
 // The versions read: gecko meta.version and processed
-// meta.preprocessedProfileVersion.
+// meta.preprocessedProfileVersion, up to the latest the profiler's format
+// changelog describes. Later ones are refused, as the profiler refuses
+// versions newer than its own.
 const (
 	firefoxGeckoMin     = 3
-	firefoxGeckoMax     = 40
+	firefoxGeckoMax     = 31
 	firefoxProcessedMin = 24
-	firefoxProcessedMax = 60
+	firefoxProcessedMax = 58
 )
 
 func sniffFirefox(head []byte) bool {
