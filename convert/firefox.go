@@ -176,6 +176,7 @@ type ffConverter struct {
 	threads []*ffThread
 	period  float64                    // ms, the top level's meta.interval
 	maps    map[ffLib]*profile.Mapping // one per library, though each thread list them
+	cut     nameCutter
 }
 
 // errAt is an error about thread t at a place in it.
@@ -226,6 +227,7 @@ func (c *ffConverter) finish() (*profile.Profile, error) {
 		}
 	}
 	sink.flush()
+	c.cut.warn(c.in)
 	p := c.b.Profile()
 	p.DefaultSampleType = p.SampleType[0].Type
 	if ns := math.Round(c.period * 1e6); ns > 0 && ns < math.MaxInt64 {
@@ -364,7 +366,7 @@ func (c *ffConverter) ffMapping(lib *ffLib) *profile.Mapping {
 	if limit == 0 {
 		limit = math.MaxUint64 // the processed format no longer says
 	}
-	m := c.native.mapping(profile.Mapping{Start: lib.start(), Limit: limit, Offset: off, File: file, BuildID: id})
+	m := c.native.mapping(profile.Mapping{Start: lib.start(), Limit: limit, Offset: off, File: c.cut.name(file), BuildID: c.cut.name(id)})
 	c.maps[k] = m
 	return m
 }

@@ -280,11 +280,11 @@ func (c *ffConverter) geckoLocation(proc *geckoProcess, s string, line, column i
 		if a, err := strconv.ParseUint(hex, 16, 64); err == nil {
 			if lib := proc.lib(a); lib != nil {
 				f := stackFrame{Name: s, File: lib.Name}
-				return c.native.location(f, c.ffMapping(lib), a)
+				return c.native.location(c.cut.frame(f), c.ffMapping(lib), a)
 			}
 		}
 	}
 	f := ffParseLocation(s)
 	f.Line, f.Column = line, column
-	return c.b.Location(f)
+	return c.b.Location(c.cut.frame(f))
 }

@@ -200,12 +200,12 @@ func (pt *processedTables) location(x int) (*profile.Location, error) {
 	}
 	addr := index(at(ft.Address, fi))
 	if lib == nil || addr < 0 || at(ft.InlineDepth, fi) > 0 {
-		return pt.c.b.Location(sf), nil
+		return pt.c.b.Location(pt.c.cut.frame(sf)), nil
 	}
 	if sf.File == "" {
 		sf.File = lib.Name
 	}
 	// Addresses are relative to the library; its start, where the file
 	// still says it (before version 41), makes them absolute again.
-	return pt.c.native.location(sf, pt.c.ffMapping(lib), lib.start()+uint64(addr)), nil
+	return pt.c.native.location(pt.c.cut.frame(sf), pt.c.ffMapping(lib), lib.start()+uint64(addr)), nil
 }

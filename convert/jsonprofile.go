@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"unicode/utf8"
 
 	"github.com/google/pprof/profile"
 )
@@ -251,4 +252,33 @@ func (e *stackExpander) expand(entry int64) ([]*profile.Location, error) {
 		e.buf = append(e.buf, l)
 	}
 	return e.buf, nil
+}
+
+// A nameCutter cuts the names and files of frames to maxNameBytes (at a
+// character boundary), counting them for one warning, as the streaming
+// JSON readers do.
+type nameCutter struct{ cut int }
+
+func (c *nameCutter) frame(f stackFrame) stackFrame {
+	f.Name, f.File = c.name(f.Name), c.name(f.File)
+	return f
+}
+
+func (c *nameCutter) name(s string) string {
+	if len(s) <= maxNameBytes {
+		return s
+	}
+	c.cut++
+	k := maxNameBytes
+	for k > 0 && !utf8.RuneStart(s[k]) {
+		k--
+	}
+	return s[:k]
+}
+
+// warn warns about the strings cut.
+func (c *nameCutter) warn(in *parserInput) {
+	if c.cut > 0 {
+		in.Warnf("%d strings are longer than %d bytes; each is cut to its first %d bytes", c.cut, maxNameBytes, maxNameBytes)
+	}
 }

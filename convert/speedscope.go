@@ -125,6 +125,7 @@ func parseSpeedscope(in *parserInput) (*profile.Profile, error) {
 		}
 	}
 	r.sink.flush()
+	r.cut.warn(in)
 	p := r.b.Profile()
 	p.DefaultSampleType = p.SampleType[0].Type
 	return p, nil
@@ -139,6 +140,7 @@ type speedscopeReader struct {
 	buf  []*profile.Location
 	rev  []*profile.Location
 	vals []int64
+	cut  nameCutter
 }
 
 // errAt is an error about profile i (and, when where is set, a place in it).
@@ -188,7 +190,7 @@ func (r *speedscopeReader) location(x int64) (*profile.Location, error) {
 	if fr.Col != nil && *fr.Col > 0 && *fr.Col < math.MaxInt32 {
 		sf.Column = int64(*fr.Col)
 	}
-	r.locs[x] = r.b.Location(sf)
+	r.locs[x] = r.b.Location(r.cut.frame(sf))
 	return r.locs[x], nil
 }
 

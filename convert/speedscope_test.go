@@ -187,3 +187,28 @@ func FuzzSpeedscope(f *testing.F) {
 		CheckRead(t, "fuzz", res, err)
 	})
 }
+
+// Names longer than maxNameBytes are cut, with one warning, in both JSON
+// readers.
+func TestJSONNamesCut(t *testing.T) {
+	t.Parallel()
+	long := "x" + strings.Repeat("é", maxNameBytes/2) // the cut falls inside a character
+	for _, in := range []string{
+		`{"$schema":"https://www.speedscope.app/file-format-schema.json","shared":{"frames":[{"name":"` + long + `"}]},` +
+			`"profiles":[{"type":"sampled","name":"s","unit":"none","samples":[[0]],"weights":[1]}]}`,
+		strings.Replace(geckoDoc(`{"schema":{"stack":0},"data":[[3]]}`), "Label::Work", long, 1),
+	} {
+		res, err := Read(strings.NewReader(in), "in", Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := res.Profile.Sample[0].Location[0].Line[0].Function.Name
+		if len(name) != maxNameBytes-1 || name != long[:maxNameBytes-1] {
+			t.Errorf("%s: name of %d bytes, want the first %d", res.Format, len(name), maxNameBytes-1)
+		}
+		want := fmt.Sprintf("1 strings are longer than %d bytes; each is cut to its first %d bytes", maxNameBytes, maxNameBytes)
+		if !slices.Equal(res.Warnings, []string{want}) {
+			t.Errorf("%s: warnings %q", res.Format, res.Warnings)
+		}
+	}
+}
