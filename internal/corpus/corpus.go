@@ -87,6 +87,9 @@ func NextFiles(tb testing.TB) []string {
 	tb.Helper()
 	d := NextDir()
 	if d == "" {
+		if moved, _ := filepath.Glob(filepath.Join(Dir(), "speedscope")); Dir() != "" && len(moved) > 0 {
+			return nil // moved into the corpus, where its tests find them
+		}
 		if os.Getenv("CI") == "true" {
 			tb.Fatalf("the next formats' files (../shared/next-formats) are absent under CI=true")
 		}
