@@ -43,6 +43,8 @@ var weighers = map[string]weigher{
 	"hprof":      weighHPROF,
 	"perfscript": weighPerfScript,
 	"cct":        weighCCT,
+	"speedscope": weighSpeedscope,
+	"firefox":    weighFirefox,
 }
 
 // TestConservation reads every fixture and corpus file and checks that
@@ -72,6 +74,7 @@ func TestConservation(t *testing.T) {
 			}
 		}
 	}
+	files = append(files, corpus.NextFiles(t)...)
 	seen := map[string]int{}
 	for _, path := range files {
 		t.Run(filepath.Base(path), func(t *testing.T) {
@@ -86,9 +89,7 @@ func TestConservation(t *testing.T) {
 				skipping = true
 			}
 			if err != nil {
-				// Inputs ctdiff refuses on purpose: binary ETL, and a
-				// PerfView text report that is not a stack file.
-				if strings.HasSuffix(path, ".etl.zip") || strings.HasSuffix(path, ".baseline.txt") {
+				if refusedOnPurpose(path) {
 					return
 				}
 				t.Fatal(err)
@@ -130,9 +131,24 @@ func TestConservation(t *testing.T) {
 			}
 		})
 	}
-	// Every reader is weighed on the fixtures; JFR has only corpus files.
+	checkEveryFormatWeighed(t, seen)
+}
+
+// refusedOnPurpose says whether ctdiff refuses an input on purpose:
+// binary ETL, a PerfView text report that is not a stack file, and the
+// public files that are invalid.
+func refusedOnPurpose(path string) bool {
+	return strings.HasSuffix(path, ".etl.zip") || strings.HasSuffix(path, ".baseline.txt") ||
+		strings.Contains(filepath.Base(path), "-invalid-")
+}
+
+// checkEveryFormatWeighed checks that every reader was weighed on some
+// input: all on the fixtures but JFR, which has only corpus files, and
+// speedscope and Firefox, which have only public files not yet in the
+// corpus.
+func checkEveryFormatWeighed(t *testing.T, seen map[string]int) {
 	for name := range weighers {
-		if seen[name] == 0 && (name != "jfr" || corpus.Dir() != "") {
+		if seen[name] == 0 && (name != "jfr" || corpus.Dir() != "") && (name != "speedscope" && name != "firefox" || corpus.NextDir() != "") {
 			t.Errorf("no input of format %s was weighed", name)
 		}
 	}

@@ -72,8 +72,11 @@ func TestSizeLimitEveryReader(t *testing.T) {
 	for _, dir := range []string{"collapsed", "cpuprofile", "devtools", "etw", "java", "perf", "pprof"} {
 		paths = append(paths, corpus.Glob(t, dir+"/*")...)
 	}
+	next := corpus.NextFiles(t)
+	paths = append(paths, next...)
 	const limit = 3 * sniffSize
 	tested := 0
+	reached := map[string]bool{}
 	for _, path := range paths {
 		data, err := os.ReadFile(path)
 		if err != nil {
@@ -87,6 +90,7 @@ func TestSizeLimitEveryReader(t *testing.T) {
 			continue // a reader that stops early (a binary header) may not reach it
 		}
 		tested++
+		reached[path] = true
 		var sl *SizeLimitError
 		if !errors.As(err, &sl) || sl.Limit != limit {
 			t.Errorf("%s: %q (%T) does not match a *SizeLimitError of %d bytes", path, err, err, limit)
@@ -98,5 +102,12 @@ func TestSizeLimitEveryReader(t *testing.T) {
 	}
 	if tested < 10 {
 		t.Errorf("%d corpus inputs reached the limit, want 10 or more", tested)
+	}
+	// Of the public files not yet in the corpus, the Firefox ones are
+	// large enough.
+	for _, p := range next {
+		if st, err := os.Stat(p); err == nil && st.Size() > 2*limit && !reached[p] {
+			t.Errorf("%s: %d bytes read within a limit of %d", p, st.Size(), limit)
+		}
 	}
 }

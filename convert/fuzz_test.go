@@ -45,6 +45,7 @@ func addReadSeeds(f *testing.F) {
 			}
 		}
 	}
+	files = append(files, corpus.NextFiles(f)...)
 	for _, p := range files {
 		data, err := os.ReadFile(p)
 		if err != nil {

@@ -60,3 +60,41 @@ func Glob(tb testing.TB, pattern string) []string {
 	}
 	return m
 }
+
+// NextDir returns the directory of public files in formats being added
+// (../shared/next-formats beside the project root), or "" if it is
+// absent. CTDIFF_NEXT_FORMATS overrides the location. Its files move into
+// the corpus once their readers land.
+func NextDir() string {
+	if d := os.Getenv("CTDIFF_NEXT_FORMATS"); d != "" {
+		return d
+	}
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		return ""
+	}
+	d := filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "next-formats")
+	if st, err := os.Stat(d); err == nil && st.IsDir() {
+		return d
+	}
+	return ""
+}
+
+// NextFiles returns the files of NextDir's subdirectories (dir/*/*, not
+// its .tsv index), nil when it is absent; under CI=true its absence fails
+// the test.
+func NextFiles(tb testing.TB) []string {
+	tb.Helper()
+	d := NextDir()
+	if d == "" {
+		if moved, _ := filepath.Glob(filepath.Join(Dir(), "speedscope")); Dir() != "" && len(moved) > 0 {
+			return nil // moved into the corpus, where its tests find them
+		}
+		if os.Getenv("CI") == "true" {
+			tb.Fatalf("the next formats' files (../shared/next-formats) are absent under CI=true")
+		}
+		return nil
+	}
+	m, _ := filepath.Glob(filepath.Join(d, "*", "*"))
+	return m
+}
