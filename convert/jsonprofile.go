@@ -138,7 +138,7 @@ func (n *nativeLocations) mapping(m profile.Mapping) *profile.Mapping {
 
 // location returns the location of address addr in mapping m, for frame f.
 func (n *nativeLocations) location(f stackFrame, m *profile.Mapping, addr uint64) *profile.Location {
-	fn := n.b.function(f)
+	fn := n.b.function(compactFrame(f))
 	k := nativeKey{m, addr, fn}
 	if l, ok := n.locs[k]; ok {
 		return l
