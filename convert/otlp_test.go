@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ctdiff/ctdiff/internal/corpus"
@@ -337,4 +338,187 @@ func firstDiff(got, want map[string][2]int64) string {
 		}
 	}
 	return "none"
+}
+
+// minimalOTLP returns a ProfilesData of one profile of one sample: main
+// calling work, with a thread name and a timestamp.
+func minimalOTLP() pprofile.Profiles {
+	pd := pprofile.NewProfiles()
+	d := pd.Dictionary()
+	d.StringTable().Append("", "cpu", "nanoseconds", "main", "work", "thread.name", "worker-1", "app")
+	d.MappingTable().AppendEmpty()
+	d.LinkTable().AppendEmpty()
+	d.AttributeTable().AppendEmpty()
+	a := d.AttributeTable().AppendEmpty()
+	a.SetKeyStrindex(5)
+	a.Value().SetStr("worker-1")
+	d.FunctionTable().AppendEmpty()
+	for _, name := range []int32{3, 4} {
+		d.FunctionTable().AppendEmpty().SetNameStrindex(name)
+	}
+	d.LocationTable().AppendEmpty()
+	for _, fn := range []int32{2, 1} { // work (leaf), main
+		d.LocationTable().AppendEmpty().Lines().AppendEmpty().SetFunctionIndex(fn)
+	}
+	d.StackTable().AppendEmpty()
+	d.StackTable().AppendEmpty().LocationIndices().Append(1, 2)
+	rp := pd.ResourceProfiles().AppendEmpty()
+	rp.Resource().Attributes().PutStr("process.executable.name", "app")
+	p := rp.ScopeProfiles().AppendEmpty().Profiles().AppendEmpty()
+	p.SampleType().SetTypeStrindex(1)
+	p.SampleType().SetUnitStrindex(2)
+	s := p.Samples().AppendEmpty()
+	s.SetStackIndex(1)
+	s.AttributeIndices().Append(1)
+	s.Values().Append(10_000_000)
+	s.TimestampsUnixNano().Append(1_700_000_000_000_000_000)
+	return pd
+}
+
+func TestOTLPMinimal(t *testing.T) {
+	for _, json := range []bool{false, true} {
+		res, err := Read(bytes.NewReader(encodeOTLP(t, minimalOTLP(), json, false)), "min.otlp", Options{})
+		CheckRead(t, "min.otlp", res, err)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := res.Profile
+		if len(p.Sample) != 1 {
+			t.Fatalf("%d samples", len(p.Sample))
+		}
+		s := p.Sample[0]
+		got := fmt.Sprintln(sampleTypeNames(p), s.Value, s.Location[0].Line[0].Function.Name, s.Location[1].Line[0].Function.Name,
+			s.Label, s.NumLabel)
+		want := "[cpu/nanoseconds] [10000000] work main map[process:[app] thread:[worker-1]] map[timestamp_ns:[1700000000000000000]]"
+		if got = strings.TrimSuffix(got, "\n"); got != want {
+			t.Errorf("json=%v:\n got %s\nwant %s", json, got, want)
+		}
+	}
+}
+
+// TestOTLPProfilesOfOtherEvents: profiles whose samples are not the same
+// events stay separate samples, each with its own column and zero in the
+// others; profiles of the same events share samples.
+func TestOTLPProfilesOfOtherEvents(t *testing.T) {
+	pd := minimalOTLP()
+	d := pd.Dictionary()
+	d.StringTable().Append("alloc", "bytes")
+	sp := pd.ResourceProfiles().At(0).ScopeProfiles().At(0)
+	same := sp.Profiles().AppendEmpty()
+	sp.Profiles().At(0).CopyTo(same)
+	same.SampleType().SetTypeStrindex(8)
+	same.SampleType().SetUnitStrindex(9)
+	same.Samples().At(0).Values().SetAt(0, 7)
+	other := sp.Profiles().AppendEmpty()
+	same.CopyTo(other)
+	other.Samples().At(0).TimestampsUnixNano().SetAt(0, 1_700_000_000_000_000_001)
+	res, err := Read(bytes.NewReader(encodeOTLP(t, pd, false, true)), "x.otlp", Options{})
+	CheckRead(t, "x.otlp", res, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range res.Profile.Sample {
+		got = append(got, fmt.Sprint(s.Value))
+	}
+	if want := []string{"[10000000 7]", "[0 7]"}; !slices.Equal(got, want) {
+		t.Errorf("samples %q, want %q (types %q)", got, want, sampleTypeNames(res.Profile))
+	}
+}
+
+func TestOTLPErrors(t *testing.T) {
+	tests := []struct {
+		name   string
+		mutate func(pd pprofile.Profiles)
+		json   bool
+		want   string
+	}{
+		{"stack index", func(pd pprofile.Profiles) { otlpSample(pd).SetStackIndex(9) },
+			false, "x.otlp: resource 0, scope 0, profile 0, sample 0: stack index 9 out of range (the stack table has 2 entries)"},
+		{"function index", func(pd pprofile.Profiles) {
+			pd.Dictionary().LocationTable().At(2).Lines().At(0).SetFunctionIndex(-1)
+		}, true, "x.otlp: resource 0, scope 0, profile 0, sample 0: stack 1: location 2: function index -1 out of range (the function table has 3 entries)"},
+		{"values and timestamps", func(pd pprofile.Profiles) { otlpSample(pd).Values().Append(3) },
+			false, "x.otlp: resource 0, scope 0, profile 0, sample 0: 2 values for 1 timestamps: they must be as many"},
+		{"sample type string", func(pd pprofile.Profiles) {
+			pd.ResourceProfiles().At(0).ScopeProfiles().At(0).Profiles().At(0).SampleType().SetUnitStrindex(99)
+		}, true, "x.otlp: resource 0, scope 0, profile 0: sample type unit: string index 99 out of range (the string table has 9 entries)"},
+		{"attribute index", func(pd pprofile.Profiles) { otlpSample(pd).AttributeIndices().Append(5) },
+			false, "x.otlp: resource 0, scope 0, profile 0, sample 0: attribute index 5 out of range (the attribute table has 2 entries)"},
+		{"negative value", func(pd pprofile.Profiles) { otlpSample(pd).Values().SetAt(0, -1) },
+			false, "x.otlp: sample 0: negative sample value: cpu/nanoseconds is -1; ctdiff needs counts and times " +
+				"(a profile of differences, such as pprof -diff_base writes, cannot be read: pass the two profiles instead)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pd := minimalOTLP()
+			tt.mutate(pd)
+			_, err := Read(bytes.NewReader(encodeOTLP(t, pd, tt.json, false)), "x.otlp", Options{})
+			if err == nil || err.Error() != tt.want {
+				t.Errorf("error %v\n      want %s", err, tt.want)
+			}
+		})
+	}
+}
+
+func otlpSample(pd pprofile.Profiles) pprofile.Sample {
+	return pd.ResourceProfiles().At(0).ScopeProfiles().At(0).Profiles().At(0).Samples().At(0)
+}
+
+func TestOTLPUndecodable(t *testing.T) {
+	tests := []struct {
+		data, want string
+	}{
+		{"\x0a\x05\x0a\x03\x0a", "x.otlp: not a valid OTLP profile (protobuf): "},
+		{`{"resourceProfiles": 5}`, "x.otlp: not a valid OTLP profile (JSON): "},
+		{`{"resourceProfiles": [{"scopeProfiles": [{"profiles": [{"samples": [{"stackIndex": "x"}]}]}]}]}`,
+			"x.otlp: not a valid OTLP profile (JSON): "},
+	}
+	for _, tt := range tests {
+		_, err := Read(strings.NewReader(tt.data), "x.otlp", Options{From: "otlp"})
+		if err == nil || !strings.HasPrefix(err.Error(), tt.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%q: error %v\n      want %s…", tt.data, err, tt.want)
+		}
+	}
+}
+
+func TestSniffOTLP(t *testing.T) {
+	pb := encodeOTLP(t, minimalOTLP(), false, false)
+	js := encodeOTLP(t, minimalOTLP(), true, false)
+	tests := []struct {
+		name string
+		head []byte
+		want bool
+	}{
+		{"protobuf, dictionary first", pb, true},
+		{"JSON", js, true},
+		{"JSON with spaces", append([]byte(" {\n  "), js[1:]...), true},
+		{"resource profiles first", []byte{0x0a, 0x04, 0x0a, 0x02, 0x0a, 0x00}, true},
+		{"dictionary of mappings, then resource profiles", []byte{0x12, 0x02, 0x0a, 0x00, 0x0a, 0x02, 0x12, 0x00}, true},
+		{"pprof sample type", []byte{0x0a, 0x04, 0x08, 0x01, 0x10, 0x02, 0x12, 0x00}, false},
+		{"pprof sample, then sample", []byte{0x12, 0x04, 0x0a, 0x01, 0x01, 0x12, 0x12, 0x00}, false},
+		{"other JSON", []byte(`{"nodes": []}`), false},
+		{"empty", nil, false},
+	}
+	for _, tt := range tests {
+		if got := sniffOTLP(tt.head); got != tt.want {
+			t.Errorf("%s: sniffOTLP = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+func FuzzOTLP(f *testing.F) {
+	for _, json := range []bool{false, true} {
+		f.Add(encodeOTLP(f, minimalOTLP(), json, false))
+		pd := minimalOTLP()
+		otlpSample(pd).TimestampsUnixNano().Append(1)
+		otlpSample(pd).Values().Append(2)
+		f.Add(encodeOTLP(f, pd, json, false))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		opts := Options{From: "otlp", MaxDecompressed: 1 << 20}
+		res, err := Read(bytes.NewReader(data), "fuzz.otlp", opts)
+		CheckRead(t, "fuzz.otlp", res, err)
+		CheckStacks(t, "fuzz.otlp", data, opts)
+	})
 }
