@@ -14,10 +14,10 @@ import (
 	"time"
 
 	"connectrpc.com/connect"
+	"github.com/google/pprof/profile"
 	googlev1 "github.com/grafana/pyroscope/api/gen/proto/go/google/v1"
 	querierv1 "github.com/grafana/pyroscope/api/gen/proto/go/querier/v1"
 	"github.com/grafana/pyroscope/api/gen/proto/go/querier/v1/querierv1connect"
-	"github.com/google/pprof/profile"
 )
 
 // fakePyroscope is a Pyroscope querier built from the API module's

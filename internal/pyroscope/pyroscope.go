@@ -232,6 +232,10 @@ func fetchWindow(ctx context.Context, client querierv1connect.QuerierServiceClie
 		ProfileTypeID: q.ProfileType, LabelSelector: q.Selector, Start: start, End: end,
 	})
 	setAuth(req.Header(), opts.Auth)
+	// SelectMergeProfile is deprecated in favour of SelectMergeStacktraces
+	// with the pprof format, which older servers do not have; querier.v1
+	// keeps it.
+	//lint:ignore SA1019 answered by every querier.v1 server, old and new
 	resp, err := client.SelectMergeProfile(ctx, req)
 	if err != nil {
 		return nil, explain(err, timeout, opts.MaxBytes)
