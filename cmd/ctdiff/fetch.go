@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ctdiff/ctdiff/convert"
+	"github.com/ctdiff/ctdiff/internal/pyroscope"
 )
 
 // fetchFlags control inputs given as URLs, as with go tool pprof:
@@ -25,9 +26,10 @@ type fetchFlags struct {
 	saveDir string
 }
 
-// isURL reports whether a command-line input is an http(s) URL.
+// isURL reports whether a command-line input is an http(s) URL or a
+// Pyroscope query (pyroscope+http(s)://, fetchPyroscope).
 func isURL(s string) bool {
-	return strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://")
+	return strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://") || pyroscope.IsQuery(s)
 }
 
 // profileURL adds ?seconds=N to a /debug/pprof/profile (or /trace) URL
@@ -156,4 +158,60 @@ func sanitize(s string) string {
 		}
 		return '_'
 	}, s), "_")
+}
+
+// fetchPyroscope fetches the windows of a Pyroscope query (a run each)
+// into dir, concurrently, and returns their paths in window order. Each
+// answer is bounded by limit (--max-input-size) and --timeout; the
+// credentials come from the environment, never the command line.
+func (f *fetchFlags) fetchPyroscope(s *streams, raw, dir string, limit int64) ([]string, error) {
+	q, err := pyroscope.Parse(raw)
+	if err != nil {
+		return nil, err
+	}
+	if limit <= 0 {
+		limit = convert.DefaultMaxDecompressed // as the readers take 0
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	var prog *progress
+	if s.ErrIsTerminal {
+		prog = newProgress(s.Err, "fetching "+q.BaseURL, -1)
+		prog.countRuns(q.Windows)
+		defer prog.finish()
+	}
+	opts := pyroscope.Options{Auth: pyroscope.Auth{
+		Token: os.Getenv("CTDIFF_PYROSCOPE_TOKEN"), User: os.Getenv("CTDIFF_PYROSCOPE_USER"),
+		Password: os.Getenv("CTDIFF_PYROSCOPE_PASSWORD"), Tenant: os.Getenv("CTDIFF_PYROSCOPE_TENANT"),
+	}, Timeout: f.timeout, MaxBytes: limit}
+	host := strings.TrimPrefix(strings.TrimPrefix(q.BaseURL, "http://"), "https://")
+	paths := make([]string, q.Windows)
+	err = pyroscope.Fetch(context.Background(), q, opts, func(i int, data []byte) error {
+		start, end := q.Window(i)
+		name := fmt.Sprintf("%s_pyroscope-%s-%s.pb.gz", sanitize(host), msName(start), msName(end))
+		out, err := createFetched(dir, name)
+		if err != nil {
+			return err
+		}
+		pending.addFetched(out.Name()) // removed if the run fails or is interrupted
+		_, err = out.Write(data)
+		if cerr := out.Close(); err == nil {
+			err = cerr
+		}
+		paths[i] = out.Name()
+		prog.runDone()
+		return err
+	})
+	if err != nil {
+		prog.clear()
+		return nil, err
+	}
+	printLine(s.Err, "ctdiff: fetched %d windows of %s → %s", q.Windows, q.Raw, dir)
+	return paths, nil
+}
+
+// msName writes milliseconds since the epoch for a file name.
+func msName(ms int64) string {
+	return time.UnixMilli(ms).UTC().Format("20060102T150405.000")
 }

@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/ctdiff/ctdiff/convert"
+	"github.com/ctdiff/ctdiff/internal/pyroscope"
 	"github.com/spf13/cobra"
 )
 
@@ -366,8 +367,10 @@ func (f *inputFlags) resolve(s *streams, args []string, output string) ([]string
 		printLine(s.Err, "ctdiff: warning: %s", sk)
 	}
 	dir := ""
-	for i, p := range paths {
+	out := make([]string, 0, len(paths))
+	for _, p := range paths {
 		if !isURL(p) {
+			out = append(out, p)
 			continue
 		}
 		if dir == "" {
@@ -375,11 +378,21 @@ func (f *inputFlags) resolve(s *streams, args []string, output string) ([]string
 				return nil, err
 			}
 		}
-		if paths[i], err = f.fetch.fetch(s, p, dir, f.maxInputSize); err != nil {
+		if pyroscope.IsQuery(p) { // one run per time window
+			windows, err := f.fetch.fetchPyroscope(s, p, dir, f.maxInputSize)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, windows...)
+			continue
+		}
+		fetched, err := f.fetch.fetch(s, p, dir, f.maxInputSize)
+		if err != nil {
 			return nil, err
 		}
+		out = append(out, fetched)
 	}
-	return paths, nil
+	return out, nil
 }
 
 // readProfiles reads each path, printing warnings to stderr.
