@@ -18,6 +18,9 @@ var sysLimit = sync.OnceValue(func() int64 {
 		readSmall("/proc/sys/vm/overcommit_memory"), os.Getenv("GODEBUG")) {
 		return 0
 	}
+	if addressSpaceLimited() {
+		return 0
+	}
 	var si syscall.Sysinfo_t
 	if syscall.Sysinfo(&si) != nil {
 		return 0
@@ -42,6 +45,19 @@ func canAdvise(thpMode, overcommit, godebug string) bool {
 		}
 	}
 	return true
+}
+
+// addressSpaceLimited reports whether the process runs under a finite
+// address-space limit (RLIMIT_AS, ulimit -v). The ballast costs address
+// space beyond what the heap would use when the estimate is generous, and
+// the runtime dies with a fatal "out of memory" when a mapping is refused,
+// so a process that rations its address space asks for no advice.
+func addressSpaceLimited() bool {
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_AS, &lim); err != nil {
+		return true
+	}
+	return lim.Cur != ^uint64(0)
 }
 
 // readSmall reads a one-line system file, or returns "" when it cannot.

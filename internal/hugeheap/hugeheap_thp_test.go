@@ -6,7 +6,9 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 	"unsafe"
 )
@@ -85,4 +87,31 @@ func vmFlags(p uintptr) (string, error) {
 		return "", err
 	}
 	return "", fmt.Errorf("no mapping in /proc/self/smaps holds %#x", p)
+}
+
+// TestAdviseUnderAddressSpaceLimit runs Advise in a child process whose
+// address space is limited (ulimit -v), as users ration memory: the
+// ballast's mapping must not make the runtime die with "out of memory" and
+// a goroutine dump; under a finite RLIMIT_AS no advice is asked for.
+func TestAdviseUnderAddressSpaceLimit(t *testing.T) {
+	if os.Getenv("HUGEHEAP_CHILD") == "1" {
+		lim := syscall.Rlimit{Cur: 1 << 30, Max: 1 << 30}
+		if err := syscall.Setrlimit(syscall.RLIMIT_AS, &lim); err != nil {
+			t.Skip("cannot limit the address space:", err)
+		}
+		fmt.Println("advised", Advise(4<<30))
+		return
+	}
+	if sysLimit() <= 0 {
+		t.Skip("this system takes no huge-page advice")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestAdviseUnderAddressSpaceLimit$", "-test.v")
+	cmd.Env = append(os.Environ(), "HUGEHEAP_CHILD=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("Advise under a 1 GiB address-space limit: %v\n%.600s", err, out)
+	}
+	if !strings.Contains(string(out), "advised 0\n") {
+		t.Errorf("Advise under a 1 GiB address-space limit advised memory, want none:\n%.600s", out)
+	}
 }
