@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/ctdiff/ctdiff/internal/hostile"
+	"github.com/ctdiff/ctdiff/tools/hostile"
 )
 
 // peakHeap reads what gen writes, streamed through a pipe so that the

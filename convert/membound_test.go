@@ -6,7 +6,7 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/ctdiff/ctdiff/internal/hostile"
+	"github.com/ctdiff/ctdiff/tools/hostile"
 )
 
 // allocated returns how many bytes reading data allocates in all: an upper

@@ -11,9 +11,9 @@ import (
 	"testing"
 
 	"github.com/ctdiff/ctdiff/internal/corpus"
-	"github.com/ctdiff/ctdiff/internal/hostile"
 	"github.com/ctdiff/ctdiff/internal/pprofenc"
-	"github.com/ctdiff/ctdiff/internal/synth"
+	"github.com/ctdiff/ctdiff/tools/hostile"
+	"github.com/ctdiff/ctdiff/tools/synth"
 	"github.com/google/pprof/profile"
 )
 

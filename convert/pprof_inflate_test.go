@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/ctdiff/ctdiff/internal/hostile"
+	"github.com/ctdiff/ctdiff/tools/hostile"
 )
 
 // stdGunzip is compress/gzip's reading of data, as read does it

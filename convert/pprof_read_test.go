@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctdiff/ctdiff/internal/hostile"
+	"github.com/ctdiff/ctdiff/tools/hostile"
 	"github.com/google/pprof/profile"
 )
 

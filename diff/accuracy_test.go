@@ -592,7 +592,7 @@ var accFamily = flag.Int("accuracy.family", -1, "with -accuracy.runs: only this 
 // three the spread, deep, preempt and noisy-GC families found (or quiet)
 // as the issue asks; and ten runs find at least what three find (issue
 // 20: a rank test from eight runs found nothing). The corpus-based harness
-// (internal/eval) measures the same on real profiles.
+// (tools/eval) measures the same on real profiles.
 func TestVerdicts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulation")

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/ctdiff/ctdiff/cct"
-	"github.com/ctdiff/ctdiff/internal/synth"
+	"github.com/ctdiff/ctdiff/tools/synth"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 

@@ -6,12 +6,12 @@ import (
 
 	"github.com/ctdiff/ctdiff/cct"
 	"github.com/ctdiff/ctdiff/diff"
-	"github.com/ctdiff/ctdiff/internal/synth"
+	"github.com/ctdiff/ctdiff/tools/synth"
 	"github.com/google/pprof/profile"
 )
 
 // BenchmarkDiffReports writes every diff format for a synthetic pair
-// (internal/synth, 50,000 stacks, about 200,000 tree nodes per side); the
+// (tools/synth, 50,000 stacks, about 200,000 tree nodes per side); the
 // comparison is done once, outside the timing. Run with -benchmem.
 func BenchmarkDiffReports(b *testing.B) {
 	pair := synth.Generate(synth.Config{Seed: 1, Stacks: 50_000})
