@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/ctdiff/ctdiff/internal/corpus"
+	"github.com/ctdiff/ctdiff/internal/long"
 	"github.com/google/pprof/profile"
 )
 
@@ -27,6 +28,7 @@ func TestV8CorpusConverts(t *testing.T) {
 	files := append(corpus.Glob(t, "devtools/*"), corpus.Glob(t, "cpuprofile/*")...)
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
+			long.File(t, f)
 			res, err := ReadFile(f, Options{})
 			if err != nil {
 				t.Fatal(err)
@@ -134,6 +136,7 @@ func TestDevtoolsCorpusThreads(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(filepath.Base(tt.file), func(t *testing.T) {
+			long.File(t, corpus.Path(t, tt.file))
 			res, err := ReadFile(corpus.Path(t, tt.file), Options{})
 			if err != nil {
 				t.Fatal(err)
@@ -238,6 +241,7 @@ func TestDevtoolsSamplesTables(t *testing.T) {
 	for _, path := range tables {
 		input := strings.TrimSuffix(filepath.Base(path), ".samples.txt")
 		t.Run(input, func(t *testing.T) {
+			long.File(t, corpus.Path(t, "devtools/"+input))
 			res, err := ReadFile(corpus.Path(t, "devtools/"+input), Options{})
 			if err != nil {
 				t.Fatal(err)
