@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ctdiff/ctdiff/cct"
+	"github.com/ctdiff/ctdiff/internal/long"
 )
 
 // A simulation modelled on ZAM's RQ1 (Section 5.2), on synthetic programs:
@@ -594,9 +595,7 @@ var accFamily = flag.Int("accuracy.family", -1, "with -accuracy.runs: only this 
 // 20: a rank test from eight runs found nothing). The corpus-based harness
 // (tools/eval) measures the same on real profiles.
 func TestVerdicts(t *testing.T) {
-	if testing.Short() {
-		t.Skip("simulation")
-	}
+	long.Skip(t, "the simulation's case families at 1, 3 and 10 runs a side")
 	const programs = 6
 	fams := verdictFamilies()
 	run := func(i, k int) *score {

@@ -11,6 +11,7 @@ import (
 	"github.com/ctdiff/ctdiff/cct"
 	"github.com/ctdiff/ctdiff/convert"
 	"github.com/ctdiff/ctdiff/diff"
+	"github.com/ctdiff/ctdiff/internal/long"
 )
 
 var strict = flag.Bool("audit.strict", false, "TestVerdicts: fail on the known defects (knownDefect) too")
@@ -262,6 +263,7 @@ func verdictRows() []verdictRow {
 //
 //	go test ./tools/audit -run TestVerdicts -audit.strict -v
 func TestVerdicts(t *testing.T) {
+	long.Skip(t, "the audit's verdict table")
 	for _, row := range verdictRows() {
 		t.Run(row.name, func(t *testing.T) {
 			p, err := Generate(row.c)
