@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench/scale.sh measures issue 20's bars: ctdiff binaries against each
+# bench/scale.sh measures ctdiff at scale: ctdiff binaries against each
 # other and against what users would run instead, in the same rounds.
 #
 #   sh bench/scale.sh [-r ROUNDS] [-m MODE] CTDIFF... -- CASE...
@@ -17,8 +17,8 @@
 #
 # MODE says what memory a command meets, which decides much of the
 # system time on a virtual machine whose host reclaims the memory a guest
-# frees (BENCHMARKS.md, issue 20, session 11: 2-2.5 ms per MB first
-# touched when cold, ~0.1 warm):
+# frees (2-2.5 ms per MB first touched when cold, ~0.1 warm,
+# on the machine of BENCHMARKS.md):
 #   interleaved  the commands one after the other, round by round (default);
 #   cold         5 s of idle before each command;
 #   warm         each command run twice back to back, the second timed.

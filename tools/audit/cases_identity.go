@@ -7,8 +7,9 @@ import (
 	"strings"
 )
 
-// IdentityCases are the third round's cases (each "-null" one right only
-// with no cause):
+// IdentityCases are the cases of what changes names or places between
+// two versions or two recordings (each "-null" one right only with no
+// cause):
 //
 //   - closure-renumber, closure-renumber-null: a closure is added above
 //     (*Server).handle's two, so handle.func1 is handle.func2 after and
@@ -45,7 +46,7 @@ var IdentityCases = []string{"closure-renumber", "closure-renumber-null", "gener
 	"truncated-null", "truncated-perf-null", "truncated-vary-null", "moved-line-null", "moved-file", "moved-file-null", "moved-js", "moved-js-null",
 	"gomaxprocs", "gomaxprocs-null", "gomaxprocs-named-null", "gomaxprocs-heavy-null", "unsym-null"}
 
-// AllCases are the three rounds' cases.
+// AllCases are the service, variation and identity cases.
 func AllCases() []string {
 	return append(append(append([]string{}, Cases...), VariationCases...), IdentityCases...)
 }

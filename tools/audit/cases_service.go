@@ -92,7 +92,7 @@ type changed struct {
 	secBefore, secAfter float64
 	periodAfter         int64
 	// src, when not nil, places each side's functions' sources (file,
-	// start line, column): round 3's moved sources.
+	// start line, column): the moved-sources cases.
 	src [2]func(name string) (file string, line, col int64)
 	// truthBefore, when not nil, renames the before stacks for the truth
 	// (two functions the after runs name alike: Renames cannot say it).

@@ -6,8 +6,8 @@ import (
 	"strings"
 )
 
-// VariationCases are the second round's cases (each "-null" one the same
-// workload unchanged, right only with no cause):
+// VariationCases are the cases of what varies from run to run (each
+// "-null" one the same workload unchanged, right only with no cause):
 //
 //   - spread, spread-null: util.parse under 20 handlers grows by DeltaMs/20
 //     in each, every one below μ, their sum above;

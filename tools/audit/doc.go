@@ -7,13 +7,16 @@
 //
 //   - workload.go: the synthetic Go-like workload, or one read from a
 //     pprof or folded file (ReadBase);
-//   - cases.go: the cases, each a change (or none) made to the workload,
-//     with the truth it implies; cases2.go: the second round's (spread
-//     regressions, recursion depths and thread loads that vary per run,
-//     a GC-heavy run, warm-ups, flat profiles, JVM lambdas, idle time);
-//     cases3.go: the third round's (renumbered closures, generic names,
-//     truncated stacks, moved sources, a resized pool, unsymbolized
-//     frames; mixed formats by Pair.FormatAfter);
+//   - cases_service.go: the cases, each a change (or none) made to the
+//     workload, with the truth it implies: a service's code changes
+//     (shifts, recursion, renames, inlining, sampling rate, duration,
+//     threads); cases_variation.go: what varies from run to run (spread
+//     regressions, recursion depths and thread loads, a GC-heavy run,
+//     warm-ups, flat profiles, JVM lambdas, idle time);
+//     cases_identity.go: what changes names or places between two
+//     versions (renumbered closures, generic names, truncated stacks,
+//     moved sources, a resized pool, unsymbolized frames; mixed formats
+//     by Pair.FormatAfter);
 //   - formats.go: a run written as pprof, folded stacks or a V8
 //     .cpuprofile, for the converters;
 //   - noise.go: one recorded run: lognormal jitter per calling-context

@@ -111,7 +111,7 @@ func cpuprofile(p *profile.Profile) v8Profile {
 				}
 				line, col := 1, 1
 				if ln.Function.StartLine > 0 {
-					// round 3's moved sources: where the bundle put it
+					// the moved-sources cases: where the bundle put it
 					line, col = int(ln.Function.StartLine), int(ln.Column)
 				}
 				out.Nodes = append(out.Nodes, &v8Node{ID: id, CallFrame: v8Frame{FunctionName: n, ScriptID: "1", URL: url, LineNumber: line, ColumnNumber: col}})

@@ -48,7 +48,7 @@ type Pair struct {
 	Before, After []*profile.Profile
 	Truth         Truth
 	// Format is how Write writes the runs (Formats; "" is pprof), and
-	// FormatAfter, when not "", the after runs (round 3's mixed formats).
+	// FormatAfter, when not "", the after runs (mixed formats).
 	Format, FormatAfter string
 }
 

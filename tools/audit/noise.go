@@ -17,7 +17,7 @@ type recorder struct {
 	// sigma and runSigma: Case.Sigma and Case.RunSigma; hotSigma: Case.Hot.
 	sigma, runSigma, hotSigma float64
 	// src, when not nil, places a function's source: its file, start line
-	// and column (round 3's moved sources); nil is the default place.
+	// and column (the moved-sources cases); nil is the default place.
 	src func(name string) (file string, line, col int64)
 }
 
@@ -150,8 +150,8 @@ func (g *recorder) record(w Workload, seconds float64, period int64, outlier boo
 	return prof
 }
 
-// unsymbolized reads a frame "shop!0x4c1a20" (round 3's unsymbolized
-// frames, as cct names them) as its mapping's file and address.
+// unsymbolized reads a frame "shop!0x4c1a20" (the unsymbolized
+// frames of the unsym cases, as cct names them) as its mapping's file and address.
 func unsymbolized(name string) (file string, addr uint64, ok bool) {
 	m, hex, ok := strings.Cut(name, "!0x")
 	if !ok || strings.ContainsAny(m, ".()") {

@@ -63,15 +63,13 @@ func audited(name string, k int, seed uint64, sigma, deltaMs float64) Case {
 	return c
 }
 
-// verdictRows are the audit's findings (branch audit, repro.sh and
-// RESULTS.txt) with their right verdicts.
+// verdictRows are the audit's findings with their right verdicts.
 func verdictRows() []verdictRow {
 	rows := []verdictRow{
 		{name: "D0 null intersect seed 1", c: audited("null", 5, 1, 0.03, 0), agg: diff.Intersect},
 		{name: "D0 null intersect seed 21", c: audited("null", 5, 21, 0.03, 0), agg: diff.Intersect},
-		// D1, D2, D3: fixed by c673c48 (a self cause grows beyond its
-		// vanished callees) and a46f6cb (the automatic normalization's
-		// bulk check).
+		// A self cause grows beyond its vanished callees, and the
+		// automatic normalization's bulk check keeps it honest.
 		{name: "D1 inline-flat", c: audited("inline-flat", 5, 1, 0.03, 0), want: want{notOn: Encode}},
 		// At 10% jitter the moved time's own noise passed Encode's self
 		// test with the mean gate alone: the callee must be folded into
@@ -79,14 +77,14 @@ func verdictRows() []verdictRow {
 		{name: "D1 inline-flat σ 0.1", c: audited("inline-flat", 5, 1, 0.1, 0), want: want{notOn: Encode}},
 		{name: "D2 improve", c: audited("improve", 5, 2, 0.1, 0)},
 		// At K = 3 the bulk check leaves share in 15 of 30 seeds, and 4 of
-		// 30 alarm (session 14). Seed 8: share kept (the absolute totals
+		// 30 alarm. Seed 8: share kept (the absolute totals
 		// fell 6.3%, the votes for none short of the 1.5× a switch needs),
 		// and four contexts the change did not touch pass at K = 3
 		// (json.merge 1.45% → 2.51% of the total).
 		{name: "D2 improve K=3 seed 8", c: audited("improve", 3, 8, 0.1, 0),
 			knownDefect: "an optimisation under equal windows, share normalization kept: contexts the change did not touch alarm"},
 		{name: "D3 duration", c: audited("duration", 5, 1, 0.1, 0)},
-		// D5, the mirror of D1: Marshal no longer inlined appears with
+		// The mirror of the inlined case: Marshal no longer inlined appears with
 		// the time Encode's self time lost (fixed by movedFromCaller).
 		{name: "D5 no longer inlined", c: audited("inline-flat", 5, 1, 0.03, 0), swap: true},
 		// 2000 ms is 4.5 μ (1% of a 44.7 s run), where the audit found all 30 seeds
@@ -94,7 +92,7 @@ func verdictRows() []verdictRow {
 		{name: "shift", c: audited("shift", 5, 1, 0.03, 1000), want: want{found: true}},
 		{name: "rename", c: audited("rename", 5, 1, 0.1, 0)},
 		{name: "inline-frame", c: audited("inline-frame", 5, 1, 0.1, 0)},
-		// Round 2 (cases2.go). R1: a recursion whose depth varies per
+		// Variation cases (cases_variation.go). A recursion whose depth varies per
 		// run, unchanged: 10 of 100 null comparisons at K = 3 had a false
 		// cause, 9 of them deep in the recursion (the fixed-depth
 		// recursion-null: 4, none there). Seed 27 reported tree.Walk at
@@ -106,19 +104,19 @@ func verdictRows() []verdictRow {
 		// grew by μ too: the mean gate cannot tell.
 		{name: "R1 recursion-vary-null K=3 seed 13", c: audited("recursion-vary-null", 3, 13, 0.1, 0),
 			knownDefect: "time that moved between recursion depths is a cause where the recursion's outer call grew by μ from jitter"},
-		// R2: query in a pool of 8 same-named threads grows by 2 s (4.4 μ)
+		// Query in a pool of 8 same-named threads grows by 2 s (4.4 μ)
 		// at 3% jitter, the threads splitting the work unevenly and
 		// differently per run: found in 3 of 30 seeds, where the even pool
 		// (threads) finds it in 25 of 30. A thread ordinal's context moved
 		// by μ from the split alone, which dropped query's spread test;
 		// fixed (29 of 30).
-		// R3: a valid Go CPU profile whose bytes 0..3 and 74..75 look
+		// A valid Go CPU profile whose bytes 0..3 and 74..75 look
 		// like a binary ETW trace's buffer and trace headers (about one
 		// in 3,000 profiles) is refused as binary ETL: exit 2 where a
 		// verdict was due. The after side's first run of this case.
 		// Fixed: sniffETL checks the buffer's saved offset too.
 		{name: "R3 pprof sniffed as ETL", c: audited("idle-one", 5, 3, 0.1, 1000), want: want{notOn: "(no function)"}},
-		// Round 2's families with no defect, one seed each, so that a
+		// The variation families with no defect, one seed each, so that a
 		// change that breaks them shows here (rates: the report).
 		{name: "spread σ 0.03", c: audited("spread", 5, 1, 0.03, 1000), want: want{found: true}},
 		{name: "trade", c: audited("trade", 5, 1, 0.03, 1000), want: want{found: true}},
@@ -130,8 +128,8 @@ func verdictRows() []verdictRow {
 		{name: "threads-uneven-null", c: audited("threads-uneven-null", 5, 1, 0.1, 0)},
 		{name: "spread-null", c: audited("spread-null", 5, 2, 0.1, 0)},
 		{name: "R2 threads-uneven seed 1", c: audited("threads-uneven", 5, 1, 0.03, 2000), want: want{found: true}},
-		// Round 3 (C1..C6; cases3.go; bench/audit.sh's round 3 families, 20
-		// seeds each, K = 5, σ 0.1 unless said). C1: a closure added
+		// Identity cases (cases_identity.go; bench/audit.sh's identity
+		// families, 20 seeds each, K = 5, σ 0.1 unless said). A closure added
 		// above handle's two renumbers them (func1 -> func2, func2 ->
 		// func3): 20 of 20 null comparisons had false causes. Seed 1:
 		// handle.func2;Encode "added" +4.24% (p 2.6e-6) and
@@ -148,7 +146,7 @@ func verdictRows() []verdictRow {
 		// handle.func3;query "added" in 20 of 20 (30 of 30 both with 30
 		// seeds). Fixed: found in 30 of 30 as regressed, no false cause.
 		{name: "C1 closure-renumber seed 1", c: audited("closure-renumber", 5, 1, 0.05, 1000), want: want{found: true}},
-		// C1, generics: Map[go.shape.int] and Map[go.shape.string], both
+		// Generics: Map[go.shape.int] and Map[go.shape.string], both
 		// under handleOrders, print as one Map[...] after (the form Go
 		// prints changed; their time summed, unchanged): 28 of 30 null
 		// comparisons had a false cause, Map[...];parse, the one
@@ -167,7 +165,7 @@ func verdictRows() []verdictRow {
 		// side into one, which its one-node-per-run-node values cannot.
 		{name: "C1 generic-merged-null seed 1", c: audited("generic-merged-null", 5, 1, 0.1, 0),
 			knownDefect: "two generic instantiations printed as one Map[...] after: the merged function pairs with one of them, the other's time a cause"},
-		// C4: a pool of 8 same-named threads is 16 after, the same work
+		// A pool of 8 same-named threads is 16 after, the same work
 		// split over them: 6 of 20 null comparisons had a false cause,
 		// always on a thread ordinal that only the after side has. Seed 1:
 		// worker #11's pool.(*Pool).work +1.10% (p 1.2e-7), a thread that
@@ -194,7 +192,7 @@ func verdictRows() []verdictRow {
 		{name: "C4 gomaxprocs-heavy-null seed 1 --pools", c: audited("gomaxprocs-heavy-null", 5, 1, 0.1, 0), pools: true},
 		{name: "C4 gomaxprocs-named-null seed 1 --pools", c: audited("gomaxprocs-named-null", 5, 1, 0.1, 0), pools: true},
 		{name: "C4 gomaxprocs seed 1 --pools", c: audited("gomaxprocs", 5, 1, 0.05, 1000), pools: true, want: want{found: true}},
-		// C5: the before runs as pprof, the after ones as a V8
+		// The before runs as pprof, the after ones as a V8
 		// (diff's MixedSampleTypesError, which the command words "pick a
 		// type both have with --metric")
 		// .cpuprofile of the same workload: refused without --metric
@@ -210,7 +208,7 @@ func verdictRows() []verdictRow {
 		// sides have (diff/shared_warnings.go).
 		{name: "C5 mixed pprof/cpuprofile --metric samples", c: audited("null", 5, 1, 0.1, 0), formatAfter: "cpuprofile", metric: "samples",
 			want: want{warn: "share little"}},
-		// C6: the after build stripped: Encode and json.Marshal are
+		// The after build stripped: Encode and json.Marshal are
 		// shop!0x4c1a20 and shop!0x4b3f10. 20 of 20 null comparisons had
 		// two "added" causes and no warning. Seed 1: handleOrders;
 		// shop!0x4c1a20;shop!0x4b3f10 "added" +4.49% (p 3.5e-10), the same
@@ -220,7 +218,7 @@ func verdictRows() []verdictRow {
 		// Fixed: a warning says how much more of one side's time is in
 		// unsymbolized frames (diff/shared_warnings.go); the causes stay.
 		{name: "C6 unsym-null seed 1", c: audited("unsym-null", 5, 1, 0.1, 0), want: want{warn: "unsymbolized frames (shop!0x4c1a20, shop!0x4b3f10)"}},
-		// Round 3's families with no defect, 30 seeds each: 0 of 30 null
+		// The identity families with no defect, 30 seeds each: 0 of 30 null
 		// comparisons with a false cause (truncated-vary-null at K = 3: 1);
 		// the changes found in 30 of 30, moved-js in 25 of 30, as many as
 		// the same change in a bundle not re-laid out (small as a
@@ -309,7 +307,8 @@ func TestVerdicts(t *testing.T) {
 	}
 }
 
-// maxProblems is how many wrong causes a failing row lists (D3 has 38).
+// maxProblems is how many wrong causes a failing row lists (a row can
+// have dozens).
 const maxProblems = 8
 
 // check returns what is wrong with res, by w and t: one line per wrong
@@ -424,8 +423,8 @@ func compareRunsOnce(t *testing.T, p *Pair, agg diff.Aggregate, metric string, p
 
 // With one run a side the tests assume at most 10% run-to-run jitter
 // (diff's maxPairJitter); where the pair's contexts say the runs vary far
-// more, the verdict says its causes may be noise (audit D4: 20 of 50 null
-// comparisons at σ 0.2 had a false cause), and where they vary less it
+// more, the verdict says its causes may be noise (without the warning, 20 of
+// 50 null comparisons at σ 0.2 had a false cause), and where they vary less it
 // does not cry wolf.
 func TestOnePairJitterWarning(t *testing.T) {
 	for _, tt := range []struct {

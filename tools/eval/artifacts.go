@@ -5,7 +5,7 @@ import (
 	"slices"
 )
 
-// Issue 17's runtime artifacts: frames that show where a signal or a stack
+// The runtime artifacts: frames that show where a signal or a stack
 // check landed, not code that ran for the caller. A preemption signal in a
 // hot loop makes runtime.asyncPreempt a leaf under the loop's function; a
 // regression that adds time to that function adds it partly to the

@@ -16,8 +16,8 @@
 //   - inject.go holds the unrelated code changes of the new version
 //     (renamed minified functions, added and removed tiny calls) and the
 //     injected regressions with their ground truth;
-//   - family.go holds issue 17's case families, the cases the published
-//     benchmark lacked, each with its own noise and notion of right:
+//   - family.go holds the case families, the cases the standard
+//     benchmark lacks, each with its own noise and notion of right:
 //     spread regressions (spread.go: a new callee in every calling context
 //     of a function, found by the new function's name; growth spread over
 //     several callees, found at their lowest common caller), growth deep
@@ -41,7 +41,7 @@
 //	go run ./tools/eval/cmd/ctdiff-eval -aggregate stats -runs 1,3,5,10   # per family and K
 //	go run ./tools/eval/cmd/ctdiff-eval -min-delta 50ms,25ms,100ms -seeds 5 -failures
 //	go run ./tools/eval/cmd/ctdiff-eval -aggregate stats -sensitivity -runs 1,3,5,10
-//	go test ./tools/eval -run TestDoneWhen -eval -v           # issue 7's and 17's bars
+//	go test ./tools/eval -run TestDoneWhen -eval -v           # the standard and per-family bars
 //	go test ./tools/eval -run TestDoneWhen -eval -v -strict   # ... with the known failures
 //
 // Every choice of the noise model is documented on Noise and Changes, with

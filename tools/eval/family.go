@@ -8,7 +8,7 @@ import (
 )
 
 // A Family is a set of cases that share a noise model and a notion of what
-// is right (issue 17: the cases the published benchmark lacked). Each has
+// is right (the cases the standard benchmark lacks). Each has
 // injected cases and, where its noise differs from Standard's, baselines
 // of its own: base-vs-base pairs under that noise, where any cause is a
 // false alarm.

@@ -118,7 +118,7 @@ func TestScoreTruth(t *testing.T) {
 	if s.NameCases != 2 || s.NameHits != 1 || s.NameRecall() != 0.5 {
 		t.Errorf("name hits %d of %d", s.NameHits, s.NameCases)
 	}
-	miss := s.Misses(Issue17)
+	miss := s.Misses(FamilyBar)
 	if i := slices.IndexFunc(miss, func(m Miss) bool { return m.Metric == "found by name" }); i < 0 || miss[i].Text != "found by the new function's name in 50.00% of cases < 90.00%" {
 		t.Errorf("misses %v", miss)
 	}
@@ -237,7 +237,7 @@ func TestGCDraws(t *testing.T) {
 			t.Errorf("K=%d: shifted draw at %.2f SE", k, z)
 		}
 	}
-	// On sucrase's 3.45 s of GC at K = 3 the shift is the issue's +330 ms.
+	// On sucrase's 3.45 s of GC at K = 3 the shift is +330 ms.
 	if d := 2.2 * gcSE(3) * 3.45; d < 0.33 || d > 0.36 {
 		t.Errorf("+2.2 SE at K = 3 is %.3f s on 3.45 s", d)
 	}

@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 )
 
-// Issue 17's high-variance runtime node: V8's "(garbage collector)" takes
+// The high-variance runtime node: V8's "(garbage collector)" takes
 // 3.45 s of sucrase's 22 s and varies by ±10% from run to run. In the
 // NoisyGC family every run's GC time is the profile's GC base times a factor
 // g drawn uniformly from [1−gcSpread, 1+gcSpread] (independently per run,
@@ -22,7 +22,7 @@ const (
 	// and kept only when the new side's mean factor exceeds the base's by
 	// gcShiftLow to gcShiftHigh standard errors of that difference: a
 	// pair of recordings that shows GC +2.2 SE by chance alone, which is
-	// +330-360 ms on sucrase's 3.45 s at K = 3 (the issue's +330 ms at
+	// +330-360 ms on sucrase's 3.45 s at K = 3 (+330 ms at
 	// adjusted p = 0.005). No cause is right: a test that uses the node's
 	// own run-to-run variance sees t ≈ 2.2 on 2K−2 degrees of freedom
 	// (one-sided p ≈ 0.05 at K = 3), which no correction over more than

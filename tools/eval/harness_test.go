@@ -17,8 +17,8 @@ import (
 )
 
 var (
-	bar    = flag.Bool("eval", false, "run the corpus benchmark (about a minute of CPU) and check issue 7's and issue 17's bars")
-	strict = flag.Bool("strict", false, "with -eval: fail on issue 17's known failures (knownFailures) too")
+	bar    = flag.Bool("eval", false, "run the corpus benchmark (about a minute of CPU) and check the standard and per-family bars")
+	strict = flag.Bool("strict", false, "with -eval: fail on the known failures (knownFailures) too")
 )
 
 // appConfig is a small benchmark on the app profile, written to a
@@ -159,12 +159,12 @@ func TestTablesGolden(t *testing.T) {
 }
 
 // TestDoneWhen is the published benchmark (BENCHMARKS.md, "diff:
-// accuracy") with issue 17's case families: the default configuration on
+// accuracy") with the case families: the default configuration on
 // the corpus, scored for the diff engine's defaults with μ = 50 ms, at K = 3
 // and at K = 1 (two baselines per profile and family: ten noise-only pairs
-// of the standard family). It checks issue 7's bar on the standard family
-// at K = 3 (DoneWhen), and issue 17's per family: Issue17 at K = 3,
-// Issue17K1 at K = 1.
+// of the standard family). It checks the standard bar on the standard family
+// at K = 3 (DoneWhen), and the per-family bar: FamilyBar at K = 3,
+// FamilyBarK1 at K = 1.
 // It runs with -eval (go test ./tools/eval -run TestDoneWhen -eval -v),
 // and then skips without the corpus, except under CI=true.
 //
@@ -209,19 +209,19 @@ func TestDoneWhen(t *testing.T) {
 		s    Summary
 		bar  Thresholds
 	}
-	checks := []check{{"K=3 standard, issue 7", s, DoneWhen}}
+	checks := []check{{"K=3 standard", s, DoneWhen}}
 	for _, f := range Families {
 		fam := func(c *Case) bool { return c.Family == f }
 		s3 := r3.Summary(0, fam)
 		if s3.Cases < 4 {
 			t.Errorf("K=3 %s: %d injected cases ran, want at least 4", f, s3.Cases)
 		}
-		checks = append(checks, check{fmt.Sprintf("K=3 %s", f), s3, Issue17})
+		checks = append(checks, check{fmt.Sprintf("K=3 %s", f), s3, FamilyBar})
 		if s1 := r1.Summary(0, fam); s1.Baselines > 0 {
-			checks = append(checks, check{fmt.Sprintf("K=1 %s", f), s1, Issue17K1})
+			checks = append(checks, check{fmt.Sprintf("K=1 %s", f), s1, FamilyBarK1})
 		}
 	}
-	checks = append(checks, check{"K=3 all", r3.Summary(0, nil), Issue17})
+	checks = append(checks, check{"K=3 all", r3.Summary(0, nil), FamilyBar})
 	if n := r1.Summary(0, standard).Baselines; n != 10 {
 		t.Errorf("K=1: %d noise-only pairs of the standard family, want 10", n)
 	}
@@ -231,7 +231,7 @@ func TestDoneWhen(t *testing.T) {
 			key := c.name + ": " + m.Metric
 			missed[key] = true
 			if knownFailures[key] && !*strict {
-				t.Logf("known failure (issue 17; -strict fails on it): %s: %s", c.name, m.Text)
+				t.Logf("known failure (-strict fails on it): %s: %s", c.name, m.Text)
 				continue
 			}
 			t.Errorf("%s: %s", c.name, m.Text)
@@ -245,10 +245,10 @@ func TestDoneWhen(t *testing.T) {
 }
 
 // knownFailures are TestDoneWhen's checks that package diff fails at this
-// commit (issue 17), keyed by check and metric as TestDoneWhen names them;
+// commit, keyed by check and metric as TestDoneWhen names them;
 // `go test ./tools/eval -run TestDoneWhen -eval -strict` fails on them
 // too. Remove an entry once the engine meets it. Every other check of the
-// bar fails the test: the 19 the engine met during issue 17's work
+// bar fails the test: the 19 the engine meets
 // (false causes at K = 1 and K = 3, artifacts, origins, precision) are
 // held.
 var knownFailures = map[string]bool{

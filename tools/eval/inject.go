@@ -30,7 +30,7 @@ const (
 	// multiplied.
 	RepeatedCheck
 
-	// The kinds below are issue 17's (family.go).
+	// The kinds below are the case families' (family.go).
 
 	// SpreadCallee: a new check (isStaleState) is added in every calling
 	// context of a function F, a few ms in each, so that no context alone
@@ -107,7 +107,7 @@ type Injection struct {
 	node   int32 // the cause's trie node
 	target int32 // the existing function injected into (the caller for SlowAPI)
 	stack  int32 // SlowAPI and LongLoop: the stack of the added samples
-	// parts are where issue 17's kinds add samples.
+	// parts are where the case families' kinds add samples.
 	parts []part
 	// art is the stack of the added samples with a runtime artifact as
 	// their leaf (-1: none) and artShare the share of the added samples

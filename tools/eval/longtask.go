@@ -6,14 +6,14 @@ import (
 	"time"
 )
 
-// Issue 17's growth inside a long, noisy task: sucrase's profile has an
+// The growth inside a long, noisy task: sucrase's profile has an
 // 18.5 s top-level call (startup); 160 ms of self time is added to one
 // frame deep inside it, while the whole task's time is scaled by a factor
 // drawn per run (CPU frequency, caches, JIT tiers), so that the task, the
 // ancestors and the frame's own inclusive time vary by more than the
 // change: only the frame's self time shows it.
 const (
-	// deepDelta is the self time added (the issue's +160 ms).
+	// deepDelta is the self time added (+160 ms).
 	deepDelta = 160 * time.Millisecond
 	// minLongTask is the least time of a task the family uses; shorter
 	// ones would need a factor beyond maxTaskSpread to be noisier than

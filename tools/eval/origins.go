@@ -2,7 +2,7 @@ package eval
 
 import "strings"
 
-// Issue 17's origins: the same script served from another origin
+// The origins: the same script served from another origin
 // (worker.js from 172.30.3.176:7777 and from 127.0.0.1:8081). In the
 // Origins family every script URL of the new runs gets newOrigin in place
 // of its scheme, host and port; the path stays. A baseline must then diff

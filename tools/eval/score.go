@@ -325,7 +325,7 @@ func (s *Summary) Compression() float64 { return ratio(s.CriticalNodes, s.TreeNo
 // PMinTop3Share is the share of cases with p_min ≤ 3.
 func (s *Summary) PMinTop3Share() float64 { return ratio(s.PMinTop3, s.Cases) }
 
-// Thresholds are the bar the engine must meet (issue 7, "Done when").
+// Thresholds are the bar the engine must meet.
 // MaxCompression, PMinTop3 and NameRecall are not checked when zero.
 type Thresholds struct {
 	PathRecall, PathPrecision, NodeRecall, NodePrecision float64
@@ -334,25 +334,25 @@ type Thresholds struct {
 	NameRecall                                           float64
 }
 
-// DoneWhen is issue 7's bar: better than ZAM's published 86.67% node
+// DoneWhen is the standard bar: better than ZAM's published 86.67% node
 // recall, 41.16% node precision and 96.09% path precision.
 var DoneWhen = Thresholds{
 	PathRecall: 1, PathPrecision: 0.97, NodeRecall: 0.95, NodePrecision: 0.70,
 	MaxFalsePaths: 0, MaxCompression: 0.02, PMinTop3: 0.90,
 }
 
-// Issue17 is issue 17's bar at K = 3, for every case family: node recall ≥
+// FamilyBar is the per-family bar at K = 3, for every case family: node recall ≥
 // 95%, path recall 100%, node precision ≥ 85%, path precision ≥ 97%, no
 // cause on baselines, and spread checks found by the new function's name
-// in ≥ 90% of cases. At K = 1 the issue asks only for no cause on
-// noise-only pairs (Issue17K1).
-var Issue17 = Thresholds{
+// in ≥ 90% of cases. At K = 1 the bar asks only for no cause on
+// noise-only pairs (FamilyBarK1).
+var FamilyBar = Thresholds{
 	PathRecall: 1, PathPrecision: 0.97, NodeRecall: 0.95, NodePrecision: 0.85,
 	MaxFalsePaths: 0, NameRecall: 0.90,
 }
 
-// Issue17K1 is issue 17's bar at K = 1: no cause on noise-only pairs.
-var Issue17K1 = Thresholds{MaxFalsePaths: 0}
+// FamilyBarK1 is the per-family bar at K = 1: no cause on noise-only pairs.
+var FamilyBarK1 = Thresholds{MaxFalsePaths: 0}
 
 // A Miss is a threshold a Summary misses: Metric names it ("node recall",
 // "false causes", ...) and Text says by how much.

@@ -13,7 +13,7 @@ import (
 	"github.com/ctdiff/ctdiff/cct"
 )
 
-// The sensitivity sweep (issue 17, "Measure it"): for each K, the smallest
+// The sensitivity sweep : for each K, the smallest
 // injected regression, as a share of the profile's busy time (time outside
 // "(idle)"), that a method finds in at least 95% of cases with no false
 // cause on baselines — for ctdiff, for an oracle that knows the noise

@@ -8,12 +8,12 @@ import (
 	"time"
 )
 
-// Issue 17's spread regressions: a change whose growth is spread over many
+// The spread regressions: a change whose growth is spread over many
 // calling contexts or over several callees, so that no single context
 // grows by μ while the function or caller together does.
 const (
 	// spreadTotalMin and spreadTotalMax bound a spread check's total: about
-	// 2μ (μ = 50 ms), as in the issue's isStaleState example (11 contexts
+	// 2μ (μ = 50 ms), as in the isStaleState example (11 contexts
 	// of ~10 ms).
 	spreadTotalMin = 100 * time.Millisecond
 	spreadTotalMax = 120 * time.Millisecond

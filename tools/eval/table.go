@@ -96,7 +96,7 @@ func (r *Result) WriteTable2(w io.Writer, e int) {
 }
 
 // WriteEngines prints one summary row per engine on the Standard family,
-// with issue 7's verdict.
+// with the standard bar's verdict.
 func (r *Result) WriteEngines(w io.Writer) { WriteSeeds(w, []*Result{r}) }
 
 // WriteSeeds prints one summary row per engine and result (the same
@@ -342,15 +342,15 @@ func article(word string) string {
 
 // WriteFamilies prints engine e's results per case family, one block of
 // rows per result (the same benchmark at another K), each family against
-// issue 17's bar: Issue17 from K = 2 on (the issue states it at K = 3),
-// Issue17K1 at K = 1. "Baselines with a cause" counts the base-vs-base
+// the per-family bar: FamilyBar from K = 2 on (it is stated at K = 3),
+// FamilyBarK1 at K = 1. "Baselines with a cause" counts the base-vs-base
 // pairs with any leaf, "False causes" all their leaves.
 func WriteFamilies(w io.Writer, rs []*Result, e int) {
 	t := table{head: []string{"K", "Family", "Cases", "Node recall (%)", "Path recall (%)", "Node precision (%)", "Path precision (%)", "Found by name (%)", "Baselines with a cause", "False causes", "Issue 17's bar"}}
 	for _, r := range rs {
-		bar := Issue17
+		bar := FamilyBar
 		if r.Config.Runs == 1 {
-			bar = Issue17K1
+			bar = FamilyBarK1
 		}
 		row := func(name string, s Summary) {
 			verdict := "yes"

@@ -1,5 +1,5 @@
 // Package synth generates large, realistic profile pairs for benchmarks
-// (issue: performance at PARCS scale): pprof CPU profiles with hundreds of
+// at PARCS's scale: pprof CPU profiles with hundreds of
 // thousands of distinct stacks over thousands of functions, and pairs whose
 // calling-context trees reach 1.5 million nodes (PARCS's largest CCT,
 // checkstyle, had 1.45 M nodes of depth ~32), with one known injected change.
@@ -253,7 +253,7 @@ func (b *builder) add(stack []int32, count int64) {
 // A Context is a calling context of a generated pair with the expected
 // value of its inclusive time on each side, what infinitely many runs
 // would average to: the ground truth a comparison's causes are checked
-// against (issue 20: do more runs find what fewer find?).
+// against (do more runs find what fewer find?).
 type Context struct {
 	Path      []string // function names, root first
 	Base, New float64  // expected inclusive cpu time, in ns

@@ -1,5 +1,5 @@
 // Command devtrace writes a large synthetic Chrome DevTools trace for
-// benchmarks (issue 20): Profile and ProfileChunk events as V8 streams them
+// benchmarks: Profile and ProfileChunk events as V8 streams them
 // (profile-generator.cc, CpuProfile::StreamPendingTraceEvents), one sampled
 // thread per profile, with deep stacks:
 //

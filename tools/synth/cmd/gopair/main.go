@@ -1,7 +1,7 @@
 // Command gopair writes a pair of pprof CPU profiles shaped like Go's
 // runtime/pprof output, from a generator independent of tools/synth, for
 // checking that ctdiff's speed on synth's pair is not an artefact of how
-// synth draws its stacks (issue 20):
+// synth draws its stacks:
 //
 //	go run ./tools/synth/cmd/gopair -stacks 200000 -o /tmp/gopair
 //

@@ -1,5 +1,5 @@
-// Command misses checks that more runs find what fewer runs find (issue
-// 20), against the ground truth of a synth pair: given the JSON results of
+// Command misses checks that more runs find what fewer runs find,
+// against the ground truth of a synth pair: given the JSON results of
 // `ctdiff diff` on the first few runs of a block and on more runs of the
 // same block, it lists each cause of the fewer-run result that the
 // more-run result does not find again, with its true change (synth's

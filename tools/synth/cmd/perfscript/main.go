@@ -1,5 +1,5 @@
 // Command perfscript writes a large synthetic `perf script` text for
-// benchmarks (issue 20), as `perf record -g` then `perf script` print it:
+// benchmarks, as `perf record -g` then `perf script` print it:
 //
 //	go run ./tools/synth/cmd/perfscript -o /tmp/perf800.txt   # 1 M samples, ~820 MB
 //
