@@ -159,9 +159,21 @@ func labViolations(imports, testImports map[string][]string) []string {
 // included), a shortest import path to it, in a stable order.
 func reach(imports map[string][]string, roots []string) [][]string {
 	slices.Sort(roots)
+	order, path := walk(imports, roots, func(string) bool { return true })
+	out := make([][]string, len(order))
+	for i, p := range order {
+		out[i] = path[p]
+	}
+	return out
+}
+
+// walk visits the packages reachable from roots breadth first, so that
+// the path to each is a shortest one, and goes on through a package only
+// when follow says so. It returns the packages in the order visited (the
+// roots first) and the path from a root to each.
+func walk(imports map[string][]string, roots []string, follow func(string) bool) ([]string, map[string][]string) {
 	path := map[string][]string{}
-	var order []string
-	queue := []string{}
+	var order, queue []string
 	for _, r := range roots {
 		if _, seen := path[r]; !seen {
 			path[r] = []string{r}
@@ -178,14 +190,12 @@ func reach(imports map[string][]string, roots []string) [][]string {
 			}
 			path[q] = append(slices.Clip(path[p]), q)
 			order = append(order, q)
-			queue = append(queue, q)
+			if follow(q) {
+				queue = append(queue, q)
+			}
 		}
 	}
-	out := make([][]string, len(order))
-	for i, p := range order {
-		out[i] = path[p]
-	}
-	return out
+	return order, path
 }
 
 // TestLabViolations runs the lab rule over made-up import graphs, so each
@@ -279,25 +289,12 @@ func usedBy(imports map[string][]string, ownOnly bool) map[string]map[string][]s
 	}
 	users := map[string]map[string][]string{}
 	for _, s := range stages {
-		// Breadth first, so the path shown is a shortest one.
-		path := map[string][]string{mod + s: {mod + s}}
-		queue := []string{mod + s}
-		for len(queue) > 0 {
-			p := queue[0]
-			queue = queue[1:]
-			for _, q := range imports[p] {
-				if _, seen := path[q]; seen {
-					continue
-				}
-				path[q] = append(slices.Clip(path[p]), q)
-				if !ownOnly || !isStage[q] {
-					queue = append(queue, q)
-				}
-				if users[q] == nil {
-					users[q] = map[string][]string{}
-				}
-				users[q][s] = path[q]
+		order, path := walk(imports, []string{mod + s}, func(q string) bool { return !ownOnly || !isStage[q] })
+		for _, q := range order[1:] {
+			if users[q] == nil {
+				users[q] = map[string][]string{}
 			}
+			users[q][s] = path[q]
 		}
 	}
 	return users
