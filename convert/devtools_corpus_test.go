@@ -24,6 +24,18 @@ import (
 // TestV8CorpusConverts converts every corpus file of both formats and
 // checks the result: valid, sniffed as the right format, round-trips
 // through the pprof encoding, no (root) frame, stacks and timestamps sane.
+// convertedTrace is the corpus trace whose conversion the pprof tests read
+// back as ctdiff's own output with timestamps and thread labels: the 3.4 MB
+// web.dev trace (five threads) with the long tests, a 250 KB trace of three
+// threads without.
+func convertedTrace(t *testing.T) string {
+	t.Helper()
+	if long.Enabled() {
+		return corpus.Path(t, "devtools/devtools-web-dev-screenshot-source-ids.json.gz")
+	}
+	return corpus.Path(t, "devtools/devtools-two-workers.json.gz")
+}
+
 func TestV8CorpusConverts(t *testing.T) {
 	files := append(corpus.Glob(t, "devtools/*"), corpus.Glob(t, "cpuprofile/*")...)
 	for _, f := range files {

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctdiff/ctdiff/internal/corpus"
 	"github.com/ctdiff/ctdiff/internal/pprofenc"
 	"github.com/ctdiff/ctdiff/tools/hostile"
 	"github.com/ctdiff/ctdiff/tools/synth"
@@ -136,7 +135,7 @@ func TestPprofStreamConvert(t *testing.T) {
 		{"synth", encode(t, synth.Generate(synth.Config{Seed: 2, Stacks: 2000, Functions: 300}).New)},
 		{"oddly encoded", oddlyEncoded(t)},
 	}
-	res, err := ReadFile(corpus.Path(t, "devtools/devtools-web-dev-screenshot-source-ids.json.gz"), Options{})
+	res, err := ReadFile(convertedTrace(t), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
