@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench/audit.sh runs the independent audit's case families (internal/audit:
+# bench/audit.sh runs the independent audit's case families (tools/audit:
 # its own generator, noise and scorer) on one or more ctdiff binaries and
 # prints, per family and binary, how many comparisons had a false cause, how
 # many had any cause, and the injected changes found and missed
@@ -29,8 +29,8 @@ for b in "$@"; do
 	BINS="$BINS $(cd "$(dirname "$b")" && pwd)/$(basename "$b")"
 done
 cd "$ROOT"
-go build -o "$WORK/gen" ./internal/audit/cmd/gen
-go build -o "$WORK/score" ./internal/audit/cmd/score
+go build -o "$WORK/gen" ./tools/audit/cmd/gen
+go build -o "$WORK/score" ./tools/audit/cmd/score
 
 # family LABEL CASE K SEEDS "GEN ARGS" "CTDIFF ARGS" [swap]
 family() {
@@ -104,7 +104,7 @@ family rate-k5 rate 5 "$SEEDS" "" ""
 family small-k3-2000ms small 3 "$SEEDS" "-delta 2000" ""
 family small-k5-800ms small 5 "$SEEDS" "-delta 800" ""
 family small-k10-800ms small 10 "$SEEDS" "-delta 800" ""
-# Round 2 (internal/audit/cases2.go).
+# What varies from run to run (tools/audit/cases_variation.go).
 family recursion-vary-null-k3 recursion-vary-null 3 "$N50" "" ""
 family threads-uneven-k5-2000ms threads-uneven 5 "$SEEDS" "-sigma 0.03 -delta 2000" ""
 family threads-uneven-null-k5 threads-uneven-null 5 "$SEEDS" "" ""
@@ -117,7 +117,7 @@ family flat-one-k5-1500ms flat-one 5 "$SEEDS" "-delta 1500" ""
 family lambda-folded-k5-1000ms lambda 5 "$SEEDS" "-format folded -sigma 0.03 -delta 1000" ""
 family idle-cpuprofile-null-k5 idle 5 "$SEEDS" "-format cpuprofile" ""
 family null-10v3 null 10 "$N50" "-knew 3" ""
-# Round 3 (internal/audit/cases3.go).
+# What changes names or places between versions (tools/audit/cases_identity.go).
 family closure-renumber-null-k5 closure-renumber-null 5 "$SEEDS" "" ""
 family closure-renumber-k5-1000ms closure-renumber 5 "$SEEDS" "-sigma 0.05 -delta 1000" ""
 family generic-renamed-null-k5 generic-renamed-null 5 "$SEEDS" "" ""

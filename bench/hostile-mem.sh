@@ -4,7 +4,7 @@
 #
 #   bench/hostile-mem.sh [DIR] [CTDIFF]
 #
-# DIR holds the inputs (written there by internal/hostile/mkhostile when
+# DIR holds the inputs (written there by tools/hostile/mkhostile when
 # missing); CTDIFF is the binary to measure (built from this tree when not
 # given). Each input is read by `ctdiff cct` at GOMAXPROCS=2 and 8; one line
 # per run: input, GOMAXPROCS, exit code, peak RSS in MB, elapsed and CPU
@@ -36,7 +36,7 @@ for f in "${inputs[@]}"; do
 done
 if ((${#missing[@]} > 0)); then
 	only=$(printf '%s\n' "${missing[@]}" | sed 's/[.]/[.]/g' | paste -sd'|')
-	go run ./internal/hostile/mkhostile -o "$dir" -only "^($only)\$"
+	go run ./tools/hostile/mkhostile -o "$dir" -only "^($only)\$"
 fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

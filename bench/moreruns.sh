@@ -1,10 +1,10 @@
 #!/bin/sh
-# bench/moreruns.sh checks issue 20's "10 + 10 and 30 + 30 find at least what
-# 3 + 3 finds on the same injected change" on disjoint replicates, against
+# bench/moreruns.sh checks that 10 + 10 and 30 + 30 runs find at least what
+# 3 + 3 find on the same injected change, on disjoint replicates, against
 # synth's ground truth: synth -stacks 20000 -runs 100 (seed 1), cut into ten
 # blocks of 10 runs a side (3 + 3 = a block's first three) and three blocks
 # of 30; for each block, the causes of 3 + 3 that the whole block does not
-# find again, with their true change (internal/synth/cmd/misses).
+# find again, with their true change (tools/synth/cmd/misses).
 #
 # Usage: sh bench/moreruns.sh [CTDIFF]   (WORK=/tmp/ctdiff-moreruns by default)
 set -eu
@@ -14,8 +14,8 @@ cd "$ROOT"
 CTDIFF=${1:-$WORK/ctdiff}
 mkdir -p "$WORK"
 [ "$CTDIFF" != "$WORK/ctdiff" ] || go build -o "$WORK/ctdiff" ./cmd/ctdiff
-go build -o "$WORK/misses" ./internal/synth/cmd/misses
-[ -f "$WORK/runs/new/100.pb.gz" ] || go run ./internal/synth/cmd/synth -stacks 20000 -runs 100 -o "$WORK/runs" >/dev/null
+go build -o "$WORK/misses" ./tools/synth/cmd/misses
+[ -f "$WORK/runs/new/100.pb.gz" ] || go run ./tools/synth/cmd/synth -stacks 20000 -runs 100 -o "$WORK/runs" >/dev/null
 
 # block NAME FIRST K: runs FIRST+1 .. FIRST+K of each side, linked.
 block() {

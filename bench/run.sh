@@ -1,9 +1,9 @@
 #!/bin/sh
 # bench/run.sh measures ctdiff against what users would run instead, in one
-# run, and prints the Markdown tables BENCHMARKS.md shows (issue 9):
+# run, and prints the Markdown tables BENCHMARKS.md shows:
 #
 #   1. ctdiff diff (all analyses, text report) vs go tool pprof -top
-#      -diff_base on the 200,000-stack synthetic pair (internal/synth);
+#      -diff_base on the 200,000-stack synthetic pair (tools/synth);
 #   2. ctdiff convert vs go tool pprof -proto (read pprof, write pprof) on
 #      the new profile of that pair;
 #   3. ctdiff convert of the largest corpus DevTools trace, decompressed,
@@ -12,9 +12,9 @@
 #      of the 200,000-stack pair (ctdiff's default Stats mode tests every
 #      calling context; pprof sums the runs of each side);
 #   5. ctdiff diff on a pair of 1.6 M-node trees (PARCS scale);
-#   6. as 1, on a 200,000-stack pair from internal/synth/cmd/gopair, a
-#      generator independent of internal/synth (sampled walks of a call
-#      graph, call-site locations, inlined frames, four mappings: issue 20).
+#   6. as 1, on a 200,000-stack pair from tools/synth/cmd/gopair, a
+#      generator independent of tools/synth (sampled walks of a call
+#      graph, call-site locations, inlined frames, four mappings).
 #
 # Every command runs ROUNDS times (default 5), the commands interleaved
 # round by round so that a busy neighbour slows all of them alike; a row
@@ -43,10 +43,10 @@ PPROF=$(go tool -n pprof)
 PPROF=$(go tool -n pprof)
 
 # The inputs. The synthetic pairs are deterministic (seed 1).
-[ -f "$WORK/big/new.pb.gz" ] || go run ./internal/synth/cmd/synth -stacks 200000 -o "$WORK/big" >/dev/null
-[ -f "$WORK/huge/new.pb.gz" ] || go run ./internal/synth/cmd/synth -stacks 200000 -new-frames 7 -o "$WORK/huge" >/dev/null
-[ -f "$WORK/gopair/new.pb.gz" ] || go run ./internal/synth/cmd/gopair -stacks 200000 -o "$WORK/gopair" >/dev/null
-[ -f "$WORK/runs/new/3.pb.gz" ] || go run ./internal/synth/cmd/synth -stacks 200000 -runs 3 -o "$WORK/runs" >/dev/null
+[ -f "$WORK/big/new.pb.gz" ] || go run ./tools/synth/cmd/synth -stacks 200000 -o "$WORK/big" >/dev/null
+[ -f "$WORK/huge/new.pb.gz" ] || go run ./tools/synth/cmd/synth -stacks 200000 -new-frames 7 -o "$WORK/huge" >/dev/null
+[ -f "$WORK/gopair/new.pb.gz" ] || go run ./tools/synth/cmd/gopair -stacks 200000 -o "$WORK/gopair" >/dev/null
+[ -f "$WORK/runs/new/3.pb.gz" ] || go run ./tools/synth/cmd/synth -stacks 200000 -runs 3 -o "$WORK/runs" >/dev/null
 HAVE_TRACE=no
 if [ -f "$TRACE_GZ" ] && command -v node >/dev/null; then
 	HAVE_TRACE=yes
@@ -117,7 +117,7 @@ nodes() { "$WORK/ctdiff" cct "$1" 2>/dev/null | sed -n 's/.*; \([0-9]*\) nodes.*
 
 echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC') with bench/run.sh ($ROUNDS rounds): $(nproc) cores ($(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)), $(free -g | awk '/^Mem:/ { print $2 }') GiB,"
 echo "$(go version | cut -d' ' -f3-4), node $(node --version 2>/dev/null || echo absent), load average at the end $(cut -d' ' -f1-3 /proc/loadavg)."
-echo "Inputs: internal/synth seed 1, 200,000 stacks: $(nodes "$WORK/big/base.pb.gz") / $(nodes "$WORK/big/new.pb.gz") tree nodes;"
+echo "Inputs: tools/synth seed 1, 200,000 stacks: $(nodes "$WORK/big/base.pb.gz") / $(nodes "$WORK/big/new.pb.gz") tree nodes;"
 echo "-new-frames 7: $(nodes "$WORK/huge/base.pb.gz") / $(nodes "$WORK/huge/new.pb.gz") nodes;"
 echo "gopair seed 1, 200,000 stacks: $(nodes "$WORK/gopair/base.pb.gz") / $(nodes "$WORK/gopair/new.pb.gz") nodes."
 echo

@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench/scale.sh measures issue 20's bars: ctdiff binaries against each
+# bench/scale.sh measures ctdiff at scale: ctdiff binaries against each
 # other and against what users would run instead, in the same rounds.
 #
 #   sh bench/scale.sh [-r ROUNDS] [-m MODE] CTDIFF... -- CASE...
@@ -17,8 +17,8 @@
 #
 # MODE says what memory a command meets, which decides much of the
 # system time on a virtual machine whose host reclaims the memory a guest
-# frees (BENCHMARKS.md, issue 20, session 11: 2-2.5 ms per MB first
-# touched when cold, ~0.1 warm):
+# frees (2-2.5 ms per MB first touched when cold, ~0.1 warm,
+# on the machine of BENCHMARKS.md):
 #   interleaved  the commands one after the other, round by round (default);
 #   cold         5 s of idle before each command;
 #   warm         each command run twice back to back, the second timed.
@@ -62,18 +62,18 @@ TIME=/usr/bin/time # GNU time: -f and %M
 # The inputs, each made once.
 need() {
 	case $1 in
-	synth) [ -f "$WORK/synth/new.pb.gz" ] || go run ./internal/synth/cmd/synth -stacks 200000 -o "$WORK/synth" >/dev/null ;;
-	gopair) [ -f "$WORK/gopair/new.pb.gz" ] || go run ./internal/synth/cmd/gopair -stacks 200000 -o "$WORK/gopair" >/dev/null ;;
-	1.6M) [ -f "$WORK/s1600k/new.pb.gz" ] || go run ./internal/synth/cmd/synth -stacks 1600000 -o "$WORK/s1600k" >/dev/null ;;
-	100) [ -f "$WORK/syn100/new/100.pb.gz" ] || go run ./internal/synth/cmd/synth -stacks 20000 -runs 100 -o "$WORK/syn100" >/dev/null ;;
-	1000) [ -f "$WORK/syn1000/new/1000.pb.gz" ] || go run ./internal/synth/cmd/synth -stacks 20000 -runs 1000 -o "$WORK/syn1000" >/dev/null ;;
-	dev) [ -f "$WORK/dev500.json" ] || go run ./internal/synth/cmd/devtrace -o "$WORK/dev500.json" >/dev/null ;;
-	deep) [ -f "$WORK/deep.json" ] || go run ./internal/synth/cmd/devtrace -min-depth 60 -max-depth 100 -o "$WORK/deep.json" >/dev/null ;;
+	synth) [ -f "$WORK/synth/new.pb.gz" ] || go run ./tools/synth/cmd/synth -stacks 200000 -o "$WORK/synth" >/dev/null ;;
+	gopair) [ -f "$WORK/gopair/new.pb.gz" ] || go run ./tools/synth/cmd/gopair -stacks 200000 -o "$WORK/gopair" >/dev/null ;;
+	1.6M) [ -f "$WORK/s1600k/new.pb.gz" ] || go run ./tools/synth/cmd/synth -stacks 1600000 -o "$WORK/s1600k" >/dev/null ;;
+	100) [ -f "$WORK/syn100/new/100.pb.gz" ] || go run ./tools/synth/cmd/synth -stacks 20000 -runs 100 -o "$WORK/syn100" >/dev/null ;;
+	1000) [ -f "$WORK/syn1000/new/1000.pb.gz" ] || go run ./tools/synth/cmd/synth -stacks 20000 -runs 1000 -o "$WORK/syn1000" >/dev/null ;;
+	dev) [ -f "$WORK/dev500.json" ] || go run ./tools/synth/cmd/devtrace -o "$WORK/dev500.json" >/dev/null ;;
+	deep) [ -f "$WORK/deep.json" ] || go run ./tools/synth/cmd/devtrace -min-depth 60 -max-depth 100 -o "$WORK/deep.json" >/dev/null ;;
 	report)
 		need synth
 		[ -f "$WORK/r.json" ] || go run ./cmd/ctdiff diff "$WORK/synth/base.pb.gz" "$WORK/synth/new.pb.gz" --aggregate intersect --format json -o "$WORK/r.json" 2>/dev/null
 		;;
-	perf) [ -f "$WORK/perf.txt" ] || go run ./internal/synth/cmd/perfscript -o "$WORK/perf.txt" >/dev/null ;;
+	perf) [ -f "$WORK/perf.txt" ] || go run ./tools/synth/cmd/perfscript -o "$WORK/perf.txt" >/dev/null ;;
 	*) echo "bench/scale.sh: unknown case $1" >&2; exit 2 ;;
 	esac
 }

@@ -5,7 +5,7 @@ import (
 
 	"github.com/ctdiff/ctdiff/cct"
 	"github.com/ctdiff/ctdiff/internal/benchcpu"
-	"github.com/ctdiff/ctdiff/internal/synth"
+	"github.com/ctdiff/ctdiff/tools/synth"
 )
 
 // BenchmarkBuild builds the tree of a synthetic profile with 200,000

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/ctdiff/ctdiff/internal/benchcpu"
-	"github.com/ctdiff/ctdiff/internal/synth"
 	"github.com/ctdiff/ctdiff/stacks"
+	"github.com/ctdiff/ctdiff/tools/synth"
 	"github.com/google/pprof/profile"
 )
 

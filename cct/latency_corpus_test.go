@@ -11,6 +11,7 @@ import (
 	"github.com/ctdiff/ctdiff/convert"
 	"github.com/ctdiff/ctdiff/internal/corpus"
 	"github.com/ctdiff/ctdiff/internal/labels"
+	"github.com/ctdiff/ctdiff/internal/long"
 	"github.com/google/pprof/profile"
 )
 
@@ -69,6 +70,7 @@ func TestLatencyCorpus(t *testing.T) {
 		for _, path := range corpus.Glob(t, c.glob) {
 			rel, _ := filepath.Rel(corpus.Dir(), path)
 			t.Run(filepath.ToSlash(rel), func(t *testing.T) {
+				long.File(t, path)
 				tr, p := timedTreeProfile(t, path, c.format)
 				// Stack samples infer latencies; events (0 in
 				// samples/count: JFR allocations) are left out.

@@ -11,6 +11,7 @@ import (
 	"github.com/ctdiff/ctdiff/cct"
 	"github.com/ctdiff/ctdiff/internal/cctest"
 	"github.com/ctdiff/ctdiff/internal/golden"
+	"github.com/ctdiff/ctdiff/internal/long"
 	"github.com/google/pprof/profile"
 )
 
@@ -571,6 +572,7 @@ func FuzzLatency(f *testing.F) {
 
 // Stacks 100,000 deep: a change at the leaf costs O(1), not O(depth).
 func TestLatencyDeepStacks(t *testing.T) {
+	long.Skip(t, "20 stacks of 100,000 frames")
 	const depth = 100_000
 	deep := deepLine(depth, "1")
 	shallower := deepLine(depth-1, "1")

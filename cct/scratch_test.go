@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/ctdiff/ctdiff/internal/synth"
+	"github.com/ctdiff/ctdiff/tools/synth"
 	"github.com/google/pprof/profile"
 )
 

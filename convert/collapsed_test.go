@@ -169,8 +169,8 @@ func TestSniff(t *testing.T) {
 
 // TestCollapsedMergesStacks: identical stacks of a thread are one sample,
 // in the order of first appearance, so memory follows the distinct stacks:
-// a million lines of three stacks once held a million samples (issue 18:
-// 100 MB of lines took 1.6 GB).
+// a million lines of three stacks are three samples, not a million
+// (100 MB of such lines would take 1.6 GB one sample a line).
 func TestCollapsedMergesStacks(t *testing.T) {
 	read := func(lines int) (*profile.Profile, uint64) {
 		var b strings.Builder

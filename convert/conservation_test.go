@@ -21,6 +21,7 @@ import (
 	"github.com/ctdiff/ctdiff/cct"
 	"github.com/ctdiff/ctdiff/internal/cctjson"
 	"github.com/ctdiff/ctdiff/internal/corpus"
+	"github.com/ctdiff/ctdiff/internal/long"
 	"github.com/google/pprof/profile"
 	"github.com/grafana/jfr-parser/parser"
 )
@@ -78,6 +79,7 @@ func TestConservation(t *testing.T) {
 	seen := map[string]int{}
 	for _, path := range files {
 		t.Run(filepath.Base(path), func(t *testing.T) {
+			long.File(t, path)
 			res, err := ReadFile(path, Options{})
 			skipping := false
 			var se *SyntaxError

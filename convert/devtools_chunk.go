@@ -8,9 +8,8 @@ import (
 )
 
 // A fast path for ProfileChunk events, which hold nearly all of a trace's
-// profile bytes (issue 20: 288,000 chunks of 100 samples in a 500 MB
-// trace, where encoding/json's reflection took two thirds of the reader's
-// time). chunkScanner decodes the usual shape of a chunk by hand: the
+// profile bytes (288,000 chunks of 100 samples in a 500 MB trace, where
+// encoding/json's reflection takes two thirds of the reader's time). chunkScanner decodes the usual shape of a chunk by hand: the
 // sample ids and timeDeltas go straight from bytes to integers. It gives up
 // (ok false) on anything it does not handle exactly as encoding/json would
 // (escapes in keys or in the id, keys that match a field only

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/ctdiff/ctdiff/internal/corpus"
+	"github.com/ctdiff/ctdiff/internal/long"
 	"github.com/google/pprof/profile"
 )
 
@@ -23,10 +24,23 @@ import (
 // TestV8CorpusConverts converts every corpus file of both formats and
 // checks the result: valid, sniffed as the right format, round-trips
 // through the pprof encoding, no (root) frame, stacks and timestamps sane.
+// convertedTrace is the corpus trace whose conversion the pprof tests read
+// back as ctdiff's own output with timestamps and thread labels: the 3.4 MB
+// web.dev trace (five threads) with the long tests, a 250 KB trace of three
+// threads without.
+func convertedTrace(t *testing.T) string {
+	t.Helper()
+	if long.Enabled() {
+		return corpus.Path(t, "devtools/devtools-web-dev-screenshot-source-ids.json.gz")
+	}
+	return corpus.Path(t, "devtools/devtools-two-workers.json.gz")
+}
+
 func TestV8CorpusConverts(t *testing.T) {
 	files := append(corpus.Glob(t, "devtools/*"), corpus.Glob(t, "cpuprofile/*")...)
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
+			long.File(t, f)
 			res, err := ReadFile(f, Options{})
 			if err != nil {
 				t.Fatal(err)
@@ -134,6 +148,7 @@ func TestDevtoolsCorpusThreads(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(filepath.Base(tt.file), func(t *testing.T) {
+			long.File(t, corpus.Path(t, tt.file))
 			res, err := ReadFile(corpus.Path(t, tt.file), Options{})
 			if err != nil {
 				t.Fatal(err)
@@ -238,6 +253,7 @@ func TestDevtoolsSamplesTables(t *testing.T) {
 	for _, path := range tables {
 		input := strings.TrimSuffix(filepath.Base(path), ".samples.txt")
 		t.Run(input, func(t *testing.T) {
+			long.File(t, corpus.Path(t, "devtools/"+input))
 			res, err := ReadFile(corpus.Path(t, "devtools/"+input), Options{})
 			if err != nil {
 				t.Fatal(err)

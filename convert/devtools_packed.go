@@ -5,7 +5,7 @@ import (
 )
 
 // A trace's samples are kept packed from the moment their chunk is read
-// until they become stacks.Samples (issue 20): a 500 MB trace holds 28.8 M
+// until they become stacks.Samples: a 500 MB trace holds 28.8 M
 // samples, and as two int64 arrays per chunk (node id and time delta) they
 // were 460 MB of a reader that is meant to stay under node's memory for
 // JSON.parse. Packed, a sample takes the bytes of two varints, 4-6 in

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/ctdiff/ctdiff/internal/long"
 )
 
 // Events are cut and decoded on two goroutines (eventArray); the error
@@ -112,8 +114,8 @@ func TestDevtoolsBudgetOrder(t *testing.T) {
 		{"too deep", `[` + chain("0x1", 1, 10, 10) + `,` + chain("0x2", 2, MaxStackDepth+1, 1) + `]`, "profile 0x2 of pid 1 (Profile event 2): stack frames exceed the limit: a stack of"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if testing.Short() && tt.name == "too deep" {
-				t.Skip("a million nodes: 5 s")
+			if tt.name == "too deep" {
+				long.Skip(t, "a chain of a million nodes")
 			}
 			_, err := Read(strings.NewReader(tt.in), "t.json", Options{From: "devtools"})
 			if err == nil || !strings.Contains(err.Error(), tt.want) {

@@ -7,7 +7,7 @@
 // sniffing unless Options.From forces one, apply thread/pid selection and
 // return the profile together with any warnings about skipped data.
 //
-// Conventions every converter follows (DESIGN.md, "The interchange"):
+// Conventions every converter follows (docs/formats.md, "The interchange"):
 //   - per-sample timestamps travel as the numeric label labels.Timestamp (ns),
 //     thread identity as labels.Thread, labels.Process, labels.PID, labels.TID;
 //   - samples of one thread are written in time order;

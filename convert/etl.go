@@ -44,8 +44,7 @@ func sniffETL(head []byte) bool {
 	// The buffer header's size and saved offset, which lies within the
 	// buffer: a Go CPU profile's first bytes also read as a size below
 	// 64 MB, its bytes 74..75 as a trace header one time in 3,000, but its
-	// second word (the second sample type's tag) as an offset far beyond
-	// (audit R3).
+	// second word (the second sample type's tag) as an offset far beyond.
 	size, saved := binary.LittleEndian.Uint32(head), binary.LittleEndian.Uint32(head[4:])
 	return size > 0 && size <= 64<<20 && saved <= size && head[75] == 0xC0 && head[74] >= 1 && head[74] <= 21
 }

@@ -7,7 +7,7 @@ import (
 
 // A Go CPU profile whose first four bytes read as a buffer size of at most
 // 64 MB and whose bytes 74..75 (0x10 0xC0) as an ETW trace header is
-// pprof, not binary ETL (audit R3: one of the runs of idle-one seed 3, about
+// pprof, not binary ETL (the audit's idle-one case, seed 3, wrote one: about
 // one Go profile in 3,000). An ETL file's second word, the buffer's saved
 // offset, lies within the buffer; a Go profile's (the second sample type's
 // tag) lies far beyond.

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/ctdiff/ctdiff/cct"
-	"github.com/ctdiff/ctdiff/internal/hostile"
+	"github.com/ctdiff/ctdiff/tools/hostile"
 )
 
 // peakHeap reads what gen writes, streamed through a pipe so that the

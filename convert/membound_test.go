@@ -6,11 +6,11 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/ctdiff/ctdiff/internal/hostile"
+	"github.com/ctdiff/ctdiff/tools/hostile"
 )
 
 // allocated returns how many bytes reading data allocates in all: an upper
-// bound of how much the reader's peak memory can grow (issue 18).
+// bound of how much the reader's peak memory can grow.
 func allocated(t *testing.T, data []byte, opts Options) uint64 {
 	t.Helper()
 	runtime.GC()
@@ -39,7 +39,7 @@ func generated(t *testing.T, gz bool, body func(io.Writer) error) []byte {
 	return b.Bytes()
 }
 
-// TestMemoryBound reads each of issue 18's shapes at two sizes: what a
+// TestMemoryBound reads each hostile shape at two sizes: what a
 // reader allocates may grow with what the profile holds (distinct nodes,
 // samples) but not with the decompressed size of one token, nor with the
 // depth × samples of a call tree that names deep nodes many times. Each

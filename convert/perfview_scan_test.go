@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/ctdiff/ctdiff/internal/corpus"
-	"github.com/ctdiff/ctdiff/internal/hostile"
 	"github.com/ctdiff/ctdiff/internal/pprofio"
+	"github.com/ctdiff/ctdiff/tools/hostile"
 )
 
 // checkPerfViewScan fails unless reading data with the sample scanner

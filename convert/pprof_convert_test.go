@@ -11,10 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctdiff/ctdiff/internal/corpus"
-	"github.com/ctdiff/ctdiff/internal/hostile"
 	"github.com/ctdiff/ctdiff/internal/pprofio"
-	"github.com/ctdiff/ctdiff/internal/synth"
+	"github.com/ctdiff/ctdiff/tools/hostile"
+	"github.com/ctdiff/ctdiff/tools/synth"
 	"github.com/google/pprof/profile"
 )
 
@@ -169,7 +168,7 @@ func TestPprofStreamConvert(t *testing.T) {
 		{"synth", encode(t, synth.Generate(synth.Config{Seed: 2, Stacks: 2000, Functions: 300}).New)},
 		{"oddly encoded", oddlyEncoded(t)},
 	}
-	res, err := ReadFile(corpus.Path(t, "devtools/devtools-web-dev-screenshot-source-ids.json.gz"), Options{})
+	res, err := ReadFile(convertedTrace(t), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

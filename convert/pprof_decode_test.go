@@ -11,10 +11,9 @@ import (
 	"testing"
 
 	"github.com/ctdiff/ctdiff/internal/benchcpu"
-	"github.com/ctdiff/ctdiff/internal/corpus"
 	"github.com/ctdiff/ctdiff/internal/labels"
 	"github.com/ctdiff/ctdiff/internal/pprofio"
-	"github.com/ctdiff/ctdiff/internal/synth"
+	"github.com/ctdiff/ctdiff/tools/synth"
 	"github.com/google/pprof/profile"
 )
 
@@ -143,7 +142,7 @@ func TestDecodePprofMatchesPprof(t *testing.T) {
 	}
 	// ctdiff's own output with timestamps and thread labels.
 	t.Run("converted devtools trace", func(t *testing.T) {
-		res, err := ReadFile(corpus.Path(t, "devtools/devtools-web-dev-screenshot-source-ids.json.gz"), Options{})
+		res, err := ReadFile(convertedTrace(t), Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

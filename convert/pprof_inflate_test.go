@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/ctdiff/ctdiff/internal/hostile"
 	"github.com/ctdiff/ctdiff/internal/pprofio"
+	"github.com/ctdiff/ctdiff/tools/hostile"
 )
 
 func gzipLevel(t testing.TB, level int, parts ...[]byte) []byte {

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/ctdiff/ctdiff/internal/benchcpu"
-	"github.com/ctdiff/ctdiff/internal/synth"
+	"github.com/ctdiff/ctdiff/tools/synth"
 )
 
 // BenchmarkReadPprof reads issue 9's 200,000-stack synthetic profile the

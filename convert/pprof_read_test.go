@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctdiff/ctdiff/internal/hostile"
 	"github.com/ctdiff/ctdiff/internal/pprofio"
+	"github.com/ctdiff/ctdiff/tools/hostile"
 	"github.com/google/pprof/profile"
 )
 

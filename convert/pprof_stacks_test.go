@@ -8,11 +8,10 @@ import (
 	"testing"
 
 	"github.com/ctdiff/ctdiff/internal/benchcpu"
-	"github.com/ctdiff/ctdiff/internal/corpus"
 	"github.com/ctdiff/ctdiff/internal/labels"
 	"github.com/ctdiff/ctdiff/internal/pprofio"
-	"github.com/ctdiff/ctdiff/internal/synth"
 	"github.com/ctdiff/ctdiff/stacks"
+	"github.com/ctdiff/ctdiff/tools/synth"
 	"github.com/google/pprof/profile"
 )
 
@@ -87,7 +86,7 @@ func TestDecodePprofStacksMatchesPprof(t *testing.T) {
 		sameStacks(t, encode(t, synth.Generate(synth.Config{Seed: 2, Stacks: 2000, Functions: 300}).New))
 	})
 	t.Run("converted devtools trace", func(t *testing.T) {
-		res, err := ReadFile(corpus.Path(t, "devtools/devtools-web-dev-screenshot-source-ids.json.gz"), Options{})
+		res, err := ReadFile(convertedTrace(t), Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,8 +15,8 @@ import (
 	"github.com/ctdiff/ctdiff/internal/benchcpu"
 	"github.com/ctdiff/ctdiff/internal/corpus"
 	"github.com/ctdiff/ctdiff/internal/labels"
-	"github.com/ctdiff/ctdiff/internal/synth"
 	"github.com/ctdiff/ctdiff/stacks"
+	"github.com/ctdiff/ctdiff/tools/synth"
 	"github.com/google/pprof/profile"
 )
 
@@ -88,7 +88,7 @@ func TestPprofStreamMatchesPprof(t *testing.T) {
 		{"threaded", threadedProfile(5000)},
 		{"synth", synth.Generate(synth.Config{Seed: 2, Stacks: 2000, Functions: 300}).New},
 	}
-	res, err := ReadFile(corpus.Path(t, "devtools/devtools-web-dev-screenshot-source-ids.json.gz"), Options{})
+	res, err := ReadFile(convertedTrace(t), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

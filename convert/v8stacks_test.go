@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ctdiff/ctdiff/internal/corpus"
+	"github.com/ctdiff/ctdiff/internal/long"
 	"github.com/ctdiff/ctdiff/stacks"
 )
 
@@ -51,6 +52,7 @@ func TestV8StacksMatchProfile(t *testing.T) {
 				break // the large inputs take seconds each; small ones cover the rest
 			}
 			t.Run(filepath.Base(path)+"/"+sel.name, func(t *testing.T) {
+				long.File(t, path)
 				CheckStacks(t, filepath.Base(path), data, sel.opts)
 			})
 		}

@@ -70,7 +70,7 @@ func oneBased(v *float64, base int64) int64 {
 }
 
 // rootName is the synthetic root V8 puts above every stack; pprof stacks
-// start at the outermost real frame (DESIGN.md, "The interchange").
+// start at the outermost real frame (docs/formats.md, "The interchange").
 const rootName = "(root)"
 
 // A v8Tree is a profile's call tree. Nodes are added in any order, with

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/ctdiff/ctdiff/cct"
+	"github.com/ctdiff/ctdiff/internal/long"
 )
 
 // A simulation modelled on ZAM's RQ1 (Section 5.2), on synthetic programs:
@@ -597,11 +598,9 @@ var accFamily = flag.Int("accuracy.family", -1, "with -accuracy.runs: only this 
 // three the spread, deep, preempt and noisy-GC families found (or quiet)
 // as the issue asks; and ten runs find at least what three find (issue
 // 20: a rank test from eight runs found nothing). The corpus-based harness
-// (internal/eval) measures the same on real profiles.
+// (tools/eval) measures the same on real profiles.
 func TestVerdicts(t *testing.T) {
-	if testing.Short() {
-		t.Skip("simulation")
-	}
+	long.Skip(t, "the simulation's case families at 1, 3 and 10 runs a side")
 	const programs = 6
 	fams := verdictFamilies()
 	run := func(i, k int) *score {

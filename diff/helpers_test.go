@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/ctdiff/ctdiff/cct"
-	"github.com/ctdiff/ctdiff/internal/synth"
+	"github.com/ctdiff/ctdiff/tools/synth"
 )
 
 // ms is one millisecond in nanoseconds.

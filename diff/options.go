@@ -42,7 +42,7 @@ const (
 
 // Defaults, chosen by measurement (BENCHMARKS.md, "diff: accuracy" and
 // "diff: speed and design measurements"). With three runs per side, on the
-// corpus benchmark (internal/eval, five seeds) Stats found every injected
+// corpus benchmark (tools/eval, five seeds) Stats found every injected
 // regression, with 98.7% path precision and no false path on base-vs-base
 // cases, where Intersect — ZAM as published — found two thirds of the
 // paths: on real profiles the time of a large caller varies by more than μ

@@ -7,11 +7,11 @@ import (
 
 	"github.com/ctdiff/ctdiff/cct"
 	"github.com/ctdiff/ctdiff/internal/benchcpu"
-	"github.com/ctdiff/ctdiff/internal/synth"
+	"github.com/ctdiff/ctdiff/tools/synth"
 )
 
 // synthTrees are the trees of issue 9's 200,000-stack synthetic pair
-// (internal/synth: about a million nodes each), built once per test binary.
+// (tools/synth: about a million nodes each), built once per test binary.
 var synthTrees = sync.OnceValues(func() (*cct.Tree, *cct.Tree) {
 	pair := synth.Generate(synth.Config{Seed: 1})
 	base, err := cct.FromProfile(pair.Base, cct.Options{Prune: true})

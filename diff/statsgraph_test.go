@@ -11,7 +11,8 @@ import (
 
 	"github.com/ctdiff/ctdiff/cct"
 	"github.com/ctdiff/ctdiff/diff/stats"
-	"github.com/ctdiff/ctdiff/internal/synth"
+	"github.com/ctdiff/ctdiff/internal/long"
+	"github.com/ctdiff/ctdiff/tools/synth"
 )
 
 // An erratic node — present in two of three new runs — is not significant,
@@ -136,6 +137,7 @@ func TestStatsChoices(t *testing.T) {
 // ones, in a family of the same size (BENCHMARKS.md, "Issue 20: more runs
 // and the correction").
 func TestMoreRunsFindAtLeastAsMuch(t *testing.T) {
+	long.Skip(t, "30 + 30 runs of a 5,000-stack pair")
 	pair := synth.Generate(synth.Config{Seed: 1, Stacks: 5000, Functions: 1250, Runs: 30})
 	var base, nw []*cct.Tree
 	for i := range pair.BaseRuns {

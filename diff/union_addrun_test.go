@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/ctdiff/ctdiff/cct"
-	"github.com/ctdiff/ctdiff/internal/synth"
+	"github.com/ctdiff/ctdiff/tools/synth"
 )
 
 // addRun matches in node id order and adds in depth-first order (two

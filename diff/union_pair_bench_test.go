@@ -15,7 +15,7 @@ import (
 // (addRun: copy the base run, match and add the new one) and fills the
 // union's values, as `ctdiff diff` does: for pairs too large for
 // testdata, such as gopair's 200k independent stacks
-// (internal/synth/cmd/gopair) or synth's 1.6M.
+// (tools/synth/cmd/gopair) or synth's 1.6M.
 //
 //	CTDIFF_BENCH_PAIR=/tmp/gopair go test ./diff -run X -bench UnionPair -benchmem
 func BenchmarkUnionPair(b *testing.B) {

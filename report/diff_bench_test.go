@@ -8,12 +8,12 @@ import (
 
 	"github.com/ctdiff/ctdiff/cct"
 	"github.com/ctdiff/ctdiff/diff"
-	"github.com/ctdiff/ctdiff/internal/synth"
+	"github.com/ctdiff/ctdiff/tools/synth"
 	"github.com/google/pprof/profile"
 )
 
 // BenchmarkDiffReports writes every diff format for a synthetic pair
-// (internal/synth, 50,000 stacks, about 200,000 tree nodes per side); the
+// (tools/synth, 50,000 stacks, about 200,000 tree nodes per side); the
 // comparison is done once, outside the timing. Run with -benchmem.
 func BenchmarkDiffReports(b *testing.B) {
 	pair := synth.Generate(synth.Config{Seed: 1, Stacks: 50_000})
@@ -54,7 +54,7 @@ func BenchmarkDiffReports(b *testing.B) {
 // BenchmarkReadDiffJSON decodes a large JSON result with the reader's
 // fast path and with encoding/json, which decode the same (the
 // differential tests in diff_json_read_fast_test.go): the comparison of
-// an internal/synth pair of 50,000 stacks a side with Intersect, which
+// a tools/synth pair of 50,000 stacks a side with Intersect, which
 // lists every critical-graph node and untested path (as ctdiff diff
 // --aggregate intersect --format json writes it). Run with -benchmem.
 func BenchmarkReadDiffJSON(b *testing.B) {

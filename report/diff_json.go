@@ -20,8 +20,8 @@ const DiffSchema = "ctdiff.diff/v2"
 // causes' blame and the improvements: ReadDiffJSON reads it too.
 const DiffSchemaV1 = "ctdiff.diff/v1"
 
-// The ctdiff.diff/v1 schema (DESIGN.md, "report"). The fields DESIGN.md
-// requires come first, in its order, and never change; the others are
+// The ctdiff.diff/v1 schema. The fields every reader of v1 relies on come
+// first, in a fixed order, and never change; the others are
 // additions. Values are in "unit"; paths are root-first, without the
 // synthetic root and the thread node; percentages have two decimals.
 type diffJSON struct {

@@ -34,7 +34,7 @@ func (e *DiffJSONSizeError) Error() string {
 
 // ReadDiffJSON reads a comparison written by writeDiffJSON (ctdiff diff
 // --format json). name labels errors. It accepts the schema ctdiff.diff/v1
-// only, and fields it does not know (v1 may gain fields; DESIGN.md). The
+// only, and fields it does not know (v1 may gain fields). The
 // Result has what the JSON holds, which is all but the matched tree
 // (Result.Tree) and the benchmark verdict; p-values and confidence bounds
 // have the three significant digits the JSON keeps.

@@ -149,7 +149,7 @@ func TestDiffGolden(t *testing.T) {
 	}
 }
 
-// The JSON has every field DESIGN.md requires, with the required types.
+// The JSON has every field of the v1 schema, with its type.
 func TestDiffJSONSchema(t *testing.T) {
 	res := compare(t, diffCases[0].base, diffCases[0].new, diff.Options{})
 	var b bytes.Buffer

@@ -12,7 +12,7 @@ import (
 
 // spreadRuns are three runs of a program whose refresh is called from 11
 // contexts; in the new runs each of its contexts calls isStaleState for
-// 10 ms (issue 17's spread regression).
+// 10 ms (a spread regression: under μ in each context, above it in all).
 func spreadRuns(stale bool) string { return spreadPoolRuns(stale, 0) }
 
 // spreadPoolRuns are spreadRuns on a pool of threads: handler i runs on

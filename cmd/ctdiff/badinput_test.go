@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ctdiff/ctdiff/convert"
+	"github.com/ctdiff/ctdiff/internal/long"
 	"github.com/google/pprof/profile"
 )
 
@@ -30,6 +31,9 @@ type badInputCase struct {
 	stdout string
 	// check runs further checks after the common ones.
 	check func(t *testing.T, stdout, stderr string)
+	// long: the case takes minutes and runs with the long tests only
+	// (internal/long).
+	long bool
 }
 
 // caseTimeout is generous: it catches hangs, not slowness (a timed
@@ -40,6 +44,9 @@ const caseTimeout = 5 * time.Minute
 // exit code, no panic or goroutine dump anywhere, errors on one line.
 func runBadInput(t *testing.T, tc badInputCase) {
 	t.Helper()
+	if tc.long {
+		long.Skip(t, tc.name)
+	}
 	type result struct {
 		stdout, stderr string
 		code           int
@@ -189,14 +196,14 @@ func TestBadInputMatrix(t *testing.T) {
 			stderr: "ctdiff: " + p("nanmetric") + ": line 1: <Sample>: expected a number of milliseconds in Metric, found \"NaN\"\n"},
 		{name: "counts that overflow", args: []string{"cct", p("infcount")}, code: exitError,
 			stderr: "ctdiff: " + p("infcount") + ": sample 1: the samples/count values add up to more than 9223372036854775807\n"},
-		{name: "stack 100,000 frames deep", args: []string{"cct", p("deep")}, code: exitOK,
+		{name: "stack 100,000 frames deep", long: true, args: []string{"cct", p("deep")}, code: exitOK,
 			stdout: "View: top-down; total 3; 100001 nodes",
 			check: func(t *testing.T, stdout, _ string) {
 				if !strings.HasSuffix(stdout, "└─ [depth 100000] f99999\n") {
 					t.Errorf("the deepest frame is not the last line, with its depth: %q", stdout[max(0, len(stdout)-200):])
 				}
 			}},
-		{name: "stack 100,000 frames deep, converted", args: []string{"convert", "-o", deepOut, p("deep")}, code: exitOK,
+		{name: "stack 100,000 frames deep, converted", long: true, args: []string{"convert", "-o", deepOut, p("deep")}, code: exitOK,
 			check: func(t *testing.T, _, _ string) {
 				res, err := convert.ReadFile(deepOut, convert.Options{})
 				if err != nil {
@@ -206,13 +213,13 @@ func TestBadInputMatrix(t *testing.T) {
 					t.Errorf("the converted stack has %d frames", n)
 				}
 			}},
-		{name: "call tree 100,000 nodes deep", args: []string{"cct", "--format", "json", p("deepchain")}, code: exitOK,
+		{name: "call tree 100,000 nodes deep", long: true, args: []string{"cct", "--format", "json", p("deepchain")}, code: exitOK,
 			stdout: `"function":"f100001"`},
 		{name: "stack over the depth limit", args: []string{"cct", p("toodeep")}, code: exitError,
 			stderr: "ctdiff: " + p("toodeep") + ": sample 0: stack frames exceed the limit: a stack of 1000001 frames, more than the limit of 1000000 per stack (runaway recursion?)\n"},
 		{name: "deep tree sampled at every depth", args: []string{"cct", p("quadratic")}, code: exitError,
 			stderr: "ctdiff: " + p("quadratic") + ": the profile: stack frames exceed the limit: the stacks hold more than 134217728 frames in total, the limit for this input (64 per input byte, at least 134217728): a deep call tree whose nodes are sampled many times\n"},
-		{name: "a million distinct frames", args: []string{"cct", p("wide")}, code: exitOK,
+		{name: "a million distinct frames", long: true, args: []string{"cct", p("wide")}, code: exitOK,
 			stdout: "View: top-down; total 1000; 1000001 nodes (1000000 below 0.5% of the total hidden)"},
 		{name: "directory with no files", args: []string{"cct", emptyDir}, code: exitError,
 			stderr: "ctdiff: " + emptyDir + ": directory holds no profiles\n"},
@@ -393,7 +400,7 @@ func TestBadInputDiff(t *testing.T) {
 			stderr: "ctdiff: " + emptyDir + ": directory holds no profiles\n"},
 		{name: "empty new run", args: []string{"diff", oldFolded, empty}, code: exitError,
 			stderr: "ctdiff: " + empty + ": empty input: no profile data\n"},
-		{name: "stacks 100,000 frames deep", args: []string{"diff", deepOld, deepNew}, code: exitOK,
+		{name: "stacks 100,000 frames deep", long: true, args: []string{"diff", deepOld, deepNew}, code: exitOK,
 			stdout: "Total: 3 → 5 (+2, +66.67%)"},
 	}
 	for _, tc := range tests {

@@ -8,10 +8,10 @@ import (
 
 	"github.com/ctdiff/ctdiff/internal/benchcpu"
 	"github.com/ctdiff/ctdiff/internal/corpus"
-	"github.com/ctdiff/ctdiff/internal/synth"
+	"github.com/ctdiff/ctdiff/tools/synth"
 )
 
-// writePair writes a synthetic pair (internal/synth) to dir and returns the
+// writePair writes a synthetic pair (tools/synth) to dir and returns the
 // two paths.
 func writePair(tb testing.TB, dir string, c synth.Config) (base, nw string) {
 	tb.Helper()

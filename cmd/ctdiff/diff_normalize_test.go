@@ -301,15 +301,7 @@ func TestDiffGoServiceREADME(t *testing.T) {
 	for _, l := range lines {
 		have[strings.ReplaceAll(l, "../../testdata/", "testdata/")] = true
 	}
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, sec, ok := strings.Cut(string(readme), "## Comparing Go service profiles\n")
-	if !ok {
-		t.Fatal("README has no section Comparing Go service profiles")
-	}
-	sec, _, _ = strings.Cut(sec, "\n## ")
+	sec := readDoc(t, "docs/go-services.md")
 	checked := 0
 	for i, block := range strings.Split(sec, "```") {
 		if i%2 == 0 || strings.HasPrefix(block, "sh\n") {

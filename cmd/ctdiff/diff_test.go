@@ -145,17 +145,21 @@ func TestDiffExampleREADME(t *testing.T) {
 	for _, l := range strings.Split(out, "\n") {
 		have[l] = true
 	}
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
+	var secs []string
+	for _, s := range []struct{ doc, heading, end string }{
+		{"README.md", "### Compare runs: `ctdiff diff`\n", "\n### "},
+		// The next subsection quotes go tool pprof.
+		{"docs/usage.md", "## Comparing runs (`ctdiff diff`)\n", "\n### "},
+	} {
+		_, sec, ok := strings.Cut(readDoc(t, s.doc), s.heading)
+		if !ok {
+			t.Fatalf("%s has no section %q", s.doc, s.heading)
+		}
+		sec, _, _ = strings.Cut(sec, s.end)
+		secs = append(secs, sec)
 	}
-	_, sec, ok := strings.Cut(string(readme), "## Comparing runs (`ctdiff diff`)\n")
-	if !ok {
-		t.Fatal("README has no section Comparing runs")
-	}
-	sec, _, _ = strings.Cut(sec, "\n### ") // the next subsection quotes go tool pprof
 	checked := 0
-	for i, block := range strings.Split(sec, "```") {
+	for i, block := range strings.Split(strings.Join(secs, "\n"), "```") {
 		if i%2 == 0 || strings.HasPrefix(block, "sh\n") {
 			continue
 		}

@@ -15,7 +15,7 @@ import (
 	"github.com/google/pprof/profile"
 )
 
-var screenshot = flag.Bool("screenshot", false, "rewrite docs/report.png, the README's picture of the HTML report")
+var screenshot = flag.Bool("screenshot", false, "rewrite docs/report.png, the picture of the HTML report in docs/usage.md")
 
 // Without --format, -o's extension picks the format; --format wins over
 // it, unknown extensions write text, and an extension naming a format the

@@ -10,8 +10,8 @@ import (
 
 	"github.com/ctdiff/ctdiff/cct"
 	"github.com/ctdiff/ctdiff/convert"
-	"github.com/ctdiff/ctdiff/internal/hostile"
 	"github.com/ctdiff/ctdiff/report"
+	"github.com/ctdiff/ctdiff/tools/hostile"
 )
 
 // mergeInput makes the samples of mergeInputs: sample i has thread

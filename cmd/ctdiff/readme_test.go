@@ -9,15 +9,30 @@ import (
 	"testing"
 )
 
-// readmeCommands returns the command lines of README.md's sh blocks, each
-// with its comment.
-func readmeCommands(t *testing.T) (cmds []struct{ cmd, comment string }) {
+// readDoc returns the text of a file of the documentation, relative to the
+// repository's root (README.md, docs/usage.md).
+func readDoc(t *testing.T, name string) string {
 	t.Helper()
-	b, err := os.ReadFile("../../README.md")
+	b, err := os.ReadFile(filepath.Join("../..", filepath.FromSlash(name)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, block := range strings.Split(string(b), "```") {
+	return string(b)
+}
+
+// readmeCommands returns the command lines of the sh blocks of README.md
+// and docs/*.md, each with its comment.
+func readmeCommands(t *testing.T) (cmds []struct{ cmd, comment string }) {
+	t.Helper()
+	docs, err := filepath.Glob("../../docs/*.md")
+	if err != nil || len(docs) == 0 {
+		t.Fatalf("no docs/*.md: %v", err)
+	}
+	text := readDoc(t, "README.md")
+	for _, d := range docs {
+		text += "\n" + readDoc(t, "docs/"+filepath.Base(d))
+	}
+	for i, block := range strings.Split(text, "```") {
 		if i%2 == 0 || !strings.HasPrefix(block, "sh\n") {
 			continue
 		}
@@ -80,11 +95,7 @@ func TestREADMETagfocus(t *testing.T) {
 // command, learns how long the tests take, and sees where latency
 // inference needs timestamps.
 func TestREADMEForNewUsers(t *testing.T) {
-	b, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	readme := string(b)
+	readme := readDoc(t, "README.md")
 	if !strings.Contains(readme, "`go install ./cmd/ctdiff`") {
 		t.Error("README does not say how to install from a checkout (go install ./cmd/ctdiff)")
 	}

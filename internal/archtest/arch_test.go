@@ -1,6 +1,7 @@
-// Package archtest enforces DESIGN.md's one-way data flow:
+// Package archtest enforces the pipeline's one-way data flow:
 // convert → cct → diff → report, with cmd/ctdiff on top, for the stages and
-// for the internal packages they use.
+// for the internal packages they use; and keeps the lab (tools/: the
+// accuracy harness, the audit, the generators of inputs) out of the product.
 package archtest
 
 import (
@@ -40,14 +41,15 @@ var banned = []struct {
 	{"testing", "testing", "test helpers (internal/golden, internal/cctest) stay in _test.go files", false},
 }
 
-func TestImportsFlowOneWay(t *testing.T) {
+// goList runs go list with a format that prints a package path and then
+// package paths, and returns the graph it prints.
+func goList(t *testing.T, args ...string) (map[string][]string, string) {
+	t.Helper()
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("go tool not on PATH")
 	}
-	// -deps lists every package the module's packages depend on, each with
-	// its direct imports: the whole (non-test) import graph.
-	out, err := exec.Command(goBin, "list", "-deps", "-f", `{{.ImportPath}} {{join .Imports " "}}`, mod+"...").Output()
+	out, err := exec.Command(goBin, append([]string{"list"}, args...)...).Output()
 	if err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
@@ -60,6 +62,13 @@ func TestImportsFlowOneWay(t *testing.T) {
 		f := strings.Fields(line)
 		imports[f[0]] = f[1:]
 	}
+	return imports, string(out)
+}
+
+func TestImportsFlowOneWay(t *testing.T) {
+	// -deps lists every package the module's packages depend on, each with
+	// its direct imports: the whole (non-test) import graph.
+	imports, out := goList(t, "-deps", "-f", `{{.ImportPath}} {{join .Imports " "}}`, mod+"...")
 	for _, s := range stages {
 		if _, ok := imports[mod+s]; !ok {
 			t.Fatalf("go list does not list stage %s; output:\n%s", s, out)
@@ -79,6 +88,195 @@ func TestImportsFlowOneWay(t *testing.T) {
 	}
 }
 
+// product are the packages ctdiff is made of: the stages and the samples'
+// interchange below them.
+var product = []string{"stacks", "convert", "cct", "diff", "report", "cmd/ctdiff"}
+
+// lab is the prefix of the harnesses and generators, relative to mod.
+const lab = "tools/"
+
+// generators are the lab's packages that the product's tests may import:
+// they write test inputs (synthetic profiles, hostile files) and judge
+// nothing. The harnesses (tools/eval, tools/audit) test the product from
+// outside and are imported by none of it.
+var generators = []string{"tools/synth", "tools/hostile"}
+
+func TestLabStaysOut(t *testing.T) {
+	imports, out := goList(t, "-deps", "-f", `{{.ImportPath}} {{join .Imports " "}}`, mod+"...")
+	n := 0
+	for p := range imports {
+		if strings.HasPrefix(p, mod+lab) {
+			n++
+		}
+	}
+	if n < 3 {
+		t.Fatalf("go list lists %d packages under %s, so the rule would check nothing; output:\n%s", n, lab, out)
+	}
+	args := []string{"-f", `{{.ImportPath}} {{join .TestImports " "}} {{join .XTestImports " "}}`}
+	for _, p := range product {
+		args = append(args, mod+p)
+	}
+	testImports, _ := goList(t, args...)
+	for _, v := range labViolations(imports, testImports) {
+		t.Error(v)
+	}
+}
+
+// labViolations checks the import graph (package → direct imports) and the
+// product's test imports (package → what its _test.go files import):
+//
+//   - no product package depends on the lab, directly or through other
+//     packages;
+//   - the product's tests import from the lab only the generators, and a
+//     generator does not bring in the rest of the lab.
+func labViolations(imports, testImports map[string][]string) []string {
+	isGenerator := func(p string) bool { return slices.Contains(generators, short(p)) }
+	var out []string
+	for _, s := range product {
+		for _, path := range reach(imports, []string{mod + s}) {
+			if q := path[len(path)-1]; strings.HasPrefix(q, mod+lab) {
+				out = append(out, fmt.Sprintf("%s depends on %s (%s): the product never imports the lab",
+					s, short(q), strings.Join(shortAll(path), " → ")))
+			}
+		}
+		var roots []string
+		for _, q := range testImports[mod+s] {
+			if strings.HasPrefix(q, mod+lab) {
+				roots = append(roots, q)
+			}
+		}
+		for _, path := range reach(imports, roots) {
+			if q := path[len(path)-1]; strings.HasPrefix(q, mod+lab) && !isGenerator(q) {
+				out = append(out, fmt.Sprintf("%s's tests import %s (%s): the product's tests may use the lab's generators (%s) only",
+					s, short(q), strings.Join(shortAll(path), " → "), strings.Join(generators, ", ")))
+			}
+		}
+	}
+	return out
+}
+
+// reach returns, for each package reachable from roots (the roots
+// included), a shortest import path to it, in a stable order.
+func reach(imports map[string][]string, roots []string) [][]string {
+	slices.Sort(roots)
+	order, path := walk(imports, roots, func(string) bool { return true })
+	out := make([][]string, len(order))
+	for i, p := range order {
+		out[i] = path[p]
+	}
+	return out
+}
+
+// walk visits the packages reachable from roots breadth first, so that
+// the path to each is a shortest one, and goes on through a package only
+// when follow says so. It returns the packages in the order visited (the
+// roots first) and the path from a root to each.
+func walk(imports map[string][]string, roots []string, follow func(string) bool) ([]string, map[string][]string) {
+	path := map[string][]string{}
+	var order, queue []string
+	for _, r := range roots {
+		if _, seen := path[r]; !seen {
+			path[r] = []string{r}
+			order = append(order, r)
+			queue = append(queue, r)
+		}
+	}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		for _, q := range imports[p] {
+			if _, seen := path[q]; seen {
+				continue
+			}
+			path[q] = append(slices.Clip(path[p]), q)
+			order = append(order, q)
+			if follow(q) {
+				queue = append(queue, q)
+			}
+		}
+	}
+	return order, path
+}
+
+// TestLabViolations runs the lab rule over made-up import graphs, so each
+// part of it is shown to fail when it should.
+func TestLabViolations(t *testing.T) {
+	clean := func() (map[string][]string, map[string][]string) {
+		return map[string][]string{
+				mod + "stacks":        {"fmt"},
+				mod + "convert":       {mod + "stacks"},
+				mod + "cct":           {mod + "stacks"},
+				mod + "diff":          {mod + "cct"},
+				mod + "report":        {mod + "diff"},
+				mod + "cmd/ctdiff":    {mod + "convert", mod + "report"},
+				mod + "tools/synth":   {"math/rand/v2"},
+				mod + "tools/hostile": {"compress/gzip"},
+				mod + "tools/eval":    {mod + "convert", mod + "diff"},
+			}, map[string][]string{
+				mod + "convert":    {mod + "tools/hostile", "testing"},
+				mod + "diff":       {mod + "tools/synth", mod + "cct"},
+				mod + "cmd/ctdiff": {mod + "tools/synth", mod + "tools/hostile"},
+			}
+	}
+	for _, tt := range []struct {
+		name string
+		edit func(g, tg map[string][]string)
+		want []string
+	}{
+		{"clean", func(_, _ map[string][]string) {}, nil},
+		{
+			"stage imports a harness",
+			func(g, _ map[string][]string) { g[mod+"report"] = append(g[mod+"report"], mod+"tools/eval") },
+			[]string{
+				"report depends on tools/eval (report → tools/eval): the product never imports the lab",
+				"cmd/ctdiff depends on tools/eval (cmd/ctdiff → report → tools/eval): the product never imports the lab",
+			},
+		},
+		{
+			"stacks imports a generator",
+			func(g, _ map[string][]string) { g[mod+"stacks"] = []string{mod + "tools/synth"} },
+			[]string{
+				"stacks depends on tools/synth (stacks → tools/synth): the product never imports the lab",
+				"convert depends on tools/synth (convert → stacks → tools/synth): the product never imports the lab",
+				"cct depends on tools/synth (cct → stacks → tools/synth): the product never imports the lab",
+				"diff depends on tools/synth (diff → cct → stacks → tools/synth): the product never imports the lab",
+				"report depends on tools/synth (report → diff → cct → stacks → tools/synth): the product never imports the lab",
+				"cmd/ctdiff depends on tools/synth (cmd/ctdiff → convert → stacks → tools/synth): the product never imports the lab",
+			},
+		},
+		{
+			"tests import a harness",
+			func(_, tg map[string][]string) { tg[mod+"diff"] = append(tg[mod+"diff"], mod+"tools/eval") },
+			[]string{
+				"diff's tests import tools/eval (tools/eval): the product's tests may use the lab's generators (tools/synth, tools/hostile) only",
+			},
+		},
+		{
+			"a generator brings in a harness",
+			func(g, _ map[string][]string) { g[mod+"tools/hostile"] = []string{mod + "tools/audit"} },
+			[]string{
+				"convert's tests import tools/audit (tools/hostile → tools/audit): the product's tests may use the lab's generators (tools/synth, tools/hostile) only",
+				"cmd/ctdiff's tests import tools/audit (tools/hostile → tools/audit): the product's tests may use the lab's generators (tools/synth, tools/hostile) only",
+			},
+		},
+		{
+			"harness imports every stage: allowed",
+			func(g, _ map[string][]string) {
+				g[mod+"tools/eval"] = []string{mod + "stacks", mod + "convert", mod + "cct", mod + "diff", mod + "report"}
+			},
+			nil,
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			g, tg := clean()
+			tt.edit(g, tg)
+			if got := labViolations(g, tg); !slices.Equal(got, tt.want) {
+				t.Errorf("violations:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
+	}
+}
+
 // usedBy maps each package to the stages that depend on it, directly or
 // through other packages, with the path from the stage: users[p][s] is
 // [s, ..., p]. With ownOnly, paths do not pass through another stage: p is
@@ -91,25 +289,12 @@ func usedBy(imports map[string][]string, ownOnly bool) map[string]map[string][]s
 	}
 	users := map[string]map[string][]string{}
 	for _, s := range stages {
-		// Breadth first, so the path shown is a shortest one.
-		path := map[string][]string{mod + s: {mod + s}}
-		queue := []string{mod + s}
-		for len(queue) > 0 {
-			p := queue[0]
-			queue = queue[1:]
-			for _, q := range imports[p] {
-				if _, seen := path[q]; seen {
-					continue
-				}
-				path[q] = append(slices.Clip(path[p]), q)
-				if !ownOnly || !isStage[q] {
-					queue = append(queue, q)
-				}
-				if users[q] == nil {
-					users[q] = map[string][]string{}
-				}
-				users[q][s] = path[q]
+		order, path := walk(imports, []string{mod + s}, func(q string) bool { return !ownOnly || !isStage[q] })
+		for _, q := range order[1:] {
+			if users[q] == nil {
+				users[q] = map[string][]string{}
 			}
+			users[q][s] = path[q]
 		}
 	}
 	return users
@@ -205,7 +390,7 @@ func TestViolations(t *testing.T) {
 			mod + "internal/stacks":  {},
 			mod + "internal/pprofio": {mod + "internal/labels", mod + "cct"},
 			mod + "internal/browser": {mod + "report", mod + "diff"},
-			mod + "internal/eval":    {mod + "convert", mod + "diff", cobra}, // used by no stage
+			mod + "tools/eval":       {mod + "convert", mod + "diff", cobra}, // used by no stage
 		}
 	}
 	for _, tt := range []struct {
@@ -280,7 +465,7 @@ func TestViolations(t *testing.T) {
 		},
 		{
 			"tool outside the pipeline imports testing: allowed",
-			func(g map[string][]string) { g[mod+"internal/eval"] = append(g[mod+"internal/eval"], "testing") },
+			func(g map[string][]string) { g[mod+"tools/eval"] = append(g[mod+"tools/eval"], "testing") },
 			nil,
 		},
 		{

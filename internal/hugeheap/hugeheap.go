@@ -6,7 +6,7 @@
 // fault the first time it is written. On virtual machines whose guest page
 // tables are shadowed by the hypervisor a fault costs 8-12 µs, not 1-2:
 // ctdiff diff of a 200,000-stack pair spent half of its CPU time faulting
-// in 130,000 pages (BENCHMARKS.md, issue 20, session 11). Linux
+// in 130,000 pages (measured on such a machine; BENCHMARKS.md). Linux
 // distributions mostly ship transparent huge pages in "madvise" mode, where
 // only memory a process asks for gets 2 MiB pages, and the Go runtime no
 // longer asks (Go 1.21.1 dropped its MADV_HUGEPAGE calls). Advise asks for

@@ -1,5 +1,5 @@
 // Package labels names the pprof sample labels that carry time and thread
-// identity through ctdiff's interchange format (DESIGN.md, "The interchange").
+// identity through ctdiff's interchange format (docs/formats.md, "The interchange").
 //
 // Every converter writes them and the cct stage reads them; keeping the names
 // in one leaf package lets both agree without convert importing cct.

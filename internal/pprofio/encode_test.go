@@ -10,7 +10,7 @@ import (
 
 	"github.com/ctdiff/ctdiff/internal/benchcpu"
 	"github.com/ctdiff/ctdiff/internal/labels"
-	"github.com/ctdiff/ctdiff/internal/synth"
+	"github.com/ctdiff/ctdiff/tools/synth"
 	"github.com/google/pprof/profile"
 )
 

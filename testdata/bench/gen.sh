@@ -1,6 +1,6 @@
 #!/bin/sh
 # Regenerates testdata/bench: CPU profiles and benchmark outputs of real
-# go test -bench runs of internal/example's BenchmarkHandleRequest, the old
+# go test -bench runs of tools/example's BenchmarkHandleRequest, the old
 # version (old/, old.txt) and the new one with the injected slowdown
 # (CTDIFF_EXAMPLE_SLOW=1: new/, new.txt). Each go test run profiles one
 # benchmark with -count 2, so each profile holds two result lines of its
@@ -26,7 +26,7 @@ while [ "$i" -le "$runs" ]; do
 	for side in old new; do
 		slow=0
 		[ "$side" = new ] && slow=1
-		CTDIFF_EXAMPLE_SLOW=$slow go test ./internal/example -run '^$' \
+		CTDIFF_EXAMPLE_SLOW=$slow go test ./tools/example -run '^$' \
 			-bench '^BenchmarkHandleRequest$' -count 2 \
 			-cpuprofile "$out/$side/run$i.pprof" -o "$tmp/example.test" >>"$out/$side.txt"
 	done
