@@ -3,8 +3,8 @@ package convert
 import "strings"
 
 // Hand-written matchers for the perf script lines read on every sample
-// (issue 20: the header regexp and the srcline regexp tried on every frame
-// line took a fifth of the reader's CPU). Each does exactly what the
+// (the header regexp and the srcline regexp tried on every frame line took
+// a fifth of the reader's CPU). Each does exactly what the
 // regexp in its comment did; perfscript_match_test.go checks that against
 // the regexp itself.
 

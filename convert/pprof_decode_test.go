@@ -231,8 +231,8 @@ func FuzzDecodePprof(f *testing.F) {
 	})
 }
 
-// BenchmarkDecodePprof decodes the 200,000-stack synthetic profile of
-// issue 9 (uncompressed, from memory) with the fast decoder and with
+// BenchmarkDecodePprof decodes tools/synth's 200,000-stack synthetic
+// profile (uncompressed, from memory) with the fast decoder and with
 // profile.ParseData.
 func BenchmarkDecodePprof(b *testing.B) {
 	data := encode(b, synth.Generate(synth.Config{Seed: 1}).Base)

@@ -9,7 +9,7 @@ import (
 	"github.com/ctdiff/ctdiff/tools/synth"
 )
 
-// BenchmarkReadPprof reads issue 9's 200,000-stack synthetic profile the
+// BenchmarkReadPprof reads tools/synth's 200,000-stack synthetic profile the
 // whole way ctdiff does: from a gzipped file, decompressed, decoded and
 // checked; "stacks" as diff and cct read it (Options.Stacks), "profile"
 // with every sample as a profile.Sample.
