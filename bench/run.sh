@@ -1,6 +1,6 @@
 #!/bin/sh
 # bench/run.sh measures ctdiff against what users would run instead, in one
-# run, and prints the Markdown tables BENCHMARKS.md shows (issue 9):
+# run, and prints the Markdown tables BENCHMARKS.md shows:
 #
 #   1. ctdiff diff (all analyses, text report) vs go tool pprof -top
 #      -diff_base on the 200,000-stack synthetic pair (internal/synth);
@@ -14,7 +14,7 @@
 #   5. ctdiff diff on a pair of 1.6 M-node trees (PARCS scale);
 #   6. as 1, on a 200,000-stack pair from internal/synth/cmd/gopair, a
 #      generator independent of internal/synth (sampled walks of a call
-#      graph, call-site locations, inlined frames, four mappings: issue 20).
+#      graph, call-site locations, inlined frames, four mappings).
 #
 # Every command runs ROUNDS times (default 5), the commands interleaved
 # round by round so that a busy neighbour slows all of them alike; a row

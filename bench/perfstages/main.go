@@ -3,7 +3,7 @@
 // into ctdiff's stages, by the functions on each sample's stack: what
 // `ctdiff diff` spends reading, building trees, comparing and writing, with
 // the kernel's share (page faults, mostly) and the garbage collector's
-// background marking apart (issue 20).
+// background marking apart.
 //
 //	perf record -e cpu-clock -F 999 -g -o p.data ctdiff diff BASE NEW -o /dev/null
 //	perf script -i p.data | go run ./bench/perfstages

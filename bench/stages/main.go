@@ -1,6 +1,6 @@
 //go:build unix
 
-// Command stages times `ctdiff diff BASE NEW` stage by stage (issue 20):
+// Command stages times `ctdiff diff BASE NEW` stage by stage:
 // reading the file, gunzip, the rest of reading and decoding pprof, the
 // tree build, the comparison and the text report, each side alone and one
 // after the other, so that every stage's wall time, CPU time (user +
