@@ -84,11 +84,10 @@ func BenchmarkBuildRuns(b *testing.B) {
 }
 
 // BenchmarkBuildFresh builds the trees of BuildGrowth's profiles on memory
-// returned to the system before each build, as a command builds on pages
-// it has not touched yet, and reports the minor page faults per build: the
-// 4 KB pages the build touches first, each a trip into the kernel (issue
-// 20: 700-800 k of them, 1.5-1.9 s of system time, in a diff of the 1.6
-// M-stack pair).
+// returned to the system before each build, as a command builds on pages it
+// has not touched yet, and reports the minor page faults per build: the 4 KB
+// pages the build touches first, each a trip into the kernel (700-800 k of
+// them, 1.5-1.9 s of system time, in a diff of the 1.6 M-stack pair).
 func BenchmarkBuildFresh(b *testing.B) {
 	for _, n := range []int{200_000, 1_600_000} {
 		b.Run(fmt.Sprintf("stacks=%d", n), func(b *testing.B) {

@@ -334,13 +334,13 @@ func markUntested(u *union, class []uint8, oneSide, exact bool, m float64) (skip
 			continue
 		}
 		// With one run on a side, what a single pair cannot tell from
-		// noise is left untested rather than called a regression (issue
-		// 17): a top-level call present on one side only (an event
-		// handler that fired by accident in one run looks exactly like a
-		// new one; ZAM Section 2.3), a new context of a function the base
-		// has elsewhere, each with everything below it, and the
-		// collector's frames, whose run-to-run spread no other node
-		// predicts (isCollector).
+		// noise is left untested rather than called a regression: a
+		// top-level call present on one side only (an event handler that
+		// fired by accident in one run looks exactly like a new one; ZAM
+		// Section 2.3), a new context of a function the base has
+		// elsewhere, each with everything below it, and the collector's
+		// frames, whose run-to-run spread no other node predicts
+		// (isCollector).
 		//
 		// A function the base runs have somewhere (inBase): a context of
 		// it that only the new runs have may be the same work attributed

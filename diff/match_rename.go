@@ -12,7 +12,8 @@ import (
 // and refactorings rename functions; by identity alone the old subtree is
 // "removed" and the new one "added" with its whole time, which is a false
 // regression-cause (ZAM Section 2.3 lists such code changes as a source of
-// noise; peers.md, item 7, as what users of every peer tool miss). PARCS
+// noise; go tool pprof, FlameGraph's difffolded, perf diff and PerfView
+// leave a renamed function unmatched). PARCS
 // Section 3.2 handles renames too, from bytecode; profiles carry no code, so
 // the evidence here is structural:
 //

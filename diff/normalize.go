@@ -12,7 +12,7 @@ import (
 
 // A NormalizeMode says how each run's values are scaled before the sides
 // are compared. Which one is right depends on what was held fixed while the
-// profiles were recorded (peers.md, user ask 3):
+// profiles were recorded:
 //
 //   - fixed work (a batch job, a test, N requests): absolute times compare,
 //     NormalizeNone;
