@@ -1,9 +1,9 @@
 #!/bin/sh
-# bench/audit.sh runs the independent audit's case families (tools/audit:
-# its own generator, noise and scorer) on one or more ctdiff binaries and
-# prints, per family and binary, how many comparisons had a false cause, how
-# many had any cause, and the injected changes found and missed
-# (BENCHMARKS.md, "Verdicts: an independent audit").
+# bench/audit.sh runs the case families of tools/audit (a harness with
+# its own generator, noise and scorer, written apart from ctdiff's) on one
+# or more ctdiff binaries and prints, per family and binary, how many
+# comparisons had a false cause, how many had any cause, and the injected
+# changes found and missed (the verdict tables of BENCHMARKS.md).
 #
 #   sh bench/audit.sh [-n SEEDS] CTDIFF...
 #
@@ -104,7 +104,8 @@ family rate-k5 rate 5 "$SEEDS" "" ""
 family small-k3-2000ms small 3 "$SEEDS" "-delta 2000" ""
 family small-k5-800ms small 5 "$SEEDS" "-delta 800" ""
 family small-k10-800ms small 10 "$SEEDS" "-delta 800" ""
-# What varies from run to run (tools/audit/cases_variation.go).
+# Recursion depth, uneven threads, spread changes, collector outliers,
+# warm-up, trade-offs, flat profiles, lambdas, idle time, uneven run counts.
 family recursion-vary-null-k3 recursion-vary-null 3 "$N50" "" ""
 family threads-uneven-k5-2000ms threads-uneven 5 "$SEEDS" "-sigma 0.03 -delta 2000" ""
 family threads-uneven-null-k5 threads-uneven-null 5 "$SEEDS" "" ""
@@ -117,7 +118,8 @@ family flat-one-k5-1500ms flat-one 5 "$SEEDS" "-delta 1500" ""
 family lambda-folded-k5-1000ms lambda 5 "$SEEDS" "-format folded -sigma 0.03 -delta 1000" ""
 family idle-cpuprofile-null-k5 idle 5 "$SEEDS" "-format cpuprofile" ""
 family null-10v3 null 10 "$N50" "-knew 3" ""
-# What changes names or places between versions (tools/audit/cases_identity.go).
+# Renumbered closures, renamed and merged generics, truncated stacks, and
+# functions, files and scripts that moved.
 family closure-renumber-null-k5 closure-renumber-null 5 "$SEEDS" "" ""
 family closure-renumber-k5-1000ms closure-renumber 5 "$SEEDS" "-sigma 0.05 -delta 1000" ""
 family generic-renamed-null-k5 generic-renamed-null 5 "$SEEDS" "" ""

@@ -1,6 +1,6 @@
 #!/bin/sh
 # bench/moreruns.sh checks that 10 + 10 and 30 + 30 runs find at least what
-# 3 + 3 find on the same injected change, on disjoint replicates, against
+# 3 + 3 finds on the same injected change, on disjoint replicates, against
 # synth's ground truth: synth -stacks 20000 -runs 100 (seed 1), cut into ten
 # blocks of 10 runs a side (3 + 3 = a block's first three) and three blocks
 # of 30; for each block, the causes of 3 + 3 that the whole block does not

@@ -1,6 +1,7 @@
 #!/bin/sh
-# bench/scale.sh measures ctdiff at scale: ctdiff binaries against each
-# other and against what users would run instead, in the same rounds.
+# bench/scale.sh measures ctdiff at scale (the cases below): ctdiff
+# binaries against each other and against what users would run instead,
+# in the same rounds.
 #
 #   sh bench/scale.sh [-r ROUNDS] [-m MODE] CTDIFF... -- CASE...
 #
@@ -17,8 +18,8 @@
 #
 # MODE says what memory a command meets, which decides much of the
 # system time on a virtual machine whose host reclaims the memory a guest
-# frees (2-2.5 ms per MB first touched when cold, ~0.1 warm,
-# on the machine of BENCHMARKS.md):
+# frees (measured on such a machine: 2-2.5 ms per MB first
+# touched when cold, ~0.1 warm):
 #   interleaved  the commands one after the other, round by round (default);
 #   cold         5 s of idle before each command;
 #   warm         each command run twice back to back, the second timed.

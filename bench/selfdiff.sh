@@ -5,7 +5,8 @@
 # each, and compares the two sets with ctdiff itself, both ways: what got
 # faster (the old profiles as "new") and what got slower.
 #
-# Usage: sh bench/selfdiff.sh [REV [RUNS]]   (default REV c14f00d; RUNS 3; WORK=/tmp/ctdiff-selfdiff)
+# Usage: sh bench/selfdiff.sh [REV [RUNS]]   (default REV c14f00d, an
+# early revision; RUNS 3; WORK=/tmp/ctdiff-selfdiff)
 #
 # REV needs BenchmarkDiffSynth (cmd/ctdiff/bench_test.go), present since
 # e9fdde0. The profiles include the benchmark's setup (generating the pair),

@@ -41,7 +41,8 @@ type Options struct {
 	// "#" (PoolName) and without an ordinal. A pool resized between two
 	// versions, or by the cores of the machine it ran on, then compares as
 	// a whole, where thread by thread the threads one side lacks read as
-	// added (audit C4).
+	// added (8 workers before and 16 after, for the same work, made the 8
+	// new threads' contexts causes).
 	Pools bool
 	// PoolNames, when not empty, limits Pools to the pools of these names
 	// (PoolName's): the others keep a thread node per thread.
@@ -635,7 +636,7 @@ func (b *Builder) locationFrames(loc *profile.Location, callerLine int64, frames
 		// frame's first info, as this does.) Such a line reads its
 		// function's id and nothing else of it: its name, file and
 		// info, cache misses for most of a profile's locations, were a
-		// twentieth of building gopair's tree.
+		// twentieth of building the tree of a 200k-stack Go profile.
 		fx := c.functionIndex(fn, b.opts.CallSites)
 		if fx > 0 && c.fns[fx] != noFrames {
 			id := c.fns[fx]
@@ -959,7 +960,7 @@ type locationCache struct {
 // (keepEntries), from the locations the profile computed: a profile
 // whose scratch is too large to keep (a 200,000-stack one) makes none,
 // where recording them as its locations were computed cost 5 ms of
-// building gopair's tree.
+// building the tree of a 200k-stack Go profile.
 type keptFrames struct {
 	locs  []*profile.Location
 	prune bool

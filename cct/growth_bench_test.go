@@ -13,10 +13,10 @@ import (
 )
 
 // BenchmarkBuildGrowth builds the compact samples of synthetic profiles of
-// 200,000 and 1,600,000 stacks and reports the CPU per stack: issue 20 asks
-// for no superlinear step, so the two should be close. The larger one is
-// inserted in several batches (batchFrames) into a tree of 7 M nodes, whose
-// lookups in the nodes of earlier batches made the build superlinear.
+// 200,000 and 1,600,000 stacks and reports the CPU per stack: the build
+// should have no superlinear step, so the two should be close. The larger
+// one is inserted in several batches (batchFrames) into a tree of 7 M nodes,
+// whose lookups in the nodes of earlier batches made the build superlinear.
 func BenchmarkBuildGrowth(b *testing.B) {
 	for _, n := range []int{200_000, 1_600_000} {
 		b.Run(fmt.Sprintf("stacks=%d", n), func(b *testing.B) {
@@ -60,8 +60,8 @@ var (
 )
 
 // BenchmarkBuildRuns builds the trees of 20 runs of a 20,000-stack profile,
-// a builder each, as ctdiff diff does for runs (100 a side in issue 20's
-// case): the per-build cost of buffers.
+// a builder each, as ctdiff diff does for runs (up to 100 a side): the
+// per-build cost of buffers.
 func BenchmarkBuildRuns(b *testing.B) {
 	var runs []*stacks.Samples
 	synth.GenerateEach(synth.Config{Seed: 1, Stacks: 20_000, Runs: 20}, func(_ int, base, _ *profile.Profile) {
@@ -84,11 +84,10 @@ func BenchmarkBuildRuns(b *testing.B) {
 }
 
 // BenchmarkBuildFresh builds the trees of BuildGrowth's profiles on memory
-// returned to the system before each build, as a command builds on pages
-// it has not touched yet, and reports the minor page faults per build: the
-// 4 KB pages the build touches first, each a trip into the kernel (issue
-// 20: 700-800 k of them, 1.5-1.9 s of system time, in a diff of the 1.6
-// M-stack pair).
+// returned to the system before each build, as a command builds on pages it
+// has not touched yet, and reports the minor page faults per build: the 4 KB
+// pages the build touches first, each a trip into the kernel (700-800 k of
+// them, 1.5-1.9 s of system time, in a diff of the 1.6 M-stack pair).
 func BenchmarkBuildFresh(b *testing.B) {
 	for _, n := range []int{200_000, 1_600_000} {
 		b.Run(fmt.Sprintf("stacks=%d", n), func(b *testing.B) {

@@ -76,7 +76,7 @@ func dumpPositions(t *cct.Tree) string {
 }
 
 // Same-named functions of one script are different nodes, told apart by
-// where they are defined (issue 17, item 6); a frame without a position is
+// where they are defined; a frame without a position is
 // the function of its name when the profile knows only one, and stays apart
 // when it knows several; a Go function is its qualified name.
 func TestSameNamedFunctionsStayApart(t *testing.T) {

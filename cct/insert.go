@@ -18,7 +18,7 @@ const batchFrames = 1 << 25
 // A profile's batches are no larger than the frames its samples hold, nor
 // smaller than minBatchFrames: a call tree reader's samples share stacks
 // (their frames held once), whose paths would otherwise fill the largest
-// batch from a small file (issue 18).
+// batch from a small file.
 const minBatchFrames = 1 << 22
 
 // An inserter adds the stacks of one profile to a tree in batches.
@@ -141,11 +141,12 @@ type inserter struct {
 // A livePath is a path of the batch that goes deeper than the depth being
 // inserted: its group, its node at the depth before, and its group's glen
 // and glcp copied, so that a step of flush's depth loop reads and writes
-// one record in order. Four arrays, two of them read by group, took 1.3 M
-// L1 misses (half as many as the lookups) and 100 M more instructions
-// for gopair's 4.7 M steps. lcp is madeNode instead once the path made its
-// node at the depth before: the first path to reach a node, which it is
-// then the first to leave, so the node has no children yet (no lookup).
+// one record in order. Four arrays, two of them read by group, took 1.3 M L1
+// misses (half as many as the lookups) and 100 M more instructions for the
+// 4.7 M steps of an independent pair of 200k-stack Go profiles. lcp is
+// madeNode instead once the path made its node at the depth before: the
+// first path to reach a node, which it is then the first to leave, so the
+// node has no children yet (no lookup).
 type livePath struct {
 	g        int32
 	cur      NodeID
@@ -182,7 +183,7 @@ type newNode struct {
 // placements returns the first n new nodes' placements, in kid's array:
 // once the lookups are done, a new node's sibling is not needed, and its
 // frame is moved to made, whose group it replaces. An array of their own
-// was 11 MB more of fresh memory for gopair's 1.4 M new nodes, faulted in
+// was 11 MB more of fresh memory for that pair's 1.4 M new nodes, faulted in
 // beside the tree's.
 func (in *inserter) placements(n int) []placement {
 	return unsafe.Slice((*placement)(unsafe.Pointer(unsafe.SliceData(in.kid))), n)[:n:n]
@@ -198,9 +199,9 @@ var _ [unsafe.Sizeof(newNode{}) - unsafe.Sizeof(int64(0))]struct{}
 var _ [unsafe.Sizeof(int64(0)) - unsafe.Sizeof(newNode{})]struct{}
 
 // lendValues makes the batch's new-node arrays, read by now, the tree's
-// values, one per node (Tree.width): kid's (placements) its self and
-// made's its total, cleared, after the root's. Allocated anew, the values
-// were 16 bytes a node of fresh memory (22 MB of gopair's side), taken
+// values, one per node (Tree.width): kid's (placements) its self and made's
+// its total, cleared, after the root's. Allocated anew, the values were 16
+// bytes a node of fresh memory (22 MB for one side of that pair), taken
 // while both arrays were still held, at the build's largest; the scratch
 // makes new ones for its next batch.
 func (in *inserter) lendValues(n int) {
@@ -505,7 +506,7 @@ func (in *inserter) flush() {
 					lastParent, lastFrame = p.cur, f
 				case p.cur != lastParent || f != lastFrame:
 					// The first child of a new parent's list, where two
-					// lookups in three of gopair's find theirs, is
+					// lookups in three of that pair's find theirs, is
 					// taken without the call.
 					id, found := NoNode, false
 					if pt := p.cur - base; pt >= 0 {
@@ -551,7 +552,7 @@ func (in *inserter) flush() {
 	// come after it. A cursor per group gives both in one pass in
 	// temporary order, where a counting sort into rank order wrote an
 	// array of ranks and the placements at random (1 M more L1 write
-	// misses for the 1.4 M new nodes of gopair's new profile).
+	// misses for the 1.4 M new nodes of that pair's new profile).
 	nkids, links := in.countKids(in.head[:n], base) // the lookups are done
 	at := resize(in.groupAt, groups)
 	in.groupAt = at
@@ -929,7 +930,7 @@ func (in *inserter) roomFor(d int) {
 
 // firstNodesPerFrame is the new nodes per stored frame (inserter.cols)
 // roomFor expects of a profile's first batch: 0.27-0.41 in the synthetic
-// profiles of 20,000 to 1.6 M stacks and gopair's. At 1/8 (nodes per frame
+// profiles of 20,000 to 1.6 M stacks and that pair's. At 1/8 (nodes per frame
 // of a whole path, before a path's prefix shared with the path before was
 // stored once) the first room of a 1.6 M-stack profile was 3.2 M nodes,
 // 64 MB touched and copied when it grew; room beyond what is made is

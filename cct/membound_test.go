@@ -32,7 +32,7 @@ func chainSamples(depth, n int) *stacks.Samples {
 }
 
 // The inserter's memory grows with the distinct stacks and the samples,
-// not with depth × samples (issue 18): 8x the samples of a 2,000-deep
+// not with depth × samples: 8x the samples of a 2,000-deep
 // chain, whose paths would be 56 million more frames (224 MB) if each
 // sample's were copied, allocate little more.
 func TestInsertMemoryBound(t *testing.T) {

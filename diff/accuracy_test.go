@@ -274,7 +274,8 @@ func inject(rng *rand.Rand, p *prog, kind string) injection {
 
 // injectSpread adds a new check, isStaleState, in every context of a
 // function called from 8 contexts or more, ~2μ in all and under μ in each
-// (issue 17): only the function's sum over its contexts shows it.
+// (ZAM Section 6.1's spread regression): only the function's sum over
+// its contexts shows it.
 func injectSpread(rng *rand.Rand, p *prog) injection {
 	byName := map[string][]*prog{}
 	pathOf := map[*prog][]string{}
@@ -309,7 +310,7 @@ func injectSpread(rng *rand.Rand, p *prog) injection {
 }
 
 // injectDeep adds 160 ms of self time to the long task's frame, whose
-// inclusive value varies by far more between runs (issue 17).
+// inclusive value varies by far more between runs.
 func injectDeep(rng *rand.Rand, p *prog) injection {
 	for _, h := range p.kids {
 		if h.name == "longTask" {
@@ -331,7 +332,7 @@ func addLongTask(rng *rand.Rand, p *prog) {
 }
 
 // addGC gives a program a garbage collector of 3.2 s that varies by ±10%
-// between runs (issue 17).
+// between runs.
 func addGC(p *prog) {
 	p.kids = append(p.kids, &prog{name: "(garbage collector)", self: 3.2e9, spread: 0.1})
 }
@@ -550,7 +551,8 @@ func benjaminiHochberg(p []float64) []float64 {
 
 var accRuns = flag.String("accuracy.runs", "", "with -accuracy.sweep: print the verdict table for these runs per side (e.g. 1,3,5,10) instead")
 
-// verdictFamilies are the case families of issue 17, each a simulated
+// verdictFamilies are the simulated case families (noise only, spread,
+// deep, preempt, noisy GC), each a simulated
 // setting whose runs per side the caller sets.
 func verdictFamilies() []struct {
 	name string
@@ -593,11 +595,11 @@ func TestVerdictTable(t *testing.T) {
 
 var accFamily = flag.Int("accuracy.family", -1, "with -accuracy.runs: only this family (index)")
 
-// TestVerdicts holds the defaults to issue 17's bars on the simulation, per
+// TestVerdicts holds the defaults to these bars on the simulation, per
 // case family: with one run per side no cause on noise-only baselines; with
 // three the spread, deep, preempt and noisy-GC families found (or quiet)
-// as the issue asks; and ten runs find at least what three find (issue
-// 20: a rank test from eight runs found nothing). The corpus-based harness
+// as they should be; and ten runs find at least what three find (a rank
+// test from eight runs found nothing). The corpus-based harness
 // (tools/eval) measures the same on real profiles.
 func TestVerdicts(t *testing.T) {
 	long.Skip(t, "the simulation's case families at 1, 3 and 10 runs a side")

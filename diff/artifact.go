@@ -15,7 +15,7 @@ import (
 // interrupt check. Under a regressed
 // function they show up as the lowest frame that grew, so ZAM's "lowest
 // regressed node" would name them instead of the function whose extra time
-// they only sliced (issue 17: runtime.asyncPreempt reported under
+// they only sliced (runtime.asyncPreempt was reported under
 // strings.ToLower on a live Go service).
 //
 // When choosing causes, such a frame and everything below it are folded

@@ -30,7 +30,7 @@ func TestIsArtifact(t *testing.T) {
 }
 
 // A preemption signal landing in a slower function makes the artifact the
-// lowest node that grew; the cause is the function (issue 17).
+// lowest node that grew; the cause is the function.
 func TestArtifactFoldedIntoCaller(t *testing.T) {
 	base := trees(t,
 		"main;work;strings.ToLower 100\nmain;work;runtime.asyncPreempt 2\nmain;other 300",

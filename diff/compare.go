@@ -48,8 +48,9 @@ func prepareComparison(bRuns, nRuns []*run, o Options, nz Normalization, st *str
 	c.runs = append(append([]*run{}, bRuns...), nRuns...)
 	// The runs are keyed beside the checks and the normalization, which
 	// read and scale their values only: keying interns each run's frames
-	// on one goroutine, while scaling keeps both cores busy (gopair: keys
-	// 17-23 ms, scaling 11-16 ms, one after the other before).
+	// on one goroutine, while scaling keeps both cores busy (an
+	// independent pair of 200k-stack Go profiles: keys 17-23 ms,
+	// scaling 11-16 ms, one after the other before).
 	var keyed sync.WaitGroup
 	defer keyed.Wait()
 	switch {
@@ -184,7 +185,7 @@ func (c *comparison) compare() *Result {
 	)
 	// Once every matching is made, Stats's critical graph reads the union
 	// only: what is left to read of the runs is what parcs does
-	// (benchProfile reads their frames and child lists; gopair: 67 MB
+	// (benchProfile reads their frames and child lists; that pair: 67 MB
 	// dropped before the comparison's peak).
 	dropRuns := c.st == nil && c.agg.perRun() && c.verdict == nil
 	drop := func() {
@@ -216,10 +217,10 @@ func (c *comparison) compare() *Result {
 				drop()
 				if c.u.len() >= gcUnionMin {
 					// What the runs dropped and the union's
-					// growth left (gopair: 130 MB) is taken
+					// growth left (that pair: 130 MB) is taken
 					// by the values only once collected; at
 					// the comparison's GOGC the values came
-					// first, in fresh pages. gopair, 5 rounds:
+					// first, in fresh pages. That pair, 5 runs:
 					// peak RSS 330-355 MB without, 305-327
 					// with, for no more CPU.
 					runtime.GC()
@@ -423,7 +424,7 @@ func (sa statsAggregator) criticalGraph(c *comparison, _ func() []pairResult) cr
 		cg.g = sa.threshold(c.u, c.kt, res.MinDelta)
 		res.warn("%d base and %d new runs, and too few calling contexts to model one run's noise: the nodes above μ are untested, not regressions; record 3 or more runs per side", nb, nn)
 	case model == modelPair && g.pairJitter >= 1.5*maxPairJitter:
-		// The audit measured what the cap costs: one run a side of
+		// What the cap costs, measured: one run a side of
 		// runs 10-25% apart gave false causes in 12-40% of null
 		// comparisons, where the cap keeps a regression under the main
 		// loop from reading as noise (maxPairJitter). Said from half as
@@ -541,7 +542,7 @@ func meanTotal(runs []*run) float64 {
 // threadWarnings reports threads present on one side only: their whole time
 // becomes a topology change, which is usually a naming problem (a thread
 // label missing on one side) rather than a regression, or a thread pool
-// of another size (audit C4: 8 workers before, 16 after, the same work:
+// of another size (8 workers before, 16 after, the same work:
 // the 8 new threads' contexts were added causes). The threads of a pool
 // (names equal but for numbers, digitless) are reported as one pool.
 func threadWarnings(res *Result, u *union, kt *keyTable) {

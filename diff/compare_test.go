@@ -192,7 +192,7 @@ func TestIntersect(t *testing.T) {
 // (share, total), a pair's graph holds each grown node's ancestors as
 // context. What grew in one pair only leaves the intersection, and its
 // ancestors, in every pair as context, must leave with it: they did not
-// grow (audit D0: a null comparison reported "m" as a cause, 0% → 0%).
+// grow (a null comparison reported "m" as a cause, 0% → 0%).
 func TestIntersectDropsBareContexts(t *testing.T) {
 	base := trees(t, "m;a 100\nm;b 100\nm;c 100", "m;a 100\nm;b 100\nm;c 100")
 	nw := trees(t, "m;a 150\nm;b 100\nm;c 100", "m;a 100\nm;b 150\nm;c 100")
@@ -214,7 +214,7 @@ func TestIntersectDropsBareContexts(t *testing.T) {
 
 // A callee inlined in the new version, its frame gone, moves its time
 // into its caller's own: the caller's self time grows significantly while
-// its inclusive time does not, and that is no regression (audit D1). A
+// its inclusive time does not, and that is no regression. A
 // caller whose own code got slower besides is one, by what it grew beyond
 // the callee's time.
 func TestInlinedCalleeIsNoRegression(t *testing.T) {
@@ -246,7 +246,7 @@ func TestInlinedCalleeIsNoRegression(t *testing.T) {
 			t.Errorf("%s: causes %q, want %q", tt.name, got, tt.want)
 		}
 	}
-	// The mirror (audit D5): a function no longer inlined appears with
+	// The mirror: a function no longer inlined appears with
 	// the time its caller's self time lost, and is no new work; a new
 	// call that costs time of its own is.
 	inlined := runs(func(i int) string { return fmt.Sprintf("m;h;enc %d\n", 270+(i%2)) + other(4-i) })
@@ -272,7 +272,7 @@ func TestThreadWarnings(t *testing.T) {
 	if got := strings.Join(res.Warnings, "\n"); !strings.Contains(got, `thread "gc" occurs only in the new runs`) {
 		t.Errorf("warnings %q", got)
 	}
-	// A pool resized (audit C4): one warning for the pool, none per thread.
+	// A pool resized: one warning for the pool, none per thread.
 	res = compare(t, trees(t, "thread=w-1 a 10\nthread=w-2 a 10\nthread=main m 5"), trees(t, "thread=w-1 a 5\nthread=w-2 a 5\nthread=w-3 a 5\nthread=w-4 a 5\nthread=main m 5"), Options{})
 	if got := strings.Join(res.Warnings, "\n"); !strings.Contains(got, `the thread pool of "w-3" has 2 threads in the base runs and 4 in the new`) || strings.Contains(got, "occurs only") {
 		t.Errorf("warnings %q", got)
@@ -391,7 +391,7 @@ func TestGoFramesMatchAcrossCheckouts(t *testing.T) {
 }
 
 // The totals leave out "(idle)" (isIdle), and Side.Idle says how much:
-// the mean over the runs, normalized like the totals (issue 17, item 7).
+// the mean over the runs, normalized like the totals.
 func TestSideIdle(t *testing.T) {
 	base := trees(t,
 		"thread=main work 300\nthread=main (idle) 700\nthread=w (idle) 100",

@@ -9,7 +9,7 @@ import "github.com/ctdiff/ctdiff/cct"
 // it idles until the new run is built; these two steps read the base run
 // alone, so they move off the comparison's critical path (Fold.startEarly;
 // the union stage of the 200k-stack synth pair: 54 → 35 ms, of the
-// 1.6M-stack pair 445 → 329 ms; BENCHMARKS.md, issue 20, helper q6).
+// 1.6M-stack pair 445 → 329 ms; BENCHMARKS.md).
 //
 // They are what prepareComparison and buildUnion would do first, in the
 // same order, so the result is the same as without them: the base is

@@ -180,7 +180,7 @@ func (f *Fold) Compare() (*Result, error) {
 // workload. Intersect mode pairs base[i] with new[i], so the caller orders
 // the runs (ZAM pairs them by sorted file name). The trees are not modified.
 //
-// The steps (DESIGN.md, "diff"): every run is matched onto a union tree;
+// The steps: every run is matched onto a union tree;
 // the runs are matched pairwise (ZAM hybrid or PARCS relaxed matching); the
 // critical graph is computed per pair and intersected (Intersect) or from
 // per-node tests over all runs (Stats); then come PARCS's overlap, topology

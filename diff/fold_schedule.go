@@ -90,8 +90,9 @@ func (f *Fold) fillOne(i int, t *cct.Tree, left int64, n int) {
 		// garbage (a large profile's are not pooled), while the last is
 		// still being built, both at their largest. Collected, they take
 		// this fold and the last build's growth, where the heap grew by
-		// fresh pages (gopair with compareGOGC, 5 rounds: peak RSS
-		// 468-495 MB without, 432-438 with, for no more CPU).
+		// fresh pages (an independent pair of 200k-stack Go profiles
+		// with compareGOGC, 5 runs: peak RSS 468-495 MB without, 432-438
+		// with, for no more CPU).
 		runtime.GC()
 	}
 	if left == 0 && n > 1 {
@@ -137,7 +138,7 @@ const streamGOGC = 25
 // the union and the comparison's per-node arrays, which the collector does
 // not scan, and a GOGC of 150 let garbage (the union's arrays as they
 // grow, each stage's scratch) pile up to 2.5 times what is live: the
-// comparison's peak was the diff's, above the builds'. gopair, 3 rounds
+// comparison's peak was the diff's, above the builds'. That pair, 3 runs
 // (with the collection at the last tree but one): peak RSS 510-527 MB at
 // 150, 469-479 at 100, 443-468 at 50, 424-449 at 25, the collector's CPU
 // within noise, and less system time (fewer fresh pages).

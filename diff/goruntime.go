@@ -20,12 +20,12 @@ import (
 // allocation time grew most: the functions the extra GC work is to be
 // attributed to.
 //
-// pprof labels (goroutine labels set with pprof.Do) do not split the tree:
-// a label such as a request id would make every run's tree its own, and
-// threads are what the tree is rooted at (DESIGN.md, "cct"). Inlined calls
-// (several Line entries in one location) are expanded into one frame each
-// by cct, innermost last, so a function that gets inlined in the new build
-// keeps its calling context.
+// pprof labels (goroutine labels set with pprof.Do) do not split the tree: a
+// label such as a request id would make every run's tree its own, and
+// threads, matched by name and ordinal, are what the tree is rooted at.
+// Inlined calls (several Line entries in one location) are expanded into one
+// frame each by cct, innermost last, so a function that gets inlined in the
+// new build keeps its calling context.
 
 // GoRuntime summarizes Go runtime work, mean per run, normalized like every
 // other value of the Result.

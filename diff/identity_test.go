@@ -119,9 +119,9 @@ func pathPositions(p []Frame) string {
 	return strings.Join(s, ";")
 }
 
-// A script served from another origin is the same script (issue 17, item
-// 6): the comparison is the one of the profile with itself, and reports
-// show the file as the base has it.
+// A script served from another origin is the same script: the comparison
+// is the one of the profile with itself, and reports show the file as the
+// base has it.
 func TestOriginsMatch(t *testing.T) {
 	base := []string{
 		"thread=worker onmessage@http://172.30.3.176:7777/worker.js#15;alpha@http://172.30.3.176:7777/worker.js#9;gamma@http://172.30.3.176:7777/worker.js#1 100",
@@ -155,7 +155,7 @@ func TestOriginsMatch(t *testing.T) {
 }
 
 // Same-named functions of one script stay apart and match across versions
-// by their order (issue 17, item 6): a version whose lines all shifted by 3
+// by their order: a version whose lines all shifted by 3
 // compares as the profile does with itself; a new same-named function
 // inserted above them does not take their place.
 func TestSameNamedFunctionsMatchByOrder(t *testing.T) {

@@ -14,9 +14,9 @@ import (
 // handle.func3. Both names exist on both sides, so matching by identity
 // pairs different closures (the old encoder with the new logger, the old
 // query with the new encoder) and rename matching, which pairs only names
-// gone from the other side, cannot undo it: the audit's closure-renumber
-// case (C1) reported every closure's callees "added" in 30 of 30 null
-// comparisons.
+// gone from the other side, cannot undo it: with a closure added above
+// the others, every closure's callees were reported "added" in 30 of 30
+// null comparisons.
 //
 // So where the numbered closures of one enclosing function under a parent
 // are not the same set on both sides, they are paired again by what they

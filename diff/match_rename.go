@@ -12,7 +12,8 @@ import (
 // and refactorings rename functions; by identity alone the old subtree is
 // "removed" and the new one "added" with its whole time, which is a false
 // regression-cause (ZAM Section 2.3 lists such code changes as a source of
-// noise; peers.md, item 7, as what users of every peer tool miss). PARCS
+// noise; go tool pprof, FlameGraph's difffolded, perf diff and PerfView
+// leave a renamed function unmatched). PARCS
 // Section 3.2 handles renames too, from bytecode; profiles carry no code, so
 // the evidence here is structural:
 //
@@ -202,13 +203,13 @@ func leftovers(nOld, nNew int, pairs []pair) (old, nw []int32) {
 }
 
 // renameLeftovers is leftovers for rename matching: the positions not
-// covered by pairs of the old children (keys ka) whose identity the new
-// tree lacks, and of the new children (kb) whose identity the old tree
-// lacks, the only ones renames keeps. When either is empty renames would
-// find nothing, and the candidates need not be described: runs of one
-// program share their functions, so most lists with leftovers end here
-// (gopair's independent 200k-stack pair: all 42,666 of them). The slices
-// are the matcher's, reused by the next call.
+// covered by pairs of the old children (keys ka) whose identity the new tree
+// lacks, and of the new children (kb) whose identity the old tree lacks, the
+// only ones renames keeps. When either is empty renames would find nothing,
+// and the candidates need not be described: runs of one program share their
+// functions, so most lists with leftovers end here (an independent pair of
+// 200k-stack Go profiles: all 42,666 of them). The slices are the matcher's,
+// reused by the next call.
 func (m *matcher) renameLeftovers(ka, kb []key, pairs []pair, oldKeys, newKeys keySet) (old, nw []int32) {
 	m.usedA = resetBools(m.usedA, len(ka))
 	m.usedB = resetBools(m.usedB, len(kb))

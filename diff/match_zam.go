@@ -87,7 +87,7 @@ func (m *matcher) siblings(ka, kb []key, ca, cb []int64, parentDepth int32, mode
 		return m.pairs
 	}
 	if parentDepth == 0 {
-		// Threads match by name and ordinal (DESIGN.md, "cct"), which the
+		// Threads match by name and ordinal, which the
 		// key holds; their order is just first appearance.
 		m.pairs = m.alternate(ka, kb, m.pairs)
 		return m.pairs

@@ -12,7 +12,7 @@ import (
 
 // A NormalizeMode says how each run's values are scaled before the sides
 // are compared. Which one is right depends on what was held fixed while the
-// profiles were recorded (peers.md, user ask 3):
+// profiles were recorded:
 //
 //   - fixed work (a batch job, a test, N requests): absolute times compare,
 //     NormalizeNone;
@@ -466,9 +466,9 @@ func normalize(nz *Normalization, base, nw []*run, bench *benchIterations, res *
 }
 
 // scale multiplies every value of the run by f, on every core for a large
-// run: it is on the comparison's critical path, between the last tree
-// built and the union (gopair's pair under --normalize share: 1.4 M nodes
-// a run, 23 ms on one core).
+// run: it is on the comparison's critical path, between the last tree built
+// and the union (an independent pair of 200k-stack Go profiles under
+// --normalize share: 1.4 M nodes a run, 23 ms on one core).
 func (r *run) scale(f float64) {
 	r.period *= f
 	if f == 1 {

@@ -14,7 +14,7 @@ import (
 // profiles say of themselves: equal recording windows of CPU time → shares
 // (the window caps the total, so a slower function takes time from the
 // others), otherwise absolute values (fixed work). Two common comparisons
-// break those rules, and an independent audit measured both (audit D2, D3):
+// break those rules, as measured:
 //
 //   - an optimisation under a window that did not cap the total (a service
 //     at 1.3 of 8 cores): the total falls, so in shares every function the

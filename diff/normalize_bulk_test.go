@@ -22,7 +22,7 @@ func flatOf(runs int, f float64, fns string) *flatProfile {
 }
 
 // The automatic choice between shares and absolute values follows the bulk
-// of the program (audit D2, D3), and only where the data says so.
+// of the program, and only where the data says so.
 func TestCheckBulk(t *testing.T) {
 	const program = "a=100 b=80 c=60 d=50 e=40 f=30 g=20 h=10"
 	const s30, s60, s33 = int64(30e9), int64(60e9), int64(33e9)

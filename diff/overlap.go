@@ -112,12 +112,12 @@ type parcsAcc struct {
 	pairs int // how many pairs there will be
 	ov    Overlap
 	// The mean weights of matched nodes over the pairs: union node x's
-	// sums and count are at at[x]-1 (0: matched in no pair yet). Runs
-	// that share little match few of the union's nodes in any pair
-	// (16 + 16 gopair runs: 490k of 3.7M), and sums for every node cost
-	// 20 bytes each where the index costs 4. With one pair they are the
-	// pair's weights, read off the matching (weightMatching), and
-	// nothing is summed.
+	// sums and count are at at[x]-1 (0: matched in no pair yet). Runs that
+	// share little match few of the union's nodes in any pair (16 + 16
+	// independent 200k-stack Go profiles: 490k of 3.7M), and sums for
+	// every node cost 20 bytes each where the index costs 4. With one pair
+	// they are the pair's weights, read off the matching (weightMatching),
+	// and nothing is summed.
 	at         []int32
 	sumB, sumN []float64
 	cnt        []int32
@@ -328,13 +328,14 @@ type pairWeight struct {
 //
 // The sizes are taken in one pass from the last node to the first (a
 // child's id is larger than its parent's), not by walking each subtree:
-// gopair's runs have 1.1M nodes in 97k such subtrees each, where the walks
+// an independent pair of 200k-stack Go profiles has 1.1M nodes in 97k
+// such subtrees a run, where the walks
 // read the child lists in no order.
 //
 // Only subtrees found in every pair are reported (subtrees), so pairs are
 // collected in order from 0, and a subtree is accumulated from the first
 // pair only, and dropped once a pair lacks it: runs that share little kept
-// every run's subtrees, most of them in one pair (83 MB at 50 + 50 gopair
+// every run's subtrees, most of them in one pair (83 MB at 50 + 50 such
 // runs).
 func collectSubtrees(r *run, match []int32, pairIdx int, acc map[int32]*subtreeAcc, deferred bool, size []int32) (map[int32]*subtreeAcc, []int32) {
 	if pairIdx > 0 && len(acc) == 0 {
@@ -352,8 +353,8 @@ func collectSubtrees(r *run, match []int32, pairIdx int, acc map[int32]*subtreeA
 		}
 		return acc, size
 	}
-	// Only unmatched nodes: a matched node's size is never read (gopair:
-	// 22% of the new run's nodes).
+	// Only unmatched nodes: a matched node's size is never read (that
+	// pair: 22% of the new run's nodes).
 	size = resetInt32s(size, len(match))
 	for n := len(match) - 1; n > 0; n-- {
 		if match[n] < 0 {
@@ -362,14 +363,14 @@ func collectSubtrees(r *run, match []int32, pairIdx int, acc map[int32]*subtreeA
 		}
 	}
 	// An empty acc has none of this run's subtrees, and the run's union
-	// nodes are distinct (toU): each is added without a lookup (gopair:
-	// 97k subtrees a side).
+	// nodes are distinct (toU): each is added without a lookup (that
+	// pair: 97k subtrees a side).
 	fresh := len(acc) == 0
 	if fresh {
 		acc = make(map[int32]*subtreeAcc, roots)
 	}
 	// The new accumulators come in chunks: one allocation per subtree
-	// was 195k of gopair's pair.
+	// was 195k of them for that pair.
 	var chunk []subtreeAcc
 	found := 0 // accumulators found in this pair
 	for n, m := range match {
@@ -427,8 +428,8 @@ type subtreeRoot struct {
 // subtrees, listed. The sizes are summed and the roots found in one pass
 // from the last node (a subtree's size is complete when its root is
 // reached), where accumulating them in a map took three passes, a map
-// insertion per subtree and, to report them, a walk of the map (gopair:
-// 97k subtrees a side, 48 of its pair's 112 ms of PARCS).
+// insertion per subtree and, to report them, a walk of the map (that
+// pair: 97k subtrees a side, 48 of its 112 ms of PARCS).
 func collectRoots(r *run, match []int32, size []int32) ([]subtreeRoot, []int32) {
 	size = resetInt32s(size, len(match))
 	var roots []subtreeRoot

@@ -10,7 +10,7 @@ import (
 // A pool of threads of one name that split the same work differently in
 // every run: each thread ordinal's context of q moves by μ from the split
 // alone, none significantly, while q's sum grew by 200 ms in every run.
-// That is a spread cause of q (audit R2), where the rule "no context grew
+// That is a spread cause of q, where the rule "no context grew
 // by μ alone" dropped it.
 //
 // Only in a pool: threads of different names that split work differently

@@ -6,7 +6,7 @@ import (
 )
 
 // recursionMoves tells, for each node of xs, whether its growth only moved
-// between the depths of a recursion (audit R1): a recursive walk whose
+// between the depths of a recursion: a recursive walk whose
 // depth varies run to run (the data's shape, not the code) has, at K = 3,
 // a context 44 calls deep in no base run and in all three new ones,
 // "added" at p 0.002 while the walk's outermost call did not grow. A node

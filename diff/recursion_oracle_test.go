@@ -7,12 +7,12 @@ import (
 	"testing"
 )
 
-// naiveRecursion is recursionMoves as first written (audit R1): each
+// naiveRecursion is recursionMoves written the simple way: each
 // node's entry by walking up, each sum by walking the entry's subtree.
 // It is the oracle of TestRecursionMovesMatchesWalk.
 
 // naiveRecursion tells a node's growth that only moved between the depths
-// of a recursion from growth of the recursion (audit R1): a recursive walk
+// of a recursion from growth of the recursion: a recursive walk
 // whose depth varies run to run (the data's shape, not the code) has,
 // at K = 3, a context 44 calls deep in no base run and in all three new
 // ones, "added" at p 0.002 while the walk's outermost call did not grow.

@@ -11,7 +11,7 @@ import (
 
 // A recursion that goes deeper in the new runs, with the same work spread
 // over more depths, is no regression: the deep calls are "added" in every
-// new run, but the walk's outermost call did not grow (audit R1). The
+// new run, but the walk's outermost call did not grow. The
 // same shape with the deepest calls slower is one.
 func TestTimeMovedBetweenRecursionDepths(t *testing.T) {
 	walk := func(depth int) string { return "m;h" + strings.Repeat(";w", depth) }

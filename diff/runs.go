@@ -15,7 +15,8 @@ type key = int32
 
 // keyFrame is what makes two frames "the same" across trees: ZAM's
 // (component, name) pair, plus kind and ordinal so threads match by name and
-// ordinal (DESIGN.md, "cct"). The call site is deliberately not part of it:
+// ordinal (a thread is a root of the tree, its name and ordinal its
+// identity). The call site is deliberately not part of it:
 // line numbers shift between versions, so calls from different lines of one
 // caller are told apart by their order among siblings (LCS) and, in PARCS
 // mode, by the call-site rule of Definition 2. The component of a script

@@ -5,14 +5,14 @@ import "slices"
 // The per-run values of a union a stream builds (stream.go): node x's value
 // in every run, which the significance tests read a row at a time through
 // totalRow and selfRow. Stored as a dense nodes × runs array, they cost
-// every node a row however few runs it is in: 16 + 16 independent runs
-// (gopair's, which share little) made a union of about every run's nodes,
-// most of them in one run, and their rows peaked at over 3 GB. So a node
-// gets a dense row only when it is in enough of the runs written so far
-// (denseShare); the values of the others are logged as (node, run, values)
-// while runs arrive and grouped by node at the end, one entry per run the
-// node has a value in. Memory grows with what the runs contain, plus a row
-// for each node that most runs share.
+// every node a row however few runs it is in: 16 + 16 independent runs (of a
+// 200k-stack Go program, which share little) made a union of about every
+// run's nodes, most of them in one run, and their rows peaked at over 3 GB.
+// So a node gets a dense row only when it is in enough of the runs written
+// so far (denseShare); the values of the others are logged as (node, run,
+// values) while runs arrive and grouped by node at the end, one entry per
+// run the node has a value in. Memory grows with what the runs contain, plus
+// a row for each node that most runs share.
 
 // compactMinRuns is the most runs on a side whose per-run values a
 // stream keeps exactly, as int64 (16 B per node and run: 4.3 GB for the
@@ -57,7 +57,7 @@ type runStore interface {
 // A logged or sparse value is a run's inclusive value, or when its run
 // number is negative (^ri) the self value of run ri, right after its
 // inclusive value: most values have no self value, and a pair of int64
-// per value cost 8 bytes more a value (100 MB at 50 + 50 gopair runs).
+// per value cost 8 bytes more a value (100 MB at 50 + 50 such runs).
 type runValues[T int64 | float32] struct {
 	runs        int
 	written     int     // runs flushed so far

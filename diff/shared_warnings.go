@@ -9,17 +9,17 @@ import (
 	"github.com/ctdiff/ctdiff/cct"
 )
 
-// Two comparisons give causes that say nothing of the program, and the
-// audit (round 3) found both reported without a word: every context of one
+// Two comparisons give causes that say nothing of the program, and both
+// were reported without a word: every context of one
 // side reads as added and the other's as removed, at p-values of 1e-10.
 //
 //   - Sides that share almost nothing: a pprof of a Go service against a
 //     V8 .cpuprofile of the same workload, under a --metric both have
-//     (C5: overlap 0%, 0.75% of the base tree matched), or two unrelated
+//     (overlap 0%, 0.75% of the base tree matched), or two unrelated
 //     programs. sideWarnings says how little of each side's time lies in
 //     calling contexts both have.
 //   - One side unsymbolized: a stripped build's frames are module!0xADDR,
-//     which match nothing on the symbolized side (C6: Encode's unchanged
+//     which match nothing on the symbolized side (Encode's unchanged
 //     time "added" as shop!0x4c1a20 at p 3.5e-10). sideWarnings says
 //     how much of each side's time is in such frames.
 //

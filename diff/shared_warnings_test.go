@@ -6,7 +6,7 @@ import (
 )
 
 // TestSharedAndSymbolWarnings: sides that share little time, and one side
-// unsymbolized, are compared with a warning that says so (audit C5, C6);
+// unsymbolized, are compared with a warning that says so;
 // versions of one program, and two sides unsymbolized alike, are not.
 func TestSharedAndSymbolWarnings(t *testing.T) {
 	same := "main;handle;encode 600\nmain;handle;query 400\nmain;parse 200"

@@ -9,7 +9,7 @@ import (
 	"sync"
 )
 
-// Spread regressions (issue 17; ZAM Sections 5 and 6.1): a check added in
+// Spread regressions (ZAM Sections 5 and 6.1): a check added in
 // every context of a function, ~10 ms in each of 11 contexts, is 110 ms of
 // regression that no single context shows. Per-context analysis finds the
 // common ancestor of the contexts (one level too high, and only when that
@@ -28,7 +28,7 @@ import (
 //     did not keep it: in a pool of threads of one name that split the same
 //     work differently in every run, a function's contexts (one per thread
 //     ordinal) move by μ from the split alone, too noisy to pass, while
-//     their sum is steady (audit R2: +2 s found in 3 of 30 seeds). Such a
+//     their sum is steady (+2 s found in only 3 of 30 seeds without it). Such a
 //     function is a candidate too when its contexts run on two threads of
 //     one pool (inPools), dropped when one of its contexts is in the graph
 //     of its own (statsGraph). Not every function: most that grew by μ in
@@ -303,10 +303,10 @@ func outermostContexts(u *union, skip []bool, nk int) []bool {
 	// nodes reached in preorder, the root's children (depth 1, the
 	// threads) as ^x: the last pass then reads no node's depth, which
 	// was a read out of order for every node (a third of its misses).
-	// next is size's array: a node's size is read once, where it is
-	// placed (after its parent, before its children), and its slot is
-	// its next from then on (gopair: 10 MB less, live at the
-	// comparison's peak).
+	// next is size's array: a node's size is read once, where it is placed
+	// (after its parent, before its children), and its slot is its next
+	// from then on (an independent pair of 200k-stack Go profiles: 10 MB
+	// less, live at the comparison's peak).
 	next, order := size, make([]int32, reached)
 	next[0] = 1
 	for x := int32(1); int(x) < n; x++ {

@@ -10,7 +10,7 @@ import (
 	"github.com/ctdiff/ctdiff/tools/synth"
 )
 
-// synthTrees are the trees of issue 9's 200,000-stack synthetic pair
+// synthTrees are the trees of the 200,000-stack synthetic pair
 // (tools/synth: about a million nodes each), built once per test binary.
 var synthTrees = sync.OnceValues(func() (*cct.Tree, *cct.Tree) {
 	pair := synth.Generate(synth.Config{Seed: 1})

@@ -35,7 +35,8 @@ type statsInput struct {
 // A node is kept when its mean delta is ≥ μ and its adjusted p-value ≤ α;
 // the graph is the kept nodes plus their ancestors ("context" nodes unless
 // kept themselves), and its leaves are the causes. Departures from ZAM's
-// Definition 2, all for noisy, sampled profiles (issue 17 measured each):
+// Definition 2, all for noisy, sampled profiles (each measured on the
+// simulated families of TestVerdicts):
 //
 //   - Ancestors need not pass the test themselves (condition 2). An
 //     ancestor's value also carries the noise of all its other descendants,
@@ -183,8 +184,9 @@ func (s *statsPass) chooseFamily() {
 	// Room for an eighth of the nodes, doubled when full: a large
 	// comparison tests most nodes (1.6 M-stack pair: 5.4 M of 7.6 M;
 	// append's growth by a quarter copied the slice a dozen times, 233 MB
-	// allocated for 43), an independent pair few (gopair: 258 of 2.5 M,
-	// where room for every node was 10 MB, live at the comparison's peak).
+	// allocated for 43), an independent pair few (a pair of 200k-stack Go
+	// profiles: 258 of 2.5 M, where room for every node was 10 MB, live at
+	// the comparison's peak).
 	s.members = make([]hyp, 0, s.n/8+1)
 	s.testOf = make([]int32, s.n)
 	s.selfOf = make([]int32, s.n)
@@ -239,8 +241,8 @@ func (s *statsPass) prOf(x int32) *stats.Prior {
 // groupPrior is the prior a spread group is tested with: a group's sum
 // varies at least as much as the collector time its contexts hold, as a
 // node's does: a collector's contexts are no steadier for being summed
-// (audit R2's rule let the contexts of (garbage collector) in a
-// browser's threads form a group).
+// (without this rule the contexts of (garbage collector) in a browser's
+// threads formed a group).
 func (s *statsPass) groupPrior(gr *spreadGroup) *stats.Prior {
 	if s.pr == nil || s.gc == nil {
 		return s.pr

@@ -124,7 +124,7 @@ func TestStatsChoices(t *testing.T) {
 	}
 }
 
-// More runs find at least what 3 runs find (issue 20), on the synthetic
+// More runs find at least what 3 runs find, on the synthetic
 // pair's injected change (every stack through one function 40% heavier):
 // 30 runs a side find again every cause 3 runs find (the same path, one
 // extending it or extended by it, or a node kept in the graph), and each
@@ -134,8 +134,7 @@ func TestStatsChoices(t *testing.T) {
 // here. Both are winner's curse, not the correction: their 3-run deltas
 // (336 and 263 ms) overstate what 10 and 30 runs measure (234 and 149 ms),
 // and their 10-run p-values (6e-6 and 9e-5) are larger than their 3-run
-// ones, in a family of the same size (BENCHMARKS.md, "Issue 20: more runs
-// and the correction").
+// ones, in a family of the same size.
 func TestMoreRunsFindAtLeastAsMuch(t *testing.T) {
 	long.Skip(t, "30 + 30 runs of a 5,000-stack pair")
 	pair := synth.Generate(synth.Config{Seed: 1, Stacks: 5000, Functions: 1250, Runs: 30})

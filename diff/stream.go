@@ -11,8 +11,8 @@ import (
 // more on either side (and two or more on each), a Fold streams: each run
 // is keyed, matched onto the union tree, matched with its pair and with the
 // previous base run, and released as it arrives, so memory holds the union,
-// its per-run values and a few runs instead of every run (issue 20: 100 + 100
-// runs of a 20,000-stack profile kept 1 GB of runs). Up to this many runs
+// its per-run values and a few runs instead of every run (100 + 100 runs
+// of a 20,000-stack profile kept 1 GB of runs). Up to this many runs
 // per side a comparison is exactly what it always was (byte-identical
 // output); beyond, streaming changes three things, documented on stream.
 const streamMinRuns = 10

@@ -75,7 +75,8 @@ type union struct {
 	// inBase and inNew: on how many runs of each side a node occurs, read
 	// through baseRuns and newRuns. Not made by valuesPair (paired): the
 	// base run's nodes are the union's first pairBase, the new run's the
-	// others and those pairNew marks (gopair: 20 MB less).
+	// others and those pairNew marks (an independent pair of 200k-stack
+	// Go profiles: 20 MB less).
 	inBase, inNew     []int32
 	pairBase          int32
 	pairNew           []bool
@@ -141,11 +142,11 @@ func (u *union) reserveKids(x int32, n int) {
 
 // grow makes room for n more nodes, and for kids more children: exactly
 // that for the last run, which nothing grows after, where slices.Grow's
-// room (a quarter more) would be live to the end (gopair: 7 MB).
+// room (a quarter more) would be live to the end (that pair: 7 MB).
 //
 // A large union's arrays are copied on two goroutines, a half of the bytes
 // each: growing is on the comparison's critical path, and a run that adds
-// much to a large union copies it all (gopair's new run adds 1.08 M nodes
+// much to a large union copies it all (that pair's new run adds 1.08 M nodes
 // to the base's 1.41 M: 26-31 ms on one core).
 func (u *union) grow(n, kids int) {
 	last := u.last
@@ -230,7 +231,7 @@ func (u *union) makeRoom(x int32, n int) {
 		u.kidKeys = append(u.kidKeys, make([]key, room-u.kidCap[x])...)
 	} else {
 		// Copied a child at a time: the lists are short, and copy's
-		// call cost more than the copying (gopair: 87k lists moved).
+		// call cost more than the copying (that pair: 87k lists moved).
 		from, to := int(u.kidOff[x]), len(u.kids)
 		u.kids = slices.Grow(u.kids, int(room))[:to+int(room)]
 		u.kidKeys = slices.Grow(u.kidKeys, int(room))[:to+int(room)]
@@ -274,7 +275,7 @@ func (u *union) release() { u.weight, u.keys, u.kidCap = nil, nil, nil }
 // the run (splitRun): what a pass does at a node depends on its ancestors
 // only, two subtrees match or add distinct union nodes, and what they
 // share (the union's key set, the slots of the lists that move) is
-// gathered per goroutine and joined after. gopair's new run (1.39 M
+// gathered per goroutine and joined after. That pair's new run (1.39 M
 // nodes, 1.08 M of them added) took ~150 ms on one core while the other
 // idled; split, ~100-115 ms of critical path for ~35 ms more CPU.
 func (m *matcher) addRun(u *union, r *run, mode Matching) {
@@ -304,7 +305,7 @@ func (m *matcher) addRun(u *union, r *run, mode Matching) {
 	// node order), found by a cursor (spanCursor) for the few nodes the
 	// second pass reaches with one. A slice per list in a map cost an allocation
 	// and two map accesses per list, and most lists of an independent pair
-	// (gopair) are ordered; an offset per node would cost 4 bytes per
+	// are ordered; an offset per node would cost 4 bytes per
 	// node (32 MB at 8M nodes), where the flags share the byte the adds
 	// mark had.
 	flags := resetBools(m.flags, n)
@@ -333,7 +334,7 @@ func (m *matcher) addRun(u *union, r *run, mode Matching) {
 	// A large run's first nodes (the first samples' paths, as cct numbers
 	// them) are matched on one goroutine; where many of them are not in
 	// the union, the run is split and the rest matched on two.
-	// Independent runs (gopair: 37% of the first 10,000 nodes added, 78%
+	// Independent runs (that pair: 37% of the first 10,000 nodes added, 78%
 	// of all) gain, runs of one program (synth's: all matched, most lists
 	// the same) would not: their passes are a few ns a node, and split
 	// runs share the cache lines of every array indexed by run node.
@@ -657,7 +658,7 @@ func (a *addState) gained(p int32) int {
 // more than a third of the nodes; the subtrees are then dealt, largest
 // first, to the half with fewer nodes, the second half's roots marked
 // second in owner (addRun marks their descendants). size is scratch of
-// r's node count: the subtree sizes. gopair's runs split 3 nodes deep,
+// r's node count: the subtree sizes. That pair's runs split 3 nodes deep,
 // synth's 19.
 func splitRun(r *run, owner []uint8, size []int32) []int32 {
 	n := len(size)
@@ -751,7 +752,7 @@ func (m *matcher) twinMatcher() *matcher {
 // siblings taken before rn (w, addRun), so one pass in the run's id order
 // (parents first) knows f of every node it reaches and writes each new
 // node where its id says. The walk read the run's arrays at the node it
-// took, all over them for an independent pair (gopair: 1.08M nodes
+// took, all over them for an independent pair (that pair: 1.08M nodes
 // added); this pass reads them in order and writes the union's arrays
 // out of order, which the core does not wait for.
 //
@@ -966,7 +967,7 @@ func (m *matcher) moveList(u *union, x, more int32) int32 {
 	room := max(have+more, 2*capacity, 2)
 	from, to := u.kidOff[x], m.at
 	// A child at a time: the lists are short, and copy's call cost more
-	// than the copying (gopair: 87k lists moved).
+	// than the copying (that pair: 87k lists moved).
 	for j := range have {
 		u.kids[to+j], u.kidKeys[to+j] = u.kids[from+j], u.kidKeys[from+j]
 	}
@@ -1044,7 +1045,7 @@ func (u *union) copyRunOn(r *run, each func(n int, work func(from, to int))) {
 // side and its counts of runs are written at once, node after node, on
 // every core, from each run's node for it (fromU, the inverse of toU).
 // Scattering run by run wrote five arrays at the run's union nodes, which
-// are all over the union for a run that adds much (gopair's new run: 1.08M
+// are all over the union for a run that adds much (that pair's new run: 1.08M
 // of its 1.39M nodes added, in depth-first order), two of them rows shared
 // by both sides' goroutines; a gather writes every array in order and
 // reads two (the run's total and self) where fromU says. The run the union
@@ -1057,7 +1058,7 @@ func (u *union) values(base, nw []*run, perRun bool) {
 	u.runs = len(runs)
 	// With one run a side a node's row is its two means (a value over
 	// one run, exact: values are integers far below 2⁵³), which
-	// totalRow and selfRow read instead: at gopair's 2.5M union nodes the
+	// totalRow and selfRow read instead: at that pair's 2.5M union nodes the
 	// rows were 80 MB, live at the comparison's peak.
 	u.rowsAreMeans = perRun && len(base) == 1 && len(nw) == 1
 	if perRun && !u.rowsAreMeans {
@@ -1139,7 +1140,7 @@ func (u *union) values(base, nw []*run, perRun bool) {
 // written at its union nodes (toU). A run's values at its union nodes are
 // four independent writes a node, which the core does not wait for, where
 // the gather read them through the inverse of toU, out of order, after
-// building it (gopair: 1.39 M nodes). The arrays are fresh (zero): a node
+// building it (that pair: 1.39 M nodes). The arrays are fresh (zero): a node
 // a run lacks has 0 of it, as the gather's sums over no run. Which nodes
 // each run has is told by the ids (baseRuns, newRuns) and pairNew, a byte
 // for each of the base run's nodes (distinct bytes: the goroutines do not
@@ -1224,7 +1225,7 @@ const maxExact = 1 << 53
 // union holds as well: the base run's values and its toU (the union is its
 // copy: the identity), and the new run's inclusive values. What reads them
 // after (PARCS: pweightsOf, collectRoots) reads the union's (run.uTotal,
-// uSelf). gopair: 34 MB, live at the comparison's peak. Not when a total
+// uSelf). That pair: 34 MB, live at the comparison's peak. Not when a total
 // would not come back from float64 exact (u.inexact).
 func (u *union) dropUnionCopies(b, nw *run) {
 	if !u.paired || u.inexact || u.copied != b {

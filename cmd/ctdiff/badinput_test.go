@@ -101,7 +101,7 @@ func runBadInput(t *testing.T, tc badInputCase) {
 }
 
 // TestBadInputMatrix runs the CLI on every kind of bad input a profile
-// from another machine or an attacker can be (issue 10).
+// from another machine or an attacker can be.
 func TestBadInputMatrix(t *testing.T) {
 	dir := t.TempDir()
 	w := func(name, content string) string { return writeFile(t, dir, name, content) }

@@ -33,7 +33,7 @@ func writePair(tb testing.TB, dir string, c synth.Config) (base, nw string) {
 }
 
 // BenchmarkDiffSynth runs `ctdiff diff` end to end (read, build, compare,
-// text report) on the 200,000-stack synthetic pair of issue 9, the pair
+// text report) on the 200,000-stack synthetic pair (tools/synth), the pair
 // bench/run.sh times against go tool pprof -diff_base.
 func BenchmarkDiffSynth(b *testing.B) {
 	dir := b.TempDir()

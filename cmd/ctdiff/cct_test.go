@@ -38,8 +38,7 @@ func TestCCTGolden(t *testing.T) {
 	}
 }
 
-// The acceptance check: the tree of sample1 totals 185 samples in
-// text and JSON alike.
+// The tree of sample1 totals 185 samples in text and JSON alike.
 func TestCCTRootTotal(t *testing.T) {
 	path := corpus.Path(t, "collapsed/asyncprofiler-sample1.collapsed")
 	out, _, code := ctdiff("cct", path)

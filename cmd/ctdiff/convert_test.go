@@ -95,7 +95,7 @@ func parsePprofTop(t *testing.T, out string) map[string][2]int64 {
 }
 
 // A folded line that is not one fails with its line number, or, with
-// --skip-invalid-lines, is skipped with a warning that counts it (issue 21).
+// --skip-invalid-lines, is skipped with a warning that counts it.
 func TestConvertSkipInvalidLines(t *testing.T) {
 	dir := t.TempDir()
 	in := writeFile(t, dir, "s.folded", "# comment\nmain;a 3\nnot a stack line\nmain;b 2\n")

@@ -92,7 +92,7 @@ type benchmarkJSON struct {
 	Warnings []string
 }
 
-// -benchtime=60000x on a fast function (the 4.71µs → 30.04µs):
+// -benchtime=60000x on a fast function (4.71µs → 30.04µs a call):
 // values are per 10 iterations, and the line of the profiles' time per
 // iteration still says per iteration; with four runs per side benchstat
 // has no confidence interval, which the JSON says with null.
@@ -148,7 +148,7 @@ func TestDiffBenchFastFunctionFewRuns(t *testing.T) {
 	}
 }
 
-// A profile without the benchmark function (the sixth, 30ms) is
+// A profile without the benchmark function (the sixth new one, 30ms) is
 // named, the others still give the time per iteration, and a profile with
 // too few samples to compare is called so.
 func TestDiffBenchProfileWithoutFunction(t *testing.T) {

@@ -128,7 +128,7 @@ func diffOutputs(t *testing.T, base, nw string, formats []string, args ...string
 var urlOrigin = regexp.MustCompile(`"url":\s*"[a-z][a-z0-9+.-]*://[^/"]*`)
 
 // A profile whose script URLs differ only in their origin diffs exactly
-// as it diffs with itself (issue 17, item 6): a Node .cpuprofile whose
+// as it diffs with itself: a Node .cpuprofile whose
 // file:// scripts move to https://host:port, and a DevTools trace that
 // loads scripts from a page's origin and two extensions, each moved to
 // another scheme, host and port.
@@ -208,7 +208,7 @@ func TestDiffWorkerFromAnotherOrigin(t *testing.T) {
 }
 
 // In the DevTools trace of recursive-counting-js, two (anonymous)
-// functions of the page (lines 8 and 19) are two nodes (issue 17, item 6),
+// functions of the page (lines 8 and 19) are two nodes,
 // in cct and in the pprof outputs, with their lines (go tool pprof -lines
 // shows both); and a version of the
 // trace in which every line moved down by 3 diffs as the trace does with

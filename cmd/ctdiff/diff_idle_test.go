@@ -12,10 +12,10 @@ import (
 	"github.com/google/pprof/profile"
 )
 
-// A wall-clock timeline's diff totals leave out "(idle)" (issue 17, item
-// 7): the Total line and the JSON say how much, and total plus idle is
-// the recording's whole time (what ctdiff cct prints as its total). A
-// profile without idle time says nothing of it.
+// A wall-clock timeline's diff totals leave out "(idle)": the Total line and
+// the JSON say how much, and total plus idle is the recording's whole time
+// (what ctdiff cct prints as its total). A profile without idle time says
+// nothing of it.
 func TestDiffTotalSaysWhatItExcludes(t *testing.T) {
 	trace := corpus.Path(t, "devtools/devtools-two-workers.json.gz")
 	pb := filepath.Join(t.TempDir(), "p.pb.gz")

@@ -178,7 +178,7 @@ func TestDiffExampleREADME(t *testing.T) {
 	}
 }
 
-// One run per side (issue 17): noise is not a regression, and nodes no test
+// One run per side: noise is not a regression, and nodes no test
 // could judge fail a gate only when asked.
 func TestDiffOneRunVerdicts(t *testing.T) {
 	dir := t.TempDir()

@@ -57,7 +57,8 @@ func foldTrees(s *streams, f *diff.Fold, paths []string, opts convert.Options, c
 // (diff.Fold.Add), unless per=FUNC normalization counts its function's
 // samples there, so the trees keep that type's values alone
 // (cct.Options.OneSampleType): half the values of a profile of two types,
-// 22 MB of each of gopair's trees, which are built at once.
+// 22 MB of each tree of an independent pair of 200k-stack Go profiles,
+// which are built at once.
 func (c *diffConfig) foldBuild() cct.Options {
 	copts := c.build
 	if c.compare.Normalize.Mode != diff.NormalizePer {

@@ -10,7 +10,8 @@ import (
 // heapPerInputByte estimates the heap a command fills per byte of its
 // inputs, for asking huge pages for it (adviseHeap). Peak RSS over the
 // inputs' size measured on gzipped pprof: 54x on synth's 200,000-stack pair,
-// 80x on gopair's, 52x on three runs a side (BENCHMARKS.md, issue 20); raw
+// 80x on an independent pair of 200k-stack Go profiles, 52x on three runs
+// a side (BENCHMARKS.md); raw
 // text and JSON inputs take 1-4x. An estimate too large costs address space
 // and a few milliseconds (hugeheap caps it at 4 GiB), one too small leaves
 // the rest of the heap on 4 KiB pages.

@@ -43,8 +43,10 @@ func regzip(t *testing.T, src, name string) string {
 	return b.String()
 }
 
-// TestHostileInputs runs the CLI on issue 18's shapes, generated small
-// enough to be quick: each ends in a correct result or a one-line error.
+// TestHostileInputs runs the CLI on hostile shapes (nested gzip, huge
+// unknown fields and names, deep chains, wide combs, counts at int64's
+// limit), generated small enough to be quick: each ends in a correct result
+// or a one-line error.
 // (Memory: convert's TestMemoryBound and cct's TestInsertMemoryBound; at
 // full size, README's "Limits and errors".)
 func TestHostileInputs(t *testing.T) {

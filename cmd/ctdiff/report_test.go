@@ -23,8 +23,8 @@ func TestReportReleaseGolden(t *testing.T) {
 	goldenfile.CheckString(t, "../../testdata/release/report.md", out)
 }
 
-// Done when (issue 12): the report's verdicts and causes are those of
-// running ctdiff diff on each component alone.
+// The report's verdicts and causes are those of running ctdiff diff on
+// each component alone.
 func TestReportMatchesDiff(t *testing.T) {
 	out, stderr, code := ctdiff("report", releaseManifest, "--format", "json")
 	if code != 0 {

@@ -12,7 +12,9 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// Exit codes: the CI contract of DESIGN.md.
+// Exit codes, the contract CI gates rely on: 0 when no regression gates
+// the run, 1 when --fail-on-regression found a cause, 2 for a usage or
+// input error.
 const (
 	exitOK         = 0
 	exitRegression = 1 // --fail-on-regression and a cause was found

@@ -151,10 +151,10 @@ func ascending(p []float64) []int {
 //
 // Why: a family of a whole tree (10^5 hypotheses) makes Holm ask p ≤ α/10^5
 // of every node, and the nodes under a regression, which more runs resolve
-// one level further down each, do not reach that (issue 20: 10 runs a side
-// lost causes 3 runs found). Here the α spent on a regressed caller is
-// passed to its callees, where the next rejection is likely, and the
-// nodes no rejection reaches keep Holm's level up to the share their
+// one level further down each, do not reach that (on the synthetic pair, 10
+// runs a side lost causes 3 runs found). Here the α spent on a regressed
+// caller is passed to its callees, where the next rejection is likely, and
+// the nodes no rejection reaches keep Holm's level up to the share their
 // rejected neighbours keep in the tree (1/m + the pool's share against
 // Holm's 1/(m − rejected)). Unlike ZAM's Definition 2 and Meinshausen's
 // (2008) hierarchical test, a node is tested whether or not its ancestors

@@ -52,7 +52,7 @@ type Prior struct {
 // SamplingPrior is the noise model of a single pair too small to fit one
 // on (fewer than minPairPriorNodes calling contexts, as in a 2 s Go
 // profile): Poisson sampling noise from the sampling period, period·v for a
-// node of value v, as issue 17 asks ("a profile with N samples in a node
+// node of value v ("a profile with N samples in a node
 // cannot resolve a change below a few √N"), plus run-to-run jitter at the
 // most the pair fit may claim (jitter, FitPair's maxJitter), since one run
 // shows none of it. nil when the profiles count no samples.
@@ -403,7 +403,7 @@ func (pr *Prior) S0(mean float64) float64 {
 //   - A node much noisier than nodes of its size (a garbage collector that
 //     varies by ±10% where the trend says ±2%): shrinking its variance
 //     toward the trend would make its own runs' spread look like a
-//     regression (issue 17: a ±10% GC node at adjusted p = 0.005). The
+//     regression (a ±10% GC node came out at adjusted p = 0.005). The
 //     moderated variance never falls below the 95% lower confidence bound
 //     of the node's own variance, f = s²·dd/χ²(dd, 0.95). Where the floor
 //     decides clearly (f at least twice the moderated s̃²), the node's own
@@ -465,10 +465,10 @@ func (pr *Prior) moderatedWith(x, y []float64, s0 func(float64) float64) (d, se,
 // such a node lost d0 of its 50 + dd degrees of freedom at once, with the
 // power a node a hair on the other side kept: at 10 + 10 runs of the
 // synthetic ground truth a change of 6.3 standard errors got p = 1.1e-5 on
-// 18 df, 0.37 after the correction, where 3 + 3 runs had found it
-// (BENCHMARKS.md, issue 20). Where the floor wins twice over, the node is
-// erratic beyond doubt and is tested on its own runs as before:
-// TestVarianceFloor's ±10% collector against a 1% trend has ratio 5.
+// 18 df, 0.37 after the correction, where 3 + 3 runs had found it.
+// Where the floor wins twice over, the node is erratic beyond doubt and
+// is tested on its own runs as before: TestVarianceFloor's ±10% collector
+// against a 1% trend has ratio 5.
 func floorDF(dd, d0, ratio float64) float64 {
 	return dd + d0*min(1, max(0, 2-ratio))
 }

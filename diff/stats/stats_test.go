@@ -37,7 +37,7 @@ func TestWelch(t *testing.T) {
 
 func TestTestChoice(t *testing.T) {
 	// Ten runs per side take the same test as three: a rank test's
-	// smallest p-value could not pass the correction (issue 20).
+	// smallest p-value could not pass the correction.
 	pr := &Prior{d0: 10, c: 0, logVStar: 30}
 	for _, k := range []int{3, 8, 10, 30} {
 		x, y := make([]int64, k), make([]int64, k)
@@ -61,8 +61,8 @@ func TestTestChoice(t *testing.T) {
 
 func TestVarianceFloor(t *testing.T) {
 	// A node whose own runs vary by ±10% where the prior says ±1%: its
-	// variance must not be shrunk far below its own (issue 17, a garbage
-	// collector reported at adjusted p = 0.005).
+	// variance must not be shrunk far below its own (otherwise a garbage
+	// collector was reported at adjusted p = 0.005).
 	x := []float64{3.2e9, 2.9e9, 3.5e9}
 	y := []float64{3.5e9, 3.2e9, 3.9e9}
 	pr := &Prior{d0: 50}

@@ -40,9 +40,9 @@ type Result struct {
 // to a million nodes and corrects for all of them, and a rank test's
 // smallest p-value is fixed by the run counts (1/12870 at 8+8, 1/184756 at
 // 10+10), far above what Holm's correction asks of a node among thousands:
-// with 10 runs a side it found nothing where 3 runs found the regression
-// (issue 20). The moderated t-test's power grows with the runs, and an
-// outlier run, the reason for a rank test, is contained by the variance
+// with 10 runs a side it found nothing where 3 runs found the regression on
+// the synthetic pair. The moderated t-test's power grows with the runs, and
+// an outlier run, the reason for a rank test, is contained by the variance
 // floor (Prior.Moderated) instead.
 func test(base, nw []int64, pr *Prior) Result {
 	return Greater(Floats(base), Floats(nw), pr)

@@ -21,12 +21,13 @@ const (
 )
 
 // memberLevel is the level of klauspost/compress's deflate that several
-// members are compressed at: its fastest, as compress/flate's BestSpeed
-// was before it. On the 515 MB trace's 3.3 GB of profile.proto it is 2.1×
+// members are compressed at: its fastest, as compress/flate's BestSpeed was
+// before it. On the 515 MB trace's 3.3 GB of profile.proto it is 2.1×
 // BestSpeed's speed for 1.3% more bytes (780 against 365 MB/s on one core;
-// level 3 writes 4.4% fewer bytes than level 1 at 568 MB/s, and made
-// convert 9.0-9.9 s where level 1 takes 7.8-9.4 s on 2 cores). An output of one member keeps compress/gzip's BestSpeed
-// bytes, as runtime/pprof writes them.
+// level 3 writes 4.4% fewer bytes than level 1 at 568 MB/s, and made convert
+// 9.0-9.9 s where level 1 takes 7.8-9.4 s: BENCHMARKS.md). An output of one
+// member keeps compress/gzip's BestSpeed bytes, as runtime/pprof writes
+// them.
 const memberLevel = 1
 
 // A gzipWriter compresses what is written to it as gzip members of

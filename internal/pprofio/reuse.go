@@ -17,14 +17,14 @@ import (
 //     (Keep): a 20,000-stack run's are 2.8 MB, which were allocated and
 //     cleared for each of 200 runs, and garbage once its tree was built;
 //   - its tables (mappings, locations, functions and strings), decoded and
-//     linked: where runs repeat them byte for byte (the runs of issue 20's
-//     synthetic diff do: 5,001 locations and functions, 5,406 strings), the
-//     next profile shares them instead of decoding and allocating them
+//     linked: where runs repeat them byte for byte (the 100 + 100 runs of
+//     the synthetic diff do: 5,001 locations and functions, 5,406 strings),
+//     the next profile shares them instead of decoding and allocating them
 //     again. Go's runtime/pprof numbers locations in the order it meets
-//     them, so its runs rarely repeat them (testdata/example's do not):
-//     for those the comparison stops at the first differing byte, and
-//     keeping each profile's tables is the cost. They are never modified
-//     after decoding, so sharing them is safe.
+//     them, so its runs rarely repeat them (testdata/example's do not): for
+//     those the comparison stops at the first differing byte, and keeping
+//     each profile's tables is the cost. They are never modified after
+//     decoding, so sharing them is safe.
 //
 // Not for concurrent use; the zero value is empty.
 type Buffers struct {
