@@ -14,7 +14,7 @@ import (
 // DIR/base.pb.gz and DIR/new.pb.gz with DIR in $CTDIFF_BENCH_PAIR, as a
 // 1 + 1 `ctdiff diff` does on each of its goroutines (compact stacks, no
 // Buffers, pruned tree, huge pages): read, build, and the two one after
-// the other, for pairs too large for testdata (gopair, synth's 200k and
+// the other, for pairs too large for testdata (tools/synth/cmd/gopair's pair, synth's 200k and
 // 1.6 M).
 //
 //	CTDIFF_BENCH_PAIR=/tmp/b/gopair go test ./convert -run '^$' -bench Side -benchmem

@@ -54,7 +54,8 @@ func writeDiffPprof(w io.Writer, res *diff.Result) error {
 // Both samples use the union tree's frames, that is the new names: a base
 // function that the matching paired with a renamed or moved new one is
 // written under the new name, so the two cancel where `-diff_base` on the raw
-// profiles would show an unrelated −/+ pair (peers.md, §2.1).
+// profiles would show an unrelated −/+ pair (as go tool pprof, FlameGraph's
+// difffolded and perf diff do for a renamed function).
 //
 // Means have fractions (a third of 10 ms over three runs), and pprof picks
 // the unit of its whole report from the smallest non-zero value, so a single
