@@ -270,17 +270,7 @@ func (b *profileBuilder) addIdx(stack []int32, values []int64, m sampleMeta) {
 		b.Add(locs, values, m)
 		return
 	}
-	s := b.stacks
-	locs := &s.Locations
-	if b.pool != nil {
-		locs = &b.pool.locs
-		s.Starts = append(s.Starts, int32(len(*locs)))
-	}
-	if len(*locs)+len(stack) > stacks.MaxLocations {
-		// Readers that collect stacks lay them out in a pool, whose limit
-		// is below this one.
-		panic("convert: profileBuilder.addIdx: more than stacks.MaxLocations frames collected")
-	}
+	locs := b.stackRoom(len(stack), "addIdx")
 	for _, x := range stack {
 		if x < 0 || int(x) >= b.locations() {
 			panic("convert: profileBuilder.addIdx: a location index not made by this profileBuilder's loc")
@@ -437,18 +427,25 @@ func (b *profileBuilder) Grow(n, frames int) {
 	}
 }
 
-func (b *profileBuilder) addStack(stack []*profile.Location, values []int64, m sampleMeta) {
+// stackRoom returns where a collected stack of n frames is laid out: the
+// pool when the reader has one (its start recorded), else the stacks'
+// Locations. caller names the method in the panic of a stack past
+// stacks.MaxLocations, which readers' own, lower limits rule out.
+func (b *profileBuilder) stackRoom(n int, caller string) *[]int32 {
 	s := b.stacks
 	locs := &s.Locations
 	if b.pool != nil {
 		locs = &b.pool.locs
 		s.Starts = append(s.Starts, int32(len(*locs)))
 	}
-	if len(*locs)+len(stack) > stacks.MaxLocations {
-		// Readers that collect stacks lay them out in a pool, whose limit
-		// is below this one.
-		panic("convert: profileBuilder.Add: more than stacks.MaxLocations frames collected")
+	if len(*locs)+n > stacks.MaxLocations {
+		panic("convert: profileBuilder." + caller + ": more than stacks.MaxLocations frames collected")
 	}
+	return locs
+}
+
+func (b *profileBuilder) addStack(stack []*profile.Location, values []int64, m sampleMeta) {
+	locs := b.stackRoom(len(stack), "Add")
 	for _, l := range stack {
 		// Location gives location i the id i+1.
 		if l.ID == 0 || l.ID > uint64(len(b.p.Location)) || b.p.Location[l.ID-1] != l {
