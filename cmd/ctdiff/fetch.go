@@ -185,6 +185,9 @@ func (f *fetchFlags) fetchPyroscope(s *streams, raw, dir string, limit int64) ([
 		Token: os.Getenv("CTDIFF_PYROSCOPE_TOKEN"), User: os.Getenv("CTDIFF_PYROSCOPE_USER"),
 		Password: os.Getenv("CTDIFF_PYROSCOPE_PASSWORD"), Tenant: os.Getenv("CTDIFF_PYROSCOPE_TENANT"),
 	}, Timeout: f.timeout, MaxBytes: limit}
+	if q.Cleartext(opts.Auth) {
+		printLine(s.Err, "ctdiff: warning: %s: the CTDIFF_PYROSCOPE_ credentials go to the server unencrypted (plain http); use pyroscope+https:// where the server has TLS", q.BaseURL)
+	}
 	host := strings.TrimPrefix(strings.TrimPrefix(q.BaseURL, "http://"), "https://")
 	paths := make([]string, q.Windows)
 	err = pyroscope.Fetch(context.Background(), q, opts, func(i int, data []byte) error {

@@ -254,6 +254,15 @@ func TestPyroscopeErrors(t *testing.T) {
 			}
 		})
 	}
+	t.Run("token over plain http to another machine", func(t *testing.T) {
+		t.Setenv("CTDIFF_PYROSCOPE_TOKEN", "s3cret")
+		q := pyroQuery("http://pyroscope.invalid:4040", "1000", "1060", 1)
+		_, errOut, code := ctdiff("cct", "--save-dir", t.TempDir(), "--timeout", "2s", q)
+		want := "ctdiff: warning: http://pyroscope.invalid:4040: the CTDIFF_PYROSCOPE_ credentials go to the server unencrypted (plain http); use pyroscope+https:// where the server has TLS\n"
+		if code != 2 || !strings.HasPrefix(errOut, want) {
+			t.Errorf("exit %d, stderr %q\nwant exit 2 and first the line %q", code, errOut, want)
+		}
+	})
 	t.Run("token from the environment", func(t *testing.T) {
 		t.Setenv("CTDIFF_PYROSCOPE_TOKEN", "s3cret")
 		_, errOut, code := ctdiff("cct", "--save-dir", t.TempDir(), pyroQuery(auth.URL, "1000", "1060", 1))

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -138,6 +139,26 @@ func (q *Query) WindowName(i int) string {
 // a tenant (X-Scope-OrgID) for multi-tenant servers; all optional.
 type Auth struct {
 	Token, User, Password, Tenant string
+}
+
+// Cleartext reports whether the query would send credentials (a token, or
+// a user and password) unencrypted to another machine: plain http:// to a
+// host that is not this machine's loopback, where they can be read on the
+// way. A tenant alone is no secret.
+func (q *Query) Cleartext(a Auth) bool {
+	if a.Token == "" && a.User == "" && a.Password == "" {
+		return false
+	}
+	u, err := url.Parse(q.BaseURL)
+	if err != nil || u.Scheme != "http" {
+		return false
+	}
+	host := u.Hostname()
+	if host == "localhost" {
+		return false
+	}
+	ip := net.ParseIP(host)
+	return ip == nil || !ip.IsLoopback()
 }
 
 // Options bound and authenticate the requests.

@@ -50,3 +50,32 @@ func TestParseErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestCleartext: credentials sent over plain http:// to another machine can
+// be read on the way, which a user sending a token should hear about; a
+// port forwarded to this machine's loopback, or TLS, is not that case.
+func TestCleartext(t *testing.T) {
+	token := Auth{Token: "t"}
+	basic := Auth{User: "u", Password: "p"}
+	for _, tc := range []struct {
+		arg  string
+		auth Auth
+		want bool
+	}{
+		{"pyroscope+http://pyro.example:4040/?query=x&type=t&from=1&until=2", token, true},
+		{"pyroscope+http://10.0.0.7:4040/prefix/?query=x&type=t&from=1&until=2", basic, true},
+		{"pyroscope+https://pyro.example/?query=x&type=t&from=1&until=2", token, false},
+		{"pyroscope+http://pyro.example:4040/?query=x&type=t&from=1&until=2", Auth{Tenant: "acme"}, false},
+		{"pyroscope+http://127.0.0.1:4040/?query=x&type=t&from=1&until=2", token, false},
+		{"pyroscope+http://localhost:4040/?query=x&type=t&from=1&until=2", token, false},
+		{"pyroscope+http://[::1]:4040/?query=x&type=t&from=1&until=2", token, false},
+	} {
+		q, err := Parse(tc.arg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := q.Cleartext(tc.auth); got != tc.want {
+			t.Errorf("Cleartext(%s, %+v) = %v, want %v", tc.arg, tc.auth, got, tc.want)
+		}
+	}
+}
