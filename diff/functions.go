@@ -145,7 +145,7 @@ type functionTally struct {
 func functionTable(u *union, kt *keyTable, nBase int, mu int64, alpha float64, baseTotal int64, noise *nodeNoise, o FunctionOptions) *FunctionTable {
 	n, nk := u.len(), len(kt.frames)
 	nNew := u.runs - nBase
-	topmost := outermostNodes(u, nk)
+	topmost := walkOutermost(u, nil, nk, nil)
 	t := make([]functionTally, nk)
 	for x := int32(1); int(x) < n; x++ {
 		if u.depth[x] < 2 {
@@ -320,37 +320,6 @@ func adjustFunctions(tests []functionTests, t []functionTally, slots []key, pool
 		at[i].Q, at[i].InFamily = q, true
 	}
 	return len(ps)
-}
-
-// outermostNodes marks the union's outermost contexts of each function: a
-// node at depth 2 or more with no node of its key above it.
-func outermostNodes(u *union, nk int) []bool {
-	top := make([]bool, u.len())
-	onPath := make([]int32, nk)
-	type visit struct {
-		x    int32
-		exit bool
-	}
-	stack := []visit{{x: 0}}
-	for len(stack) > 0 {
-		v := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		x := v.x
-		counted := u.depth[x] >= 2
-		if v.exit {
-			onPath[u.key[x]]--
-			continue
-		}
-		if counted {
-			top[x] = onPath[u.key[x]] == 0
-			onPath[u.key[x]]++
-			stack = append(stack, visit{x: x, exit: true})
-		}
-		for _, c := range u.children(x) {
-			stack = append(stack, visit{x: c})
-		}
-	}
-	return top
 }
 
 // sortFunctionRows orders rows as pprof's FlatNameOrder (by |Flat|, then

@@ -365,6 +365,23 @@ func reachedSizes(u *union, skip []bool) (size []int32, reached int32) {
 func tallyOrdered(u *union, skip []bool, nBase, nk int) ([]contextTally, []bool) {
 	nb, nn := float64(nBase), float64(u.runs-nBase)
 	t := make([]contextTally, nk)
+	topmost := walkOutermost(u, skip, nk, func(x int32) {
+		g := u.meanNew[x] - u.meanBase[x]
+		cg := g
+		if p := u.parent[x]; u.depth[p] >= 2 {
+			cg = u.meanNew[p] - u.meanBase[p]
+		}
+		t[u.key[x]].add(g, u.meanBase[x]*nb+u.meanNew[x]*nn, cg)
+	})
+	return t, topmost
+}
+
+// walkOutermost walks the union depth first by child lists (a child pushed
+// after its siblings is read first), below no node skip marks (nil: none),
+// and marks each function's outermost contexts: the nodes at depth 2 or
+// more with no node of their key above them. at, when not nil, is called
+// on each such node in the walk's order.
+func walkOutermost(u *union, skip []bool, nk int, at func(x int32)) []bool {
 	topmost := make([]bool, u.len())
 	onPath := make([]int32, nk)
 	type visit struct {
@@ -384,23 +401,20 @@ func tallyOrdered(u *union, skip []bool, nBase, nk int) ([]contextTally, []bool)
 			k := u.key[x]
 			if onPath[k] == 0 {
 				topmost[x] = true
-				g := u.meanNew[x] - u.meanBase[x]
-				cg := g
-				if p := u.parent[x]; u.depth[p] >= 2 {
-					cg = u.meanNew[p] - u.meanBase[p]
+				if at != nil {
+					at(x)
 				}
-				t[k].add(g, u.meanBase[x]*nb+u.meanNew[x]*nn, cg)
 			}
 			onPath[k]++
 			stack = append(stack, visit{x: x, exit: true})
 		}
 		for _, c := range u.children(x) {
-			if !skip[c] {
+			if skip == nil || !skip[c] {
 				stack = append(stack, visit{x: c})
 			}
 		}
 	}
-	return t, topmost
+	return topmost
 }
 
 // inPools returns the functions of ks (their outermost contexts marked in
